@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Ensures a Docker engine answers. Reuses a running one (DOCKER_HOST or /var/run/docker.sock);
+# otherwise, on Debian as root, installs docker.io if missing and starts dockerd in the background.
+# Idempotent; exits non-zero with a clear message where it cannot.
+set -euo pipefail
+
+log() { echo "[ensure-engine] $*" >&2; }
+
+if docker info >/dev/null 2>&1; then
+  log "reusing running engine (${DOCKER_HOST:-unix:///var/run/docker.sock})"
+  exit 0
+fi
+if [ -n "${DOCKER_HOST:-}" ]; then
+  log "DOCKER_HOST=$DOCKER_HOST is set but does not answer; refusing to start a local engine behind it"
+  exit 1
+fi
+if [ "$(id -u)" != 0 ]; then
+  log "no engine answers and I am not root: start Docker yourself or set DOCKER_HOST"
+  exit 1
+fi
+if ! command -v dockerd >/dev/null 2>&1; then
+  if ! command -v apt-get >/dev/null 2>&1; then
+    log "no dockerd and no apt-get: install a Docker engine first"
+    exit 1
+  fi
+  log "installing docker.io"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null
+  apt-get install -y -qq docker.io >/dev/null
+fi
+
+state_dir=/var/lib/dockyard
+mkdir -p "$state_dir"
+if [ -f "$state_dir/dockerd.pid" ] && kill -0 "$(cat "$state_dir/dockerd.pid")" 2>/dev/null; then
+  log "dockerd (pid $(cat "$state_dir/dockerd.pid")) is starting already"
+else
+  log "starting dockerd in the background (log: $state_dir/dockerd.log)"
+  # setsid: the engine must outlive the shell (and the CI step) that started it
+  setsid nohup dockerd >"$state_dir/dockerd.log" 2>&1 </dev/null &
+  echo $! >"$state_dir/dockerd.pid"
+fi
+for _ in $(seq 1 60); do
+  if docker info >/dev/null 2>&1; then
+    log "engine ready"
+    exit 0
+  fi
+  sleep 1
+done
+log "dockerd did not answer within 60 s; see $state_dir/dockerd.log"
+tail -n 20 "$state_dir/dockerd.log" >&2 || true
+exit 1
