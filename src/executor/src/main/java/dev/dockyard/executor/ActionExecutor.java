@@ -1,0 +1,118 @@
+package dev.dockyard.executor;
+
+import dev.dockyard.executor.bash.BashSession;
+import dev.dockyard.executor.bash.StaticCommand;
+import dev.dockyard.executor.config.ExecutorSettings;
+import dev.dockyard.executor.files.FileActions;
+import dev.dockyard.protocol.Action;
+import dev.dockyard.protocol.CmdRunAction;
+import dev.dockyard.protocol.ErrorObservation;
+import dev.dockyard.protocol.FileReadAction;
+import dev.dockyard.protocol.FileWriteAction;
+import dev.dockyard.protocol.Observation;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Carries out actions, one at a time (a second concurrent action waits its turn, fairly).
+ *
+ * <p>Owns the sandbox's persistent shell: started when the executor starts, and started again
+ * when the agent ends it (e.g. with {@code exit}). Pure Java with no container dependencies, so
+ * it is testable outside the application server.
+ */
+public class ActionExecutor implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(ActionExecutor.class.getName());
+
+    private final ExecutorSettings settings;
+    private final Map<String, String> shellEnvironment;
+    private final ReentrantLock turn = new ReentrantLock(true);
+    private final long startedAtMillis = System.currentTimeMillis();
+    private volatile long lastActionAtMillis = startedAtMillis;
+    private volatile BashSession shell;
+
+    public ActionExecutor(ExecutorSettings settings, Map<String, String> processEnvironment) throws IOException {
+        this.settings = settings;
+        this.shellEnvironment = shellEnvironment(processEnvironment);
+        Files.createDirectories(settings.workspace());
+        this.shell = startShell();
+    }
+
+    /** The executor's own secrets and the application server's variables stay out of the shell. */
+    static Map<String, String> shellEnvironment(Map<String, String> processEnvironment) {
+        Map<String, String> env = new HashMap<>(processEnvironment);
+        ExecutorSettings.PRIVATE_ENV.forEach(env::remove);
+        env.keySet().removeIf(k -> k.startsWith("WLP_") || k.equals("JVM_ARGS") || k.equals("LOG_DIR")
+                || k.equals("WLP_OUTPUT_DIR") || k.equals("SERVER_WORKING_DIR"));
+        return env;
+    }
+
+    private BashSession startShell() throws IOException {
+        return BashSession.start(settings.shell(), settings.workspace(), shellEnvironment, settings.noOutputTimeout());
+    }
+
+    public Observation execute(Action action) {
+        turn.lock();
+        try {
+            lastActionAtMillis = System.currentTimeMillis();
+            Duration timeout = action.timeout() == null ? settings.defaultTimeout()
+                    : Duration.ofMillis((long) (action.timeout() * 1000));
+            return dispatch(action, timeout);
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.WARNING, "action " + action.type().wireName() + " failed", e);
+            return ErrorObservation.of("The executor could not carry out the action: " + e.getMessage());
+        } finally {
+            lastActionAtMillis = System.currentTimeMillis();
+            turn.unlock();
+        }
+    }
+
+    private Observation dispatch(Action action, Duration timeout) throws IOException {
+        if (action instanceof CmdRunAction run) {
+            if (run.isStatic()) {
+                Path cwd = run.cwd() == null ? liveShell().workingDirectory() : Path.of(run.cwd());
+                return StaticCommand.run(settings.shell(), run, cwd, shellEnvironment, timeout);
+            }
+            return liveShell().execute(run, timeout);
+        }
+        if (action instanceof FileReadAction read) {
+            return FileActions.read(read, liveShell().workingDirectory());
+        }
+        if (action instanceof FileWriteAction write) {
+            return FileActions.write(write, liveShell().workingDirectory());
+        }
+        return ErrorObservation.of("Action '" + action.type().wireName() + "' is not available in this sandbox.");
+    }
+
+    private BashSession liveShell() throws IOException {
+        if (!shell.isAlive()) {
+            shell.close();
+            shell = startShell();
+        }
+        return shell;
+    }
+
+    public double uptimeSeconds() {
+        return (System.currentTimeMillis() - startedAtMillis) / 1000.0;
+    }
+
+    public double idleSeconds() {
+        return turn.isLocked() ? 0 : (System.currentTimeMillis() - lastActionAtMillis) / 1000.0;
+    }
+
+    public Path workspace() {
+        return settings.workspace();
+    }
+
+    @Override
+    public void close() {
+        shell.close();
+    }
+}

@@ -1,0 +1,51 @@
+package dev.dockyard.executor.api;
+
+import dev.dockyard.protocol.Action;
+import dev.dockyard.protocol.InvalidActionException;
+import dev.dockyard.protocol.ProtocolJson;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+/** {@code POST /execute_action}: {@code {"action": <action dict>}} in, observation dict out. */
+@Path("execute_action")
+public class ActionResource {
+
+    @Inject
+    ExecutorLifecycle lifecycle;
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response execute(JsonObject request) {
+        if (!lifecycle.initialized()) {
+            return detail(Response.Status.SERVICE_UNAVAILABLE, "The executor is not initialized");
+        }
+        Action action;
+        try {
+            if (request == null || !(request.get("action") instanceof JsonObject dict)) {
+                throw new InvalidActionException("The body must be {\"action\": {...}}");
+            }
+            action = ProtocolJson.actionFromJson(dict);
+        } catch (InvalidActionException e) {
+            return detail(Response.Status.BAD_REQUEST, e.getMessage());
+        }
+        try {
+            return Response.ok(ProtocolJson.toJson(lifecycle.executor().execute(action))).build();
+        } catch (RuntimeException e) {
+            return detail(Response.Status.INTERNAL_SERVER_ERROR, "Internal server error: " + e.getMessage());
+        }
+    }
+
+    static Response detail(Response.Status status, String detail) {
+        JsonValue body = Json.createObjectBuilder().add("detail", detail).build();
+        return Response.status(status).type(MediaType.APPLICATION_JSON_TYPE).entity(body).build();
+    }
+}

@@ -1,0 +1,77 @@
+package dev.dockyard.executor.api;
+
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+
+/** Liveness, readiness (a Dockyard addition) and the OpenHands {@code /server_info}. */
+@Path("/")
+@Produces(MediaType.APPLICATION_JSON)
+public class HealthResource {
+
+    @Inject
+    ExecutorLifecycle lifecycle;
+
+    @GET
+    @Path("alive")
+    public JsonObject alive() {
+        return status(lifecycle.initialized() ? "ok" : "not initialized");
+    }
+
+    /** 200 only when the shell (and, later, every requested plugin) is up; the control plane waits for it. */
+    @GET
+    @Path("ready")
+    public Response ready() {
+        if (lifecycle.initialized()) {
+            return Response.ok(status("ok")).build();
+        }
+        JsonObjectBuilder body = Json.createObjectBuilder().add("status", "not ready");
+        if (lifecycle.failure() != null) {
+            body.add("detail", lifecycle.failure());
+        }
+        return Response.status(Response.Status.SERVICE_UNAVAILABLE).entity(body.build()).build();
+    }
+
+    @GET
+    @Path("server_info")
+    public JsonObject serverInfo() {
+        JsonObjectBuilder resources = Json.createObjectBuilder()
+                .add("cpu_count", Runtime.getRuntime().availableProcessors());
+        JsonObjectBuilder memory = Json.createObjectBuilder();
+        readCgroup("memory.current").ifPresent(v -> memory.add("used", v));
+        readCgroup("memory.max").ifPresent(v -> memory.add("limit", v));
+        resources.add("memory", memory);
+        if (lifecycle.initialized()) {
+            var ws = lifecycle.executor().workspace().toFile();
+            resources.add("disk", Json.createObjectBuilder().add("total", ws.getTotalSpace())
+                    .add("free", ws.getUsableSpace()).add("used", ws.getTotalSpace() - ws.getFreeSpace()));
+        }
+        return Json.createObjectBuilder()
+                .add("uptime", lifecycle.initialized() ? lifecycle.executor().uptimeSeconds() : 0)
+                .add("idle_time", lifecycle.initialized() ? lifecycle.executor().idleSeconds() : 0)
+                .add("resources", resources)
+                .build();
+    }
+
+    private static java.util.Optional<Long> readCgroup(String file) {
+        try {
+            String value = Files.readString(Paths.get("/sys/fs/cgroup", file)).strip();
+            return value.equals("max") ? java.util.Optional.empty() : java.util.Optional.of(Long.parseLong(value));
+        } catch (IOException | NumberFormatException e) {
+            return java.util.Optional.empty();
+        }
+    }
+
+    private static JsonObject status(String status) {
+        return Json.createObjectBuilder().add("status", status).build();
+    }
+}

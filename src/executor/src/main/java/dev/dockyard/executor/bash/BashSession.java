@@ -1,0 +1,312 @@
+package dev.dockyard.executor.bash;
+
+import dev.dockyard.protocol.CmdOutputMetadata;
+import dev.dockyard.protocol.CmdOutputObservation;
+import dev.dockyard.protocol.CmdRunAction;
+import dev.dockyard.protocol.Truncation;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The one persistent bash of a sandbox, on a real pseudo-terminal.
+ *
+ * <p>bash runs under {@code script(1)}, which gives it a terminal so that job control, control
+ * keys ({@code C-c} becomes SIGINT for the foreground job) and interactive programs behave as for
+ * a person. A reader thread appends everything the terminal prints to a bounded buffer and wakes
+ * the waiting action; a command is complete when the {@link Prompt} appears, so there is no
+ * polling interval to pay on every command.
+ *
+ * <p>A command that outlives its hard timeout (or, when not blocking, prints nothing for the
+ * no-output timeout) keeps running; the observation says so and the agent may then send an empty
+ * command to read more, {@code is_input} text, or a control key. A new command is refused while
+ * one still runs. Not thread-safe by design: the caller runs one action at a time.
+ */
+public final class BashSession implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(BashSession.class.getName());
+
+    static final String TIMEOUT_HINT = "You may wait longer to see additional output by sending empty command '', "
+            + "send other commands to interact with the current process, "
+            + "send keys (\"C-c\", \"C-z\", \"C-d\") to interrupt/kill the previous command before sending your "
+            + "new command, or use the timeout parameter in execute_bash for future commands.";
+    static final String CONTINUED_PREFIX = "[Below is the output of the previous command.]\n";
+    private static final Map<String, Character> CONTROL_KEYS = Map.of("C-c", '\u0003', "C-z", '\u001a', "C-d", '\u0004');
+
+    private final Process process;
+    private final OutputStream terminal;
+    private final Object lock = new Object();
+    private final OutputBuffer buffer = new OutputBuffer();
+    private final String pythonPath;
+    private final Duration noOutputTimeout;
+
+    // all guarded by lock
+    private long lastOutputNanos = System.nanoTime();
+    private boolean exited;
+    private boolean running;
+    private CmdOutputMetadata lastPrompt;
+
+    private BashSession(Process process, String pythonPath, Duration noOutputTimeout) {
+        this.process = process;
+        this.terminal = process.getOutputStream();
+        this.pythonPath = pythonPath;
+        this.noOutputTimeout = noOutputTimeout;
+    }
+
+    /**
+     * Starts bash in {@code workdir} and waits for its first prompt.
+     *
+     * @param environment the variables the shell inherits (secrets of the executor already removed)
+     */
+    public static BashSession start(String shell, Path workdir, Map<String, String> environment,
+                                    Duration noOutputTimeout) throws IOException {
+        ProcessBuilder builder = new ProcessBuilder("script", "-qfec",
+                shell + " --noediting --noprofile --norc -i", "/dev/null")
+                .directory(workdir.toFile())
+                .redirectErrorStream(true);
+        builder.environment().clear();
+        builder.environment().putAll(environment);
+        builder.environment().putIfAbsent("TERM", "xterm-256color");
+        builder.environment().putIfAbsent("PAGER", "cat");
+        builder.environment().putIfAbsent("GIT_PAGER", "cat");
+        BashSession session = new BashSession(builder.start(), findPython(environment), noOutputTimeout);
+        session.startReader();
+        session.initialise(workdir);
+        return session;
+    }
+
+    private void startReader() {
+        Thread reader = new Thread(this::pump, "bash-output");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    private void pump() {
+        char[] chunk = new char[16 * 1024];
+        try (Reader out = new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)) {
+            int n;
+            while ((n = out.read(chunk)) >= 0) {
+                synchronized (lock) {
+                    buffer.append(chunk, 0, n);
+                    lastOutputNanos = System.nanoTime();
+                    lock.notifyAll();
+                }
+            }
+        } catch (IOException e) {
+            LOG.log(Level.FINE, "shell output closed", e);
+        } finally {
+            synchronized (lock) {
+                exited = true;
+                lock.notifyAll();
+            }
+        }
+    }
+
+    private void initialise(Path workdir) throws IOException {
+        // The markers are split by quotes so that the echo of this very line (echo is still on
+        // while it is typed) can never be mistaken for a prompt.
+        String ps1 = Prompt.PS1.replace(Prompt.BEGIN, "###DOCKYARD_''PS1###").replace(Prompt.END, "###DOCKYARD_''PS1_END###");
+        String init = "stty -echo -onlcr cols 1000 2>/dev/null; export PS2=''; unset PROMPT_COMMAND; "
+                + "PS1='" + ps1 + "'; cd " + shellQuote(workdir.toString()) + "\n";
+        synchronized (lock) {
+            write(init);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            Optional<Prompt.Match> prompt;
+            while ((prompt = Prompt.find(buffer, pythonPath)).isEmpty()) {
+                long left = deadline - System.nanoTime();
+                if (exited || left <= 0) {
+                    String output = buffer.substring(0, buffer.length());
+                    close();
+                    throw new IOException("bash did not start: " + Truncation.middle(output, 2000));
+                }
+                waitForOutput(left);
+            }
+            lastPrompt = prompt.get().metadata();
+            buffer.discardBefore(prompt.get().end());
+        }
+    }
+
+    /** The working directory the last prompt reported: where relative paths of file actions start. */
+    public Path workingDirectory() {
+        synchronized (lock) {
+            return Path.of(lastPrompt.workingDir());
+        }
+    }
+
+    public boolean isAlive() {
+        synchronized (lock) {
+            return !exited;
+        }
+    }
+
+    /** Carries out a {@code run} action in the persistent shell; see the class comment for the rules. */
+    public CmdOutputObservation execute(CmdRunAction action, Duration hardTimeout) throws IOException {
+        String command = action.command().strip();
+        synchronized (lock) {
+            if (running) {
+                Optional<Prompt.Match> done = Prompt.find(buffer, pythonPath);
+                if (done.isPresent() && command.isEmpty()) {
+                    return complete(done.get(), command, action.hidden(), CONTINUED_PREFIX, "");
+                }
+                if (done.isPresent()) {
+                    // the previous command ended after its observation was sent: nothing waits for it
+                    lastPrompt = done.get().metadata();
+                    buffer.discardBefore(done.get().end());
+                    running = false;
+                }
+            }
+            if (exited) {
+                return new CmdOutputObservation("ERROR: The shell has exited; a new one starts with the next action.",
+                        command, action.hidden(), CmdOutputMetadata.unknown());
+            }
+            String prefix = "";
+            String keySuffix = "";
+            if (!running) {
+                if (command.isEmpty()) {
+                    return new CmdOutputObservation("ERROR: No previous running command to retrieve logs from.",
+                            "", action.hidden(), CmdOutputMetadata.unknown());
+                }
+                if (action.isInput()) {
+                    return new CmdOutputObservation("ERROR: No previous running command to interact with.",
+                            "", action.hidden(), CmdOutputMetadata.unknown());
+                }
+                buffer.clear();
+                lastOutputNanos = System.nanoTime();
+                write(command + "\n");
+                running = true;
+            } else {
+                prefix = CONTINUED_PREFIX;
+                if (action.isInput() && CONTROL_KEYS.containsKey(command)) {
+                    write(String.valueOf(CONTROL_KEYS.get(command)));
+                    keySuffix = " CTRL+" + Character.toUpperCase(command.charAt(2)) + " was sent.";
+                } else if (action.isInput()) {
+                    write(command + "\n");
+                } else if (!command.isEmpty()) {
+                    String output = takeUnconsumed();
+                    var metadata = CmdOutputMetadata.unknown().withNotes(CONTINUED_PREFIX,
+                            "\n[Your command \"" + command + "\" is NOT executed. The previous command is still "
+                                    + "running - You CANNOT send new commands until the previous command is completed. "
+                                    + "By setting `is_input` to `true`, you can interact with the current process: "
+                                    + TIMEOUT_HINT + "]");
+                    return new CmdOutputObservation(output, command, action.hidden(), metadata);
+                }
+                lastOutputNanos = System.nanoTime();
+            }
+            return awaitCompletion(command, action, hardTimeout, prefix, keySuffix);
+        }
+    }
+
+    private CmdOutputObservation awaitCompletion(String command, CmdRunAction action, Duration hardTimeout,
+                                                 String prefix, String keySuffix) {
+        long deadline = System.nanoTime() + hardTimeout.toNanos();
+        long noOutputNanos = noOutputTimeout.toNanos();
+        while (true) {
+            Optional<Prompt.Match> done = Prompt.find(buffer, pythonPath);
+            if (done.isPresent()) {
+                return complete(done.get(), command, action.hidden(), prefix, keySuffix);
+            }
+            long now = System.nanoTime();
+            if (exited) {
+                running = false;
+                var metadata = CmdOutputMetadata.unknown().withNotes(prefix,
+                        "\n[The shell exited. A new shell starts with the next command.]");
+                return new CmdOutputObservation(takeUnconsumed(), command, action.hidden(), metadata);
+            }
+            if (now - deadline >= 0) {
+                var metadata = CmdOutputMetadata.unknown().withNotes(prefix, "\n[The command timed out after "
+                        + formatSeconds(hardTimeout) + " seconds. " + TIMEOUT_HINT + "]");
+                return new CmdOutputObservation(takeUnconsumed(), command, action.hidden(), metadata);
+            }
+            long quietSince = now - lastOutputNanos;
+            if (!action.blocking() && quietSince >= noOutputNanos) {
+                var metadata = CmdOutputMetadata.unknown().withNotes(prefix, "\n[The command has no new output after "
+                        + noOutputTimeout.toSeconds() + " seconds. " + TIMEOUT_HINT + "]");
+                return new CmdOutputObservation(takeUnconsumed(), command, action.hidden(), metadata);
+            }
+            long wait = deadline - now;
+            if (!action.blocking()) {
+                wait = Math.min(wait, noOutputNanos - quietSince);
+            }
+            waitForOutput(wait);
+        }
+    }
+
+    private CmdOutputObservation complete(Prompt.Match prompt, String command, boolean hidden, String prefix,
+                                          String keySuffix) {
+        String output = clean(buffer.substring(Math.min(buffer.consumed(), prompt.start()), prompt.start()));
+        buffer.discardBefore(prompt.end());
+        running = false;
+        lastPrompt = prompt.metadata();
+        var metadata = prompt.metadata().withNotes(prefix,
+                "\n[The command completed with exit code " + prompt.metadata().exitCode() + "." + keySuffix + "]");
+        return new CmdOutputObservation(output, command, hidden, metadata);
+    }
+
+    /** Output the agent has not seen yet; marks it seen. */
+    private String takeUnconsumed() {
+        int from = Math.min(buffer.consumed(), buffer.length());
+        String output = clean(buffer.substring(from, buffer.length()));
+        buffer.consumeTo(buffer.length());
+        return output;
+    }
+
+    private static String clean(String output) {
+        return Truncation.middle(output.stripTrailing());
+    }
+
+    private void write(String text) throws IOException {
+        terminal.write(text.getBytes(StandardCharsets.UTF_8));
+        terminal.flush();
+    }
+
+    private void waitForOutput(long nanos) {
+        if (nanos <= 0) {
+            return;
+        }
+        try {
+            TimeUnit.NANOSECONDS.timedWait(lock, nanos);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the shell", e);
+        }
+    }
+
+    private static String formatSeconds(Duration d) {
+        double seconds = d.toMillis() / 1000.0;
+        return seconds == Math.rint(seconds) ? String.valueOf((long) seconds) : String.valueOf(seconds);
+    }
+
+    static String shellQuote(String s) {
+        return "'" + s.replace("'", "'\\''") + "'";
+    }
+
+    private static String findPython(Map<String, String> environment) {
+        String path = environment.getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin");
+        for (String dir : path.split(":")) {
+            for (String name : List.of("python3", "python")) {
+                Path candidate = Path.of(dir, name);
+                if (Files.isExecutable(candidate)) {
+                    return candidate.toString();
+                }
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public void close() {
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
+    }
+}

@@ -1,0 +1,176 @@
+package dev.dockyard.executor.files;
+
+import dev.dockyard.protocol.ErrorObservation;
+import dev.dockyard.protocol.FileReadAction;
+import dev.dockyard.protocol.FileReadObservation;
+import dev.dockyard.protocol.FileWriteAction;
+import dev.dockyard.protocol.FileWriteObservation;
+import dev.dockyard.protocol.Observation;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * {@code read} and {@code write} with the OpenHands semantics: relative paths start at the shell's
+ * working directory, lines are selected and replaced with OpenHands' {@code read_lines} and
+ * {@code insert_lines} rules, images are read as data URLs, and the error texts are the ones agents
+ * were trained on.
+ */
+public final class FileActions {
+
+    /** Larger files are refused rather than pulled into an observation. */
+    public static final long MAX_FILE_BYTES = 10L * 1024 * 1024;
+
+    private static final Map<String, String> MEDIA_TYPES = Map.of(
+            ".png", "image/png", ".jpg", "image/jpeg", ".jpeg", "image/jpeg", ".bmp", "image/bmp",
+            ".gif", "image/gif", ".pdf", "application/pdf", ".mp4", "video/mp4", ".webm", "video/webm",
+            ".ogg", "video/ogg");
+
+    private FileActions() {
+    }
+
+    public static Path resolve(String path, Path workingDir) {
+        Path p = Path.of(path);
+        return p.isAbsolute() ? p : workingDir.resolve(p);
+    }
+
+    public static Observation read(FileReadAction action, Path workingDir) {
+        Path file = resolve(action.path(), workingDir);
+        try {
+            if (Files.isDirectory(file)) {
+                return ErrorObservation.of("Path is a directory: " + file + ". You can only read files");
+            }
+            if (!Files.exists(file)) {
+                return ErrorObservation.of("File not found: " + file + ". Your current working directory is "
+                        + workingDir + ".");
+            }
+            if (Files.size(file) > MAX_FILE_BYTES) {
+                return ErrorObservation.of("File too large: " + file + " is over 10 MB. Read it in parts with the "
+                        + "shell (e.g. head, sed -n) instead.");
+            }
+            byte[] bytes = Files.readAllBytes(file);
+            String mediaType = mediaType(file);
+            if (mediaType != null) {
+                return new FileReadObservation("data:" + mediaType + ";base64,"
+                        + Base64.getEncoder().encodeToString(bytes), file.toString(), "default");
+            }
+            String text;
+            try {
+                text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                        .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+            } catch (CharacterCodingException e) {
+                return ErrorObservation.of("File could not be decoded as utf-8: " + file + ".");
+            }
+            List<String> lines = readLines(splitKeepingNewlines(text), action.start(), action.end());
+            return new FileReadObservation(String.join("", lines), file.toString(), "default");
+        } catch (AccessDeniedException e) {
+            return ErrorObservation.of("Permission denied: " + file);
+        } catch (IOException e) {
+            return ErrorObservation.of("Could not read " + file + ": " + e.getMessage());
+        }
+    }
+
+    public static Observation write(FileWriteAction action, Path workingDir) {
+        Path file = resolve(action.path(), workingDir);
+        try {
+            if (Files.isDirectory(file)) {
+                return ErrorObservation.of("Path is a directory: " + file + ". You can only write to files");
+            }
+            Path parent = file.getParent();
+            if (parent != null) {
+                Files.createDirectories(parent);
+            }
+            List<String> insert = new ArrayList<>(List.of(action.content().split("\n", -1)));
+            String newText;
+            boolean existed = Files.exists(file);
+            if (existed) {
+                String old;
+                try {
+                    old = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                            .decode(ByteBuffer.wrap(Files.readAllBytes(file))).toString();
+                } catch (CharacterCodingException e) {
+                    return ErrorObservation.of("File could not be decoded as utf-8: " + file);
+                }
+                newText = String.join("", insertLines(insert, splitKeepingNewlines(old), action.start(), action.end()));
+            } else {
+                StringBuilder sb = new StringBuilder();
+                insert.forEach(line -> sb.append(line).append('\n'));
+                newText = sb.toString();
+            }
+            // rewriting in place keeps the file's owner and mode, as OpenHands restores them
+            Files.writeString(file, newText, StandardCharsets.UTF_8);
+            if (!existed) {
+                try {
+                    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-rw-r--"));
+                } catch (UnsupportedOperationException | IOException ignored) {
+                    // not a POSIX file system: the default mode is all there is
+                }
+            }
+            return new FileWriteObservation("", file.toString());
+        } catch (NoSuchFileException e) {
+            return ErrorObservation.of("File not found: " + file);
+        } catch (AccessDeniedException e) {
+            return ErrorObservation.of("Permission error on " + file + ": " + e.getMessage());
+        } catch (IOException e) {
+            return ErrorObservation.of("Could not write " + file + ": " + e.getMessage());
+        }
+    }
+
+    /** OpenHands' {@code read_lines}: 0-based start, exclusive end, -1 for "to the end". */
+    static List<String> readLines(List<String> all, int start, int end) {
+        start = Math.min(Math.max(start, 0), all.size());
+        end = end == -1 ? -1 : Math.max(end, 0);
+        end = Math.min(end, all.size());
+        if (end == -1) {
+            return start == 0 ? all : all.subList(start, all.size());
+        }
+        int n = all.size();
+        int begin = Math.max(0, Math.min(start, n - 2));
+        int stop = end > n ? n : Math.max(begin + 1, end);
+        return all.subList(Math.min(begin, n), Math.min(stop, n));
+    }
+
+    /** OpenHands' {@code insert_lines}: the lines before {@code start}, the new ones, those from {@code end}. */
+    static List<String> insertLines(List<String> toInsert, List<String> original, int start, int end) {
+        List<String> result = new ArrayList<>();
+        if (start != 0) {
+            result.addAll(original.subList(0, Math.min(Math.max(start, 0), original.size())));
+        }
+        toInsert.forEach(line -> result.add(line + "\n"));
+        if (end != -1) {
+            result.addAll(original.subList(Math.min(Math.max(end, 0), original.size()), original.size()));
+        }
+        return result;
+    }
+
+    /** Python's {@code readlines()}: every line keeps its newline; no empty last element. */
+    static List<String> splitKeepingNewlines(String text) {
+        List<String> lines = new ArrayList<>();
+        int from = 0;
+        while (from < text.length()) {
+            int nl = text.indexOf('\n', from);
+            int to = nl < 0 ? text.length() : nl + 1;
+            lines.add(text.substring(from, to));
+            from = to;
+        }
+        return lines;
+    }
+
+    private static String mediaType(Path file) {
+        String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
+        int dot = name.lastIndexOf('.');
+        return dot < 0 ? null : MEDIA_TYPES.get(name.substring(dot));
+    }
+}
