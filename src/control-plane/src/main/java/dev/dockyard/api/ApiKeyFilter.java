@@ -1,0 +1,55 @@
+package dev.dockyard.api;
+
+import dev.dockyard.config.DockyardConfig;
+import jakarta.annotation.Priority;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.ext.Provider;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Optional;
+
+/**
+ * {@code X-API-Key} on every API call. Until tenancy arrives the only key is the bootstrap admin
+ * key from {@code dockyard.bootstrap.admin-key}; without one configured, every call is refused.
+ * Keys are compared as SHA-256 digests in constant time and never logged.
+ */
+@Provider
+@Priority(Priorities.AUTHENTICATION)
+public class ApiKeyFilter implements ContainerRequestFilter {
+
+    public static final String HEADER = "X-API-Key";
+    static final String BOOTSTRAP_ADMIN = "admin";
+
+    @Inject
+    DockyardConfig config;
+
+    @Inject
+    Caller caller;
+
+    @Override
+    public void filter(ContainerRequestContext request) {
+        String given = request.getHeaderString(HEADER);
+        Optional<String> adminKey = config.bootstrapAdminKey();
+        if (given == null || given.isEmpty()) {
+            request.abortWith(Problem.of(Problem.Kind.UNAUTHORIZED, "The X-API-Key header is required").toResponse());
+            return;
+        }
+        if (adminKey.isPresent() && MessageDigest.isEqual(digest(given), digest(adminKey.get()))) {
+            caller.authenticate(BOOTSTRAP_ADMIN, Caller.Role.ADMIN);
+            return;
+        }
+        request.abortWith(Problem.of(Problem.Kind.UNAUTHORIZED, "Unknown API key").toResponse());
+    }
+
+    private static byte[] digest(String key) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is always there", e);
+        }
+    }
+}

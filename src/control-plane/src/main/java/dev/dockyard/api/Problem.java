@@ -1,0 +1,109 @@
+package dev.dockyard.api;
+
+import jakarta.json.Json;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * An RFC 9457 problem: a stable {@code type} URI per kind of error, a title, the HTTP status, a
+ * detail for this occurrence, and extension members (e.g. the conflicting {@code runtime}).
+ * Never a stack trace.
+ */
+public final class Problem {
+
+    public static final MediaType MEDIA_TYPE = new MediaType("application", "problem+json");
+    private static final String TYPE_BASE = "https://dockyard.dev/problems/";
+
+    /** Every kind of error the API reports; the type URI of each is part of the contract. */
+    public enum Kind {
+        VALIDATION(400, "validation", "Invalid request"),
+        INVALID_ACTION(400, "invalid-action", "Invalid action"),
+        UNAUTHORIZED(401, "unauthorized", "Not authenticated"),
+        FORBIDDEN(403, "forbidden", "Not allowed"),
+        NOT_FOUND(404, "not-found", "Not found"),
+        METHOD_NOT_ALLOWED(405, "method-not-allowed", "Method not allowed"),
+        NOT_ACCEPTABLE(406, "not-acceptable", "Not acceptable"),
+        UNSUPPORTED_MEDIA_TYPE(415, "unsupported-media-type", "Unsupported media type"),
+        CONVERSATION_BUSY(409, "conversation-has-runtime", "The conversation already has a live runtime"),
+        RUNTIME_NOT_READY(409, "runtime-not-ready", "The runtime is not ready"),
+        NOT_IMPLEMENTED(501, "not-implemented", "Not implemented yet"),
+        EXECUTOR_FAILED(502, "executor-failed", "The sandbox's executor failed"),
+        BACKEND_FAILED(502, "backend-failed", "The sandbox backend failed"),
+        INTERNAL(500, "internal", "Internal error");
+
+        private final int status;
+        private final String slug;
+        private final String title;
+
+        Kind(int status, String slug, String title) {
+            this.status = status;
+            this.slug = slug;
+            this.title = title;
+        }
+
+        public String type() {
+            return TYPE_BASE + slug;
+        }
+
+        public int status() {
+            return status;
+        }
+    }
+
+    private final Kind kind;
+    private final String detail;
+    private final Map<String, JsonValue> extensions = new LinkedHashMap<>();
+
+    private Problem(Kind kind, String detail) {
+        this.kind = kind;
+        this.detail = detail;
+    }
+
+    public static Problem of(Kind kind, String detail) {
+        return new Problem(kind, detail);
+    }
+
+    public Problem with(String member, JsonValue value) {
+        extensions.put(member, value);
+        return this;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    public Response toResponse() {
+        JsonObjectBuilder body = Json.createObjectBuilder()
+                .add("type", kind.type())
+                .add("title", kind.title)
+                .add("status", kind.status);
+        if (detail != null) {
+            body.add("detail", detail);
+        }
+        extensions.forEach(body::add);
+        return Response.status(kind.status).type(MEDIA_TYPE).entity(body.build().toString()).build();
+    }
+
+    /** Thrown anywhere in a request to answer with this problem. */
+    public ProblemException toException() {
+        return new ProblemException(this);
+    }
+
+    public static class ProblemException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final transient Problem problem;
+
+        ProblemException(Problem problem) {
+            super(problem.detail, null, false, false);
+            this.problem = problem;
+        }
+
+        public Problem problem() {
+            return problem;
+        }
+    }
+}

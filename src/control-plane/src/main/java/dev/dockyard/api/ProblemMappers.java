@@ -1,0 +1,114 @@
+package dev.dockyard.api;
+
+import dev.dockyard.backend.BackendException;
+import dev.dockyard.protocol.InvalidActionException;
+import jakarta.json.bind.JsonbException;
+import jakarta.json.stream.JsonParsingException;
+import jakarta.ws.rs.NotAcceptableException;
+import jakarta.ws.rs.NotAllowedException;
+import jakarta.ws.rs.NotFoundException;
+import jakarta.ws.rs.NotSupportedException;
+import jakarta.ws.rs.ProcessingException;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.ext.ExceptionMapper;
+import jakarta.ws.rs.ext.Provider;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/** Every error leaves the API as problem+json; unexpected ones are logged here, once, without secrets. */
+public final class ProblemMappers {
+
+    private static final Logger LOG = Logger.getLogger(ProblemMappers.class.getName());
+
+    private ProblemMappers() {
+    }
+
+    @Provider
+    public static class ForProblem implements ExceptionMapper<Problem.ProblemException> {
+        @Override
+        public Response toResponse(Problem.ProblemException e) {
+            return e.problem().toResponse();
+        }
+    }
+
+    @Provider
+    public static class ForInvalidAction implements ExceptionMapper<InvalidActionException> {
+        @Override
+        public Response toResponse(InvalidActionException e) {
+            return Problem.of(Problem.Kind.INVALID_ACTION, e.getMessage()).toResponse();
+        }
+    }
+
+    @Provider
+    public static class ForBackend implements ExceptionMapper<BackendException> {
+        @Override
+        public Response toResponse(BackendException e) {
+            LOG.log(Level.WARNING, "Backend failure: " + e.getMessage());
+            return Problem.of(Problem.Kind.BACKEND_FAILED, e.getMessage()).toResponse();
+        }
+    }
+
+    @Provider
+    public static class ForWebApplication implements ExceptionMapper<WebApplicationException> {
+        @Override
+        public Response toResponse(WebApplicationException e) {
+            if (e instanceof NotFoundException) {
+                return Problem.of(Problem.Kind.NOT_FOUND, "No such resource").toResponse();
+            }
+            if (e instanceof NotAllowedException) {
+                return Problem.of(Problem.Kind.METHOD_NOT_ALLOWED, "This method is not allowed here").toResponse();
+            }
+            if (e instanceof NotSupportedException) {
+                return Problem.of(Problem.Kind.UNSUPPORTED_MEDIA_TYPE, "Send application/json").toResponse();
+            }
+            if (e instanceof NotAcceptableException) {
+                return Problem.of(Problem.Kind.NOT_ACCEPTABLE, "This resource answers application/json").toResponse();
+            }
+            if (isJsonError(e)) {
+                return Problem.of(Problem.Kind.VALIDATION, "The body is not valid JSON").toResponse();
+            }
+            int status = e.getResponse() == null ? 500 : e.getResponse().getStatus();
+            if (status >= 400 && status < 500) {
+                return Problem.of(Problem.Kind.VALIDATION, e.getMessage()).toResponse();
+            }
+            LOG.log(Level.WARNING, "Request failed", e);
+            return Problem.of(Problem.Kind.INTERNAL, "The request failed inside the control plane").toResponse();
+        }
+
+        private static boolean isJsonError(Throwable e) {
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof JsonParsingException || t instanceof JsonbException
+                        || t instanceof jakarta.json.JsonException) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    @Provider
+    public static class ForProcessing implements ExceptionMapper<ProcessingException> {
+        @Override
+        public Response toResponse(ProcessingException e) {
+            return Problem.of(Problem.Kind.VALIDATION, "The body could not be read as JSON").toResponse();
+        }
+    }
+
+    @Provider
+    public static class ForJson implements ExceptionMapper<jakarta.json.JsonException> {
+        @Override
+        public Response toResponse(jakarta.json.JsonException e) {
+            return Problem.of(Problem.Kind.VALIDATION, "The body is not valid JSON").toResponse();
+        }
+    }
+
+    @Provider
+    public static class ForAnything implements ExceptionMapper<Throwable> {
+        @Override
+        public Response toResponse(Throwable e) {
+            LOG.log(Level.WARNING, "Unexpected failure", e);
+            return Problem.of(Problem.Kind.INTERNAL, "The request failed inside the control plane").toResponse();
+        }
+    }
+}

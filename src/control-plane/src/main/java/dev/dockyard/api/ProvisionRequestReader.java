@@ -1,0 +1,134 @@
+package dev.dockyard.api;
+
+import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.runtime.provisioning.ProvisioningRequest;
+import jakarta.json.JsonNumber;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * Reads and checks a provision body (API.md), applying the MP Config defaults. Every problem is a
+ * 400 that names the field; nothing is half-applied.
+ */
+final class ProvisionRequestReader {
+
+    private static final Pattern IMAGE = Pattern.compile(
+            "^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$");
+    private static final Pattern ENV_NAME = Pattern.compile("^[A-Za-z_][A-Za-z0-9_]*$");
+    private static final int MAX_ID = 200;
+
+    private ProvisionRequestReader() {
+    }
+
+    static ProvisioningRequest read(JsonObject body, String userId, DockyardConfig config) {
+        if (body == null) {
+            throw invalid("A JSON body is required, at least {\"conversationId\": \"...\"}");
+        }
+        String conversationId = string(body, "conversationId", null);
+        if (conversationId == null || conversationId.isBlank()) {
+            throw invalid("conversationId is required");
+        }
+        if (conversationId.length() > MAX_ID || conversationId.chars().anyMatch(Character::isISOControl)) {
+            throw invalid("conversationId must be 1 to " + MAX_ID + " printable characters");
+        }
+        JsonObject sandbox = object(body, "sandbox");
+        String image = string(sandbox, "image", config.sandboxImage());
+        if (!IMAGE.matcher(image).matches() || image.length() > 255) {
+            throw invalid("sandbox.image '" + image + "' is not a valid image reference");
+        }
+        double cpus = number(sandbox, "cpus", config.sandboxCpus());
+        if (!(cpus >= 0.1 && cpus <= config.maxCpus())) {
+            throw invalid("sandbox.cpus must be between 0.1 and " + config.maxCpus());
+        }
+        int memoryMb = integer(sandbox, "memoryMb", config.sandboxMemoryMb());
+        if (memoryMb < 128 || memoryMb > config.maxMemoryMb()) {
+            throw invalid("sandbox.memoryMb must be between 128 and " + config.maxMemoryMb());
+        }
+        int timeout = integer(sandbox, "timeoutSeconds", (int) config.sandboxTimeout().toSeconds());
+        if (timeout < 1 || timeout > 3600) {
+            throw invalid("sandbox.timeoutSeconds must be between 1 and 3600");
+        }
+        Map<String, String> env = new LinkedHashMap<>();
+        JsonObject envJson = object(sandbox, "env");
+        for (Map.Entry<String, JsonValue> e : envJson.entrySet()) {
+            if (!ENV_NAME.matcher(e.getKey()).matches()) {
+                throw invalid("sandbox.env name '" + e.getKey() + "' is not a valid variable name");
+            }
+            if (!(e.getValue() instanceof JsonString s)) {
+                throw invalid("sandbox.env." + e.getKey() + " must be a string");
+            }
+            env.put(e.getKey(), s.getString());
+        }
+        JsonValue plugins = sandbox.get("plugins");
+        if (plugins != null && plugins.getValueType() == JsonValue.ValueType.ARRAY && !plugins.asJsonArray().isEmpty()) {
+            throw invalid("sandbox.plugins: no plugins are available in this version (asked for "
+                    + plugins.asJsonArray() + ")");
+        }
+        JsonValue replace = body.get("replace");
+        if (replace != null && replace.getValueType() != JsonValue.ValueType.FALSE
+                && replace.getValueType() != JsonValue.ValueType.NULL) {
+            if (replace.getValueType() != JsonValue.ValueType.TRUE) {
+                throw invalid("replace must be a boolean");
+            }
+            throw Problem.of(Problem.Kind.NOT_IMPLEMENTED, "\"replace\": true is not supported yet; DELETE the "
+                    + "conversation's runtime and provision again").toException();
+        }
+        return new ProvisioningRequest(userId, conversationId, image, cpus, memoryMb, timeout, env);
+    }
+
+    private static Problem.ProblemException invalid(String detail) {
+        return Problem.of(Problem.Kind.VALIDATION, detail).toException();
+    }
+
+    private static JsonObject object(JsonObject o, String key) {
+        JsonValue v = o.get(key);
+        if (v == null || v.getValueType() == JsonValue.ValueType.NULL) {
+            return JsonValue.EMPTY_JSON_OBJECT;
+        }
+        if (v.getValueType() != JsonValue.ValueType.OBJECT) {
+            throw invalid(key + " must be an object");
+        }
+        return v.asJsonObject();
+    }
+
+    private static String string(JsonObject o, String key, String fallback) {
+        JsonValue v = o.get(key);
+        if (v == null || v.getValueType() == JsonValue.ValueType.NULL) {
+            return fallback;
+        }
+        if (v instanceof JsonString s) {
+            return s.getString();
+        }
+        throw invalid(key + " must be a string");
+    }
+
+    private static double number(JsonObject o, String key, double fallback) {
+        JsonValue v = o.get(key);
+        if (v == null || v.getValueType() == JsonValue.ValueType.NULL) {
+            return fallback;
+        }
+        if (v instanceof JsonNumber n) {
+            return n.doubleValue();
+        }
+        throw invalid("sandbox." + key + " must be a number");
+    }
+
+    private static int integer(JsonObject o, String key, int fallback) {
+        JsonValue v = o.get(key);
+        if (v == null || v.getValueType() == JsonValue.ValueType.NULL) {
+            return fallback;
+        }
+        if (v instanceof JsonNumber n && n.isIntegral()) {
+            try {
+                return n.intValueExact();
+            } catch (ArithmeticException e) {
+                throw invalid("sandbox." + key + " is out of range");
+            }
+        }
+        throw invalid("sandbox." + key + " must be an integer");
+    }
+}

@@ -1,0 +1,170 @@
+package dev.dockyard.api;
+
+import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.protocol.Action;
+import dev.dockyard.protocol.ProtocolJson;
+import dev.dockyard.runtime.RuntimeStatus;
+import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.executor.ExecutorClient;
+import dev.dockyard.runtime.provisioning.ConversationBusyException;
+import dev.dockyard.runtime.provisioning.Provisioner;
+import dev.dockyard.runtime.provisioning.ProvisioningRequest;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import jakarta.ws.rs.core.Context;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Runtimes: provision, list, look at, delete, and act in (API.md). */
+@Path("runtimes")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+public class RuntimeResource {
+
+    private static final Pattern PREFER_WAIT = Pattern.compile("(?:^|[,;\\s])wait\\s*=\\s*(\\d{1,4})");
+    private static final int MAX_WAIT_SECONDS = 600;
+
+    @Inject
+    Caller caller;
+
+    @Inject
+    DockyardConfig config;
+
+    @Inject
+    RuntimeRepository runtimes;
+
+    @Inject
+    Provisioner provisioner;
+
+    @Inject
+    ExecutorClient executors;
+
+    @Context
+    UriInfo uri;
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response provision(JsonObject body, @HeaderParam("Prefer") String prefer) {
+        ProvisioningRequest request = ProvisionRequestReader.read(body, caller.userId(), config);
+        SandboxRuntime runtime;
+        try {
+            runtime = provisioner.provision(request);
+        } catch (ConversationBusyException e) {
+            throw Problem.of(Problem.Kind.CONVERSATION_BUSY, e.getMessage())
+                    .with("runtime", RuntimeView.of(e.existing())).toException();
+        }
+        URI location = uri.getBaseUriBuilder().path("runtimes").path(runtime.id()).build();
+        int wait = preferredWait(prefer);
+        if (wait > 0) {
+            provisioner.awaitSettled(runtime.id(), Duration.ofSeconds(wait));
+            runtime = runtimes.find(runtime.id()).orElse(runtime);
+        }
+        Response.Status status = runtime.status() == RuntimeStatus.READY ? Response.Status.CREATED
+                : Response.Status.ACCEPTED;
+        Response.ResponseBuilder answer = Response.status(status).location(location).entity(RuntimeView.of(runtime));
+        if (wait > 0) {
+            answer.header("Preference-Applied", "wait=" + wait);
+        }
+        return answer.build();
+    }
+
+    static int preferredWait(String prefer) {
+        if (prefer == null) {
+            return 0;
+        }
+        Matcher m = PREFER_WAIT.matcher(prefer);
+        return m.find() ? Math.min(Integer.parseInt(m.group(1)), MAX_WAIT_SECONDS) : 0;
+    }
+
+    @GET
+    public JsonObject list(@QueryParam("conversationId") String conversationId, @QueryParam("status") String status) {
+        RuntimeStatus wanted = null;
+        if (status != null && !status.isBlank()) {
+            try {
+                wanted = RuntimeStatus.valueOf(status);
+            } catch (IllegalArgumentException e) {
+                throw Problem.of(Problem.Kind.VALIDATION, "status must be one of "
+                        + Arrays.toString(RuntimeStatus.values())).toException();
+            }
+        }
+        JsonArrayBuilder items = Json.createArrayBuilder();
+        runtimes.list(caller.isAdmin() ? null : caller.userId(), conversationId, wanted)
+                .forEach(r -> items.add(RuntimeView.of(r)));
+        return Json.createObjectBuilder().add("runtimes", items).build();
+    }
+
+    @GET
+    @Path("{id}")
+    public JsonObject get(@PathParam("id") String id) {
+        return RuntimeView.of(visible(id));
+    }
+
+    @DELETE
+    @Path("{id}")
+    public Response delete(@PathParam("id") String id) {
+        visible(id);
+        provisioner.stop(id);
+        return Response.noContent().build();
+    }
+
+    @POST
+    @Path("{id}/actions")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response act(@PathParam("id") String id, JsonObject actionDict) {
+        SandboxRuntime runtime = visible(id);
+        Action action = ProtocolJson.actionFromJson(actionDict);
+        if (runtime.status() != RuntimeStatus.READY || runtime.executorUrl() == null) {
+            throw Problem.of(Problem.Kind.RUNTIME_NOT_READY, "Runtime " + id + " is " + runtime.status()
+                    + "; actions need READY").with("status", Json.createValue(runtime.status().name())).toException();
+        }
+        Duration timeout = action.timeout() == null ? config.actionTimeout()
+                : Duration.ofMillis((long) (action.timeout() * 1000));
+        ExecutorClient.ExecutorAnswer answer;
+        try {
+            answer = executors.execute(URI.create(runtime.executorUrl()), runtime.sessionKey(), actionDict, timeout);
+        } catch (ExecutorClient.ExecutorUnreachableException e) {
+            throw Problem.of(Problem.Kind.EXECUTOR_FAILED, e.getMessage()).toException();
+        }
+        if (answer.status() == 200) {
+            return Response.ok(answer.body(), MediaType.APPLICATION_JSON_TYPE).build();
+        }
+        if (answer.status() == 400) {
+            throw Problem.of(Problem.Kind.INVALID_ACTION, detail(answer.body())).toException();
+        }
+        throw Problem.of(Problem.Kind.EXECUTOR_FAILED, "The executor answered " + answer.status() + ": "
+                + detail(answer.body())).toException();
+    }
+
+    private static String detail(String body) {
+        try (var reader = Json.createReader(new java.io.StringReader(body))) {
+            return reader.readObject().getString("detail", body);
+        } catch (RuntimeException e) {
+            return body.length() > 500 ? body.substring(0, 500) : body;
+        }
+    }
+
+    /** The runtime if the caller may see it; someone else's answers 404 exactly like an unknown id. */
+    private SandboxRuntime visible(String id) {
+        return runtimes.find(id).filter(r -> caller.canSee(r.userId()))
+                .orElseThrow(() -> Problem.of(Problem.Kind.NOT_FOUND, "No runtime " + id).toException());
+    }
+}

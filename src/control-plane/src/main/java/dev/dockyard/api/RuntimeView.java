@@ -1,0 +1,36 @@
+package dev.dockyard.api;
+
+import dev.dockyard.runtime.SandboxRuntime;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import java.time.Instant;
+
+/** The runtime body of API.md. Secrets (the session key) and backend internals stay out. */
+public final class RuntimeView {
+
+    private RuntimeView() {
+    }
+
+    public static JsonObject of(SandboxRuntime r) {
+        JsonObjectBuilder b = Json.createObjectBuilder()
+                .add("id", r.id())
+                .add("conversationId", r.conversationId())
+                .add("userId", r.userId())
+                .add("status", r.status().name());
+        addNullable(b, "statusMessage", r.statusMessage());
+        b.add("backend", r.backend()).add("image", r.image());
+        addNullable(b, "createdAt", r.createdAt());
+        addNullable(b, "readyAt", r.readyAt());
+        b.add("resources", Json.createObjectBuilder().add("cpus", r.cpus()).add("memoryMb", r.memoryMb()));
+        return b.build();
+    }
+
+    private static void addNullable(JsonObjectBuilder b, String key, Object value) {
+        if (value == null) {
+            b.addNull(key);
+        } else {
+            b.add(key, value instanceof Instant i ? i.toString() : value.toString());
+        }
+    }
+}

@@ -1,0 +1,24 @@
+package dev.dockyard.backend;
+
+import java.net.URI;
+
+/**
+ * Runs sandboxes. Calls may block on a remote engine and must never be made inside a transaction.
+ * Removal is idempotent: a sandbox that is already gone, or already being removed, counts as removed.
+ */
+public interface RuntimeBackend {
+
+    /** The name recorded on runtimes this backend serves, e.g. "docker". */
+    String name();
+
+    /** Creates the sandbox, not yet started, and hands the session key to it. Returns its backend id. */
+    String create(SandboxSpec spec);
+
+    /** Starts a created sandbox; returns where the control plane reaches its executor. */
+    URI start(String sandboxName, int executorPort);
+
+    SandboxState inspect(String sandboxName);
+
+    /** Stops and removes the sandbox with its anonymous volumes; nothing there is success too. */
+    void remove(String sandboxName);
+}

@@ -1,0 +1,208 @@
+package dev.dockyard.backend.docker;
+
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.command.InspectContainerResponse;
+import com.github.dockerjava.api.exception.ConflictException;
+import com.github.dockerjava.api.exception.DockerException;
+import com.github.dockerjava.api.exception.NotFoundException;
+import com.github.dockerjava.api.exception.NotModifiedException;
+import com.github.dockerjava.api.model.Capability;
+import com.github.dockerjava.api.model.ExposedPort;
+import com.github.dockerjava.api.model.HostConfig;
+import com.github.dockerjava.api.model.PortBinding;
+import com.github.dockerjava.api.model.Ports;
+import com.github.dockerjava.api.model.RestartPolicy;
+import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.backend.SandboxSpec;
+import dev.dockyard.backend.SandboxState;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
+
+/**
+ * Sandboxes as Docker containers: labelled, hardened (all capabilities dropped, no new
+ * privileges, a pids limit, CPU and memory limits, an init process), the executor port published
+ * on 127.0.0.1 only at a port Docker picks.
+ */
+@ApplicationScoped
+public class DockerBackend implements RuntimeBackend {
+
+    /** Where the executor image expects its session key (see SESSION_API_KEY_FILE in the image). */
+    static final String KEY_DIR = "/opt/dockyard/run";
+    static final String KEY_FILE = "session-key";
+
+    @Inject
+    DockerClient docker;
+
+    @Override
+    public String name() {
+        return "docker";
+    }
+
+    @Override
+    public String create(SandboxSpec spec) {
+        ExposedPort executorPort = ExposedPort.tcp(spec.executorPort());
+        long memoryBytes = spec.memoryMb() * 1024L * 1024L;
+        HostConfig host = HostConfig.newHostConfig()
+                .withPortBindings(new PortBinding(Ports.Binding.bindIp("127.0.0.1"), executorPort))
+                .withNanoCPUs((long) (spec.cpus() * 1_000_000_000L))
+                .withMemory(memoryBytes)
+                .withMemorySwap(memoryBytes)
+                .withPidsLimit(spec.pidsLimit())
+                .withInit(true)
+                .withCapDrop(Capability.ALL)
+                .withSecurityOpts(List.of("no-new-privileges"))
+                .withRestartPolicy(RestartPolicy.noRestart());
+        String id;
+        try {
+            id = docker.createContainerCmd(spec.image())
+                    .withName(spec.name())
+                    .withLabels(spec.labels())
+                    .withUser(spec.user())
+                    .withEnv(spec.environment().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList())
+                    .withExposedPorts(executorPort)
+                    .withHostConfig(host)
+                    .exec()
+                    .getId();
+        } catch (NotFoundException e) {
+            throw new BackendException("image '" + spec.image() + "' not found", e);
+        } catch (ConflictException e) {
+            throw new BackendException("a container named '" + spec.name() + "' already exists", e);
+        } catch (DockerException | IllegalArgumentException e) {
+            throw new BackendException("Docker refused to create the container: " + describe(e), e);
+        }
+        try {
+            docker.copyArchiveToContainerCmd(id)
+                    .withTarInputStream(new ByteArrayInputStream(keyArchive(spec)))
+                    .withRemotePath(KEY_DIR)
+                    .exec();
+        } catch (NotFoundException e) {
+            throw new BackendException("the image has no " + KEY_DIR + " for the session key: is it a Dockyard "
+                    + "sandbox image?", e);
+        } catch (DockerException e) {
+            throw new BackendException("could not hand the session key to the container: " + describe(e), e);
+        }
+        return id;
+    }
+
+    /** A one-file tar readable only by the sandbox user: the executor reads it once and deletes it. */
+    private static byte[] keyArchive(SandboxSpec spec) {
+        byte[] key = spec.sessionKey().getBytes(StandardCharsets.UTF_8);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (TarArchiveOutputStream tar = new TarArchiveOutputStream(out)) {
+            TarArchiveEntry entry = new TarArchiveEntry(KEY_FILE);
+            entry.setSize(key.length);
+            entry.setMode(0100400);
+            numericUser(spec.user(), entry);
+            tar.putArchiveEntry(entry);
+            tar.write(key);
+            tar.closeArchiveEntry();
+        } catch (IOException e) {
+            throw new IllegalStateException("building an in-memory tar", e);
+        }
+        return out.toByteArray();
+    }
+
+    private static void numericUser(String user, TarArchiveEntry entry) {
+        String[] parts = user.split(":");
+        try {
+            long uid = Long.parseLong(parts[0]);
+            long gid = parts.length > 1 ? Long.parseLong(parts[1]) : uid;
+            entry.setUserId(uid);
+            entry.setGroupId(gid);
+        } catch (NumberFormatException e) {
+            entry.setUserName(parts[0]);
+        }
+    }
+
+    @Override
+    public URI start(String sandboxName, int executorPort) {
+        try {
+            docker.startContainerCmd(sandboxName).exec();
+        } catch (NotModifiedException e) {
+            // already running: starting is idempotent
+        } catch (NotFoundException e) {
+            throw new BackendException("container '" + sandboxName + "' disappeared before it started", e);
+        } catch (DockerException e) {
+            throw new BackendException("Docker could not start the container: " + describe(e), e);
+        }
+        InspectContainerResponse inspect = docker.inspectContainerCmd(sandboxName).exec();
+        Ports.Binding[] bindings = inspect.getNetworkSettings().getPorts().getBindings()
+                .get(ExposedPort.tcp(executorPort));
+        if (bindings == null || bindings.length == 0 || bindings[0].getHostPortSpec() == null) {
+            throw new BackendException("Docker published no host port for the executor (container state: "
+                    + inspect.getState().getStatus() + ")");
+        }
+        return URI.create("http://127.0.0.1:" + bindings[0].getHostPortSpec());
+    }
+
+    @Override
+    public SandboxState inspect(String sandboxName) {
+        InspectContainerResponse inspect;
+        try {
+            inspect = docker.inspectContainerCmd(sandboxName).exec();
+        } catch (NotFoundException e) {
+            return SandboxState.missing();
+        }
+        InspectContainerResponse.ContainerState state = inspect.getState();
+        if (Boolean.TRUE.equals(state.getPaused())) {
+            return new SandboxState(SandboxState.Phase.PAUSED, null, "");
+        }
+        if (Boolean.TRUE.equals(state.getRunning())) {
+            return new SandboxState(SandboxState.Phase.RUNNING, null, "");
+        }
+        if ("created".equals(state.getStatus())) {
+            return new SandboxState(SandboxState.Phase.CREATED, null, "");
+        }
+        Long exit = state.getExitCodeLong();
+        return new SandboxState(SandboxState.Phase.EXITED, exit == null ? null : exit.intValue(), logTail(sandboxName));
+    }
+
+    private String logTail(String sandboxName) {
+        LogCollector logs = new LogCollector();
+        try {
+            docker.logContainerCmd(sandboxName).withStdOut(true).withStdErr(true).withTail(20).exec(logs)
+                    .awaitCompletion(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (DockerException e) {
+            return "";
+        }
+        return logs.text();
+    }
+
+    @Override
+    public void remove(String sandboxName) {
+        try {
+            docker.removeContainerCmd(sandboxName).withForce(true).withRemoveVolumes(true).exec();
+        } catch (NotFoundException | NotModifiedException e) {
+            // already gone
+        } catch (ConflictException e) {
+            // removal already in progress: Docker finishes it
+        } catch (DockerException e) {
+            throw new BackendException("Docker could not remove container '" + sandboxName + "': " + describe(e), e);
+        }
+    }
+
+    /** All containers carrying the given label selector, by name (for sweeping and tests). */
+    public List<String> listByLabels(Map<String, String> labels) {
+        return docker.listContainersCmd().withShowAll(true).withLabelFilter(labels).exec().stream()
+                .map(c -> c.getNames().length > 0 ? c.getNames()[0].replaceFirst("^/", "") : c.getId())
+                .toList();
+    }
+
+    private static String describe(Exception e) {
+        String message = e.getMessage();
+        return message == null ? e.getClass().getSimpleName() : message.strip();
+    }
+}

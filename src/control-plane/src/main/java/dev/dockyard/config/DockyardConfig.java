@@ -1,0 +1,115 @@
+package dev.dockyard.config;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.Optional;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * Every knob of the control plane, from MicroProfile Config (system properties, environment
+ * variables such as {@code DOCKYARD_SANDBOX_IMAGE}, server.xml variables, then the defaults in
+ * META-INF/microprofile-config.properties). The README lists them all.
+ */
+@ApplicationScoped
+public class DockyardConfig {
+
+    @Inject
+    @ConfigProperty(name = "dockyard.bootstrap.admin-key")
+    Optional<String> bootstrapAdminKey;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.sandbox.image", defaultValue = "dockyard/sandbox:latest")
+    String sandboxImage;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.sandbox.cpus", defaultValue = "1.0")
+    double sandboxCpus;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.sandbox.memory-mb", defaultValue = "1024")
+    int sandboxMemoryMb;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.sandbox.timeout", defaultValue = "120")
+    int sandboxTimeoutSeconds;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.sandbox.pids-limit", defaultValue = "1024")
+    long sandboxPidsLimit;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.sandbox.user", defaultValue = "1000")
+    String sandboxUser;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.sandbox.executor-port", defaultValue = "8000")
+    int executorPort;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.sandbox.max-cpus", defaultValue = "8")
+    double maxCpus;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.sandbox.max-memory-mb", defaultValue = "16384")
+    int maxMemoryMb;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.action.timeout", defaultValue = "120")
+    int actionTimeoutSeconds;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.docker.host")
+    Optional<String> dockerHost;
+
+    public Optional<String> bootstrapAdminKey() {
+        return bootstrapAdminKey.filter(k -> !k.isBlank());
+    }
+
+    public String sandboxImage() {
+        return sandboxImage;
+    }
+
+    public double sandboxCpus() {
+        return sandboxCpus;
+    }
+
+    public int sandboxMemoryMb() {
+        return sandboxMemoryMb;
+    }
+
+    /** How long a sandbox may take from create to ready before provisioning gives up. */
+    public Duration sandboxTimeout() {
+        return Duration.ofSeconds(sandboxTimeoutSeconds);
+    }
+
+    public long sandboxPidsLimit() {
+        return sandboxPidsLimit;
+    }
+
+    public String sandboxUser() {
+        return sandboxUser;
+    }
+
+    public int executorPort() {
+        return executorPort;
+    }
+
+    public double maxCpus() {
+        return maxCpus;
+    }
+
+    public int maxMemoryMb() {
+        return maxMemoryMb;
+    }
+
+    /** Default hard timeout of an action that names none, as in OpenHands' sandbox config. */
+    public Duration actionTimeout() {
+        return Duration.ofSeconds(actionTimeoutSeconds);
+    }
+
+    /** The Docker endpoint; empty means DOCKER_HOST or the local socket. */
+    public Optional<String> dockerHost() {
+        return dockerHost.filter(h -> !h.isBlank());
+    }
+}

@@ -1,0 +1,80 @@
+package dev.dockyard.persistence;
+
+import dev.dockyard.runtime.RuntimeStatus;
+import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.StatusChange;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.LockModeType;
+import jakarta.persistence.PersistenceContext;
+import jakarta.persistence.TypedQuery;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Finds and stores runtimes. Transactions belong to the callers (the provisioning journal, the
+ * API), so every method here joins whatever transaction is active.
+ */
+@ApplicationScoped
+public class RuntimeRepository {
+
+    @PersistenceContext(unitName = "dockyard")
+    EntityManager em;
+
+    public Optional<SandboxRuntime> find(String id) {
+        return Optional.ofNullable(em.find(SandboxRuntime.class, id));
+    }
+
+    /** The row, locked for the rest of the transaction: status changes never interleave. */
+    public Optional<SandboxRuntime> lock(String id) {
+        return Optional.ofNullable(em.find(SandboxRuntime.class, id, LockModeType.PESSIMISTIC_WRITE));
+    }
+
+    public void add(SandboxRuntime runtime, StatusChange first) {
+        em.persist(runtime);
+        em.persist(first);
+        // surface a unique-constraint violation (a second live runtime for the conversation) here
+        em.flush();
+    }
+
+    public void record(StatusChange change) {
+        em.persist(change);
+    }
+
+    public Optional<SandboxRuntime> findLive(String userId, String conversationId) {
+        return em.createQuery("select r from SandboxRuntime r where r.liveConversation = :key", SandboxRuntime.class)
+                .setParameter("key", SandboxRuntime.liveKey(userId, conversationId))
+                .getResultStream().findFirst();
+    }
+
+    /** Runtimes of one user (or everyone's for null), newest first, optionally filtered. */
+    public List<SandboxRuntime> list(String userId, String conversationId, RuntimeStatus status) {
+        StringBuilder jpql = new StringBuilder("select r from SandboxRuntime r where 1 = 1");
+        if (userId != null) {
+            jpql.append(" and r.userId = :user");
+        }
+        if (conversationId != null) {
+            jpql.append(" and r.conversationId = :conversation");
+        }
+        if (status != null) {
+            jpql.append(" and r.status = :status");
+        }
+        jpql.append(" order by r.createdAt desc");
+        TypedQuery<SandboxRuntime> query = em.createQuery(jpql.toString(), SandboxRuntime.class);
+        if (userId != null) {
+            query.setParameter("user", userId);
+        }
+        if (conversationId != null) {
+            query.setParameter("conversation", conversationId);
+        }
+        if (status != null) {
+            query.setParameter("status", status);
+        }
+        return query.setMaxResults(1000).getResultList();
+    }
+
+    public List<StatusChange> history(String runtimeId) {
+        return em.createQuery("select c from StatusChange c where c.runtimeId = :id order by c.at", StatusChange.class)
+                .setParameter("id", runtimeId).getResultList();
+    }
+}

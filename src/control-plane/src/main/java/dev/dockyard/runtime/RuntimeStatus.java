@@ -1,0 +1,52 @@
+package dev.dockyard.runtime;
+
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * The life cycle of a runtime (API.md). A runtime is <em>live</em> until it reaches STOPPED or
+ * ERROR; only live runtimes hold a container, and only one live runtime may serve a conversation.
+ *
+ * <pre>
+ * STARTING_RUNTIME ─┬─▶ RUNTIME_STARTED ─▶ READY ◀─▶ PAUSED
+ *        ▲          └─▶ BUILDING_RUNTIME ─┘ (back to STARTING_RUNTIME)
+ * any live status ──▶ ERROR | STOPPED;  READY/PAUSED ──▶ ERROR_RUNTIME_DISCONNECTED ──▶ READY | STOPPED | ERROR
+ * </pre>
+ */
+public enum RuntimeStatus {
+    STARTING_RUNTIME,
+    BUILDING_RUNTIME,
+    RUNTIME_STARTED,
+    READY,
+    PAUSED,
+    STOPPED,
+    ERROR,
+    ERROR_RUNTIME_DISCONNECTED;
+
+    public boolean isLive() {
+        return this != STOPPED && this != ERROR;
+    }
+
+    /** Still on its way to READY: provisioning owns it. */
+    public boolean isStarting() {
+        return this == STARTING_RUNTIME || this == BUILDING_RUNTIME || this == RUNTIME_STARTED;
+    }
+
+    public Set<RuntimeStatus> successors() {
+        return switch (this) {
+            case STARTING_RUNTIME -> EnumSet.of(BUILDING_RUNTIME, RUNTIME_STARTED, ERROR, STOPPED);
+            case BUILDING_RUNTIME -> EnumSet.of(STARTING_RUNTIME, ERROR, STOPPED);
+            case RUNTIME_STARTED -> EnumSet.of(READY, ERROR, STOPPED);
+            case READY -> EnumSet.of(PAUSED, ERROR, ERROR_RUNTIME_DISCONNECTED, STOPPED);
+            case PAUSED -> EnumSet.of(READY, ERROR, ERROR_RUNTIME_DISCONNECTED, STOPPED);
+            case ERROR_RUNTIME_DISCONNECTED -> EnumSet.of(READY, ERROR, STOPPED);
+            // an ERROR runtime keeps its row (and history); DELETE still stops it for good
+            case ERROR -> EnumSet.of(STOPPED);
+            case STOPPED -> EnumSet.noneOf(RuntimeStatus.class);
+        };
+    }
+
+    public boolean canBecome(RuntimeStatus next) {
+        return successors().contains(next);
+    }
+}

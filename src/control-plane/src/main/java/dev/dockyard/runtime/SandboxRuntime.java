@@ -1,0 +1,230 @@
+package dev.dockyard.runtime;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.EnumType;
+import jakarta.persistence.Enumerated;
+import jakarta.persistence.Id;
+import jakarta.persistence.Index;
+import jakarta.persistence.Table;
+import jakarta.persistence.UniqueConstraint;
+import jakarta.persistence.Version;
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.util.HexFormat;
+
+/**
+ * One sandbox runtime serving one agent conversation: what was asked for, where it runs and where
+ * it is in its life cycle.
+ *
+ * <p>{@code liveConversation} holds "user/conversation" while the runtime is live and null after:
+ * a unique constraint on it lets the database, not the application, guarantee one live runtime per
+ * conversation. The session key is the executor's secret; it never leaves the control plane.
+ */
+@Entity
+@Table(name = "DY_RUNTIME",
+        uniqueConstraints = @UniqueConstraint(name = "DY_RUNTIME_LIVE_CONVERSATION", columnNames = "LIVE_CONVERSATION"),
+        indexes = {@Index(name = "DY_RUNTIME_USER", columnList = "USER_ID"),
+                   @Index(name = "DY_RUNTIME_STATUS", columnList = "STATUS")})
+public class SandboxRuntime {
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final int MAX_MESSAGE = 2000;
+
+    @Id
+    @Column(length = 40)
+    private String id;
+
+    @Column(name = "CONVERSATION_ID", nullable = false, length = 200)
+    private String conversationId;
+
+    @Column(name = "USER_ID", nullable = false, length = 200)
+    private String userId;
+
+    @Column(name = "LIVE_CONVERSATION", length = 401)
+    private String liveConversation;
+
+    @Enumerated(EnumType.STRING)
+    @Column(name = "STATUS", nullable = false, length = 32)
+    private RuntimeStatus status;
+
+    @Column(name = "STATUS_MESSAGE", length = MAX_MESSAGE)
+    private String statusMessage;
+
+    @Column(nullable = false, length = 40)
+    private String backend;
+
+    @Column(nullable = false, length = 500)
+    private String image;
+
+    @Column(name = "CONTAINER_NAME", nullable = false, length = 100)
+    private String containerName;
+
+    @Column(name = "CONTAINER_ID", length = 100)
+    private String containerId;
+
+    @Column(name = "EXECUTOR_URL", length = 200)
+    private String executorUrl;
+
+    @Column(name = "SESSION_KEY", nullable = false, length = 100)
+    private String sessionKey;
+
+    private double cpus;
+
+    @Column(name = "MEMORY_MB")
+    private int memoryMb;
+
+    @Column(name = "TIMEOUT_SECONDS")
+    private int timeoutSeconds;
+
+    @Column(name = "CREATED_AT", nullable = false)
+    private Instant createdAt;
+
+    @Column(name = "UPDATED_AT", nullable = false)
+    private Instant updatedAt;
+
+    @Column(name = "READY_AT")
+    private Instant readyAt;
+
+    @Version
+    private long version;
+
+    protected SandboxRuntime() {
+        // JPA
+    }
+
+    public SandboxRuntime(String conversationId, String userId, String backend, String image, double cpus,
+                          int memoryMb, int timeoutSeconds, Instant now) {
+        this.id = "rt-" + randomHex(8);
+        this.conversationId = conversationId;
+        this.userId = userId;
+        this.liveConversation = liveKey(userId, conversationId);
+        this.status = RuntimeStatus.STARTING_RUNTIME;
+        this.statusMessage = "Provisioning requested";
+        this.backend = backend;
+        this.image = image;
+        // deterministic: the container can be found (and removed) by name even before its id is known
+        this.containerName = "dockyard-" + id;
+        this.sessionKey = randomHex(32);
+        this.cpus = cpus;
+        this.memoryMb = memoryMb;
+        this.timeoutSeconds = timeoutSeconds;
+        this.createdAt = now;
+        this.updatedAt = now;
+    }
+
+    public static String liveKey(String userId, String conversationId) {
+        return userId + "/" + conversationId;
+    }
+
+    /**
+     * Moves to {@code next} if the life cycle allows it.
+     *
+     * @throws IllegalTransitionException otherwise, e.g. when provisioning reports READY for a
+     *                                    runtime that was deleted meanwhile
+     */
+    public StatusChange transitionTo(RuntimeStatus next, String message, Instant now) {
+        if (!status.canBecome(next)) {
+            throw new IllegalTransitionException(id, status, next);
+        }
+        status = next;
+        statusMessage = clip(message);
+        updatedAt = now;
+        if (next == RuntimeStatus.READY && readyAt == null) {
+            readyAt = now;
+        }
+        if (!next.isLive()) {
+            liveConversation = null;
+        }
+        return new StatusChange(id, next, message, now);
+    }
+
+    public void placed(String newContainerId) {
+        this.containerId = newContainerId;
+    }
+
+    public void reachableAt(String url) {
+        this.executorUrl = url;
+    }
+
+    static String clip(String message) {
+        if (message == null || message.length() <= MAX_MESSAGE) {
+            return message;
+        }
+        return message.substring(0, MAX_MESSAGE - 3) + "...";
+    }
+
+    private static String randomHex(int bytes) {
+        byte[] b = new byte[bytes];
+        RANDOM.nextBytes(b);
+        return HexFormat.of().formatHex(b);
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public String conversationId() {
+        return conversationId;
+    }
+
+    public String userId() {
+        return userId;
+    }
+
+    public RuntimeStatus status() {
+        return status;
+    }
+
+    public String statusMessage() {
+        return statusMessage;
+    }
+
+    public String backend() {
+        return backend;
+    }
+
+    public String image() {
+        return image;
+    }
+
+    public String containerName() {
+        return containerName;
+    }
+
+    public String containerId() {
+        return containerId;
+    }
+
+    public String executorUrl() {
+        return executorUrl;
+    }
+
+    public String sessionKey() {
+        return sessionKey;
+    }
+
+    public double cpus() {
+        return cpus;
+    }
+
+    public int memoryMb() {
+        return memoryMb;
+    }
+
+    public int timeoutSeconds() {
+        return timeoutSeconds;
+    }
+
+    public Instant createdAt() {
+        return createdAt;
+    }
+
+    public Instant updatedAt() {
+        return updatedAt;
+    }
+
+    public Instant readyAt() {
+        return readyAt;
+    }
+}

@@ -1,0 +1,81 @@
+package dev.dockyard.runtime.executor;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/**
+ * HTTP to executors. One client for the application keeps connections to each sandbox alive, so
+ * an action costs one local round trip, not a TCP handshake.
+ */
+@ApplicationScoped
+public class ExecutorClient {
+
+    public static final String SESSION_HEADER = "X-Session-API-Key";
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(2);
+    /** Time an executor gets beyond the action's own hard timeout to answer. */
+    private static final Duration ANSWER_GRACE = Duration.ofSeconds(30);
+
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2))
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .build();
+
+    /** True when the executor answers {@code GET /ready} with 200; false while it is not up yet. */
+    public boolean isReady(URI executor, String sessionKey) {
+        HttpRequest request = HttpRequest.newBuilder(executor.resolve("/ready"))
+                .header(SESSION_HEADER, sessionKey).timeout(READY_TIMEOUT).GET().build();
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /**
+     * Sends one action dict; the answer is the executor's status and body, passed on verbatim.
+     *
+     * @throws ExecutorUnreachableException when no answer comes back
+     */
+    public ExecutorAnswer execute(URI executor, String sessionKey, JsonObject action, Duration hardTimeout) {
+        String body = Json.createObjectBuilder().add("action", action).build().toString();
+        HttpRequest request = HttpRequest.newBuilder(executor.resolve("/execute_action"))
+                .header(SESSION_HEADER, sessionKey)
+                .header("Content-Type", "application/json")
+                .timeout(hardTimeout.plus(ANSWER_GRACE))
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build();
+        try {
+            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+            return new ExecutorAnswer(response.statusCode(), response.body());
+        } catch (IOException e) {
+            throw new ExecutorUnreachableException("The sandbox's executor did not answer: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ExecutorUnreachableException("Interrupted while waiting for the executor", e);
+        }
+    }
+
+    /** An executor's answer: HTTP status and JSON body. */
+    public record ExecutorAnswer(int status, String body) {
+    }
+
+    /** The executor could not be reached or did not answer in time. */
+    public static class ExecutorUnreachableException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public ExecutorUnreachableException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}

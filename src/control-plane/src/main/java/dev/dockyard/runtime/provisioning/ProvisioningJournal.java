@@ -1,0 +1,84 @@
+package dev.dockyard.runtime.provisioning;
+
+import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.runtime.RuntimeStatus;
+import dev.dockyard.runtime.SandboxRuntime;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.transaction.Transactional;
+import java.time.Clock;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * Provisioning's record of intent and outcome: every method is one short transaction of its own
+ * ({@code REQUIRES_NEW}), so no transaction is ever open while the backend is called, and a status
+ * change commits before anyone acts on it.
+ */
+@ApplicationScoped
+public class ProvisioningJournal {
+
+    @Inject
+    RuntimeRepository runtimes;
+
+    @Inject
+    Clock clock;
+
+    /** Stores a new runtime in STARTING_RUNTIME; fails if the conversation already has a live one. */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public SandboxRuntime register(SandboxRuntime runtime) {
+        Optional<SandboxRuntime> live = runtimes.findLive(runtime.userId(), runtime.conversationId());
+        if (live.isPresent()) {
+            throw new ConversationBusyException(live.get());
+        }
+        runtimes.add(runtime, new dev.dockyard.runtime.StatusChange(runtime.id(), runtime.status(),
+                runtime.statusMessage(), runtime.createdAt()));
+        return runtime;
+    }
+
+    /** The live runtime of a conversation, read in a transaction of its own (e.g. after a lost race). */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public Optional<SandboxRuntime> live(String userId, String conversationId) {
+        return runtimes.findLive(userId, conversationId);
+    }
+
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public Optional<SandboxRuntime> find(String id) {
+        return runtimes.find(id);
+    }
+
+    /**
+     * Moves the runtime to {@code next}, first applying {@code change} to it (e.g. recording where
+     * its container is) in the same transaction.
+     *
+     * @throws dev.dockyard.runtime.IllegalTransitionException when the life cycle refuses, notably
+     *                                                         after the runtime was stopped
+     */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public SandboxRuntime transition(String id, RuntimeStatus next, String message, Consumer<SandboxRuntime> change) {
+        SandboxRuntime runtime = runtimes.lock(id)
+                .orElseThrow(() -> new IllegalStateException("runtime " + id + " vanished from the database"));
+        change.accept(runtime);
+        runtimes.record(runtime.transitionTo(next, message, clock.instant()));
+        return runtime;
+    }
+
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public SandboxRuntime transition(String id, RuntimeStatus next, String message) {
+        SandboxRuntime runtime = runtimes.lock(id)
+                .orElseThrow(() -> new IllegalStateException("runtime " + id + " vanished from the database"));
+        runtimes.record(runtime.transitionTo(next, message, clock.instant()));
+        return runtime;
+    }
+
+    /** Stops the runtime unless it is stopped already; returns it either way. */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public SandboxRuntime stop(String id, String message) {
+        SandboxRuntime runtime = runtimes.lock(id)
+                .orElseThrow(() -> new IllegalStateException("runtime " + id + " vanished from the database"));
+        if (runtime.status() != RuntimeStatus.STOPPED) {
+            runtimes.record(runtime.transitionTo(RuntimeStatus.STOPPED, message, clock.instant()));
+        }
+        return runtime;
+    }
+}

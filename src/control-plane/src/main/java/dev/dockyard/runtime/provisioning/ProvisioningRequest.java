@@ -1,0 +1,16 @@
+package dev.dockyard.runtime.provisioning;
+
+import java.util.Map;
+
+/**
+ * A validated request for a runtime, with every default already applied.
+ *
+ * @param timeoutSeconds how long the sandbox may take to become ready
+ */
+public record ProvisioningRequest(String userId, String conversationId, String image, double cpus, int memoryMb,
+                                  int timeoutSeconds, Map<String, String> environment) {
+
+    public ProvisioningRequest {
+        environment = Map.copyOf(environment);
+    }
+}

@@ -1,0 +1,62 @@
+package dev.dockyard.runtime.provisioning;
+
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+
+/** The state of one wait for a sandbox to become ready: where, until when, how many tries so far. */
+public final class ReadinessAttempt {
+
+    /** Asking the backend costs more than a refused connection: only every so many tries. */
+    private static final int INSPECT_EVERY = 10;
+
+    private final String sandboxName;
+    private final URI executor;
+    private final String sessionKey;
+    private final Instant deadline;
+    private final Duration timeout;
+    private final Clock clock;
+    private int tries;
+
+    public ReadinessAttempt(String sandboxName, URI executor, String sessionKey, Duration timeout, Clock clock) {
+        this.sandboxName = sandboxName;
+        this.executor = executor;
+        this.sessionKey = sessionKey;
+        this.timeout = timeout;
+        this.deadline = clock.instant().plus(timeout);
+        this.clock = clock;
+    }
+
+    void nextTry() {
+        tries++;
+    }
+
+    boolean expired() {
+        return !clock.instant().isBefore(deadline);
+    }
+
+    boolean timeToInspect() {
+        return tries % INSPECT_EVERY == 0;
+    }
+
+    String sandboxName() {
+        return sandboxName;
+    }
+
+    URI executor() {
+        return executor;
+    }
+
+    String sessionKey() {
+        return sessionKey;
+    }
+
+    Duration timeout() {
+        return timeout;
+    }
+
+    int tries() {
+        return tries;
+    }
+}
