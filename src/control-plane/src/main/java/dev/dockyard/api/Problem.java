@@ -76,6 +76,10 @@ public final class Problem {
         return kind;
     }
 
+    public String detail() {
+        return detail;
+    }
+
     public Response toResponse() {
         JsonObjectBuilder body = Json.createObjectBuilder()
                 .add("type", kind.type())

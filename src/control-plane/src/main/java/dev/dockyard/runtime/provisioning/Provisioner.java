@@ -68,7 +68,10 @@ public class Provisioner {
         SandboxRuntime runtime = new SandboxRuntime(request.conversationId(), request.userId(), backend.name(),
                 request.image(), request.cpus(), request.memoryMb(), request.timeoutSeconds(), clock.instant());
         try {
-            journal.register(runtime);
+            SandboxRuntime registered = journal.register(runtime);
+            if (!registered.id().equals(runtime.id())) {
+                throw new ConversationBusyException(registered);
+            }
         } catch (ConversationBusyException e) {
             throw e;
         } catch (PersistenceException | jakarta.transaction.TransactionalException e) {

@@ -3,6 +3,7 @@ package dev.dockyard.runtime.provisioning;
 import dev.dockyard.persistence.RuntimeRepository;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.StatusChange;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
@@ -24,15 +25,19 @@ public class ProvisioningJournal {
     @Inject
     Clock clock;
 
-    /** Stores a new runtime in STARTING_RUNTIME; fails if the conversation already has a live one. */
+    /**
+     * Stores a new runtime in STARTING_RUNTIME unless the conversation already has a live one,
+     * which is then returned instead (an answer, not an exception: a conflict is an everyday
+     * outcome and must not roll back or leave incident reports behind).
+     */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public SandboxRuntime register(SandboxRuntime runtime) {
         Optional<SandboxRuntime> live = runtimes.findLive(runtime.userId(), runtime.conversationId());
         if (live.isPresent()) {
-            throw new ConversationBusyException(live.get());
+            return live.get();
         }
-        runtimes.add(runtime, new dev.dockyard.runtime.StatusChange(runtime.id(), runtime.status(),
-                runtime.statusMessage(), runtime.createdAt()));
+        runtimes.add(runtime, new StatusChange(runtime.id(), runtime.status(), runtime.statusMessage(),
+                runtime.createdAt()));
         return runtime;
     }
 

@@ -1,0 +1,51 @@
+package it.dev.dockyard.e2e;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** The real engine, seen through the docker CLI, as an operator would look at it. */
+final class DockerCli {
+
+    record Result(int exitCode, String output) {
+    }
+
+    private DockerCli() {
+    }
+
+    static Result run(String... args) {
+        String[] command = new String[args.length + 1];
+        command[0] = "docker";
+        System.arraycopy(args, 0, command, 1, args.length);
+        try {
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            if (!process.waitFor(120, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError("docker " + Arrays.toString(args) + " did not finish");
+            }
+            return new Result(process.exitValue(),
+                    new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip());
+        } catch (IOException e) {
+            throw new AssertionError("docker CLI unavailable: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Names of all containers, running or not, carrying a label (key=value). */
+    static List<String> containersLabelled(String label) {
+        String out = run("ps", "-a", "--filter", "label=" + label, "--format", "{{.Names}}").output();
+        return out.isBlank() ? List.of() : List.of(out.split("\n"));
+    }
+
+    static String inspect(String container, String format) {
+        Result result = run("inspect", "--format", format, container);
+        if (result.exitCode() != 0) {
+            throw new AssertionError("docker inspect " + container + ": " + result.output());
+        }
+        return result.output();
+    }
+}

@@ -1,0 +1,102 @@
+package it.dev.dockyard.e2e;
+
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonStructure;
+import java.io.IOException;
+import java.io.StringReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** A thin client for the control plane under test: real HTTP on 127.0.0.1. */
+final class DockyardApi {
+
+    record Answer(int status, String contentType, String body, HttpResponse<String> raw) {
+        JsonObject json() {
+            try (var reader = Json.createReader(new StringReader(body))) {
+                return reader.readObject();
+            }
+        }
+    }
+
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final URI base;
+    private final String key;
+
+    DockyardApi() {
+        this(System.getProperty("dockyard.url", "http://127.0.0.1:19080"),
+                System.getProperty("dockyard.admin-key", "it-admin-key-not-a-secret"));
+    }
+
+    DockyardApi(String base, String key) {
+        this.base = URI.create(base + "/api/v1/");
+        this.key = key;
+    }
+
+    DockyardApi withKey(String otherKey) {
+        return new DockyardApi(base.toString().replace("/api/v1/", ""), otherKey);
+    }
+
+    Answer get(String path) {
+        return send(request(path).GET());
+    }
+
+    Answer delete(String path) {
+        return send(request(path).DELETE());
+    }
+
+    Answer post(String path, JsonStructure body) {
+        return post(path, body.toString(), null);
+    }
+
+    Answer post(String path, String body, String prefer) {
+        HttpRequest.Builder builder = request(path).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        if (prefer != null) {
+            builder.header("Prefer", prefer);
+        }
+        return send(builder);
+    }
+
+    /** POST /runtimes and wait (Prefer: wait) for READY or ERROR. */
+    Answer provision(JsonObject body, int waitSeconds) {
+        return post("runtimes", body.toString(), "wait=" + waitSeconds);
+    }
+
+    JsonObject act(String runtimeId, JsonObject action) {
+        Answer answer = post("runtimes/" + runtimeId + "/actions", action);
+        if (answer.status() != 200) {
+            throw new AssertionError("action failed with " + answer.status() + ": " + answer.body());
+        }
+        return answer.json();
+    }
+
+    private HttpRequest.Builder request(String path) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(180));
+        if (key != null) {
+            builder.header("X-API-Key", key);
+        }
+        return builder;
+    }
+
+    private Answer send(HttpRequest.Builder builder) {
+        try {
+            HttpResponse<String> response = http.send(builder.build(), HttpResponse.BodyHandlers.ofString());
+            return new Answer(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""),
+                    response.body(), response);
+        } catch (IOException e) {
+            throw new AssertionError("control plane unreachable: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    static JsonObject run(String command) {
+        return Json.createObjectBuilder().add("action", "run")
+                .add("args", Json.createObjectBuilder().add("command", command)).build();
+    }
+}

@@ -1,0 +1,97 @@
+package dev.dockyard.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.runtime.provisioning.ProvisioningRequest;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import java.io.StringReader;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class ProvisionRequestReaderTest {
+
+    private final DockyardConfig config = new DockyardConfig() {
+        @Override public Optional<String> bootstrapAdminKey() { return Optional.empty(); }
+        @Override public String sandboxImage() { return "dockyard/sandbox:latest"; }
+        @Override public double sandboxCpus() { return 1.0; }
+        @Override public int sandboxMemoryMb() { return 1024; }
+        @Override public Duration sandboxTimeout() { return Duration.ofSeconds(120); }
+        @Override public double maxCpus() { return 8; }
+        @Override public int maxMemoryMb() { return 16384; }
+    };
+
+    private static JsonObject json(String text) {
+        try (var reader = Json.createReader(new StringReader(text))) {
+            return reader.readObject();
+        }
+    }
+
+    private ProvisioningRequest read(String text) {
+        return ProvisionRequestReader.read(json(text), "alice", config);
+    }
+
+    private Problem problem(String text) {
+        return assertThrows(Problem.ProblemException.class, () -> read(text)).problem();
+    }
+
+    @Test
+    void shouldApplyDefaultsToAMinimalRequest() {
+        ProvisioningRequest r = read("{\"conversationId\":\"conv-42\"}");
+        assertEquals("alice", r.userId());
+        assertEquals("conv-42", r.conversationId());
+        assertEquals("dockyard/sandbox:latest", r.image());
+        assertEquals(1.0, r.cpus());
+        assertEquals(1024, r.memoryMb());
+        assertEquals(120, r.timeoutSeconds());
+        assertEquals(Map.of(), r.environment());
+    }
+
+    @Test
+    void shouldTakeEverySandboxSetting() {
+        ProvisioningRequest r = read("""
+                {"conversationId":"c","agent":"CodeActAgent","llm":{"model":"m"},
+                 "sandbox":{"image":"registry.local:5000/team/img:1.2","cpus":2.5,"memoryMb":2048,
+                 "timeoutSeconds":30,"env":{"K":"V"},"plugins":[],"keepAlive":true},"replace":false}""");
+        assertEquals("registry.local:5000/team/img:1.2", r.image());
+        assertEquals(2.5, r.cpus());
+        assertEquals(2048, r.memoryMb());
+        assertEquals(30, r.timeoutSeconds());
+        assertEquals(Map.of("K", "V"), r.environment());
+    }
+
+    @Test
+    void shouldNameTheFieldOfEveryMistake() {
+        assertTrue(problem("{}").detail().contains("conversationId is required"));
+        assertEquals(Problem.Kind.VALIDATION, problem("{\"conversationId\":5}").kind());
+        assertTrue(problem("{\"conversationId\":\"c\",\"sandbox\":{\"cpus\":0}}").detail().contains("sandbox.cpus"));
+        assertTrue(problem("{\"conversationId\":\"c\",\"sandbox\":{\"memoryMb\":64}}").detail().contains("sandbox.memoryMb"));
+        assertTrue(problem("{\"conversationId\":\"c\",\"sandbox\":{\"memoryMb\":1.5}}").detail().contains("sandbox.memoryMb"));
+        assertTrue(problem("{\"conversationId\":\"c\",\"sandbox\":{\"image\":\"UPPER/case\"}}").detail().contains("sandbox.image"));
+        assertTrue(problem("{\"conversationId\":\"c\",\"sandbox\":{\"env\":{\"1BAD\":\"x\"}}}").detail().contains("1BAD"));
+        assertTrue(problem("{\"conversationId\":\"c\",\"sandbox\":{\"env\":{\"K\":1}}}").detail().contains("sandbox.env.K"));
+        assertEquals(Problem.Kind.VALIDATION, problem("{\"conversationId\":\"a\\u0000b\"}").kind());
+        assertEquals(Problem.Kind.VALIDATION, problem("{\"conversationId\":\"c\",\"sandbox\":[]}").kind());
+    }
+
+    @Test
+    void shouldRefusePluginsAndReplaceItCannotHonourYet() {
+        assertEquals(Problem.Kind.VALIDATION,
+                problem("{\"conversationId\":\"c\",\"sandbox\":{\"plugins\":[\"jupyter\"]}}").kind());
+        assertEquals(Problem.Kind.NOT_IMPLEMENTED, problem("{\"conversationId\":\"c\",\"replace\":true}").kind());
+    }
+
+    @Test
+    void shouldReadPreferWait() {
+        assertEquals(0, RuntimeResource.preferredWait(null));
+        assertEquals(30, RuntimeResource.preferredWait("wait=30"));
+        assertEquals(5, RuntimeResource.preferredWait("respond-async, wait=5"));
+        assertEquals(600, RuntimeResource.preferredWait("wait=9999"));
+        assertEquals(0, RuntimeResource.preferredWait("return=minimal"));
+    }
+}
