@@ -137,6 +137,12 @@ public class DockerBackend implements RuntimeBackend {
             throw new BackendException("Docker could not start the container: " + describe(e), e);
         }
         InspectContainerResponse inspect = docker.inspectContainerCmd(sandboxName).exec();
+        if (!Boolean.TRUE.equals(inspect.getState().getRunning())) {
+            // it died at once: say how, with its own last words
+            SandboxState state = inspect(sandboxName);
+            throw new BackendException("the container exited with code " + state.exitCode() + " right after it started"
+                    + (state.logTail().isBlank() ? "" : "; its last output:\n" + state.logTail()));
+        }
         Ports.Binding[] bindings = inspect.getNetworkSettings().getPorts().getBindings()
                 .get(ExposedPort.tcp(executorPort));
         if (bindings == null || bindings.length == 0 || bindings[0].getHostPortSpec() == null) {
