@@ -17,6 +17,12 @@ public interface RuntimeBackend {
     /** Starts a created sandbox; returns where the control plane reaches its executor. */
     URI start(String sandboxName, int executorPort);
 
+    /**
+     * Applies the sandbox's steady-state CPU limit once it is ready. Until then it may use more
+     * (see {@link SandboxSpec#bootCpus()}): the executor boots CPU-bound, then mostly waits.
+     */
+    void settle(String sandboxName, double cpus);
+
     SandboxState inspect(String sandboxName);
 
     /** Stops and removes the sandbox with its anonymous volumes; nothing there is success too. */

@@ -3,12 +3,13 @@ package dev.dockyard.backend;
 import java.util.Map;
 
 /**
- * What a backend needs to create a sandbox. The session key is handed to the executor through the
+ * What a backend needs to create a sandbox. {@code bootCpus} is the CPU limit while it boots
+ * (0: no limit), {@code cpus} the one it settles to once ready. The session key is handed to the executor through the
  * sandbox's file system, never as an environment variable or label, so that it does not show up in
  * {@code docker inspect}.
  */
 public record SandboxSpec(String runtimeId, String conversationId, String name, String image, double cpus,
-                          int memoryMb, long pidsLimit, String user, int executorPort,
+                          double bootCpus, int memoryMb, long pidsLimit, String user, int executorPort,
                           Map<String, String> environment, String sessionKey) {
 
     public SandboxSpec {

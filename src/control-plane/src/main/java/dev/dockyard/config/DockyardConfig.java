@@ -27,6 +27,10 @@ public class DockyardConfig {
     double sandboxCpus;
 
     @Inject
+    @ConfigProperty(name = "dockyard.sandbox.boot-cpus", defaultValue = "0")
+    double sandboxBootCpus;
+
+    @Inject
     @ConfigProperty(name = "dockyard.sandbox.memory-mb", defaultValue = "1024")
     int sandboxMemoryMb;
 
@@ -72,6 +76,14 @@ public class DockyardConfig {
 
     public double sandboxCpus() {
         return sandboxCpus;
+    }
+
+    /**
+     * CPU limit while a sandbox boots, before it settles to its own: 0 means none. The executor's
+     * JVM boots in parallel on every core it gets; capping it at one core costs most of a second.
+     */
+    public double sandboxBootCpus() {
+        return sandboxBootCpus;
     }
 
     public int sandboxMemoryMb() {

@@ -55,7 +55,7 @@ public class DockerBackend implements RuntimeBackend {
         long memoryBytes = spec.memoryMb() * 1024L * 1024L;
         HostConfig host = HostConfig.newHostConfig()
                 .withPortBindings(new PortBinding(Ports.Binding.bindIp("127.0.0.1"), executorPort))
-                .withNanoCPUs((long) (spec.cpus() * 1_000_000_000L))
+                .withNanoCPUs(nanoCpus(spec.bootCpus() == 0 ? 0 : Math.max(spec.bootCpus(), spec.cpus())))
                 .withMemory(memoryBytes)
                 .withMemorySwap(memoryBytes)
                 .withPidsLimit(spec.pidsLimit())
@@ -150,6 +150,21 @@ public class DockerBackend implements RuntimeBackend {
                     + inspect.getState().getStatus() + ")");
         }
         return URI.create("http://127.0.0.1:" + bindings[0].getHostPortSpec());
+    }
+
+    @Override
+    public void settle(String sandboxName, double cpus) {
+        try {
+            docker.updateContainerCmd(sandboxName).withNanoCPUs(nanoCpus(cpus)).exec();
+        } catch (NotFoundException e) {
+            throw new BackendException("container '" + sandboxName + "' disappeared", e);
+        } catch (DockerException e) {
+            throw new BackendException("Docker could not apply the CPU limit: " + describe(e), e);
+        }
+    }
+
+    private static long nanoCpus(double cpus) {
+        return (long) (cpus * 1_000_000_000L);
     }
 
     @Override

@@ -85,7 +85,7 @@ public class Provisioner {
         CompletableFuture<RuntimeStatus> settled = new CompletableFuture<>();
         settling.put(runtime.id(), settled);
         SandboxSpec spec = new SandboxSpec(runtime.id(), runtime.conversationId(), runtime.containerName(),
-                runtime.image(), runtime.cpus(), runtime.memoryMb(), config.sandboxPidsLimit(), config.sandboxUser(),
+                runtime.image(), runtime.cpus(), config.sandboxBootCpus(), runtime.memoryMb(), config.sandboxPidsLimit(), config.sandboxUser(),
                 config.executorPort(), request.environment(), runtime.sessionKey());
         executor.execute(() -> {
             RuntimeStatus outcome = RuntimeStatus.ERROR;
@@ -133,6 +133,11 @@ public class Provisioner {
             ReadinessAttempt attempt = new ReadinessAttempt(spec.name(), endpoint, spec.sessionKey(), timeout, clock);
             run(step, () -> {
                 readiness.probe(attempt);
+                return null;
+            });
+            step = ProvisioningStep.LIMITS;
+            run(step, () -> {
+                backend.settle(spec.name(), spec.cpus());
                 return null;
             });
             journal.transition(id, RuntimeStatus.READY, "Ready");

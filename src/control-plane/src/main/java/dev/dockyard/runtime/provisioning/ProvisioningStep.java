@@ -4,7 +4,8 @@ package dev.dockyard.runtime.provisioning;
 public enum ProvisioningStep {
     CREATE("create"),
     START("start"),
-    READINESS("readiness");
+    READINESS("readiness"),
+    LIMITS("limits");
 
     private final String label;
 

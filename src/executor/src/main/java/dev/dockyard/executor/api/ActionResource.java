@@ -3,7 +3,6 @@ package dev.dockyard.executor.api;
 import dev.dockyard.protocol.Action;
 import dev.dockyard.protocol.InvalidActionException;
 import dev.dockyard.protocol.ProtocolJson;
-import jakarta.inject.Inject;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -18,8 +17,11 @@ import jakarta.ws.rs.core.Response;
 @Path("execute_action")
 public class ActionResource {
 
-    @Inject
-    ExecutorLifecycle lifecycle;
+    private final ExecutorLifecycle lifecycle;
+
+    ActionResource(ExecutorLifecycle lifecycle) {
+        this.lifecycle = lifecycle;
+    }
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)

@@ -2,10 +2,6 @@ package dev.dockyard.executor.api;
 
 import dev.dockyard.executor.ActionExecutor;
 import dev.dockyard.executor.config.ExecutorSettings;
-import jakarta.annotation.PreDestroy;
-import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Observes;
-import jakarta.enterprise.event.Startup;
 import java.io.IOException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -14,17 +10,36 @@ import java.util.logging.Logger;
  * Starts the executor with the application and holds it. Until it has started (or if it could
  * not, e.g. without a session key) {@code /alive} says "not initialized" and every protected path
  * answers 403: the executor never serves unauthenticated.
+ *
+ * <p>A plain object shared by the JAX-RS singletons rather than a CDI bean: the application then
+ * needs no bean archive, and the sandbox boots without a CDI container for it.
  */
-@ApplicationScoped
 public class ExecutorLifecycle {
 
     private static final Logger LOG = Logger.getLogger(ExecutorLifecycle.class.getName());
+    /** Exit code when the executor cannot start: the container ends, and says why in its log. */
+    static final int CANNOT_START = 64;
+
+    private static ExecutorLifecycle instance;
+
+    /**
+     * The one executor of this sandbox. JAX-RS may construct the application more than once; the
+     * session key file can be read only once, so the executor is started exactly once here.
+     */
+    static synchronized ExecutorLifecycle instance() {
+        if (instance == null) {
+            instance = new ExecutorLifecycle();
+            instance.start();
+            Runtime.getRuntime().addShutdownHook(new Thread(instance::stop, "executor-stop"));
+        }
+        return instance;
+    }
 
     private volatile ExecutorSettings settings;
     private volatile ActionExecutor executor;
     private volatile String failure;
 
-    void onStart(@Observes Startup startup) {
+    void start() {
         try {
             settings = ExecutorSettings.fromEnvironment(System.getenv());
             executor = new ActionExecutor(settings, System.getenv());
@@ -32,6 +47,10 @@ public class ExecutorLifecycle {
         } catch (IllegalStateException | IOException e) {
             failure = e.getMessage();
             LOG.log(Level.SEVERE, "Executor could not start: " + e.getMessage());
+            // refuse to run at all rather than serve 403s until someone notices
+            Thread exit = new Thread(() -> System.exit(CANNOT_START), "executor-refuses-to-start");
+            exit.setDaemon(true);
+            exit.start();
         }
     }
 
@@ -52,7 +71,6 @@ public class ExecutorLifecycle {
         return failure;
     }
 
-    @PreDestroy
     void stop() {
         if (executor != null) {
             executor.close();

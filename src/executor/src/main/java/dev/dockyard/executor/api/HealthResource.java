@@ -1,6 +1,5 @@
 package dev.dockyard.executor.api;
 
-import jakarta.inject.Inject;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
@@ -18,8 +17,11 @@ import java.nio.file.Paths;
 @Produces(MediaType.APPLICATION_JSON)
 public class HealthResource {
 
-    @Inject
-    ExecutorLifecycle lifecycle;
+    private final ExecutorLifecycle lifecycle;
+
+    HealthResource(ExecutorLifecycle lifecycle) {
+        this.lifecycle = lifecycle;
+    }
 
     @GET
     @Path("alive")

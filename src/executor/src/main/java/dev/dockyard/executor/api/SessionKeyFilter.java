@@ -1,13 +1,11 @@
 package dev.dockyard.executor.api;
 
-import jakarta.inject.Inject;
 import jakarta.json.Json;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.PreMatching;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import jakarta.ws.rs.ext.Provider;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.Set;
@@ -16,15 +14,17 @@ import java.util.Set;
  * {@code X-Session-API-Key} on every path but {@code /alive} and {@code /server_info}: wrong or
  * missing key is 403 {@code {"detail": "Invalid API Key"}}. Compared in constant time; never logged.
  */
-@Provider
 @PreMatching
 public class SessionKeyFilter implements ContainerRequestFilter {
 
     public static final String HEADER = "X-Session-API-Key";
     private static final Set<String> OPEN_PATHS = Set.of("alive", "server_info");
 
-    @Inject
-    ExecutorLifecycle lifecycle;
+    private final ExecutorLifecycle lifecycle;
+
+    SessionKeyFilter(ExecutorLifecycle lifecycle) {
+        this.lifecycle = lifecycle;
+    }
 
     @Override
     public void filter(ContainerRequestContext request) {

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The benchmark entry point: starts a private control plane (port 19280, its own database under
+# /tmp) on the images and build that are there, runs Bench and prints its table, stops the server.
+#   docker/bench.sh [provisions=5] [echoes=100]
+# Needs a prior build: mvn -B install -DskipTests (docker/start-control-plane.sh does one).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+wlp="$root/src/control-plane/target/liberty/wlp"
+[ -x "$wlp/bin/server" ] || { echo "no server build: run 'mvn -B install -DskipTests' first" >&2; exit 1; }
+bash "$root/docker/ensure-engine.sh"
+bash "$root/docker/build-base-image.sh"
+bash "$root/docker/build-sandbox-image.sh" "$root/src/executor/target/executor-server.zip"
+
+export WLP_OUTPUT_DIR="$(mktemp -d /tmp/dockyard-bench.XXXXXX)"
+export HTTP_PORT=19280
+export DOCKYARD_BOOTSTRAP_ADMIN_KEY="bench-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+"$wlp/bin/server" start dockyard >/dev/null
+trap '"$wlp/bin/server" stop dockyard >/dev/null; rm -rf "$WLP_OUTPUT_DIR"' EXIT
+java "$root/it/src/test/java/it/dev/dockyard/bench/Bench.java" "http://127.0.0.1:$HTTP_PORT/api/v1" \
+  "$DOCKYARD_BOOTSTRAP_ADMIN_KEY" "${1:-5}" "${2:-100}"

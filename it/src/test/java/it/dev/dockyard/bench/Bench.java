@@ -1,0 +1,237 @@
+package it.dev.dockyard.bench;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Dockyard's benchmark: cold provisions (POST to READY), {@code echo} round trips through the
+ * control plane and straight to an executor, and a 1 MB file write+read. Prints a table.
+ *
+ * <p>JDK only, so it runs as a single source file against a running control plane:
+ * {@code java it/src/test/java/it/dev/dockyard/bench/Bench.java <api-url> <admin-key>}.
+ * {@code docker/bench.sh} starts a control plane for it and runs it.
+ */
+public final class Bench {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+    private static final Pattern ID = Pattern.compile("\"id\":\"(rt-[0-9a-f]+)\"");
+    private static final Pattern STATUS = Pattern.compile("\"status\":\"([A-Z_]+)\"");
+    private static final Pattern CREATED = Pattern.compile("\"createdAt\":\"([^\"]+)\"");
+    private static final Pattern READY = Pattern.compile("\"readyAt\":\"([^\"]+)\"");
+
+    private final String api;
+    private final String key;
+    private final List<String[]> rows = new ArrayList<>();
+
+    private Bench(String api, String key) {
+        this.api = api.endsWith("/") ? api : api + "/";
+        this.key = key;
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 2) {
+            System.err.println("usage: Bench <api-url e.g. http://127.0.0.1:9080/api/v1> <admin-key> [provisions] [echoes]");
+            System.exit(2);
+        }
+        int provisions = args.length > 2 ? Integer.parseInt(args[2]) : 5;
+        int echoes = args.length > 3 ? Integer.parseInt(args[3]) : 100;
+        Bench bench = new Bench(args[0], args[1]);
+        bench.coldProvisions(provisions);
+        bench.echoThroughControlPlane(echoes);
+        bench.echoDirect(echoes);
+        bench.print();
+    }
+
+    private void coldProvisions(int n) throws Exception {
+        List<Double> clientMs = new ArrayList<>();
+        List<Double> serverMs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            String body = "{\"conversationId\":\"bench-" + UUID.randomUUID() + "\"}";
+            long start = System.nanoTime();
+            HttpResponse<String> answer = send(post("runtimes", body).header("Prefer", "wait=120"));
+            double elapsed = (System.nanoTime() - start) / 1e6;
+            String runtime = answer.body();
+            String id = find(ID, runtime);
+            if (answer.statusCode() != 201 || !"READY".equals(find(STATUS, runtime))) {
+                throw new IllegalStateException("provision did not become READY: " + answer.statusCode() + " " + runtime);
+            }
+            clientMs.add(elapsed);
+            serverMs.add((double) Duration.between(Instant.parse(find(CREATED, runtime)),
+                    Instant.parse(find(READY, runtime))).toMillis());
+            send(request("runtimes/" + id).DELETE());
+        }
+        row("provision POST→READY (client, wait=120)", clientMs, "ms");
+        row("provision createdAt→readyAt (server)", serverMs, "ms");
+    }
+
+    private void echoThroughControlPlane(int n) throws Exception {
+        String body = "{\"conversationId\":\"bench-echo-" + UUID.randomUUID() + "\"}";
+        String id = find(ID, send(post("runtimes", body).header("Prefer", "wait=120")).body());
+        try {
+            String action = "{\"action\":\"run\",\"args\":{\"command\":\"echo hello\"}}";
+            List<Double> ms = time(n, () -> expect(send(post("runtimes/" + id + "/actions", action)), "hello"));
+            row("echo via control plane", ms, "ms");
+
+            String payload = "x".repeat(1023) + "\\n";
+            String big = payload.repeat(1024);
+            String write = "{\"action\":\"write\",\"args\":{\"path\":\"/workspace/bench.txt\",\"content\":\"" + big + "\"}}";
+            String read = "{\"action\":\"read\",\"args\":{\"path\":\"/workspace/bench.txt\"}}";
+            List<Double> io = time(Math.max(5, n / 10), () -> {
+                expect(send(post("runtimes/" + id + "/actions", write)), "\"observation\":\"write\"");
+                expect(send(post("runtimes/" + id + "/actions", read)), "\"observation\":\"read\"");
+            });
+            row("1 MB write+read via control plane", io, "ms");
+        } finally {
+            send(request("runtimes/" + id).DELETE());
+        }
+    }
+
+    /** An executor started by hand with a known key: the protocol's own cost, without the control plane. */
+    private void echoDirect(int n) throws Exception {
+        String name = "dockyard-bench-direct-" + UUID.randomUUID().toString().substring(0, 8);
+        String key = UUID.randomUUID().toString();
+        docker("run", "-d", "--name", name, "--init", "--label", "dev.dockyard.bench=true", "-e",
+                "SESSION_API_KEY=" + key, "-p", "127.0.0.1::8000", "dockyard/sandbox:latest");
+        try {
+            String port = docker("port", name, "8000/tcp").strip().replaceAll(".*:", "");
+            URI executor = URI.create("http://127.0.0.1:" + port + "/");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (true) {
+                try {
+                    if (HTTP.send(HttpRequest.newBuilder(executor.resolve("ready")).header("X-Session-API-Key", key)
+                            .build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                        break;
+                    }
+                } catch (IOException notYet) {
+                    // still booting
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("direct executor never became ready");
+                }
+                Thread.sleep(20);
+            }
+            String action = "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"echo hello\"}}}";
+            HttpRequest request = HttpRequest.newBuilder(executor.resolve("execute_action"))
+                    .header("X-Session-API-Key", key).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(action)).build();
+            row("echo direct to executor", time(n, () -> expect(send(HttpRequest.newBuilder(request, (a, b) -> true)),
+                    "hello")), "ms");
+        } finally {
+            docker("rm", "-f", name);
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private interface Step {
+        void run() throws Exception;
+    }
+
+    private static List<Double> time(int n, Step step) throws Exception {
+        // warm-up: the control plane's JIT and both connection pools settle within a few hundred calls
+        for (int i = 0; i < 2 * n; i++) {
+            step.run();
+        }
+        List<Double> ms = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            long start = System.nanoTime();
+            step.run();
+            ms.add((System.nanoTime() - start) / 1e6);
+        }
+        return ms;
+    }
+
+    private static void expect(HttpResponse<String> answer, String fragment) {
+        if (answer.statusCode() != 200 || !answer.body().contains(fragment)) {
+            throw new IllegalStateException("unexpected answer " + answer.statusCode() + ": " + answer.body());
+        }
+    }
+
+    private HttpRequest.Builder request(String path) {
+        return HttpRequest.newBuilder(URI.create(api + path)).header("X-API-Key", key).timeout(Duration.ofSeconds(180));
+    }
+
+    private HttpRequest.Builder post(String path, String body) {
+        return request(path).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+    }
+
+    private static HttpResponse<String> send(HttpRequest.Builder request) throws IOException, InterruptedException {
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static String find(Pattern pattern, String text) {
+        Matcher m = pattern.matcher(text);
+        return m.find() ? m.group(1) : null;
+    }
+
+    private static String docker(String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("docker"));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!process.waitFor(120, TimeUnit.SECONDS) || process.exitValue() != 0) {
+            throw new IllegalStateException("docker " + args[0] + " failed: " + out);
+        }
+        return out;
+    }
+
+    private void row(String what, List<Double> samples, String unit) {
+        List<Double> sorted = new ArrayList<>(samples);
+        Collections.sort(sorted);
+        rows.add(new String[] {what, String.valueOf(sorted.size()), fmt(percentile(sorted, 50)),
+                fmt(percentile(sorted, 99)), fmt(sorted.get(0)), fmt(sorted.get(sorted.size() - 1)), unit});
+    }
+
+    private static double percentile(List<Double> sorted, int p) {
+        int index = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
+        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, index)));
+    }
+
+    private static String fmt(double v) {
+        return String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    private void print() {
+        String[] header = {"measure", "n", "p50", "p99", "min", "max", "unit"};
+        int[] width = new int[header.length];
+        List<String[]> all = new ArrayList<>();
+        all.add(header);
+        all.addAll(rows);
+        for (String[] r : all) {
+            for (int i = 0; i < r.length; i++) {
+                width[i] = Math.max(width[i], r[i].length());
+            }
+        }
+        for (String[] r : all) {
+            StringBuilder line = new StringBuilder("| ");
+            for (int i = 0; i < r.length; i++) {
+                String cell = i == 0 ? String.format("%-" + width[i] + "s", r[i]) : String.format("%" + width[i] + "s", r[i]);
+                line.append(cell).append(" | ");
+            }
+            System.out.println(line.toString().stripTrailing());
+            if (r == header) {
+                StringBuilder rule = new StringBuilder("|");
+                for (int w : width) {
+                    rule.append("-".repeat(w + 2)).append("|");
+                }
+                System.out.println(rule);
+            }
+        }
+    }
+}
