@@ -45,6 +45,11 @@ class RuntimeLifecycleIT {
             API.delete("runtimes/" + id);
             assertEquals(List.of(), DockerCli.containersLabelled("dev.dockyard.runtime-id=" + id));
         }
+        // every container this run's conversations ever had is gone, whatever the bookkeeping above missed
+        List<String> leftovers = DockerCli.run("ps", "-a", "--filter", "label=dev.dockyard.managed=true", "--format",
+                "{{index .Labels \"dev.dockyard.conversation-id\"}}").output().lines()
+                .filter(c -> c.startsWith("it-" + RUN + "-")).toList();
+        assertEquals(List.of(), leftovers);
     }
 
     @Test
@@ -125,8 +130,10 @@ class RuntimeLifecycleIT {
         assertTrue(message.contains("dockyard/no-such-image:missing"), message);
         assertEquals(List.of(), DockerCli.containersLabelled("dev.dockyard.runtime-id=" + id));
         // an ERROR runtime frees its conversation
-        assertEquals(201, API.provision(Json.createObjectBuilder().add("conversationId", conversationId).build(), 120)
-                .status());
+        DockyardApi.Answer again = API.provision(Json.createObjectBuilder().add("conversationId", conversationId)
+                .build(), 120);
+        CREATED.add(again.json().getString("id"));
+        assertEquals(201, again.status(), again.body());
     }
 
     @Test
