@@ -24,5 +24,11 @@ cp "$here/sandbox/Dockerfile" "$ctx/Dockerfile"
 find "$ctx" -exec touch -h -d '2020-01-01T00:00:00Z' {} +
 log "building $TAG from $BASE"
 start=$(date +%s)
-docker build --build-arg BASE_IMAGE="$BASE" -t "$TAG" "$ctx" >/dev/null
+if ! docker build --force-rm --build-arg BASE_IMAGE="$BASE" -t "$TAG" "$ctx" >"$ctx.log" 2>&1; then
+  tail -n 40 "$ctx.log" >&2
+  rm -f "$ctx.log"
+  log "docker build failed"
+  exit 1
+fi
+rm -f "$ctx.log"
 log "built $TAG in $(( $(date +%s) - start )) s ($(docker image inspect -f '{{.Size}}' "$TAG") bytes)"

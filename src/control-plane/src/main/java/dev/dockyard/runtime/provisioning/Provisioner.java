@@ -119,11 +119,12 @@ public class Provisioner {
 
     private RuntimeStatus bringUp(SandboxSpec spec, Duration timeout) {
         String id = spec.runtimeId();
+        StepTimer timer = new StepTimer();
         ProvisioningStep step = ProvisioningStep.CREATE;
         try {
-            String containerId = run(step, () -> backend.create(spec));
+            String containerId = timer.time(step, () -> backend.create(spec));
             step = ProvisioningStep.START;
-            URI endpoint = run(step, () -> backend.start(spec.name(), spec.executorPort()));
+            URI endpoint = timer.time(step, () -> backend.start(spec.name(), spec.executorPort()));
             journal.transition(id, RuntimeStatus.RUNTIME_STARTED, "Container started; waiting for the executor",
                     r -> {
                         r.placed(containerId);
@@ -131,16 +132,16 @@ public class Provisioner {
                     });
             step = ProvisioningStep.READINESS;
             ReadinessAttempt attempt = new ReadinessAttempt(spec.name(), endpoint, spec.sessionKey(), timeout, clock);
-            run(step, () -> {
+            timer.time(step, () -> {
                 readiness.probe(attempt);
                 return null;
             });
             step = ProvisioningStep.LIMITS;
-            run(step, () -> {
+            timer.time(step, () -> {
                 backend.settle(spec.name(), spec.cpus());
                 return null;
             });
-            journal.transition(id, RuntimeStatus.READY, "Ready");
+            journal.transition(id, RuntimeStatus.READY, "Ready " + timer.summary());
             return RuntimeStatus.READY;
         } catch (IllegalTransitionException e) {
             // stopped while being built: what was built must go, the status stays as the stop left it
@@ -167,16 +168,6 @@ public class Provisioner {
             // the database is failing too: the reconciler will find the runtime stuck and fail it
             LOG.log(Level.SEVERE, "Could not record the failure of runtime " + id + ": " + message, e);
             return RuntimeStatus.ERROR;
-        }
-    }
-
-    private static <T> T run(ProvisioningStep step, java.util.function.Supplier<T> action) {
-        try {
-            return action.get();
-        } catch (BackendException | ReadinessProbe.SandboxNotReadyException e) {
-            throw new StepFailedException(step, e.getMessage(), e);
-        } catch (org.eclipse.microprofile.faulttolerance.exceptions.FaultToleranceException e) {
-            throw new StepFailedException(step, "gave up waiting: " + e.getMessage(), e);
         }
     }
 

@@ -39,19 +39,36 @@ public class ExecutorLifecycle {
     private volatile ActionExecutor executor;
     private volatile String failure;
 
+    /**
+     * Reads the settings (and the session key) at once, then starts the shell on a thread of its
+     * own, so that it comes up while the server is still starting; {@code /ready} waits for it.
+     */
     void start() {
         try {
             settings = ExecutorSettings.fromEnvironment(System.getenv());
-            executor = new ActionExecutor(settings, System.getenv());
-            LOG.info("Executor ready, workspace " + settings.workspace());
-        } catch (IllegalStateException | IOException e) {
-            failure = e.getMessage();
-            LOG.log(Level.SEVERE, "Executor could not start: " + e.getMessage());
-            // refuse to run at all rather than serve 403s until someone notices
-            Thread exit = new Thread(() -> System.exit(CANNOT_START), "executor-refuses-to-start");
-            exit.setDaemon(true);
-            exit.start();
+        } catch (IllegalStateException e) {
+            refuseToRun(e.getMessage());
+            return;
         }
+        Thread shellStarter = new Thread(() -> {
+            try {
+                executor = new ActionExecutor(settings, System.getenv());
+                LOG.info("Executor ready, workspace " + settings.workspace());
+            } catch (IOException | RuntimeException e) {
+                refuseToRun(e.getMessage());
+            }
+        }, "executor-start");
+        shellStarter.setDaemon(true);
+        shellStarter.start();
+    }
+
+    private void refuseToRun(String reason) {
+        failure = reason;
+        LOG.log(Level.SEVERE, "Executor could not start: " + reason);
+        // end the sandbox rather than serve 403s and 503s until someone notices
+        Thread exit = new Thread(() -> System.exit(CANNOT_START), "executor-refuses-to-start");
+        exit.setDaemon(true);
+        exit.start();
     }
 
     public boolean initialized() {
