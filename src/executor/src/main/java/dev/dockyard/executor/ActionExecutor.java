@@ -4,6 +4,8 @@ import dev.dockyard.executor.bash.BashSession;
 import dev.dockyard.executor.bash.StaticCommand;
 import dev.dockyard.executor.config.ExecutorSettings;
 import dev.dockyard.executor.files.FileActions;
+import dev.dockyard.executor.files.FileTransfer;
+import dev.dockyard.executor.files.PathGuard;
 import dev.dockyard.protocol.Action;
 import dev.dockyard.protocol.CmdRunAction;
 import dev.dockyard.protocol.ErrorObservation;
@@ -34,6 +36,9 @@ public class ActionExecutor implements AutoCloseable {
     private final ExecutorSettings settings;
     private final Map<String, String> shellEnvironment;
     private final ReentrantLock turn = new ReentrantLock(true);
+    private final PathGuard guard;
+    private final FileActions files;
+    private final FileTransfer transfer;
     private final long startedAtMillis = System.currentTimeMillis();
     private volatile long lastActionAtMillis = startedAtMillis;
     private volatile BashSession shell;
@@ -42,6 +47,9 @@ public class ActionExecutor implements AutoCloseable {
         this.settings = settings;
         this.shellEnvironment = shellEnvironment(processEnvironment);
         Files.createDirectories(settings.workspace());
+        this.guard = new PathGuard(settings.workspace(), settings.filesAnywhere());
+        this.files = new FileActions(guard);
+        this.transfer = new FileTransfer(guard);
         this.shell = startShell();
     }
 
@@ -83,10 +91,10 @@ public class ActionExecutor implements AutoCloseable {
             return liveShell().execute(run, timeout);
         }
         if (action instanceof FileReadAction read) {
-            return FileActions.read(read, liveShell().workingDirectory());
+            return files.read(read, liveShell().workingDirectory());
         }
         if (action instanceof FileWriteAction write) {
-            return FileActions.write(write, liveShell().workingDirectory());
+            return files.write(write, liveShell().workingDirectory());
         }
         return ErrorObservation.of("Action '" + action.type().wireName() + "' is not available in this sandbox.");
     }
@@ -105,6 +113,19 @@ public class ActionExecutor implements AutoCloseable {
 
     public double idleSeconds() {
         return turn.isLocked() ? 0 : (System.currentTimeMillis() - lastActionAtMillis) / 1000.0;
+    }
+
+    /** The shell's current directory, where relative paths of file requests start. */
+    public Path workingDirectory() {
+        return shell.workingDirectory();
+    }
+
+    public PathGuard guard() {
+        return guard;
+    }
+
+    public FileTransfer transfer() {
+        return transfer;
     }
 
     public Path workspace() {

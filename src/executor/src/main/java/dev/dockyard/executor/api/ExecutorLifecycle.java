@@ -1,6 +1,7 @@
 package dev.dockyard.executor.api;
 
 import dev.dockyard.executor.ActionExecutor;
+import dev.dockyard.executor.RequestLedger;
 import dev.dockyard.executor.config.ExecutorSettings;
 import java.io.IOException;
 import java.util.logging.Level;
@@ -38,6 +39,7 @@ public class ExecutorLifecycle {
     private volatile ExecutorSettings settings;
     private volatile ActionExecutor executor;
     private volatile String failure;
+    private final RequestLedger requests = new RequestLedger();
 
     /**
      * Reads the settings (and the session key) at once, then starts the shell on a thread of its
@@ -77,6 +79,10 @@ public class ExecutorLifecycle {
 
     public ActionExecutor executor() {
         return executor;
+    }
+
+    public RequestLedger requests() {
+        return requests;
     }
 
     /** The expected session key, or null when none was given (then nothing is authorised). */

@@ -52,6 +52,9 @@ public class HealthResource {
         readCgroup("memory.current").ifPresent(v -> memory.add("used", v));
         readCgroup("memory.max").ifPresent(v -> memory.add("limit", v));
         resources.add("memory", memory);
+        Runtime jvm = Runtime.getRuntime();
+        resources.add("jvm", Json.createObjectBuilder().add("heap_used", jvm.totalMemory() - jvm.freeMemory())
+                .add("heap_max", jvm.maxMemory()));
         if (lifecycle.initialized()) {
             var ws = lifecycle.executor().workspace().toFile();
             resources.add("disk", Json.createObjectBuilder().add("total", ws.getTotalSpace())

@@ -183,7 +183,7 @@ public final class BashSession implements AutoCloseable {
                 }
                 buffer.clear();
                 lastOutputNanos = System.nanoTime();
-                write(command + "\n");
+                write(asOneUnit(command) + "\n");
                 running = true;
             } else {
                 prefix = CONTINUED_PREFIX;
@@ -259,6 +259,16 @@ public final class BashSession implements AutoCloseable {
         String output = clean(buffer.substring(from, buffer.length()));
         buffer.consumeTo(buffer.length());
         return output;
+    }
+
+    /**
+     * Several lines become one brace group: bash parses all of it before running any, runs it in
+     * the current shell (cd and variables persist), and prints one prompt at the end, so the
+     * observation holds every command's output and the last one's exit code. A syntax error
+     * anywhere runs nothing, as a script would.
+     */
+    static String asOneUnit(String command) {
+        return command.indexOf('\n') < 0 ? command : "{\n" + command + "\n}";
     }
 
     private static String clean(String output) {

@@ -16,7 +16,7 @@ import java.util.Optional;
  * neither in {@code docker inspect} nor readable by the agent's shell afterwards.
  */
 public record ExecutorSettings(byte[] sessionKey, Path workspace, Duration defaultTimeout,
-                               Duration noOutputTimeout, String shell) {
+                               Duration noOutputTimeout, String shell, boolean filesAnywhere) {
 
     public static final String SESSION_KEY_ENV = "SESSION_API_KEY";
     public static final String SESSION_KEY_FILE_ENV = "SESSION_API_KEY_FILE";
@@ -33,7 +33,10 @@ public record ExecutorSettings(byte[] sessionKey, Path workspace, Duration defau
                 env.getOrDefault("DOCKYARD_DEFAULT_TIMEOUT_SECONDS", "120"))));
         Duration noOutput = Duration.ofMillis((long) (1000 * Double.parseDouble(
                 env.getOrDefault("NO_CHANGE_TIMEOUT_SECONDS", "10"))));
-        return new ExecutorSettings(key, workspace, timeout, noOutput, env.getOrDefault("DOCKYARD_SHELL", "/bin/bash"));
+        // the runtime's security policy may let file actions leave the workspace
+        boolean anywhere = "anywhere".equalsIgnoreCase(env.getOrDefault("DOCKYARD_FILE_ACCESS", "workspace"));
+        return new ExecutorSettings(key, workspace, timeout, noOutput, env.getOrDefault("DOCKYARD_SHELL", "/bin/bash"),
+                anywhere);
     }
 
     private static Optional<byte[]> readSessionKey(Map<String, String> env) {

@@ -30,6 +30,12 @@ import java.util.Map;
  */
 public final class FileActions {
 
+    private final PathGuard guard;
+
+    public FileActions(PathGuard guard) {
+        this.guard = guard;
+    }
+
     /** Larger files are refused rather than pulled into an observation. */
     public static final long MAX_FILE_BYTES = 10L * 1024 * 1024;
 
@@ -38,16 +44,13 @@ public final class FileActions {
             ".gif", "image/gif", ".pdf", "application/pdf", ".mp4", "video/mp4", ".webm", "video/webm",
             ".ogg", "video/ogg");
 
-    private FileActions() {
-    }
-
-    public static Path resolve(String path, Path workingDir) {
-        Path p = Path.of(path);
-        return p.isAbsolute() ? p : workingDir.resolve(p);
-    }
-
-    public static Observation read(FileReadAction action, Path workingDir) {
-        Path file = resolve(action.path(), workingDir);
+    public Observation read(FileReadAction action, Path workingDir) {
+        Path file;
+        try {
+            file = guard.check(action.path(), workingDir);
+        } catch (PathGuard.PathRefusedException e) {
+            return ErrorObservation.of(e.getMessage());
+        }
         try {
             if (Files.isDirectory(file)) {
                 return ErrorObservation.of("Path is a directory: " + file + ". You can only read files");
@@ -66,6 +69,9 @@ public final class FileActions {
                 return new FileReadObservation("data:" + mediaType + ";base64,"
                         + Base64.getEncoder().encodeToString(bytes), file.toString(), "default");
             }
+            if (looksBinary(bytes)) {
+                return ErrorObservation.of("ERROR_BINARY_FILE");
+            }
             String text;
             try {
                 text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
@@ -82,8 +88,13 @@ public final class FileActions {
         }
     }
 
-    public static Observation write(FileWriteAction action, Path workingDir) {
-        Path file = resolve(action.path(), workingDir);
+    public Observation write(FileWriteAction action, Path workingDir) {
+        Path file;
+        try {
+            file = guard.check(action.path(), workingDir);
+        } catch (PathGuard.PathRefusedException e) {
+            return ErrorObservation.of(e.getMessage());
+        }
         try {
             if (Files.isDirectory(file)) {
                 return ErrorObservation.of("Path is a directory: " + file + ". You can only write to files");
@@ -166,6 +177,17 @@ public final class FileActions {
             from = to;
         }
         return lines;
+    }
+
+    /** Text never holds a NUL; binaries nearly always do near their start. */
+    static boolean looksBinary(byte[] bytes) {
+        int n = Math.min(bytes.length, 8192);
+        for (int i = 0; i < n; i++) {
+            if (bytes[i] == 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String mediaType(Path file) {

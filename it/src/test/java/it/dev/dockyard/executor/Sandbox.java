@@ -1,0 +1,204 @@
+package it.dev.dockyard.executor;
+
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonStructure;
+import java.io.IOException;
+import java.io.StringReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real sandbox container started by the test (not by the control plane, so it carries no
+ * Dockyard labels), with a known session key, and a client for its executor on 127.0.0.1.
+ */
+final class Sandbox implements AutoCloseable {
+
+    static final String IMAGE = "dockyard/sandbox:latest";
+
+    final String name;
+    final String key;
+    final URI executor;
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+
+    private Sandbox(String name, String key, URI executor) {
+        this.name = name;
+        this.key = key;
+        this.executor = executor;
+    }
+
+    static Sandbox start(String... extraDockerArgs) {
+        String name = "dockyard-it-sandbox-" + UUID.randomUUID().toString().substring(0, 8);
+        String key = UUID.randomUUID().toString();
+        List<String> args = new ArrayList<>(List.of("run", "-d", "--rm", "--name", name, "--init", "--memory", "1g",
+                "--pids-limit", "1024", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+                "-e", "SESSION_API_KEY=" + key, "-p", "127.0.0.1::8000"));
+        args.addAll(List.of(extraDockerArgs));
+        args.add(IMAGE);
+        docker(args.toArray(String[]::new));
+        String port = docker("port", name, "8000/tcp").lines().findFirst().orElseThrow().replaceAll(".*:", "");
+        Sandbox sandbox = new Sandbox(name, key, URI.create("http://127.0.0.1:" + port + "/"));
+        sandbox.awaitReady();
+        return sandbox;
+    }
+
+    private void awaitReady() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            try {
+                if (send(request("ready").GET()).statusCode() == 200) {
+                    return;
+                }
+            } catch (AssertionError notYet) {
+                // still booting
+            }
+            sleep(50);
+        }
+        throw new AssertionError("sandbox " + name + " never became ready: " + docker("logs", name));
+    }
+
+    // ------------------------------------------------------------------ protocol
+
+    static JsonObject action(String type, JsonObjectBuilder args) {
+        return Json.createObjectBuilder().add("action", type).add("args", args).build();
+    }
+
+    static JsonObjectBuilder args() {
+        return Json.createObjectBuilder();
+    }
+
+    /** POST /execute_action; fails the test unless the executor answers 200. */
+    JsonObject execute(JsonObject action) {
+        HttpResponse<String> answer = executeRaw(action, null);
+        if (answer.statusCode() != 200) {
+            throw new AssertionError("execute_action answered " + answer.statusCode() + ": " + answer.body());
+        }
+        return json(answer.body());
+    }
+
+    HttpResponse<String> executeRaw(JsonObject action, String requestId) {
+        HttpRequest.Builder builder = request("execute_action").header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(Json.createObjectBuilder().add("action", action).build()
+                        .toString()));
+        if (requestId != null) {
+            builder.header("X-Request-ID", requestId);
+        }
+        return send(builder);
+    }
+
+    JsonObject run(String command) {
+        return execute(action("run", args().add("command", command)));
+    }
+
+    JsonObject run(String command, double timeout, boolean blocking) {
+        return execute(Json.createObjectBuilder().add("action", "run").add("timeout", timeout)
+                .add("args", args().add("command", command).add("blocking", blocking)).build());
+    }
+
+    JsonObject input(String text) {
+        return execute(action("run", args().add("command", text).add("is_input", true)));
+    }
+
+    /** Brings the shell back to an idle prompt in /workspace, whatever the last test left running. */
+    void reset() {
+        JsonObject probe = run("cd /workspace");
+        if (exitCode(probe) != 0) {
+            input("C-c");
+            run("cd /workspace");
+        }
+    }
+
+    HttpRequest.Builder request(String path) {
+        return HttpRequest.newBuilder(executor.resolve(path)).header("X-Session-API-Key", key)
+                .timeout(Duration.ofSeconds(300));
+    }
+
+    HttpResponse<String> send(HttpRequest.Builder builder) {
+        try {
+            return http.send(builder.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new AssertionError("executor unreachable: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    HttpResponse<byte[]> sendForBytes(HttpRequest.Builder builder) {
+        try {
+            return http.send(builder.build(), HttpResponse.BodyHandlers.ofByteArray());
+        } catch (IOException e) {
+            throw new AssertionError("executor unreachable: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    static JsonObject json(String text) {
+        try (var reader = Json.createReader(new StringReader(text))) {
+            return reader.readObject();
+        }
+    }
+
+    static JsonObject metadata(JsonObject observation) {
+        return observation.getJsonObject("extras").getJsonObject("metadata");
+    }
+
+    static int exitCode(JsonObject observation) {
+        return metadata(observation).getInt("exit_code");
+    }
+
+    static String suffix(JsonObject observation) {
+        return metadata(observation).getString("suffix");
+    }
+
+    static String docker(String... args) {
+        List<String> command = new ArrayList<>(List.of("docker"));
+        command.addAll(List.of(args));
+        try {
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            if (!process.waitFor(120, TimeUnit.SECONDS) || process.exitValue() != 0) {
+                throw new AssertionError("docker " + String.join(" ", args) + " failed: " + out);
+            }
+            return out;
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    static JsonStructure body(String text) {
+        return json(text);
+    }
+
+    @Override
+    public void close() {
+        try {
+            docker("rm", "-f", name);
+        } catch (AssertionError ignored) {
+            // already gone
+        }
+    }
+}
