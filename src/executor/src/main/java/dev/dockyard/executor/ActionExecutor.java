@@ -4,11 +4,13 @@ import dev.dockyard.executor.bash.BashSession;
 import dev.dockyard.executor.bash.StaticCommand;
 import dev.dockyard.executor.config.ExecutorSettings;
 import dev.dockyard.executor.files.FileActions;
+import dev.dockyard.executor.files.FileEditor;
 import dev.dockyard.executor.files.FileTransfer;
 import dev.dockyard.executor.files.PathGuard;
 import dev.dockyard.protocol.Action;
 import dev.dockyard.protocol.CmdRunAction;
 import dev.dockyard.protocol.ErrorObservation;
+import dev.dockyard.protocol.FileEditAction;
 import dev.dockyard.protocol.FileReadAction;
 import dev.dockyard.protocol.FileWriteAction;
 import dev.dockyard.protocol.Observation;
@@ -39,6 +41,7 @@ public class ActionExecutor implements AutoCloseable {
     private final PathGuard guard;
     private final FileActions files;
     private final FileTransfer transfer;
+    private final FileEditor editor;
     private final long startedAtMillis = System.currentTimeMillis();
     private volatile long lastActionAtMillis = startedAtMillis;
     private volatile BashSession shell;
@@ -50,6 +53,7 @@ public class ActionExecutor implements AutoCloseable {
         this.guard = new PathGuard(settings.workspace(), settings.filesAnywhere());
         this.files = new FileActions(guard);
         this.transfer = new FileTransfer(guard);
+        this.editor = new FileEditor(guard);
         this.shell = startShell();
     }
 
@@ -91,7 +95,13 @@ public class ActionExecutor implements AutoCloseable {
             return liveShell().execute(run, timeout);
         }
         if (action instanceof FileReadAction read) {
+            if ("oh_aci".equals(read.implSource()) || read.viewRange() != null) {
+                return editor.view(read.path(), read.viewRange(), liveShell().workingDirectory());
+            }
             return files.read(read, liveShell().workingDirectory());
+        }
+        if (action instanceof FileEditAction edit) {
+            return editor.edit(edit, liveShell().workingDirectory());
         }
         if (action instanceof FileWriteAction write) {
             return files.write(write, liveShell().workingDirectory());

@@ -1,0 +1,180 @@
+package dev.dockyard.executor.files;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dockyard.protocol.FileEditAction;
+import dev.dockyard.protocol.FileEditObservation;
+import dev.dockyard.protocol.FileReadObservation;
+import dev.dockyard.protocol.Observation;
+import dev.dockyard.protocol.SecurityRisk;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The oh_aci editor's commands and texts, on a real file system. */
+class FileEditorTest {
+
+    @TempDir
+    Path workspace;
+
+    private FileEditor editor;
+
+    @BeforeEach
+    void setUp() {
+        editor = new FileEditor(new PathGuard(workspace, false));
+    }
+
+    private FileEditObservation edit(String command, String path, String fileText, String oldStr, String newStr,
+                                     Integer insertLine) {
+        Observation obs = editor.edit(new FileEditAction(path, command, fileText, oldStr, newStr, insertLine, null, null,
+                1, -1, "oh_aci", SecurityRisk.UNKNOWN, null), workspace);
+        return assertInstanceOf(FileEditObservation.class, obs);
+    }
+
+    private String file(String name) {
+        return workspace.resolve(name).toString();
+    }
+
+    @Test
+    void shouldCreateAFileWithDiffAndRefuseToOverwriteIt() throws Exception {
+        FileEditObservation created = edit("create", file("a.py"), "print(1)\nprint(2)\n", null, null, null);
+        assertEquals("File created successfully at: " + file("a.py"), created.content());
+        assertFalse(created.prevExist());
+        assertEquals("--- " + file("a.py") + "\n+++ " + file("a.py") + "\n@@ -1,0 +1,2 @@\n+print(1)\n+print(2)",
+                created.diff());
+        assertEquals("print(1)\nprint(2)\n", Files.readString(workspace.resolve("a.py")));
+        FileEditObservation again = edit("create", file("a.py"), "x", null, null, null);
+        assertEquals("ERROR:\nInvalid `path` parameter: " + file("a.py") + ". File already exists at: " + file("a.py")
+                + ". Cannot overwrite files using command `create`.", again.content());
+    }
+
+    @Test
+    void shouldReplaceAUniqueStringAndShowASnippet() throws Exception {
+        Files.writeString(workspace.resolve("s.txt"), "This is a sample file.\nThis file is for testing purposes.");
+        FileEditObservation obs = edit("str_replace", file("s.txt"), null, "sample", "nice", null);
+        assertEquals("The file " + file("s.txt") + " has been edited. Here's the result of running `cat -n` on a "
+                + "snippet of " + file("s.txt") + ":\n     1\tThis is a nice file.\n     2\tThis file is for testing "
+                + "purposes.\nReview the changes and make sure they are as expected. Edit the file again if necessary.",
+                obs.content());
+        assertTrue(obs.prevExist());
+        assertEquals("sample", obs.oldContent());
+        assertEquals("nice", obs.newContent());
+        assertTrue(obs.diff().contains("-This is a sample file.\n+This is a nice file."), obs.diff());
+    }
+
+    @Test
+    void shouldRefuseStrReplaceWithTwoMatches() throws Exception {
+        Files.writeString(workspace.resolve("t.txt"), "foo\nbar\nfoo\n");
+        FileEditObservation obs = edit("str_replace", file("t.txt"), null, "foo", "baz", null);
+        assertEquals("ERROR:\nNo replacement was performed. Multiple occurrences of old_str `foo` in lines [1, 3]. "
+                + "Please ensure it is unique.", obs.content());
+        assertEquals("", obs.diff());
+        assertEquals("foo\nbar\nfoo\n", Files.readString(workspace.resolve("t.txt")));
+    }
+
+    @Test
+    void shouldRefuseStrReplaceWithoutAMatchOrWithoutAChange() throws Exception {
+        Files.writeString(workspace.resolve("t.txt"), "foo\n");
+        assertEquals("ERROR:\nNo replacement was performed, old_str `nope` did not appear verbatim in " + file("t.txt")
+                + ".", edit("str_replace", file("t.txt"), null, "nope", "x", null).content());
+        assertEquals("ERROR:\nInvalid `new_str` parameter: foo. No replacement was performed. `new_str` and `old_str` "
+                + "must be different.", edit("str_replace", file("t.txt"), null, "foo", "foo", null).content());
+    }
+
+    @Test
+    void shouldInsertAtTheTopAndAfterALine() throws Exception {
+        Files.writeString(workspace.resolve("i.txt"), "This is a test file.\nThis file is for testing purposes.\n");
+        FileEditObservation obs = edit("insert", file("i.txt"), null, null, "Inserted line", 1);
+        assertEquals("The file " + file("i.txt") + " has been edited. Here's the result of running `cat -n` on a "
+                + "snippet of the edited file:\n     1\tThis is a test file.\n     2\tInserted line\n     3\tThis file "
+                + "is for testing purposes.\nReview the changes and make sure they are as expected (correct "
+                + "indentation, no duplicate lines, etc). Edit the file again if necessary.", obs.content());
+        edit("insert", file("i.txt"), null, null, "#!/top", 0);
+        assertEquals("#!/top\nThis is a test file.\nInserted line\nThis file is for testing purposes.\n",
+                Files.readString(workspace.resolve("i.txt")));
+        assertEquals("ERROR:\nInvalid `insert_line` parameter: 9. It should be within the range of allowed values: "
+                + "[0, 4]", edit("insert", file("i.txt"), null, null, "x", 9).content());
+    }
+
+    @Test
+    void shouldUndoTenEditsInOrderThenSayThereIsNoHistory() throws Exception {
+        edit("create", file("u.txt"), "v0\n", null, null, null);
+        for (int i = 1; i <= 10; i++) {
+            edit("str_replace", file("u.txt"), null, "v" + (i - 1), "v" + i, null);
+        }
+        assertEquals("v10\n", Files.readString(workspace.resolve("u.txt")));
+        for (int i = 9; i >= 0; i--) {
+            FileEditObservation undone = edit("undo_edit", file("u.txt"), null, null, null, null);
+            assertTrue(undone.content().startsWith("Last edit to " + file("u.txt") + " undone successfully. "),
+                    undone.content());
+            assertEquals("v" + i + "\n", Files.readString(workspace.resolve("u.txt")));
+        }
+        // ten steps back reach v0; the create itself was the eleventh and fell out of the history
+        assertEquals("ERROR:\nNo edit history found for " + file("u.txt") + ".",
+                edit("undo_edit", file("u.txt"), null, null, null, null).content());
+    }
+
+    @Test
+    void shouldViewNumberedLinesAndRanges() throws Exception {
+        Files.writeString(workspace.resolve("v.txt"), "a\nb\nc\nd\n");
+        FileReadObservation all = (FileReadObservation) editor.view(file("v.txt"), null, workspace);
+        assertEquals("Here's the result of running `cat -n` on " + file("v.txt") + ":\n     1\ta\n     2\tb\n     3\tc\n"
+                + "     4\td\n", all.content());
+        assertEquals("oh_aci", all.implSource());
+        FileReadObservation range = (FileReadObservation) editor.view(file("v.txt"), List.of(2, 3), workspace);
+        assertEquals("Here's the result of running `cat -n` on " + file("v.txt") + ":\n     2\tb\n     3\tc\n",
+                range.content());
+        FileReadObservation toEnd = (FileReadObservation) editor.view(file("v.txt"), List.of(3, -1), workspace);
+        assertTrue(toEnd.content().endsWith("     3\tc\n     4\td\n"), toEnd.content());
+        FileReadObservation bad = (FileReadObservation) editor.view(file("v.txt"), List.of(0, 2), workspace);
+        assertEquals("ERROR:\nInvalid `view_range` parameter: [0, 2]. Its first element `0` should be within the "
+                + "range of lines of the file: [1, 4].", bad.content());
+        FileReadObservation beyond = (FileReadObservation) editor.view(file("v.txt"), List.of(3, 9), workspace);
+        assertTrue(beyond.content().endsWith("\nNOTE: We only show up to 4 since there's only 4 lines in this file\n"));
+    }
+
+    @Test
+    void shouldViewADirectoryTwoLevelsDeepWithoutHiddenEntries() throws Exception {
+        Files.createDirectories(workspace.resolve("src/main/deeper"));
+        Files.writeString(workspace.resolve("src/App.java"), "class App {}");
+        Files.writeString(workspace.resolve(".secret"), "x");
+        Files.createDirectories(workspace.resolve(".git/objects"));
+        FileReadObservation obs = (FileReadObservation) editor.view(workspace.toString(), null, workspace);
+        String ws = workspace.toString();
+        assertEquals("Here's the files and directories up to 2 levels deep in " + ws + ", excluding hidden items:\n"
+                + ws + "/\n" + ws + "/src/\n" + ws + "/src/App.java\n" + ws + "/src/main/\n\n2 hidden files/directories "
+                + "in this directory are excluded. You can use 'ls -la " + ws + "' to see them.", obs.content());
+    }
+
+    @Test
+    void shouldRefuseRelativeMissingBinaryAndHugeFiles() throws Exception {
+        assertTrue(edit("str_replace", "relative.txt", null, "a", "b", null).content()
+                .startsWith("ERROR:\nInvalid `path` parameter: relative.txt. The path should be an absolute path, "
+                        + "starting with `/`."));
+        assertEquals("ERROR:\nInvalid `path` parameter: " + file("missing") + ". The path " + file("missing")
+                + " does not exist. Please provide a valid path.",
+                edit("str_replace", file("missing"), null, "a", "b", null).content());
+        Files.write(workspace.resolve("bin.dat"), new byte[] {1, 0, 2, 0});
+        assertEquals("ERROR:\nFile validation failed for " + file("bin.dat") + ": File appears to be binary and this "
+                + "file type cannot be read or edited by this tool.",
+                edit("str_replace", file("bin.dat"), null, "a", "b", null).content());
+        Files.write(workspace.resolve("big.txt"), "x".repeat(11 * 1024 * 1024).getBytes());
+        assertEquals("ERROR:\nFile validation failed for " + file("big.txt") + ": File is too large (11.0MB). "
+                + "Maximum allowed size is 10MB.", edit("str_replace", file("big.txt"), null, "a", "b", null).content());
+        assertEquals("ERROR:\nInvalid `path` parameter: " + workspace + ". The path " + workspace
+                + " is a directory and only the `view` command can be used on directories.",
+                edit("str_replace", workspace.toString(), null, "a", "b", null).content());
+    }
+
+    @Test
+    void shouldRefuseEditsOutsideTheWorkspace() {
+        FileEditObservation obs = edit("create", "/tmp/dockyard-outside-" + System.nanoTime(), "x", null, null, null);
+        assertTrue(obs.content().startsWith("ERROR:\nYou're not allowed to access this path:"), obs.content());
+    }
+}
