@@ -129,18 +129,17 @@ public class RuntimeResource {
     @POST
     @Path("{id}/actions")
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response act(@PathParam("id") String id, JsonObject actionDict) {
+    public Response act(@PathParam("id") String id, JsonObject actionDict,
+                        @HeaderParam(ExecutorClient.REQUEST_ID_HEADER) String requestId) {
         SandboxRuntime runtime = visible(id);
         Action action = ProtocolJson.actionFromJson(actionDict);
-        if (runtime.status() != RuntimeStatus.READY || runtime.executorUrl() == null) {
-            throw Problem.of(Problem.Kind.RUNTIME_NOT_READY, "Runtime " + id + " is " + runtime.status()
-                    + "; actions need READY").with("status", Json.createValue(runtime.status().name())).toException();
-        }
+        requireReady(runtime);
         Duration timeout = action.timeout() == null ? config.actionTimeout()
                 : Duration.ofMillis((long) (action.timeout() * 1000));
         ExecutorClient.ExecutorAnswer answer;
         try {
-            answer = executors.execute(URI.create(runtime.executorUrl()), runtime.sessionKey(), actionDict, timeout);
+            answer = executors.execute(URI.create(runtime.executorUrl()), runtime.sessionKey(), actionDict, timeout,
+                    requestId);
         } catch (ExecutorClient.ExecutorUnreachableException e) {
             throw Problem.of(Problem.Kind.EXECUTOR_FAILED, e.getMessage()).toException();
         }
@@ -150,8 +149,91 @@ public class RuntimeResource {
         if (answer.status() == 400) {
             throw Problem.of(Problem.Kind.INVALID_ACTION, detail(answer.body())).toException();
         }
+        if (answer.status() == 409) {
+            throw Problem.of(Problem.Kind.REQUEST_ID_REUSED, detail(answer.body())).toException();
+        }
         throw Problem.of(Problem.Kind.EXECUTOR_FAILED, "The executor answered " + answer.status() + ": "
                 + detail(answer.body())).toException();
+    }
+
+    /** Uploads a file (a .zip is unpacked) into the sandbox: multipart part {@code file}, as PROTOCOL.md's /upload_file. */
+    @POST
+    @Path("{id}/files")
+    @Consumes(MediaType.MULTIPART_FORM_DATA)
+    public Response upload(@PathParam("id") String id, @QueryParam("destination") String destination,
+                           @QueryParam("recursive") @jakarta.ws.rs.DefaultValue("false") boolean recursive,
+                           @HeaderParam("Content-Type") String contentType, java.io.InputStream body) {
+        SandboxRuntime runtime = ready(id);
+        if (destination == null || !destination.startsWith("/")) {
+            throw Problem.of(Problem.Kind.VALIDATION, "destination must be an absolute path in the sandbox")
+                    .toException();
+        }
+        ExecutorClient.ExecutorAnswer answer;
+        try {
+            answer = executors.upload(URI.create(runtime.executorUrl()), runtime.sessionKey(), contentType, body,
+                    destination, recursive);
+        } catch (ExecutorClient.ExecutorUnreachableException e) {
+            throw Problem.of(Problem.Kind.EXECUTOR_FAILED, e.getMessage()).toException();
+        }
+        if (answer.status() == 200) {
+            return Response.ok(answer.body(), MediaType.APPLICATION_JSON_TYPE).build();
+        }
+        if (answer.status() == 400) {
+            throw Problem.of(Problem.Kind.VALIDATION, detail(answer.body())).toException();
+        }
+        throw Problem.of(Problem.Kind.EXECUTOR_FAILED, "The executor answered " + answer.status() + ": "
+                + detail(answer.body())).toException();
+    }
+
+    /** Downloads a file or a whole tree from the sandbox as a zip stream. */
+    @GET
+    @Path("{id}/files")
+    @Produces({"application/zip", "application/problem+json"})
+    public Response download(@PathParam("id") String id, @QueryParam("path") String path) {
+        SandboxRuntime runtime = ready(id);
+        if (path == null || !path.startsWith("/")) {
+            throw Problem.of(Problem.Kind.VALIDATION, "path must be an absolute path in the sandbox").toException();
+        }
+        java.net.http.HttpResponse<java.io.InputStream> answer;
+        try {
+            answer = executors.download(URI.create(runtime.executorUrl()), runtime.sessionKey(), path);
+        } catch (ExecutorClient.ExecutorUnreachableException e) {
+            throw Problem.of(Problem.Kind.EXECUTOR_FAILED, e.getMessage()).toException();
+        }
+        if (answer.statusCode() != 200) {
+            String text;
+            try (java.io.InputStream in = answer.body()) {
+                text = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            } catch (java.io.IOException e) {
+                text = "";
+            }
+            Problem.Kind kind = switch (answer.statusCode()) {
+                case 404 -> Problem.Kind.NOT_FOUND;
+                case 400 -> Problem.Kind.VALIDATION;
+                default -> Problem.Kind.EXECUTOR_FAILED;
+            };
+            throw Problem.of(kind, detail(text)).toException();
+        }
+        jakarta.ws.rs.core.StreamingOutput zip = out -> {
+            try (java.io.InputStream in = answer.body()) {
+                in.transferTo(out);
+            }
+        };
+        return Response.ok(zip, "application/zip").header("Content-Disposition",
+                answer.headers().firstValue("Content-Disposition").orElse("attachment")).build();
+    }
+
+    private SandboxRuntime ready(String id) {
+        return requireReady(visible(id));
+    }
+
+    private static SandboxRuntime requireReady(SandboxRuntime runtime) {
+        String id = runtime.id();
+        if (runtime.status() != RuntimeStatus.READY || runtime.executorUrl() == null) {
+            throw Problem.of(Problem.Kind.RUNTIME_NOT_READY, "Runtime " + id + " is " + runtime.status()
+                    + "; this needs READY").with("status", Json.createValue(runtime.status().name())).toException();
+        }
+        return runtime;
     }
 
     private static String detail(String body) {

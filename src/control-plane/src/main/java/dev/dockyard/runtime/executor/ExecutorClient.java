@@ -4,6 +4,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.io.IOException;
+import java.io.InputStream;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,6 +21,8 @@ import java.time.Duration;
 public class ExecutorClient {
 
     public static final String SESSION_HEADER = "X-Session-API-Key";
+    public static final String REQUEST_ID_HEADER = "X-Request-ID";
+    private static final Duration TRANSFER_TIMEOUT = Duration.ofMinutes(30);
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(2);
     /** Time an executor gets beyond the action's own hard timeout to answer. */
     private static final Duration ANSWER_GRACE = Duration.ofSeconds(30);
@@ -47,14 +52,18 @@ public class ExecutorClient {
      *
      * @throws ExecutorUnreachableException when no answer comes back
      */
-    public ExecutorAnswer execute(URI executor, String sessionKey, JsonObject action, Duration hardTimeout) {
+    public ExecutorAnswer execute(URI executor, String sessionKey, JsonObject action, Duration hardTimeout,
+                                  String requestId) {
         String body = Json.createObjectBuilder().add("action", action).build().toString();
-        HttpRequest request = HttpRequest.newBuilder(executor.resolve("/execute_action"))
+        HttpRequest.Builder builder = HttpRequest.newBuilder(executor.resolve("/execute_action"))
                 .header(SESSION_HEADER, sessionKey)
                 .header("Content-Type", "application/json")
                 .timeout(hardTimeout.plus(ANSWER_GRACE))
-                .POST(HttpRequest.BodyPublishers.ofString(body))
-                .build();
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        if (requestId != null && !requestId.isBlank()) {
+            builder.header(REQUEST_ID_HEADER, requestId);
+        }
+        HttpRequest request = builder.build();
         try {
             HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
             return new ExecutorAnswer(response.statusCode(), response.body());
@@ -64,6 +73,42 @@ public class ExecutorClient {
             Thread.currentThread().interrupt();
             throw new ExecutorUnreachableException("Interrupted while waiting for the executor", e);
         }
+    }
+
+    /** Streams a multipart upload through to the executor's {@code /upload_file}. */
+    public ExecutorAnswer upload(URI executor, String sessionKey, String contentType, InputStream body,
+                                 String destination, boolean recursive) {
+        URI target = executor.resolve("/upload_file?destination=" + encode(destination) + "&recursive=" + recursive);
+        HttpRequest request = HttpRequest.newBuilder(target).header(SESSION_HEADER, sessionKey)
+                .header("Content-Type", contentType).timeout(TRANSFER_TIMEOUT)
+                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> body)).build();
+        try {
+            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+            return new ExecutorAnswer(response.statusCode(), response.body());
+        } catch (IOException e) {
+            throw new ExecutorUnreachableException("The sandbox's executor did not take the upload: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ExecutorUnreachableException("Interrupted during the upload", e);
+        }
+    }
+
+    /** Opens the executor's zip stream of {@code path}; the caller closes the body. */
+    public HttpResponse<InputStream> download(URI executor, String sessionKey, String path) {
+        HttpRequest request = HttpRequest.newBuilder(executor.resolve("/download_files?path=" + encode(path)))
+                .header(SESSION_HEADER, sessionKey).timeout(TRANSFER_TIMEOUT).GET().build();
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+        } catch (IOException e) {
+            throw new ExecutorUnreachableException("The sandbox's executor did not answer: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ExecutorUnreachableException("Interrupted during the download", e);
+        }
+    }
+
+    private static String encode(String value) {
+        return URLEncoder.encode(value == null ? "" : value, StandardCharsets.UTF_8);
     }
 
     /** An executor's answer: HTTP status and JSON body. */

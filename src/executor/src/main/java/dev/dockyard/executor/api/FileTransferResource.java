@@ -1,19 +1,19 @@
 package dev.dockyard.executor.api;
 
 import dev.dockyard.executor.files.FileTransfer;
+import dev.dockyard.executor.files.MultipartFile;
 import dev.dockyard.executor.files.PathGuard;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DefaultValue;
-import jakarta.ws.rs.FormParam;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
-import jakarta.ws.rs.core.EntityPart;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.StreamingOutput;
@@ -35,19 +35,19 @@ public class FileTransferResource {
     @Path("upload_file")
     @Consumes(MediaType.MULTIPART_FORM_DATA)
     @Produces(MediaType.APPLICATION_JSON)
-    public Response upload(@FormParam("file") EntityPart file, @QueryParam("destination") String destination,
+    public Response upload(@HeaderParam("Content-Type") String contentType, InputStream body,
+                           @QueryParam("destination") String destination,
                            @DefaultValue("false") @QueryParam("recursive") boolean recursive) {
         if (!lifecycle.initialized()) {
             return ActionResource.detail(Response.Status.SERVICE_UNAVAILABLE, "The executor is not initialized");
         }
-        if (file == null) {
-            return ActionResource.detail(Response.Status.BAD_REQUEST, "A multipart part named 'file' is required");
-        }
         FileTransfer transfer = lifecycle.executor().transfer();
-        String filename = file.getFileName().orElse(null);
-        try (InputStream content = file.getContent()) {
+        String filename;
+        try {
             java.nio.file.Path dir = transfer.destination(destination, lifecycle.executor().workingDirectory());
-            transfer.upload(dir, filename, content, recursive);
+            MultipartFile file = MultipartFile.find(contentType, body, "file");
+            filename = file.filename();
+            transfer.upload(dir, filename, file.content(), recursive);
         } catch (IllegalArgumentException | PathGuard.PathRefusedException e) {
             return ActionResource.detail(Response.Status.BAD_REQUEST, e.getMessage());
         } catch (IOException e) {

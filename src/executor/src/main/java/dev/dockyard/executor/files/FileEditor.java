@@ -462,6 +462,26 @@ public final class FileEditor {
         List<String> a = List.of(before.split("\n", -1));
         List<String> b = List.of(after.split("\n", -1));
         List<String> unified = UnifiedDiffUtils.generateUnifiedDiff(path, path, a, DiffUtils.diff(a, b), 0);
-        return unified.stream().map(String::stripTrailing).collect(Collectors.joining("\n"));
+        return unified.stream().map(FileEditor::difflibHunkHeader).map(String::stripTrailing)
+                .collect(Collectors.joining("\n"));
+    }
+
+    private static final Pattern HUNK = Pattern.compile("^@@ -(\\d+),(\\d+) \\+(\\d+),(\\d+) @@$");
+
+    /** Python's difflib writes "-3" for a one-line range and "-2,0" (the line before) for an empty one. */
+    private static String difflibHunkHeader(String line) {
+        Matcher m = HUNK.matcher(line);
+        if (!m.matches()) {
+            return line;
+        }
+        return "@@ -" + range(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2))) + " +"
+                + range(Integer.parseInt(m.group(3)), Integer.parseInt(m.group(4))) + " @@";
+    }
+
+    private static String range(int start, int length) {
+        if (length == 1) {
+            return String.valueOf(start);
+        }
+        return (length == 0 ? start - 1 : start) + "," + length;
     }
 }

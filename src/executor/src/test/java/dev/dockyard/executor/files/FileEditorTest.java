@@ -46,7 +46,7 @@ class FileEditorTest {
         FileEditObservation created = edit("create", file("a.py"), "print(1)\nprint(2)\n", null, null, null);
         assertEquals("File created successfully at: " + file("a.py"), created.content());
         assertFalse(created.prevExist());
-        assertEquals("--- " + file("a.py") + "\n+++ " + file("a.py") + "\n@@ -1,0 +1,2 @@\n+print(1)\n+print(2)",
+        assertEquals("--- " + file("a.py") + "\n+++ " + file("a.py") + "\n@@ -0,0 +1,2 @@\n+print(1)\n+print(2)",
                 created.diff());
         assertEquals("print(1)\nprint(2)\n", Files.readString(workspace.resolve("a.py")));
         FileEditObservation again = edit("create", file("a.py"), "x", null, null, null);

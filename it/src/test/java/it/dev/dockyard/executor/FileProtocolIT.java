@@ -1,0 +1,157 @@
+package it.dev.dockyard.executor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** PROTOCOL.md's file semantics (read, write, edit) against the executor in a real sandbox. */
+class FileProtocolIT {
+
+    private static Sandbox sandbox;
+
+    @BeforeAll
+    static void start() {
+        sandbox = Sandbox.start();
+    }
+
+    @AfterAll
+    static void stop() {
+        sandbox.close();
+    }
+
+    @AfterEach
+    void backToIdle() {
+        sandbox.reset();
+    }
+
+    private static JsonObject read(String path, int start, int end) {
+        return sandbox.execute(Sandbox.action("read", Sandbox.args().add("path", path).add("start", start).add("end", end)));
+    }
+
+    private static JsonObject write(String path, String content) {
+        return sandbox.execute(Sandbox.action("write", Sandbox.args().add("path", path).add("content", content)));
+    }
+
+    private static JsonObject edit(String command, String path, String... pairs) {
+        var args = Sandbox.args().add("command", command).add("path", path);
+        for (int i = 0; i < pairs.length; i += 2) {
+            if (pairs[i].equals("insert_line")) {
+                args.add(pairs[i], Integer.parseInt(pairs[i + 1]));
+            } else {
+                args.add(pairs[i], pairs[i + 1]);
+            }
+        }
+        return sandbox.execute(Sandbox.action("edit", args));
+    }
+
+    @Test
+    void shouldReadWholeFilesAndLineRanges() {
+        write("/workspace/lines.txt", "l0\nl1\nl2\nl3\nl4");
+        assertEquals("l0\nl1\nl2\nl3\nl4\n", read("/workspace/lines.txt", 0, -1).getString("content"));
+        assertEquals("l1\nl2\n", read("/workspace/lines.txt", 1, 3).getString("content"));
+        assertEquals("l2\nl3\nl4\n", read("/workspace/lines.txt", 2, -1).getString("content"));
+        JsonObject obs = read("/workspace/lines.txt", 0, -1);
+        assertEquals("I read the file /workspace/lines.txt.", obs.getString("message"));
+        assertEquals("default", obs.getJsonObject("extras").getString("impl_source"));
+    }
+
+    @Test
+    void shouldResolveRelativePathsFromTheShellsDirectory() {
+        sandbox.run("mkdir -p /workspace/sub && cd /workspace/sub && echo rel > here.txt");
+        JsonObject obs = read("here.txt", 0, -1);
+        assertEquals("rel\n", obs.getString("content"));
+        assertEquals("/workspace/sub/here.txt", obs.getJsonObject("extras").getString("path"));
+    }
+
+    @Test
+    void shouldReadImagesAsDataUrls() {
+        sandbox.run("printf 'iVBORw0KGgo=' | base64 -d > /workspace/pixel.png");
+        assertEquals("data:image/png;base64,iVBORw0KGgo=", read("/workspace/pixel.png", 0, -1).getString("content"));
+    }
+
+    @Test
+    void shouldReportAMissingFileWithTheWorkingDirectory() {
+        JsonObject obs = read("/workspace/nope.txt", 0, -1);
+        assertEquals("error", obs.getString("observation"));
+        assertEquals("File not found: /workspace/nope.txt. Your current working directory is /workspace.",
+                obs.getString("content"));
+    }
+
+    @Test
+    void shouldRefuseReadingADirectory() {
+        JsonObject obs = read("/workspace", 0, -1);
+        assertEquals("Path is a directory: /workspace. You can only read files", obs.getString("content"));
+    }
+
+    @Test
+    void shouldRefuseBinaryFiles() {
+        sandbox.run("head -c 64 /dev/urandom > /workspace/blob.bin; printf '\\0' >> /workspace/blob.bin");
+        assertEquals("ERROR_BINARY_FILE", read("/workspace/blob.bin", 0, -1).getString("content"));
+    }
+
+    @Test
+    void shouldRefuseFilesOverTenMegabytes() {
+        sandbox.run("head -c 11000000 /dev/zero | tr '\\0' 'a' > /workspace/huge.txt");
+        JsonObject obs = read("/workspace/huge.txt", 0, -1);
+        assertEquals("error", obs.getString("observation"));
+        assertTrue(obs.getString("content").contains("over 10 MB"), obs.getString("content"));
+        JsonObject edit = edit("str_replace", "/workspace/huge.txt", "old_str", "a", "new_str", "b");
+        assertTrue(edit.getString("content").contains("File is too large (10.5MB). Maximum allowed size is 10MB."),
+                edit.getString("content"));
+    }
+
+    @Test
+    void shouldWriteCreatingParentsAndReplacingLineRanges() {
+        JsonObject obs = write("/workspace/new/dir/file.txt", "a\nb");
+        assertEquals("write", obs.getString("observation"));
+        assertEquals("I wrote to the file /workspace/new/dir/file.txt.", obs.getString("message"));
+        assertEquals("a\nb", sandbox.run("cat /workspace/new/dir/file.txt").getString("content"));
+        sandbox.execute(Sandbox.action("write", Sandbox.args().add("path", "/workspace/new/dir/file.txt")
+                .add("content", "X").add("start", 1).add("end", 2)));
+        assertEquals("a\nX", sandbox.run("cat /workspace/new/dir/file.txt").getString("content"));
+        assertEquals("664 dockyard", sandbox.run("stat -c '%a %U' /workspace/new/dir/file.txt").getString("content"));
+    }
+
+    @Test
+    void shouldEditThroughTheWireWithUnifiedDiff() {
+        JsonObject created = edit("create", "/workspace/app.py", "file_text", "def f():\n    return 1\n");
+        assertEquals("edit", created.getString("observation"));
+        assertEquals("File created successfully at: /workspace/app.py", created.getString("content"));
+        JsonObject replaced = edit("str_replace", "/workspace/app.py", "old_str", "return 1", "new_str", "return 2");
+        JsonObject extras = replaced.getJsonObject("extras");
+        assertEquals("--- /workspace/app.py\n+++ /workspace/app.py\n@@ -2 +2 @@\n-    return 1\n+    return 2",
+                extras.getString("diff"));
+        assertEquals("return 1", extras.getString("old_content"));
+        assertEquals("return 2", extras.getString("new_content"));
+        assertEquals("oh_aci", extras.getString("impl_source"));
+        assertEquals("I edited the file /workspace/app.py.", replaced.getString("message"));
+        JsonObject twice = edit("str_replace", "/workspace/app.py", "old_str", "e", "new_str", "E");
+        assertEquals("ERROR:\nNo replacement was performed. Multiple occurrences of old_str `e` in lines [1, 2]. "
+                + "Please ensure it is unique.", twice.getString("content"));
+        assertEquals("", twice.getJsonObject("extras").getString("diff"));
+        edit("insert", "/workspace/app.py", "insert_line", "0", "new_str", "import os");
+        edit("undo_edit", "/workspace/app.py");
+        JsonObject undone = edit("undo_edit", "/workspace/app.py");
+        assertTrue(undone.getString("content").startsWith("Last edit to /workspace/app.py undone successfully."));
+        assertEquals("def f():\n    return 1", sandbox.run("cat /workspace/app.py").getString("content"));
+    }
+
+    @Test
+    void shouldViewThroughReadAndEdit() {
+        write("/workspace/view.txt", "one\ntwo\nthree");
+        JsonObject viaRead = sandbox.execute(Sandbox.action("read", Sandbox.args().add("path", "/workspace/view.txt")
+                .add("impl_source", "oh_aci").add("view_range", Json.createArrayBuilder().add(2).add(-1))));
+        assertEquals("Here's the result of running `cat -n` on /workspace/view.txt:\n     2\ttwo\n     3\tthree\n",
+                viaRead.getString("content"));
+        JsonObject viaEdit = edit("view", "/workspace");
+        assertTrue(viaEdit.getString("content").startsWith(
+                "Here's the files and directories up to 2 levels deep in /workspace, excluding hidden items:\n"
+                        + "/workspace/\n"), viaEdit.getString("content"));
+    }
+}

@@ -1,0 +1,98 @@
+package it.dev.dockyard.executor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import jakarta.json.Json;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** /upload_file, /download_files and /list_files on the executor in a real sandbox. */
+class FileTransferIT {
+
+    private static Sandbox sandbox;
+
+    @BeforeAll
+    static void start() {
+        sandbox = Sandbox.start();
+    }
+
+    @AfterAll
+    static void stop() {
+        sandbox.close();
+    }
+
+    private static HttpResponse<String> upload(String filename, byte[] content, String query) {
+        Multipart multipart = new Multipart();
+        return sandbox.send(sandbox.request("upload_file?" + query).header("Content-Type", multipart.contentType())
+                .POST(HttpRequest.BodyPublishers.ofByteArray(multipart.file(filename, content))));
+    }
+
+    @Test
+    void shouldUploadAFileIntoTheDestination() {
+        HttpResponse<String> answer = upload("notes.txt", "uploaded".getBytes(), "destination=/workspace/up");
+        assertEquals(200, answer.statusCode(), answer.body());
+        assertEquals("{\"filename\":\"notes.txt\",\"destination\":\"/workspace/up\",\"recursive\":false}", answer.body());
+        assertEquals("uploaded", sandbox.run("cat /workspace/up/notes.txt").getString("content"));
+    }
+
+    @Test
+    void shouldUnpackAZipIntoTheDestination() {
+        Map<String, String> entries = new LinkedHashMap<>();
+        entries.put("project/README.md", "# hi");
+        entries.put("project/src/main.py", "print('hi')");
+        HttpResponse<String> answer = upload("project.zip", Multipart.zip(entries), "destination=/workspace/z&recursive=true");
+        assertEquals(200, answer.statusCode(), answer.body());
+        assertEquals("print('hi')", sandbox.run("cat /workspace/z/project/src/main.py").getString("content"));
+        assertEquals("", sandbox.run("ls /workspace/z/*.zip 2>/dev/null").getString("content"));
+    }
+
+    @Test
+    void shouldRefuseZipSlip() {
+        Map<String, String> entries = new LinkedHashMap<>();
+        entries.put("ok.txt", "fine");
+        entries.put("../../../tmp/evil.txt", "PWNED");
+        HttpResponse<String> answer = upload("evil.zip", Multipart.zip(entries), "destination=/workspace/slip");
+        assertEquals(400, answer.statusCode(), answer.body());
+        assertTrue(answer.body().contains("outside the destination"), answer.body());
+        assertEquals("absent", sandbox.run("test -e /tmp/evil.txt && echo present || echo absent").getString("content"));
+    }
+
+    @Test
+    void shouldRefuseRelativeOrOutsideDestinations() {
+        assertEquals(400, upload("a.txt", "x".getBytes(), "destination=workspace").statusCode());
+        HttpResponse<String> outside = upload("a.txt", "x".getBytes(), "destination=/etc");
+        assertEquals(400, outside.statusCode());
+        assertTrue(outside.body().contains("You're not allowed to access this path"), outside.body());
+        assertEquals(400, upload("a.txt", "x".getBytes(), "destination=/workspace&recursive=true").statusCode(),
+                "recursive uploads must be zips");
+    }
+
+    @Test
+    void shouldDownloadATreeAsZip() {
+        sandbox.run("mkdir -p /workspace/dl/sub && echo a > /workspace/dl/a.txt && echo b > /workspace/dl/sub/b.txt");
+        HttpResponse<byte[]> answer = sandbox.sendForBytes(sandbox.request("download_files?path=/workspace/dl").GET());
+        assertEquals(200, answer.statusCode());
+        assertEquals("application/zip", answer.headers().firstValue("Content-Type").orElse(""));
+        Map<String, String> entries = Multipart.unzip(answer.body());
+        assertEquals("a\n", entries.get("dl/a.txt"));
+        assertEquals("b\n", entries.get("dl/sub/b.txt"));
+        assertEquals(400, sandbox.send(sandbox.request("download_files?path=workspace").GET()).statusCode());
+        assertEquals(404, sandbox.send(sandbox.request("download_files?path=/workspace/none").GET()).statusCode());
+        assertEquals(400, sandbox.send(sandbox.request("download_files?path=/etc").GET()).statusCode());
+    }
+
+    @Test
+    void shouldListDirectoriesFirstEachSortedIgnoringCase() {
+        sandbox.run("mkdir -p /workspace/ls/Bdir /workspace/ls/adir && touch /workspace/ls/Zfile /workspace/ls/bfile");
+        HttpResponse<String> answer = sandbox.send(sandbox.request("list_files").header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(Json.createObjectBuilder().add("path", "/workspace/ls")
+                        .build().toString())));
+        assertEquals("[\"adir/\",\"Bdir/\",\"bfile\",\"Zfile\"]", answer.body());
+    }
+}
