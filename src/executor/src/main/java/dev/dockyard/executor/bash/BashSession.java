@@ -71,8 +71,13 @@ public final class BashSession implements AutoCloseable {
      */
     public static BashSession start(String shell, Path workdir, Map<String, String> environment,
                                     Duration noOutputTimeout) throws IOException {
-        ProcessBuilder builder = new ProcessBuilder("script", "-qfec",
-                shell + " --noediting --noprofile --norc -i", "/dev/null")
+        String bash = shell + " --noediting --noprofile --norc -i";
+        // A signal ignored when a shell starts stays ignored for everything it runs, and a parent
+        // started in the background (nohup, `cmd &` in a script) ignores SIGINT: C-c would then do
+        // nothing. Reset the job-control signals before bash starts, where env can.
+        String command = "if env --default-signal=INT true 2>/dev/null; then exec env "
+                + "--default-signal=INT,QUIT,TSTP,TTIN,TTOU " + bash + "; else exec " + bash + "; fi";
+        ProcessBuilder builder = new ProcessBuilder("script", "-qfec", command, "/dev/null")
                 .directory(workdir.toFile())
                 .redirectErrorStream(true);
         builder.environment().clear();
