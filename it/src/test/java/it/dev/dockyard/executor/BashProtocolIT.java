@@ -182,8 +182,10 @@ class BashProtocolIT {
     @Test
     void shouldEndInputWithCtrlD() {
         sandbox.run("cat > /tmp/typed.txt", 1, true);
-        sandbox.execute(Sandbox.action("run", Sandbox.args().add("command", "typed line").add("is_input", true)
-                .add("blocking", true)));
+        // cat keeps reading: the typed line comes back at this call's own short hard timeout
+        sandbox.execute(Json.createObjectBuilder().add("action", "run").add("timeout", 1)
+                .add("args", Sandbox.args().add("command", "typed line").add("is_input", true).add("blocking", true))
+                .build());
         JsonObject obs = sandbox.input("C-d");
         assertEquals(0, exitCode(obs));
         assertEquals("typed line", sandbox.run("cat /tmp/typed.txt").getString("content"));
