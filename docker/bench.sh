@@ -13,6 +13,7 @@ bash "$root/docker/build-sandbox-image.sh" "$root/src/executor/target/executor-s
 
 export WLP_OUTPUT_DIR="$(mktemp -d /tmp/dockyard-bench.XXXXXX)"
 export HTTP_PORT=19280
+export DOCKYARD_INSTANCE=bench
 export DOCKYARD_BOOTSTRAP_ADMIN_KEY="bench-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 "$wlp/bin/server" start dockyard >/dev/null
 trap '"$wlp/bin/server" stop dockyard >/dev/null; rm -rf "$WLP_OUTPUT_DIR"' EXIT

@@ -35,9 +35,18 @@ final class DockerCli {
         }
     }
 
+    /** Runs a docker command that must succeed; its output. */
+    static String ok(String... args) {
+        Result result = run(args);
+        if (result.exitCode() != 0) {
+            throw new AssertionError("docker " + String.join(" ", args) + " failed: " + result.output());
+        }
+        return result.output();
+    }
+
     /** Names of all containers, running or not, carrying a label (key=value). */
     static List<String> containersLabelled(String label) {
-        String out = run("ps", "-a", "--filter", "label=" + label, "--format", "{{.Names}}").output();
+        String out = ok("ps", "-a", "--filter", "label=" + label, "--format", "{{.Names}}");
         return out.isBlank() ? List.of() : List.of(out.split("\n"));
     }
 

@@ -46,8 +46,8 @@ class RuntimeLifecycleIT {
             assertEquals(List.of(), DockerCli.containersLabelled("dev.dockyard.runtime-id=" + id));
         }
         // every container this run's conversations ever had is gone, whatever the bookkeeping above missed
-        List<String> leftovers = DockerCli.run("ps", "-a", "--filter", "label=dev.dockyard.managed=true", "--format",
-                "{{index .Labels \"dev.dockyard.conversation-id\"}}").output().lines()
+        List<String> leftovers = DockerCli.ok("ps", "-a", "--filter", "label=dev.dockyard.managed=true", "--format",
+                "{{.Label \"dev.dockyard.conversation-id\"}}").lines()
                 .filter(c -> c.startsWith("it-" + RUN + "-")).toList();
         assertEquals(List.of(), leftovers);
     }

@@ -11,11 +11,17 @@ public final class Labels {
     public static final String MANAGED = "dev.dockyard.managed";
     public static final String RUNTIME_ID = "dev.dockyard.runtime-id";
     public static final String CONVERSATION_ID = "dev.dockyard.conversation-id";
+    /**
+     * Which control plane (MP Config {@code dockyard.instance}) owns the resource: control planes
+     * sharing one engine (a test server beside a dev server) never sweep each other's sandboxes.
+     */
+    public static final String CONTROL_PLANE = "dev.dockyard.control-plane";
 
     private Labels() {
     }
 
-    public static Map<String, String> of(String runtimeId, String conversationId) {
-        return Map.of(MANAGED, "true", RUNTIME_ID, runtimeId, CONVERSATION_ID, conversationId);
+    public static Map<String, String> of(String runtimeId, String conversationId, String controlPlane) {
+        return Map.of(MANAGED, "true", RUNTIME_ID, runtimeId, CONVERSATION_ID, conversationId,
+                CONTROL_PLANE, controlPlane);
     }
 }

@@ -25,6 +25,13 @@ public interface RuntimeBackend {
 
     SandboxState inspect(String sandboxName);
 
+    /**
+     * Every sandbox carrying {@link Labels#MANAGED} and owned by {@code controlPlane}, running or not.
+     *
+     * @throws BackendException when the backend cannot be listed: callers must then act on nothing
+     */
+    java.util.List<ManagedSandbox> listManaged(String controlPlane);
+
     /** Stops and removes the sandbox with its anonymous volumes; nothing there is success too. */
     void remove(String sandboxName);
 }

@@ -8,7 +8,7 @@ import java.util.Map;
  * sandbox's file system, never as an environment variable or label, so that it does not show up in
  * {@code docker inspect}.
  */
-public record SandboxSpec(String runtimeId, String conversationId, String name, String image, double cpus,
+public record SandboxSpec(String runtimeId, String conversationId, String controlPlane, String name, String image, double cpus,
                           double bootCpus, int memoryMb, long pidsLimit, String user, int executorPort,
                           Map<String, String> environment, String sessionKey) {
 
@@ -17,7 +17,7 @@ public record SandboxSpec(String runtimeId, String conversationId, String name, 
     }
 
     public Map<String, String> labels() {
-        return Labels.of(runtimeId, conversationId);
+        return Labels.of(runtimeId, conversationId, controlPlane);
     }
 
     @Override

@@ -63,6 +63,14 @@ public class DockyardConfig {
     int actionTimeoutSeconds;
 
     @Inject
+    @ConfigProperty(name = "dockyard.instance", defaultValue = "default")
+    String instance;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.reconciler.grace", defaultValue = "20")
+    int reconcilerGraceSeconds;
+
+    @Inject
     @ConfigProperty(name = "dockyard.docker.host")
     Optional<String> dockerHost;
 
@@ -118,6 +126,19 @@ public class DockyardConfig {
     /** Default hard timeout of an action that names none, as in OpenHands' sandbox config. */
     public Duration actionTimeout() {
         return Duration.ofSeconds(actionTimeoutSeconds);
+    }
+
+    /** This control plane's name on the sandboxes it owns (label dev.dockyard.control-plane). */
+    public String instance() {
+        return instance;
+    }
+
+    /**
+     * How old a sandbox without a live runtime (or a starting runtime nobody provisions) must be
+     * before the reconciler removes it: room for a stop or a start that is under way right now.
+     */
+    public Duration reconcilerGrace() {
+        return Duration.ofSeconds(reconcilerGraceSeconds);
     }
 
     /** The Docker endpoint; empty means DOCKER_HOST or the local socket. */

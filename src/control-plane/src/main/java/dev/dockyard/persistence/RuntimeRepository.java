@@ -73,6 +73,12 @@ public class RuntimeRepository {
         return query.setMaxResults(1000).getResultList();
     }
 
+    /** Every runtime that is live (holds or may hold a sandbox). */
+    public List<SandboxRuntime> live() {
+        return em.createQuery("select r from SandboxRuntime r where r.status not in :ended", SandboxRuntime.class)
+                .setParameter("ended", List.of(RuntimeStatus.STOPPED, RuntimeStatus.ERROR)).getResultList();
+    }
+
     public List<StatusChange> history(String runtimeId) {
         return em.createQuery("select c from StatusChange c where c.runtimeId = :id order by c.at", StatusChange.class)
                 .setParameter("id", runtimeId).getResultList();

@@ -13,6 +13,8 @@ import com.github.dockerjava.api.model.PortBinding;
 import com.github.dockerjava.api.model.Ports;
 import com.github.dockerjava.api.model.RestartPolicy;
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.Labels;
+import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxState;
@@ -23,6 +25,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -215,11 +218,21 @@ public class DockerBackend implements RuntimeBackend {
         }
     }
 
-    /** All containers carrying the given label selector, by name (for sweeping and tests). */
-    public List<String> listByLabels(Map<String, String> labels) {
-        return docker.listContainersCmd().withShowAll(true).withLabelFilter(labels).exec().stream()
-                .map(c -> c.getNames().length > 0 ? c.getNames()[0].replaceFirst("^/", "") : c.getId())
-                .toList();
+    @Override
+    public List<ManagedSandbox> listManaged(String controlPlane) {
+        try {
+            return docker.listContainersCmd().withShowAll(true)
+                    .withLabelFilter(Map.of(Labels.MANAGED, "true", Labels.CONTROL_PLANE, controlPlane)).exec()
+                    .stream()
+                    .map(c -> new ManagedSandbox(
+                            c.getNames() != null && c.getNames().length > 0 ? c.getNames()[0].replaceFirst("^/", "") : c.getId(),
+                            c.getLabels().get(Labels.RUNTIME_ID), c.getLabels().get(Labels.CONVERSATION_ID),
+                            Instant.ofEpochSecond(c.getCreated() == null ? 0 : c.getCreated()),
+                            "running".equals(c.getState())))
+                    .toList();
+        } catch (RuntimeException e) {
+            throw new BackendException("Docker could not list the managed containers: " + describe(e), e);
+        }
     }
 
     private static String describe(Exception e) {

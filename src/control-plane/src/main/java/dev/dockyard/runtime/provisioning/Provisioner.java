@@ -67,26 +67,30 @@ public class Provisioner {
     public SandboxRuntime provision(ProvisioningRequest request) {
         SandboxRuntime runtime = new SandboxRuntime(request.conversationId(), request.userId(), backend.name(),
                 request.image(), request.cpus(), request.memoryMb(), request.timeoutSeconds(), clock.instant());
+        // in flight before it is visible: a reconciler pass in between must not take it for an orphan
+        CompletableFuture<RuntimeStatus> settled = new CompletableFuture<>();
+        settling.put(runtime.id(), settled);
         try {
             SandboxRuntime registered = journal.register(runtime);
             if (!registered.id().equals(runtime.id())) {
                 throw new ConversationBusyException(registered);
             }
-        } catch (ConversationBusyException e) {
-            throw e;
         } catch (PersistenceException | jakarta.transaction.TransactionalException e) {
+            settling.remove(runtime.id());
             // lost a race for the conversation: the unique constraint fired; report the winner
             Optional<SandboxRuntime> winner = journal.live(request.userId(), request.conversationId());
             if (winner.isPresent()) {
                 throw new ConversationBusyException(winner.get());
             }
             throw e;
+        } catch (RuntimeException e) {
+            settling.remove(runtime.id());
+            throw e;
         }
-        CompletableFuture<RuntimeStatus> settled = new CompletableFuture<>();
-        settling.put(runtime.id(), settled);
-        SandboxSpec spec = new SandboxSpec(runtime.id(), runtime.conversationId(), runtime.containerName(),
-                runtime.image(), runtime.cpus(), config.sandboxBootCpus(), runtime.memoryMb(), config.sandboxPidsLimit(), config.sandboxUser(),
-                config.executorPort(), request.environment(), runtime.sessionKey());
+        SandboxSpec spec = new SandboxSpec(runtime.id(), runtime.conversationId(), config.instance(),
+                runtime.containerName(),
+                runtime.image(), runtime.cpus(), config.sandboxBootCpus(), runtime.memoryMb(), config.sandboxPidsLimit(),
+                config.sandboxUser(), config.executorPort(), request.environment(), runtime.sessionKey());
         executor.execute(() -> {
             RuntimeStatus outcome = RuntimeStatus.ERROR;
             try {
@@ -97,6 +101,11 @@ public class Provisioner {
             }
         });
         return runtime;
+    }
+
+    /** Whether this control plane is bringing the runtime up right now. */
+    public boolean isInFlight(String runtimeId) {
+        return settling.containsKey(runtimeId);
     }
 
     /** Waits up to {@code wait} for a runtime that is being provisioned to settle. */

@@ -76,6 +76,26 @@ public class ProvisioningJournal {
         return runtime;
     }
 
+    /** Every live runtime, read in a transaction of its own. */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public java.util.List<SandboxRuntime> live() {
+        return runtimes.live();
+    }
+
+    /**
+     * Moves a runtime to {@code next} only if it is still in one of {@code expected}: the
+     * reconciler's view may be stale by the time it acts. Returns whether it moved.
+     */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public boolean transitionIf(String id, java.util.Set<RuntimeStatus> expected, RuntimeStatus next, String message) {
+        Optional<SandboxRuntime> found = runtimes.lock(id);
+        if (found.isEmpty() || !expected.contains(found.get().status())) {
+            return false;
+        }
+        runtimes.record(found.get().transitionTo(next, message, clock.instant()));
+        return true;
+    }
+
     /** Stops the runtime unless it is stopped already; returns it either way. */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public SandboxRuntime stop(String id, String message) {

@@ -1,0 +1,60 @@
+package it.dev.dockyard.e2e;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/** The control-plane server the build started for these tests: its PID, a kill -9, a restart. */
+final class ControlPlaneServer {
+
+    private ControlPlaneServer() {
+    }
+
+    static long pid() throws IOException {
+        Path pidFile = Path.of(System.getProperty("dockyard.server-output"), ".pid", "dockyard.pid");
+        return Long.parseLong(Files.readString(pidFile).strip());
+    }
+
+    /** SIGKILL: no shutdown hook, no transaction completes, nothing is cleaned up. */
+    static void killNine() throws Exception {
+        ProcessHandle server = ProcessHandle.of(pid()).orElseThrow(() -> new AssertionError("server not running"));
+        server.destroyForcibly();
+        server.onExit().get(30, TimeUnit.SECONDS);
+    }
+
+    /** Starts the same server again, with the same database and settings, and waits until it answers. */
+    static void start() throws Exception {
+        ProcessBuilder builder = new ProcessBuilder(System.getProperty("dockyard.wlp") + "/bin/server", "start",
+                "dockyard").redirectErrorStream(true);
+        builder.environment().put("WLP_OUTPUT_DIR", System.getProperty("dockyard.server-output"));
+        builder.environment().put("HTTP_PORT", System.getProperty("dockyard.http-port"));
+        builder.environment().put("DOCKYARD_BOOTSTRAP_ADMIN_KEY", System.getProperty("dockyard.admin-key"));
+        builder.environment().put("DOCKYARD_INSTANCE", System.getProperty("dockyard.instance"));
+        Process process = builder.start();
+        String out = new String(process.getInputStream().readAllBytes());
+        if (!process.waitFor(120, TimeUnit.SECONDS) || process.exitValue() != 0) {
+            throw new AssertionError("server did not start again: " + out);
+        }
+        HttpClient http = HttpClient.newHttpClient();
+        URI health = URI.create(System.getProperty("dockyard.url") + "/health/ready");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            try {
+                if (http.send(HttpRequest.newBuilder(health).timeout(Duration.ofSeconds(5)).build(),
+                        HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // still starting
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("server never became ready again");
+    }
+}
