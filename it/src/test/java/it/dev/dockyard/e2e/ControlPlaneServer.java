@@ -36,6 +36,9 @@ final class ControlPlaneServer {
         builder.environment().put("HTTP_PORT", System.getProperty("dockyard.http-port"));
         builder.environment().put("DOCKYARD_BOOTSTRAP_ADMIN_KEY", System.getProperty("dockyard.admin-key"));
         builder.environment().put("DOCKYARD_INSTANCE", System.getProperty("dockyard.instance"));
+        builder.environment().put("DOCKYARD_QUOTA_MAX_RUNTIMES", "100");
+        builder.environment().put("DOCKYARD_QUOTA_MAX_CPUS", "100");
+        builder.environment().put("DOCKYARD_QUOTA_MAX_MEMORY_MB", "200000");
         Process process = builder.start();
         String out = new String(process.getInputStream().readAllBytes());
         if (!process.waitFor(120, TimeUnit.SECONDS) || process.exitValue() != 0) {

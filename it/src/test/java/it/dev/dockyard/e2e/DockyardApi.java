@@ -48,6 +48,15 @@ final class DockyardApi {
         return send(request(path).DELETE());
     }
 
+    Answer postBytes(String path, String contentType, byte[] body) {
+        return send(request(path).header("Content-Type", contentType).POST(HttpRequest.BodyPublishers.ofByteArray(body)));
+    }
+
+    Answer put(String path, JsonStructure body) {
+        return send(request(path).header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(body.toString())));
+    }
+
     Answer post(String path, JsonStructure body) {
         return post(path, body.toString(), null);
     }

@@ -1,6 +1,8 @@
 package dev.dockyard.api;
 
 import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.tenancy.Accounts;
+import dev.dockyard.tenancy.Role;
 import jakarta.annotation.Priority;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Priorities;
@@ -13,9 +15,9 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Optional;
 
 /**
- * {@code X-API-Key} on every API call. Until tenancy arrives the only key is the bootstrap admin
- * key from {@code dockyard.bootstrap.admin-key}; without one configured, every call is refused.
- * Keys are compared as SHA-256 digests in constant time and never logged.
+ * {@code X-API-Key} on every API call: the bootstrap admin key from
+ * {@code dockyard.bootstrap.admin-key} (compared as SHA-256 digests in constant time), or a key
+ * issued by {@code POST /api/v1/users} (found by its SHA-256 hash). Keys are never logged.
  */
 @Provider
 @Priority(Priorities.AUTHENTICATION)
@@ -30,6 +32,9 @@ public class ApiKeyFilter implements ContainerRequestFilter {
     @Inject
     Caller caller;
 
+    @Inject
+    Accounts accounts;
+
     @Override
     public void filter(ContainerRequestContext request) {
         String given = request.getHeaderString(HEADER);
@@ -39,7 +44,12 @@ public class ApiKeyFilter implements ContainerRequestFilter {
             return;
         }
         if (adminKey.isPresent() && MessageDigest.isEqual(digest(given), digest(adminKey.get()))) {
-            caller.authenticate(BOOTSTRAP_ADMIN, Caller.Role.ADMIN);
+            caller.authenticate(BOOTSTRAP_ADMIN, Role.ADMIN);
+            return;
+        }
+        Optional<Accounts.Principal> principal = accounts.byKey(given);
+        if (principal.isPresent()) {
+            caller.authenticate(principal.get().userId(), principal.get().role());
             return;
         }
         request.abortWith(Problem.of(Problem.Kind.UNAUTHORIZED, "Unknown API key").toResponse());

@@ -1,12 +1,11 @@
 package dev.dockyard.api;
 
+import dev.dockyard.tenancy.Role;
 import jakarta.enterprise.context.RequestScoped;
 
 /** Who is making the current request, as established by {@link ApiKeyFilter}. */
 @RequestScoped
 public class Caller {
-
-    public enum Role { USER, ADMIN }
 
     private String userId;
     private Role role;
@@ -18,6 +17,10 @@ public class Caller {
 
     public String userId() {
         return userId;
+    }
+
+    public Role role() {
+        return role;
     }
 
     public boolean isAdmin() {

@@ -31,6 +31,7 @@ public final class Problem {
         CONVERSATION_BUSY(409, "conversation-has-runtime", "The conversation already has a live runtime"),
         RUNTIME_NOT_READY(409, "runtime-not-ready", "The runtime is not ready"),
         REQUEST_ID_REUSED(409, "request-id-reused", "X-Request-ID already used for another action"),
+        QUOTA_EXCEEDED(429, "quota-exceeded", "Quota exceeded"),
         NOT_IMPLEMENTED(501, "not-implemented", "Not implemented yet"),
         EXECUTOR_FAILED(502, "executor-failed", "The sandbox's executor failed"),
         BACKEND_FAILED(502, "backend-failed", "The sandbox backend failed"),

@@ -24,7 +24,8 @@ final class ProvisionRequestReader {
     private ProvisionRequestReader() {
     }
 
-    static ProvisioningRequest read(JsonObject body, String userId, DockyardConfig config) {
+    static ProvisioningRequest read(JsonObject body, String userId, dev.dockyard.tenancy.Role role,
+                                    DockyardConfig config) {
         if (body == null) {
             throw invalid("A JSON body is required, at least {\"conversationId\": \"...\"}");
         }
@@ -77,7 +78,7 @@ final class ProvisionRequestReader {
             throw Problem.of(Problem.Kind.NOT_IMPLEMENTED, "\"replace\": true is not supported yet; DELETE the "
                     + "conversation's runtime and provision again").toException();
         }
-        return new ProvisioningRequest(userId, conversationId, image, cpus, memoryMb, timeout, env);
+        return new ProvisioningRequest(userId, role, conversationId, image, cpus, memoryMb, timeout, env);
     }
 
     private static Problem.ProblemException invalid(String detail) {

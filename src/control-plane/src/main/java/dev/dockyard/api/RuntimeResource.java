@@ -10,6 +10,7 @@ import dev.dockyard.runtime.executor.ExecutorClient;
 import dev.dockyard.runtime.provisioning.ConversationBusyException;
 import dev.dockyard.runtime.provisioning.Provisioner;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
+import dev.dockyard.tenancy.QuotaExceededException;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
@@ -58,19 +59,30 @@ public class RuntimeResource {
     @Inject
     ExecutorClient executors;
 
+    @Inject
+    dev.dockyard.runtime.StatusEvents statusEvents;
+
+    @jakarta.annotation.Resource
+    jakarta.enterprise.concurrent.ManagedExecutorService streams;
+
     @Context
     UriInfo uri;
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     public Response provision(JsonObject body, @HeaderParam("Prefer") String prefer) {
-        ProvisioningRequest request = ProvisionRequestReader.read(body, caller.userId(), config);
+        ProvisioningRequest request = ProvisionRequestReader.read(body, caller.userId(), caller.role(), config);
         SandboxRuntime runtime;
         try {
             runtime = provisioner.provision(request);
         } catch (ConversationBusyException e) {
             throw Problem.of(Problem.Kind.CONVERSATION_BUSY, e.getMessage())
                     .with("runtime", RuntimeView.of(e.existing())).toException();
+        } catch (QuotaExceededException e) {
+            throw Problem.of(Problem.Kind.QUOTA_EXCEEDED, e.getMessage())
+                    .with("limit", Json.createValue(e.limit()))
+                    .with("allowed", Json.createValue(e.allowed().doubleValue()))
+                    .with("inUse", Json.createValue(e.inUse().doubleValue())).toException();
         }
         URI location = uri.getBaseUriBuilder().path("runtimes").path(runtime.id()).build();
         int wait = preferredWait(prefer);
@@ -154,6 +166,63 @@ public class RuntimeResource {
         }
         throw Problem.of(Problem.Kind.EXECUTOR_FAILED, "The executor answered " + answer.status() + ": "
                 + detail(answer.body())).toException();
+    }
+
+    /**
+     * {@code text/event-stream} of the runtime's transitions: its history first, then each change
+     * as it commits, one {@code status} event each; the stream ends after STOPPED or ERROR.
+     */
+    @GET
+    @Path("{id}/events")
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    public void events(@PathParam("id") String id, @Context jakarta.ws.rs.sse.SseEventSink sink,
+                       @Context jakarta.ws.rs.sse.Sse sse) {
+        visible(id);
+        java.util.Set<String> sent = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        java.util.concurrent.LinkedBlockingQueue<dev.dockyard.runtime.StatusChange> live =
+                new java.util.concurrent.LinkedBlockingQueue<>();
+        AutoCloseable following = statusEvents.follow(id, live::add);
+        java.util.function.Predicate<dev.dockyard.runtime.StatusChange> send = change -> {
+            if (!sent.add(change.id())) {
+                return false;
+            }
+            JsonObject data = Json.createObjectBuilder().add("status", change.status().name())
+                    .add("message", change.message() == null ? "" : change.message())
+                    .add("at", change.at().toString()).build();
+            sink.send(sse.newEventBuilder().name("status").id(change.id()).mediaType(MediaType.APPLICATION_JSON_TYPE)
+                    .data(String.class, data.toString()).build());
+            return !change.status().isLive();
+        };
+        java.util.List<dev.dockyard.runtime.StatusChange> history = runtimes.history(id);
+        // the stream is served on a managed thread, not the request's: a follower may stay for hours
+        streams.execute(() -> {
+            boolean ended = false;
+            try {
+                for (dev.dockyard.runtime.StatusChange change : history) {
+                    ended |= send.test(change);
+                }
+                while (!ended && !sink.isClosed()) {
+                    dev.dockyard.runtime.StatusChange change = live.poll(15, java.util.concurrent.TimeUnit.SECONDS);
+                    if (change == null) {
+                        // a comment keeps proxies from closing an idle stream and shows whether the client left
+                        sink.send(sse.newEventBuilder().comment("waiting").build());
+                    } else {
+                        ended = send.test(change);
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (RuntimeException e) {
+                // the client went away mid-send
+            } finally {
+                try {
+                    following.close();
+                } catch (Exception ignored) {
+                    // nothing to release
+                }
+                sink.close();
+            }
+        });
     }
 
     /** Uploads a file (a .zip is unpacked) into the sandbox: multipart part {@code file}, as PROTOCOL.md's /upload_file. */

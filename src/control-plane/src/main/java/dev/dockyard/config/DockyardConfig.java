@@ -63,6 +63,18 @@ public class DockyardConfig {
     int actionTimeoutSeconds;
 
     @Inject
+    @ConfigProperty(name = "dockyard.quota.max-runtimes", defaultValue = "10")
+    int quotaMaxRuntimes;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.quota.max-cpus", defaultValue = "8")
+    double quotaMaxCpus;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.quota.max-memory-mb", defaultValue = "16384")
+    int quotaMaxMemoryMb;
+
+    @Inject
     @ConfigProperty(name = "dockyard.instance", defaultValue = "default")
     String instance;
 
@@ -126,6 +138,21 @@ public class DockyardConfig {
     /** Default hard timeout of an action that names none, as in OpenHands' sandbox config. */
     public Duration actionTimeout() {
         return Duration.ofSeconds(actionTimeoutSeconds);
+    }
+
+    /** Default per-user limit on live runtimes (admins may override it per user). */
+    public int quotaMaxRuntimes() {
+        return quotaMaxRuntimes;
+    }
+
+    /** Default per-user limit on the CPUs of all live runtimes together. */
+    public double quotaMaxCpus() {
+        return quotaMaxCpus;
+    }
+
+    /** Default per-user limit on the memory of all live runtimes together. */
+    public int quotaMaxMemoryMb() {
+        return quotaMaxMemoryMb;
     }
 
     /** This control plane's name on the sandboxes it owns (label dev.dockyard.control-plane). */

@@ -21,6 +21,9 @@ public class RuntimeRepository {
     @PersistenceContext(unitName = "dockyard")
     EntityManager em;
 
+    @jakarta.inject.Inject
+    jakarta.enterprise.event.Event<StatusChange> changes;
+
     public Optional<SandboxRuntime> find(String id) {
         return Optional.ofNullable(em.find(SandboxRuntime.class, id));
     }
@@ -33,12 +36,15 @@ public class RuntimeRepository {
     public void add(SandboxRuntime runtime, StatusChange first) {
         em.persist(runtime);
         em.persist(first);
+        changes.fire(first);
         // surface a unique-constraint violation (a second live runtime for the conversation) here
         em.flush();
     }
 
+    /** Stores a transition; followers hear of it once the transaction commits. */
     public void record(StatusChange change) {
         em.persist(change);
+        changes.fire(change);
     }
 
     public Optional<SandboxRuntime> findLive(String userId, String conversationId) {

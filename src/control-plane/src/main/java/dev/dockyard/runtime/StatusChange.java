@@ -44,6 +44,10 @@ public class StatusChange {
         this.at = at;
     }
 
+    public String id() {
+        return id;
+    }
+
     public String runtimeId() {
         return runtimeId;
     }

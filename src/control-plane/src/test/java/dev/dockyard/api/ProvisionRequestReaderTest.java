@@ -33,7 +33,7 @@ class ProvisionRequestReaderTest {
     }
 
     private ProvisioningRequest read(String text) {
-        return ProvisionRequestReader.read(json(text), "alice", config);
+        return ProvisionRequestReader.read(json(text), "alice", dev.dockyard.tenancy.Role.USER, config);
     }
 
     private Problem problem(String text) {

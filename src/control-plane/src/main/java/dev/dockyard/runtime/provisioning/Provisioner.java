@@ -71,9 +71,12 @@ public class Provisioner {
         CompletableFuture<RuntimeStatus> settled = new CompletableFuture<>();
         settling.put(runtime.id(), settled);
         try {
-            SandboxRuntime registered = journal.register(runtime);
-            if (!registered.id().equals(runtime.id())) {
-                throw new ConversationBusyException(registered);
+            ProvisioningJournal.Registration registration = journal.register(runtime, request.role());
+            if (registration.overQuota() != null) {
+                throw registration.overQuota();
+            }
+            if (registration.existing() != null) {
+                throw new ConversationBusyException(registration.existing());
             }
         } catch (PersistenceException | jakarta.transaction.TransactionalException e) {
             settling.remove(runtime.id());

@@ -4,6 +4,9 @@ import dev.dockyard.persistence.RuntimeRepository;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.StatusChange;
+import dev.dockyard.tenancy.Accounts;
+import dev.dockyard.tenancy.QuotaExceededException;
+import dev.dockyard.tenancy.Role;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
@@ -25,20 +28,38 @@ public class ProvisioningJournal {
     @Inject
     Clock clock;
 
+    @Inject
+    Accounts accounts;
+
     /**
-     * Stores a new runtime in STARTING_RUNTIME unless the conversation already has a live one,
-     * which is then returned instead (an answer, not an exception: a conflict is an everyday
-     * outcome and must not roll back or leave incident reports behind).
+     * The outcome of a registration: the new runtime, or the conversation's live runtime that
+     * prevented it, or the quota it would have exceeded. Answers, not exceptions: a conflict or a
+     * full quota is an everyday outcome and must not leave incident reports behind.
+     */
+    public record Registration(SandboxRuntime runtime, SandboxRuntime existing, QuotaExceededException overQuota) {
+        public boolean admitted() {
+            return existing == null && overQuota == null;
+        }
+    }
+
+    /**
+     * Stores a new runtime in STARTING_RUNTIME if the conversation has no live one and the user's
+     * quota admits it; the user's row is locked for the check, so parallel requests queue here.
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public SandboxRuntime register(SandboxRuntime runtime) {
+    public Registration register(SandboxRuntime runtime, Role role) {
+        try {
+            accounts.admit(runtime.userId(), role, runtime.cpus(), runtime.memoryMb());
+        } catch (QuotaExceededException e) {
+            return new Registration(null, null, e);
+        }
         Optional<SandboxRuntime> live = runtimes.findLive(runtime.userId(), runtime.conversationId());
         if (live.isPresent()) {
-            return live.get();
+            return new Registration(null, live.get(), null);
         }
         runtimes.add(runtime, new StatusChange(runtime.id(), runtime.status(), runtime.statusMessage(),
                 runtime.createdAt()));
-        return runtime;
+        return new Registration(runtime, null, null);
     }
 
     /** The live runtime of a conversation, read in a transaction of its own (e.g. after a lost race). */

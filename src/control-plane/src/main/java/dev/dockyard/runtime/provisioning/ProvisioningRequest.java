@@ -7,7 +7,7 @@ import java.util.Map;
  *
  * @param timeoutSeconds how long the sandbox may take to become ready
  */
-public record ProvisioningRequest(String userId, String conversationId, String image, double cpus, int memoryMb,
+public record ProvisioningRequest(String userId, dev.dockyard.tenancy.Role role, String conversationId, String image, double cpus, int memoryMb,
                                   int timeoutSeconds, Map<String, String> environment) {
 
     public ProvisioningRequest {

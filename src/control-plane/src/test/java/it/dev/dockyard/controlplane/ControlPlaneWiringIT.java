@@ -12,6 +12,7 @@ import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.StatusChange;
 import dev.dockyard.runtime.provisioning.ProvisioningJournal;
+import dev.dockyard.tenancy.Role;
 import jakarta.inject.Inject;
 import java.io.File;
 import java.net.URI;
@@ -63,6 +64,11 @@ class ControlPlaneWiringIT {
                 Instant.now());
     }
 
+    private SandboxRuntime register(SandboxRuntime runtime) {
+        ProvisioningJournal.Registration registration = journal.register(runtime, Role.USER);
+        return registration.admitted() ? registration.runtime() : registration.existing();
+    }
+
     @Test
     void shouldInjectTheDockerAdapterBehindTheBackendPort() {
         assertEquals("docker", backend.name());
@@ -70,7 +76,7 @@ class ControlPlaneWiringIT {
 
     @Test
     void shouldPersistEveryTransitionWithItsHistory() {
-        SandboxRuntime runtime = journal.register(newRuntime("wiring-" + UUID.randomUUID()));
+        SandboxRuntime runtime = register(newRuntime("wiring-" + UUID.randomUUID()));
         journal.transition(runtime.id(), RuntimeStatus.RUNTIME_STARTED, "started",
                 r -> r.reachableAt("http://127.0.0.1:1"));
         journal.transition(runtime.id(), RuntimeStatus.READY, "Ready");
@@ -87,18 +93,18 @@ class ControlPlaneWiringIT {
     @Test
     void shouldRefuseASecondLiveRuntimeForAConversationUntilTheFirstStops() {
         String conversation = "wiring-busy-" + UUID.randomUUID();
-        SandboxRuntime first = journal.register(newRuntime(conversation));
-        assertEquals(first.id(), journal.register(newRuntime(conversation)).id(), "the live one, not a new one");
+        SandboxRuntime first = register(newRuntime(conversation));
+        assertEquals(first.id(), register(newRuntime(conversation)).id(), "the live one, not a new one");
         assertEquals(1, runtimes.list("wiring-user", conversation, null).size());
 
         journal.stop(first.id(), "done");
-        SandboxRuntime second = journal.register(newRuntime(conversation));
+        SandboxRuntime second = register(newRuntime(conversation));
         assertEquals(second.id(), journal.live("wiring-user", conversation).orElseThrow().id());
     }
 
     @Test
     void shouldRefuseTransitionsTheLifeCycleForbidsAndKeepTheRow() {
-        SandboxRuntime runtime = journal.register(newRuntime("wiring-" + UUID.randomUUID()));
+        SandboxRuntime runtime = register(newRuntime("wiring-" + UUID.randomUUID()));
         journal.stop(runtime.id(), "deleted");
         assertThrows(IllegalTransitionException.class,
                 () -> journal.transition(runtime.id(), RuntimeStatus.READY, "too late"));

@@ -1,0 +1,123 @@
+package dev.dockyard.api;
+
+import dev.dockyard.tenancy.Accounts;
+import dev.dockyard.tenancy.Role;
+import dev.dockyard.tenancy.UserAccount;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonNumber;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/** Users and their keys (admins only), and quota overrides. */
+@Path("users")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+public class UserResource {
+
+    private static final Pattern USER_ID = Pattern.compile("^[A-Za-z0-9][A-Za-z0-9._@-]{0,199}$");
+
+    @Inject
+    Caller caller;
+
+    @Inject
+    Accounts accounts;
+
+    /** {@code {"userId", "role"}} → 201 {@code {"userId", "apiKey"}}: the key is shown this once. */
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response create(JsonObject body) {
+        requireAdmin();
+        if (body == null || !(body.get("userId") instanceof JsonString id) || !USER_ID.matcher(id.getString()).matches()) {
+            throw Problem.of(Problem.Kind.VALIDATION, "userId is required: 1 to 200 of letters, digits and . _ @ -, "
+                    + "starting with a letter or digit").toException();
+        }
+        Role role = Role.USER;
+        JsonValue roleValue = body.get("role");
+        if (roleValue != null && roleValue.getValueType() != JsonValue.ValueType.NULL) {
+            try {
+                role = Role.valueOf(((JsonString) roleValue).getString().toUpperCase(Locale.ROOT));
+            } catch (ClassCastException | IllegalArgumentException e) {
+                throw Problem.of(Problem.Kind.VALIDATION, "role must be \"user\" or \"admin\"").toException();
+            }
+        }
+        String key = accounts.issueKey(id.getString(), role);
+        return Response.status(Response.Status.CREATED)
+                .entity(Json.createObjectBuilder().add("userId", id.getString()).add("apiKey", key).build()).build();
+    }
+
+    /** Per-user quota overrides: {@code {"maxRuntimes", "maxCpus", "maxMemoryMb"}}, null for the default. */
+    @PUT
+    @Path("{userId}/quota")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public JsonObject quota(@PathParam("userId") String userId, JsonObject body) {
+        requireAdmin();
+        Integer runtimes = positiveInt(body, "maxRuntimes");
+        Integer memory = positiveInt(body, "maxMemoryMb");
+        Double cpus = null;
+        if (body != null && body.get("maxCpus") instanceof JsonNumber n) {
+            cpus = n.doubleValue();
+            if (cpus < 0) {
+                throw Problem.of(Problem.Kind.VALIDATION, "maxCpus must not be negative").toException();
+            }
+        }
+        UserAccount account = accounts.setQuota(userId, runtimes, cpus, memory)
+                .orElseThrow(() -> Problem.of(Problem.Kind.NOT_FOUND, "No user " + userId).toException());
+        return view(account);
+    }
+
+    private static Integer positiveInt(JsonObject body, String key) {
+        if (body == null || body.get(key) == null || body.isNull(key)) {
+            return null;
+        }
+        if (!(body.get(key) instanceof JsonNumber n) || !n.isIntegral() || n.intValue() < 0) {
+            throw Problem.of(Problem.Kind.VALIDATION, key + " must be a non-negative integer").toException();
+        }
+        return n.intValue();
+    }
+
+    private static JsonObject view(UserAccount account) {
+        JsonObjectBuilder quota = Json.createObjectBuilder();
+        addOrNull(quota, "maxRuntimes", account.maxRuntimes());
+        addOrNull(quota, "maxCpus", account.maxCpus());
+        addOrNull(quota, "maxMemoryMb", account.maxMemoryMb());
+        return Json.createObjectBuilder().add("userId", account.userId()).add("role", account.role().name().toLowerCase(Locale.ROOT))
+                .add("quota", quota).build();
+    }
+
+    private static void addOrNull(JsonObjectBuilder b, String key, Number value) {
+        if (value == null) {
+            b.addNull(key);
+        } else {
+            b.add(key, value.doubleValue() == Math.rint(value.doubleValue()) && !(value instanceof Double)
+                    ? Json.createValue(value.longValue()) : Json.createValue(value.doubleValue()));
+        }
+    }
+
+    @GET
+    @Path("me")
+    public JsonObject me() {
+        return accounts.find(caller.userId()).map(UserResource::view).orElseGet(() -> Json.createObjectBuilder()
+                .add("userId", caller.userId()).add("role", caller.role().name().toLowerCase(Locale.ROOT)).build());
+    }
+
+    private void requireAdmin() {
+        if (!caller.isAdmin()) {
+            throw Problem.of(Problem.Kind.FORBIDDEN, "Only admins manage users").toException();
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package dev.dockyard.tenancy;
+
+import dev.dockyard.config.DockyardConfig;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.LockModeType;
+import jakarta.persistence.PersistenceContext;
+import jakarta.transaction.Transactional;
+import java.time.Clock;
+import java.util.Optional;
+
+/** Users, their keys and their quotas. */
+@ApplicationScoped
+public class Accounts {
+
+    @PersistenceContext(unitName = "dockyard")
+    EntityManager em;
+
+    @Inject
+    Clock clock;
+
+    @Inject
+    DockyardConfig config;
+
+    /** A caller established from an API key. */
+    public record Principal(String userId, Role role) {
+    }
+
+    /** The user a key belongs to, or empty for an unknown key. */
+    public Optional<Principal> byKey(String key) {
+        ApiKeyRecord record = em.find(ApiKeyRecord.class, ApiKeyRecord.hash(key));
+        if (record == null) {
+            return Optional.empty();
+        }
+        UserAccount account = em.find(UserAccount.class, record.userId());
+        return account == null ? Optional.empty() : Optional.of(new Principal(account.userId(), account.role()));
+    }
+
+    /** Creates the user if needed (or updates their role) and issues a new key; returns the key, shown once. */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public String issueKey(String userId, Role role) {
+        UserAccount account = em.find(UserAccount.class, userId, LockModeType.PESSIMISTIC_WRITE);
+        if (account == null) {
+            em.persist(new UserAccount(userId, role, clock.instant()));
+        } else {
+            account.role(role);
+        }
+        String key = ApiKeyRecord.newKey();
+        em.persist(new ApiKeyRecord(ApiKeyRecord.hash(key), userId, clock.instant()));
+        return key;
+    }
+
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public Optional<UserAccount> setQuota(String userId, Integer runtimes, Double cpus, Integer memoryMb) {
+        UserAccount account = em.find(UserAccount.class, userId, LockModeType.PESSIMISTIC_WRITE);
+        if (account == null) {
+            return Optional.empty();
+        }
+        account.quota(runtimes, cpus, memoryMb);
+        return Optional.of(account);
+    }
+
+    public Optional<UserAccount> find(String userId) {
+        return Optional.ofNullable(em.find(UserAccount.class, userId));
+    }
+
+    /**
+     * Within the caller's transaction: locks the user's row (creating it for a user that only has
+     * the bootstrap key) and checks that one more runtime of this size fits every limit. The live
+     * runtimes are the ledger: counted under the same lock the new one is added under, and
+     * released by every terminal status.
+     */
+    public void admit(String userId, Role role, double cpus, int memoryMb) {
+        UserAccount account = em.find(UserAccount.class, userId, LockModeType.PESSIMISTIC_WRITE);
+        if (account == null) {
+            em.persist(new UserAccount(userId, role, clock.instant()));
+            em.flush();
+            account = em.find(UserAccount.class, userId, LockModeType.PESSIMISTIC_WRITE);
+        }
+        Object[] use = em.createQuery("select count(r), coalesce(sum(r.cpus), 0), coalesce(sum(r.memoryMb), 0) "
+                        + "from SandboxRuntime r where r.userId = :user and r.liveConversation is not null", Object[].class)
+                .setParameter("user", userId).getSingleResult();
+        long runtimes = ((Number) use[0]).longValue();
+        double usedCpus = ((Number) use[1]).doubleValue();
+        long usedMemory = ((Number) use[2]).longValue();
+        int maxRuntimes = account.maxRuntimes() != null ? account.maxRuntimes() : config.quotaMaxRuntimes();
+        double maxCpus = account.maxCpus() != null ? account.maxCpus() : config.quotaMaxCpus();
+        int maxMemory = account.maxMemoryMb() != null ? account.maxMemoryMb() : config.quotaMaxMemoryMb();
+        if (runtimes + 1 > maxRuntimes) {
+            throw new QuotaExceededException("maxRuntimes", maxRuntimes, runtimes, 1);
+        }
+        if (usedCpus + cpus > maxCpus + 1e-9) {
+            throw new QuotaExceededException("maxCpus", maxCpus, usedCpus, cpus);
+        }
+        if (usedMemory + memoryMb > maxMemory) {
+            throw new QuotaExceededException("maxMemoryMb", maxMemory, usedMemory, memoryMb);
+        }
+    }
+}
