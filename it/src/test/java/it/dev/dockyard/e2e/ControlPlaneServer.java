@@ -39,6 +39,7 @@ final class ControlPlaneServer {
         builder.environment().put("DOCKYARD_QUOTA_MAX_RUNTIMES", "100");
         builder.environment().put("DOCKYARD_QUOTA_MAX_CPUS", "100");
         builder.environment().put("DOCKYARD_QUOTA_MAX_MEMORY_MB", "200000");
+        builder.environment().put("DOCKYARD_FAULT_INJECTION", "true");
         Process process = builder.start();
         String out = new String(process.getInputStream().readAllBytes());
         if (!process.waitFor(120, TimeUnit.SECONDS) || process.exitValue() != 0) {

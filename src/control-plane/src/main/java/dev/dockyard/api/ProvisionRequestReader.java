@@ -78,7 +78,7 @@ final class ProvisionRequestReader {
             throw Problem.of(Problem.Kind.NOT_IMPLEMENTED, "\"replace\": true is not supported yet; DELETE the "
                     + "conversation's runtime and provision again").toException();
         }
-        return new ProvisioningRequest(userId, role, conversationId, image, cpus, memoryMb, timeout, env);
+        return new ProvisioningRequest(userId, role, conversationId, image, cpus, memoryMb, timeout, env, null);
     }
 
     private static Problem.ProblemException invalid(String detail) {

@@ -10,6 +10,7 @@ import dev.dockyard.runtime.executor.ExecutorClient;
 import dev.dockyard.runtime.provisioning.ConversationBusyException;
 import dev.dockyard.runtime.provisioning.Provisioner;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
+import dev.dockyard.runtime.provisioning.ProvisioningStep;
 import dev.dockyard.tenancy.QuotaExceededException;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
@@ -70,8 +71,12 @@ public class RuntimeResource {
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response provision(JsonObject body, @HeaderParam("Prefer") String prefer) {
+    public Response provision(JsonObject body, @HeaderParam("Prefer") String prefer,
+                              @HeaderParam(FAULT_HEADER) String fault) {
         ProvisioningRequest request = ProvisionRequestReader.read(body, caller.userId(), caller.role(), config);
+        if (fault != null) {
+            request = withFault(request, fault);
+        }
         SandboxRuntime runtime;
         try {
             runtime = provisioner.provision(request);
@@ -97,6 +102,20 @@ public class RuntimeResource {
             answer.header("Preference-Applied", "wait=" + wait);
         }
         return answer.build();
+    }
+
+    /** Chaos testing: fail a provisioning step on purpose; honoured only with dockyard.fault-injection=true. */
+    static final String FAULT_HEADER = "X-Dockyard-Fail-At";
+
+    private ProvisioningRequest withFault(ProvisioningRequest request, String step) {
+        if (!config.faultInjection()) {
+            throw Problem.of(Problem.Kind.VALIDATION, FAULT_HEADER + " is honoured only when "
+                    + "dockyard.fault-injection is true").toException();
+        }
+        ProvisioningStep failAt = ProvisioningStep.byLabel(step).orElseThrow(() -> Problem.of(Problem.Kind.VALIDATION,
+                FAULT_HEADER + " must name a step: " + Arrays.toString(ProvisioningStep.values())).toException());
+        return new ProvisioningRequest(request.userId(), request.role(), request.conversationId(), request.image(),
+                request.cpus(), request.memoryMb(), request.timeoutSeconds(), request.environment(), failAt);
     }
 
     static int preferredWait(String prefer) {

@@ -75,6 +75,10 @@ public class DockyardConfig {
     int quotaMaxMemoryMb;
 
     @Inject
+    @ConfigProperty(name = "dockyard.fault-injection", defaultValue = "false")
+    boolean faultInjection;
+
+    @Inject
     @ConfigProperty(name = "dockyard.instance", defaultValue = "default")
     String instance;
 
@@ -153,6 +157,11 @@ public class DockyardConfig {
     /** Default per-user limit on the memory of all live runtimes together. */
     public int quotaMaxMemoryMb() {
         return quotaMaxMemoryMb;
+    }
+
+    /** Whether provisioning honours X-Dockyard-Fail-At (chaos tests; never in production). */
+    public boolean faultInjection() {
+        return faultInjection;
     }
 
     /** This control plane's name on the sandboxes it owns (label dev.dockyard.control-plane). */

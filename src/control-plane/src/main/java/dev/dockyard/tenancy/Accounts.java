@@ -51,6 +51,19 @@ public class Accounts {
         return key;
     }
 
+    /**
+     * Makes sure the user has a row (the bootstrap admin has none until first used). Its own
+     * transaction: when parallel first requests race to create it, the losers' unique-key failure
+     * ends here, and the caller simply goes on (the row exists either way).
+     */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public void ensure(String userId, Role role) {
+        if (em.find(UserAccount.class, userId) == null) {
+            em.persist(new UserAccount(userId, role, clock.instant()));
+            em.flush();
+        }
+    }
+
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public Optional<UserAccount> setQuota(String userId, Integer runtimes, Double cpus, Integer memoryMb) {
         UserAccount account = em.find(UserAccount.class, userId, LockModeType.PESSIMISTIC_WRITE);
@@ -66,17 +79,14 @@ public class Accounts {
     }
 
     /**
-     * Within the caller's transaction: locks the user's row (creating it for a user that only has
-     * the bootstrap key) and checks that one more runtime of this size fits every limit. The live
+     * Within the caller's transaction: locks the user's row (see {@link #ensure}) and checks that one more runtime of this size fits every limit. The live
      * runtimes are the ledger: counted under the same lock the new one is added under, and
      * released by every terminal status.
      */
     public void admit(String userId, Role role, double cpus, int memoryMb) {
         UserAccount account = em.find(UserAccount.class, userId, LockModeType.PESSIMISTIC_WRITE);
         if (account == null) {
-            em.persist(new UserAccount(userId, role, clock.instant()));
-            em.flush();
-            account = em.find(UserAccount.class, userId, LockModeType.PESSIMISTIC_WRITE);
+            throw new IllegalStateException("no account row for " + userId + ": call ensure() first");
         }
         Object[] use = em.createQuery("select count(r), coalesce(sum(r.cpus), 0), coalesce(sum(r.memoryMb), 0) "
                         + "from SandboxRuntime r where r.userId = :user and r.liveConversation is not null", Object[].class)

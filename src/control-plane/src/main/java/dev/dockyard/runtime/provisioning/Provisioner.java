@@ -53,6 +53,9 @@ public class Provisioner {
     @Inject
     Clock clock;
 
+    @Inject
+    dev.dockyard.tenancy.Accounts accounts;
+
     @Resource
     ManagedExecutorService executor;
 
@@ -67,6 +70,11 @@ public class Provisioner {
     public SandboxRuntime provision(ProvisioningRequest request) {
         SandboxRuntime runtime = new SandboxRuntime(request.conversationId(), request.userId(), backend.name(),
                 request.image(), request.cpus(), request.memoryMb(), request.timeoutSeconds(), clock.instant());
+        try {
+            accounts.ensure(request.userId(), request.role());
+        } catch (PersistenceException | jakarta.transaction.TransactionalException raced) {
+            // a parallel first request created the row: it exists, which is all that matters
+        }
         // in flight before it is visible: a reconciler pass in between must not take it for an orphan
         CompletableFuture<RuntimeStatus> settled = new CompletableFuture<>();
         settling.put(runtime.id(), settled);
@@ -97,7 +105,7 @@ public class Provisioner {
         executor.execute(() -> {
             RuntimeStatus outcome = RuntimeStatus.ERROR;
             try {
-                outcome = bringUp(spec, Duration.ofSeconds(request.timeoutSeconds()));
+                outcome = bringUp(spec, Duration.ofSeconds(request.timeoutSeconds()), request.failAt());
             } finally {
                 settling.remove(runtime.id());
                 settled.complete(outcome);
@@ -129,19 +137,20 @@ public class Provisioner {
         }
     }
 
-    private RuntimeStatus bringUp(SandboxSpec spec, Duration timeout) {
+    private RuntimeStatus bringUp(SandboxSpec spec, Duration timeout, ProvisioningStep failAt) {
         String id = spec.runtimeId();
-        StepTimer timer = new StepTimer();
+        StepTimer timer = new StepTimer(failAt);
         ProvisioningStep step = ProvisioningStep.CREATE;
         try {
             String containerId = timer.time(step, () -> backend.create(spec));
             step = ProvisioningStep.START;
             URI endpoint = timer.time(step, () -> backend.start(spec.name(), spec.executorPort()));
-            journal.transition(id, RuntimeStatus.RUNTIME_STARTED, "Container started; waiting for the executor",
-                    r -> {
+            step = ProvisioningStep.RECORD;
+            timer.time(step, () -> journal.transition(id, RuntimeStatus.RUNTIME_STARTED,
+                    "Container started; waiting for the executor", r -> {
                         r.placed(containerId);
                         r.reachableAt(endpoint.toString());
-                    });
+                    }, spec.name(), failAt == ProvisioningStep.RECORD));
             step = ProvisioningStep.READINESS;
             ReadinessAttempt attempt = new ReadinessAttempt(spec.name(), endpoint, spec.sessionKey(), timeout, clock);
             timer.time(step, () -> {

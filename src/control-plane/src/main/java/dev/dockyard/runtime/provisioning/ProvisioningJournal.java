@@ -31,6 +31,9 @@ public class ProvisioningJournal {
     @Inject
     Accounts accounts;
 
+    @Inject
+    SandboxCompensation compensation;
+
     /**
      * The outcome of a registration: the new runtime, or the conversation's live runtime that
      * prevented it, or the quota it would have exceeded. Answers, not exceptions: a conflict or a
@@ -86,6 +89,26 @@ public class ProvisioningJournal {
                 .orElseThrow(() -> new IllegalStateException("runtime " + id + " vanished from the database"));
         change.accept(runtime);
         runtimes.record(runtime.transitionTo(next, message, clock.instant()));
+        return runtime;
+    }
+
+    /**
+     * The same, for the first record after the backend created a sandbox: should this transaction
+     * roll back (for any reason, including {@code rollback} for fault injection), the sandbox it
+     * describes is removed as the transaction completes, so it cannot outlive its record.
+     */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public SandboxRuntime transition(String id, RuntimeStatus next, String message, Consumer<SandboxRuntime> change,
+                                     String sandboxName, boolean rollback) {
+        compensation.removeOnRollback(sandboxName);
+        SandboxRuntime runtime = runtimes.lock(id)
+                .orElseThrow(() -> new IllegalStateException("runtime " + id + " vanished from the database"));
+        change.accept(runtime);
+        runtimes.record(runtime.transitionTo(next, message, clock.instant()));
+        if (rollback) {
+            throw new jakarta.persistence.PersistenceException("fault injected at step 'record': the transaction "
+                    + "recording the started sandbox rolls back");
+        }
         return runtime;
     }
 

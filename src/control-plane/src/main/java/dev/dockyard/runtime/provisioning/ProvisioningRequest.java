@@ -6,9 +6,10 @@ import java.util.Map;
  * A validated request for a runtime, with every default already applied.
  *
  * @param timeoutSeconds how long the sandbox may take to become ready
+ * @param failAt         a step to fail on purpose (fault injection, when enabled), else null
  */
 public record ProvisioningRequest(String userId, dev.dockyard.tenancy.Role role, String conversationId, String image, double cpus, int memoryMb,
-                                  int timeoutSeconds, Map<String, String> environment) {
+                                  int timeoutSeconds, Map<String, String> environment, ProvisioningStep failAt) {
 
     public ProvisioningRequest {
         environment = Map.copyOf(environment);

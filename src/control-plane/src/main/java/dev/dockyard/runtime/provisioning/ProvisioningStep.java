@@ -4,6 +4,8 @@ package dev.dockyard.runtime.provisioning;
 public enum ProvisioningStep {
     CREATE("create"),
     START("start"),
+    /** Recording where the started sandbox is reached: the first database write after Docker acted. */
+    RECORD("record"),
     READINESS("readiness"),
     LIMITS("limits");
 
@@ -15,5 +17,9 @@ public enum ProvisioningStep {
 
     public String label() {
         return label;
+    }
+
+    public static java.util.Optional<ProvisioningStep> byLabel(String label) {
+        return java.util.Arrays.stream(values()).filter(s -> s.label.equals(label)).findFirst();
     }
 }

@@ -16,15 +16,26 @@ final class StepTimer {
 
     private final long startNanos = System.nanoTime();
     private final Map<ProvisioningStep, Long> millis = new LinkedHashMap<>();
+    private final ProvisioningStep failAt;
+
+    /** @param failAt a step to fail on purpose before it runs (fault injection), or null */
+    StepTimer(ProvisioningStep failAt) {
+        this.failAt = failAt;
+    }
 
     <T> T time(ProvisioningStep step, Supplier<T> action) {
         long start = System.nanoTime();
         try {
+            if (step == failAt && step != ProvisioningStep.RECORD) {
+                throw new BackendException("fault injected at step '" + step.label() + "'");
+            }
             return action.get();
         } catch (BackendException | ReadinessProbe.SandboxNotReadyException e) {
             throw new StepFailedException(step, e.getMessage(), e);
         } catch (FaultToleranceException e) {
             throw new StepFailedException(step, "gave up waiting: " + e.getMessage(), e);
+        } catch (jakarta.transaction.TransactionalException | jakarta.persistence.PersistenceException e) {
+            throw new StepFailedException(step, "the database refused the record (" + e + ")", e);
         } finally {
             millis.put(step, (System.nanoTime() - start) / 1_000_000);
         }
