@@ -104,6 +104,12 @@ final class DockyardApi {
         }
     }
 
+    static JsonObject parse(String text) {
+        try (var reader = Json.createReader(new StringReader(text))) {
+            return reader.readObject();
+        }
+    }
+
     static JsonObject run(String command) {
         return Json.createObjectBuilder().add("action", "run")
                 .add("args", Json.createObjectBuilder().add("command", command)).build();

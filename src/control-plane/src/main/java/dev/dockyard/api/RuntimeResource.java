@@ -63,16 +63,85 @@ public class RuntimeResource {
     @Inject
     dev.dockyard.runtime.StatusEvents statusEvents;
 
+    @Inject
+    dev.dockyard.api.idempotency.IdempotencyKeys idempotency;
+
     @jakarta.annotation.Resource
     jakarta.enterprise.concurrent.ManagedExecutorService streams;
 
     @Context
     UriInfo uri;
 
+    /**
+     * Provisions a runtime (API.md). With an {@code Idempotency-Key} the first answer is stored and
+     * every retry with the same key (same user, same body) gets it again, without provisioning twice.
+     */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     public Response provision(JsonObject body, @HeaderParam("Prefer") String prefer,
-                              @HeaderParam(FAULT_HEADER) String fault) {
+                              @HeaderParam(FAULT_HEADER) String fault,
+                              @HeaderParam(IDEMPOTENCY_HEADER) String idempotencyKey) {
+        if (idempotencyKey == null) {
+            return provisionNow(body, prefer, fault);
+        }
+        if (idempotencyKey.isBlank() || idempotencyKey.length() > 200) {
+            throw Problem.of(Problem.Kind.VALIDATION, IDEMPOTENCY_HEADER + " must be 1 to 200 characters").toException();
+        }
+        String id = caller.userId() + "/" + idempotencyKey;
+        String hash = dev.dockyard.tenancy.ApiKeyRecord.hash(body == null ? "" : body.toString());
+        try {
+            idempotency.claim(id, hash);
+        } catch (jakarta.persistence.PersistenceException | jakarta.transaction.TransactionalException taken) {
+            return replay(id, hash);
+        }
+        Response answer;
+        try {
+            answer = provisionNow(body, prefer, fault);
+        } catch (Problem.ProblemException e) {
+            answer = e.problem().toResponse();
+        } catch (RuntimeException e) {
+            idempotency.release(id);
+            throw e;
+        }
+        idempotency.complete(id, answer.getStatus(), String.valueOf(answer.getEntity()));
+        return Response.fromResponse(answer).header(REPLAYED_HEADER, "false").build();
+    }
+
+    private Response replay(String id, String hash) {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            java.util.Optional<dev.dockyard.api.idempotency.IdempotentAnswer> first = idempotency.find(id);
+            if (first.isPresent() && !first.get().requestHash().equals(hash)) {
+                throw Problem.of(Problem.Kind.IDEMPOTENCY_KEY_REUSED, IDEMPOTENCY_HEADER
+                        + " was already used for a different request").toException();
+            }
+            if (first.isPresent() && first.get().completed()) {
+                int status = first.get().status();
+                Response.ResponseBuilder again = Response.status(status).entity(first.get().body())
+                        .type(status >= 400 ? Problem.MEDIA_TYPE : MediaType.APPLICATION_JSON_TYPE)
+                        .header(REPLAYED_HEADER, "true");
+                if (status == 201 || status == 202) {
+                    try (var reader = Json.createReader(new java.io.StringReader(first.get().body()))) {
+                        again.location(uri.getBaseUriBuilder().path("runtimes")
+                                .path(reader.readObject().getString("id")).build());
+                    }
+                }
+                return again.build();
+            }
+            if (System.nanoTime() > deadline) {
+                throw Problem.of(Problem.Kind.CONVERSATION_BUSY, "The first request with this " + IDEMPOTENCY_HEADER
+                        + " is still being answered; retry later").toException();
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw Problem.of(Problem.Kind.INTERNAL, "interrupted").toException();
+            }
+        }
+    }
+
+    private Response provisionNow(JsonObject body, String prefer, String fault) {
         ProvisioningRequest request = ProvisionRequestReader.read(body, caller.userId(), caller.role(), config);
         if (fault != null) {
             request = withFault(request, fault);
@@ -106,6 +175,8 @@ public class RuntimeResource {
 
     /** Chaos testing: fail a provisioning step on purpose; honoured only with dockyard.fault-injection=true. */
     static final String FAULT_HEADER = "X-Dockyard-Fail-At";
+    static final String IDEMPOTENCY_HEADER = "Idempotency-Key";
+    static final String REPLAYED_HEADER = "Idempotent-Replayed";
 
     private ProvisioningRequest withFault(ProvisioningRequest request, String step) {
         if (!config.faultInjection()) {

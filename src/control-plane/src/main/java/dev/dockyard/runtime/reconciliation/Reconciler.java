@@ -79,6 +79,7 @@ public class Reconciler {
         pass();
     }
 
+
     public Report pass() {
         List<ManagedSandbox> sandboxes;
         List<SandboxRuntime> live;

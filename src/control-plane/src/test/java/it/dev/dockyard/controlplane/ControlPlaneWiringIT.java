@@ -12,6 +12,7 @@ import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.StatusChange;
 import dev.dockyard.runtime.provisioning.ProvisioningJournal;
+import dev.dockyard.tenancy.Accounts;
 import dev.dockyard.tenancy.Role;
 import jakarta.inject.Inject;
 import java.io.File;
@@ -64,7 +65,11 @@ class ControlPlaneWiringIT {
                 Instant.now());
     }
 
+    @Inject
+    Accounts accounts;
+
     private SandboxRuntime register(SandboxRuntime runtime) {
+        accounts.ensure(runtime.userId(), Role.USER);
         ProvisioningJournal.Registration registration = journal.register(runtime, Role.USER);
         return registration.admitted() ? registration.runtime() : registration.existing();
     }
