@@ -66,7 +66,9 @@ public class SandboxRuntime {
     @Column(name = "EXECUTOR_URL", length = 200)
     private String executorUrl;
 
-    @Column(name = "SESSION_KEY", nullable = false, length = 100)
+    /** Sealed at rest (AES-GCM): the column never holds the key in clear. */
+    @Column(name = "SESSION_KEY", nullable = false, length = 256)
+    @jakarta.persistence.Convert(converter = dev.dockyard.secrets.SealedString.class)
     private String sessionKey;
 
     private double cpus;
