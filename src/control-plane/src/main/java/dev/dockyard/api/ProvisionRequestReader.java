@@ -69,16 +69,17 @@ final class ProvisionRequestReader {
             throw invalid("sandbox.plugins: no plugins are available in this version (asked for "
                     + plugins.asJsonArray() + ")");
         }
-        JsonValue replace = body.get("replace");
-        if (replace != null && replace.getValueType() != JsonValue.ValueType.FALSE
-                && replace.getValueType() != JsonValue.ValueType.NULL) {
-            if (replace.getValueType() != JsonValue.ValueType.TRUE) {
+        JsonValue replaceValue = body.get("replace");
+        boolean replace = false;
+        if (replaceValue != null && replaceValue.getValueType() != JsonValue.ValueType.NULL) {
+            if (replaceValue.getValueType() != JsonValue.ValueType.TRUE
+                    && replaceValue.getValueType() != JsonValue.ValueType.FALSE) {
                 throw invalid("replace must be a boolean");
             }
-            throw Problem.of(Problem.Kind.NOT_IMPLEMENTED, "\"replace\": true is not supported yet; DELETE the "
-                    + "conversation's runtime and provision again").toException();
+            replace = replaceValue.getValueType() == JsonValue.ValueType.TRUE;
         }
-        return new ProvisioningRequest(userId, role, conversationId, image, cpus, memoryMb, timeout, env, null);
+        return new ProvisioningRequest(userId, role, conversationId, image, cpus, memoryMb, timeout, env, replace,
+                null);
     }
 
     private static Problem.ProblemException invalid(String detail) {

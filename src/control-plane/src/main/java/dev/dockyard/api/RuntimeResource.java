@@ -186,7 +186,8 @@ public class RuntimeResource {
         ProvisioningStep failAt = ProvisioningStep.byLabel(step).orElseThrow(() -> Problem.of(Problem.Kind.VALIDATION,
                 FAULT_HEADER + " must name a step: " + Arrays.toString(ProvisioningStep.values())).toException());
         return new ProvisioningRequest(request.userId(), request.role(), request.conversationId(), request.image(),
-                request.cpus(), request.memoryMb(), request.timeoutSeconds(), request.environment(), failAt);
+                request.cpus(), request.memoryMb(), request.timeoutSeconds(), request.environment(), request.replace(),
+                failAt);
     }
 
     static int preferredWait(String prefer) {

@@ -47,6 +47,10 @@ public class RuntimeRepository {
         changes.fire(change);
     }
 
+    public void flush() {
+        em.flush();
+    }
+
     public Optional<SandboxRuntime> findLive(String userId, String conversationId) {
         return em.createQuery("select r from SandboxRuntime r where r.liveConversation = :key", SandboxRuntime.class)
                 .setParameter("key", SandboxRuntime.liveKey(userId, conversationId))

@@ -67,6 +67,10 @@ public class SandboxRuntime {
     private String executorUrl;
 
     /** Sealed at rest (AES-GCM): the column never holds the key in clear. */
+    /** The runtime this one replaces: it takes the conversation over once READY. */
+    @Column(name = "REPLACES", length = 40)
+    private String replaces;
+
     @Column(name = "SESSION_KEY", nullable = false, length = 256)
     @jakarta.persistence.Convert(converter = dev.dockyard.secrets.SealedString.class)
     private String sessionKey;
@@ -107,7 +111,7 @@ public class SandboxRuntime {
         this.image = image;
         // deterministic: the container can be found (and removed) by name even before its id is known
         this.containerName = "dockyard-" + id;
-        this.sessionKey = randomHex(32);
+        this.sessionKey = randomToken(24);
         this.cpus = cpus;
         this.memoryMb = memoryMb;
         this.timeoutSeconds = timeoutSeconds;
@@ -141,6 +145,24 @@ public class SandboxRuntime {
         return new StatusChange(id, next, message, now);
     }
 
+    /**
+     * Makes this runtime the replacement of {@code old}: it is provisioned beside it without
+     * holding the conversation, and takes it over only when READY.
+     */
+    public void replacing(String oldId) {
+        this.replaces = oldId;
+        this.liveConversation = null;
+    }
+
+    /** Takes the conversation over (after the runtime it replaced stopped, in the same transaction). */
+    public void takeConversation() {
+        this.liveConversation = liveKey(userId, conversationId);
+    }
+
+    public String replaces() {
+        return replaces;
+    }
+
     public void placed(String newContainerId) {
         this.containerId = newContainerId;
     }
@@ -154,6 +176,12 @@ public class SandboxRuntime {
             return message;
         }
         return message.substring(0, MAX_MESSAGE - 3) + "...";
+    }
+
+    private static String randomToken(int bytes) {
+        byte[] b = new byte[bytes];
+        RANDOM.nextBytes(b);
+        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(b);
     }
 
     private static String randomHex(int bytes) {

@@ -89,8 +89,11 @@ public class Accounts {
             throw new IllegalStateException("no account row for " + userId + ": call ensure() first");
         }
         Object[] use = em.createQuery("select count(r), coalesce(sum(r.cpus), 0), coalesce(sum(r.memoryMb), 0) "
-                        + "from SandboxRuntime r where r.userId = :user and r.liveConversation is not null", Object[].class)
-                .setParameter("user", userId).getSingleResult();
+                        + "from SandboxRuntime r where r.userId = :user and r.status not in :ended", Object[].class)
+                .setParameter("user", userId)
+                .setParameter("ended", java.util.List.of(dev.dockyard.runtime.RuntimeStatus.STOPPED,
+                        dev.dockyard.runtime.RuntimeStatus.ERROR))
+                .getSingleResult();
         long runtimes = ((Number) use[0]).longValue();
         double usedCpus = ((Number) use[1]).doubleValue();
         long usedMemory = ((Number) use[2]).longValue();

@@ -80,10 +80,12 @@ class ProvisionRequestReaderTest {
     }
 
     @Test
-    void shouldRefusePluginsAndReplaceItCannotHonourYet() {
+    void shouldRefusePluginsItCannotHonourYetAndReadReplace() {
         assertEquals(Problem.Kind.VALIDATION,
                 problem("{\"conversationId\":\"c\",\"sandbox\":{\"plugins\":[\"jupyter\"]}}").kind());
-        assertEquals(Problem.Kind.NOT_IMPLEMENTED, problem("{\"conversationId\":\"c\",\"replace\":true}").kind());
+        assertTrue(read("{\"conversationId\":\"c\",\"replace\":true}").replace());
+        assertEquals(false, read("{\"conversationId\":\"c\"}").replace());
+        assertEquals(Problem.Kind.VALIDATION, problem("{\"conversationId\":\"c\",\"replace\":\"yes\"}").kind());
     }
 
     @Test

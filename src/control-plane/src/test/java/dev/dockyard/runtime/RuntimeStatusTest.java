@@ -93,7 +93,7 @@ class RuntimeStatusTest {
         assertTrue(r.id().matches("rt-[0-9a-f]{16}"), r.id());
         assertEquals("dockyard-" + r.id(), r.containerName());
         assertNotNull(r.sessionKey());
-        assertEquals(64, r.sessionKey().length());
+        assertEquals(32, r.sessionKey().length());
         assertFalse(runtime().sessionKey().equals(r.sessionKey()));
     }
 

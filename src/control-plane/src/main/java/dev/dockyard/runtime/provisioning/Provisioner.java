@@ -79,7 +79,7 @@ public class Provisioner {
         CompletableFuture<RuntimeStatus> settled = new CompletableFuture<>();
         settling.put(runtime.id(), settled);
         try {
-            ProvisioningJournal.Registration registration = journal.register(runtime, request.role());
+            ProvisioningJournal.Registration registration = journal.register(runtime, request.role(), request.replace());
             if (registration.overQuota() != null) {
                 throw registration.overQuota();
             }
@@ -162,7 +162,10 @@ public class Provisioner {
                 backend.settle(spec.name(), spec.cpus());
                 return null;
             });
-            journal.transition(id, RuntimeStatus.READY, "Ready " + timer.summary());
+            String replaced = journal.readyAndTakeOver(id, "Ready " + timer.summary());
+            if (replaced != null) {
+                removeQuietly(replaced);
+            }
             return RuntimeStatus.READY;
         } catch (IllegalTransitionException e) {
             // stopped while being built: what was built must go, the status stays as the stop left it

@@ -50,19 +50,48 @@ public class ProvisioningJournal {
      * quota admits it; the user's row is locked for the check, so parallel requests queue here.
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public Registration register(SandboxRuntime runtime, Role role) {
+    public Registration register(SandboxRuntime runtime, Role role, boolean replace) {
         try {
             accounts.admit(runtime.userId(), role, runtime.cpus(), runtime.memoryMb());
         } catch (QuotaExceededException e) {
             return new Registration(null, null, e);
         }
         Optional<SandboxRuntime> live = runtimes.findLive(runtime.userId(), runtime.conversationId());
-        if (live.isPresent()) {
+        if (live.isPresent() && !replace) {
             return new Registration(null, live.get(), null);
+        }
+        if (live.isPresent()) {
+            runtime.replacing(live.get().id());
         }
         runtimes.add(runtime, new StatusChange(runtime.id(), runtime.status(), runtime.statusMessage(),
                 runtime.createdAt()));
         return new Registration(runtime, null, null);
+    }
+
+    /**
+     * A replacement became READY: in one transaction the runtime it replaces stops (if still live)
+     * and the replacement takes the conversation over. Returns the stopped runtime's sandbox name
+     * for removal, or null.
+     */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public String readyAndTakeOver(String id, String message) {
+        SandboxRuntime runtime = runtimes.lock(id)
+                .orElseThrow(() -> new IllegalStateException("runtime " + id + " vanished from the database"));
+        String removed = null;
+        if (runtime.replaces() != null) {
+            Optional<SandboxRuntime> old = runtimes.lock(runtime.replaces());
+            if (old.isPresent() && old.get().status().isLive()) {
+                runtimes.record(old.get().transitionTo(RuntimeStatus.STOPPED, "Replaced by " + id, clock.instant()));
+                removed = old.get().containerName();
+                // the old row gives the conversation up before the new one takes it (unique column)
+                runtimes.flush();
+            }
+        }
+        runtimes.record(runtime.transitionTo(RuntimeStatus.READY, message, clock.instant()));
+        if (runtime.replaces() != null) {
+            runtime.takeConversation();
+        }
+        return removed;
     }
 
     /** The live runtime of a conversation, read in a transaction of its own (e.g. after a lost race). */

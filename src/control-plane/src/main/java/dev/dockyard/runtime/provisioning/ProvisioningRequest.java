@@ -6,10 +6,12 @@ import java.util.Map;
  * A validated request for a runtime, with every default already applied.
  *
  * @param timeoutSeconds how long the sandbox may take to become ready
+ * @param replace        replace the conversation's live runtime (the new one READY before the old one goes)
  * @param failAt         a step to fail on purpose (fault injection, when enabled), else null
  */
 public record ProvisioningRequest(String userId, dev.dockyard.tenancy.Role role, String conversationId, String image, double cpus, int memoryMb,
-                                  int timeoutSeconds, Map<String, String> environment, ProvisioningStep failAt) {
+                                  int timeoutSeconds, Map<String, String> environment, boolean replace,
+                                  ProvisioningStep failAt) {
 
     public ProvisioningRequest {
         environment = Map.copyOf(environment);

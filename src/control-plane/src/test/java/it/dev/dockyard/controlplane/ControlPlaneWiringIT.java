@@ -70,7 +70,7 @@ class ControlPlaneWiringIT {
 
     private SandboxRuntime register(SandboxRuntime runtime) {
         accounts.ensure(runtime.userId(), Role.USER);
-        ProvisioningJournal.Registration registration = journal.register(runtime, Role.USER);
+        ProvisioningJournal.Registration registration = journal.register(runtime, Role.USER, false);
         return registration.admitted() ? registration.runtime() : registration.existing();
     }
 
