@@ -108,10 +108,11 @@ class RuntimeLifecycleIT {
 
         String env = DockerCli.inspect(container, "{{json .Config.Env}}");
         assertFalse(env.contains("SESSION_API_KEY="), env);
-        // the executor consumed and deleted its key file; the agent's shell has no key either
+        // the executor consumed and deleted its key file (only the pushed configuration, the user's
+        // own, remains); the agent's shell has no key either
         JsonObject look = API.act(id, DockyardApi.run(
-                "ls -A /opt/dockyard/run | wc -l; env | grep -c SESSION_API_KEY; echo done"));
-        assertEquals("0\n0\ndone", look.getString("content"));
+                "ls -A /opt/dockyard/run; stat -c %a /opt/dockyard/run/env.sh; env | grep -c SESSION_API_KEY; echo done"));
+        assertEquals("env.sh\n600\n0\ndone", look.getString("content"));
         API.delete("runtimes/" + id);
     }
 

@@ -25,7 +25,7 @@ final class ProvisionRequestReader {
     }
 
     static ProvisioningRequest read(JsonObject body, String userId, dev.dockyard.tenancy.Role role,
-                                    DockyardConfig config) {
+                                    DockyardConfig config, dev.dockyard.agents.AgentCatalog agents) {
         if (body == null) {
             throw invalid("A JSON body is required, at least {\"conversationId\": \"...\"}");
         }
@@ -69,6 +69,16 @@ final class ProvisionRequestReader {
             throw invalid("sandbox.plugins: no plugins are available in this version (asked for "
                     + plugins.asJsonArray() + ")");
         }
+        String agentName = string(body, "agent", agents.defaultAgent());
+        dev.dockyard.agents.AgentProfile agent = agents.find(agentName).orElseThrow(() -> invalid("agent '" + agentName
+                + "' is not known; known agents: " + agents.names()));
+        JsonObject llmJson = object(body, "llm");
+        dev.dockyard.agents.LlmSettings llm = new dev.dockyard.agents.LlmSettings(string(llmJson, "model", null),
+                string(llmJson, "baseUrl", null), string(llmJson, "apiKey", null)).over(agent.llmDefaults());
+        if (llm.apiKey() != null && (llm.apiKey().length() > 1000 || llm.apiKey().chars().anyMatch(Character::isISOControl))) {
+            // never echo the value: it is a secret
+            throw invalid("llm.apiKey must be at most 1000 printable characters");
+        }
         JsonValue replaceValue = body.get("replace");
         boolean replace = false;
         if (replaceValue != null && replaceValue.getValueType() != JsonValue.ValueType.NULL) {
@@ -78,8 +88,8 @@ final class ProvisionRequestReader {
             }
             replace = replaceValue.getValueType() == JsonValue.ValueType.TRUE;
         }
-        return new ProvisioningRequest(userId, role, conversationId, image, cpus, memoryMb, timeout, env, replace,
-                null);
+        return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeout, env,
+                replace, null);
     }
 
     private static Problem.ProblemException invalid(String detail) {

@@ -66,6 +66,9 @@ public class RuntimeResource {
     @Inject
     dev.dockyard.api.idempotency.IdempotencyKeys idempotency;
 
+    @Inject
+    dev.dockyard.agents.AgentCatalog agents;
+
     @jakarta.annotation.Resource
     jakarta.enterprise.concurrent.ManagedExecutorService streams;
 
@@ -142,7 +145,7 @@ public class RuntimeResource {
     }
 
     private Response provisionNow(JsonObject body, String prefer, String fault) {
-        ProvisioningRequest request = ProvisionRequestReader.read(body, caller.userId(), caller.role(), config);
+        ProvisioningRequest request = ProvisionRequestReader.read(body, caller.userId(), caller.role(), config, agents);
         if (fault != null) {
             request = withFault(request, fault);
         }
@@ -185,7 +188,8 @@ public class RuntimeResource {
         }
         ProvisioningStep failAt = ProvisioningStep.byLabel(step).orElseThrow(() -> Problem.of(Problem.Kind.VALIDATION,
                 FAULT_HEADER + " must name a step: " + Arrays.toString(ProvisioningStep.values())).toException());
-        return new ProvisioningRequest(request.userId(), request.role(), request.conversationId(), request.image(),
+        return new ProvisioningRequest(request.userId(), request.role(), request.conversationId(), request.agent(),
+                request.llm(), request.image(),
                 request.cpus(), request.memoryMb(), request.timeoutSeconds(), request.environment(), request.replace(),
                 failAt);
     }

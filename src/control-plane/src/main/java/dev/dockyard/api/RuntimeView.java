@@ -23,6 +23,11 @@ public final class RuntimeView {
         addNullable(b, "createdAt", r.createdAt());
         addNullable(b, "readyAt", r.readyAt());
         b.add("resources", Json.createObjectBuilder().add("cpus", r.cpus()).add("memoryMb", r.memoryMb()));
+        addNullable(b, "agent", r.agent());
+        JsonObjectBuilder llm = Json.createObjectBuilder();
+        addNullable(llm, "model", r.llmModel());
+        addNullable(llm, "baseUrl", r.llmBaseUrl());
+        b.add("llm", llm);
         return b.build();
     }
 

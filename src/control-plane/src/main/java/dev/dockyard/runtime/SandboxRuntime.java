@@ -67,6 +67,20 @@ public class SandboxRuntime {
     private String executorUrl;
 
     /** Sealed at rest (AES-GCM): the column never holds the key in clear. */
+    @Column(name = "AGENT", length = 100)
+    private String agent;
+
+    @Column(name = "LLM_MODEL", length = 500)
+    private String llmModel;
+
+    @Column(name = "LLM_BASE_URL", length = 1000)
+    private String llmBaseUrl;
+
+    /** Sealed at rest, never in an answer; kept so that a replacement or a refresh can inject it again. */
+    @Column(name = "LLM_API_KEY", length = 2000)
+    @jakarta.persistence.Convert(converter = dev.dockyard.secrets.SealedString.class)
+    private String llmApiKey;
+
     /** The runtime this one replaces: it takes the conversation over once READY. */
     @Column(name = "REPLACES", length = 40)
     private String replaces;
@@ -143,6 +157,26 @@ public class SandboxRuntime {
             liveConversation = null;
         }
         return new StatusChange(id, next, message, now);
+    }
+
+    /** Records the agent the runtime serves and its LLM settings (the key sealed at rest). */
+    public void configuredFor(String agentName, dev.dockyard.agents.LlmSettings llm) {
+        this.agent = agentName;
+        this.llmModel = llm.model();
+        this.llmBaseUrl = llm.baseUrl();
+        this.llmApiKey = llm.apiKey();
+    }
+
+    public String agent() {
+        return agent;
+    }
+
+    public String llmModel() {
+        return llmModel;
+    }
+
+    public String llmBaseUrl() {
+        return llmBaseUrl;
     }
 
     /**

@@ -26,6 +26,24 @@ class ProvisionRequestReaderTest {
         @Override public int maxMemoryMb() { return 16384; }
     };
 
+    private final dev.dockyard.agents.AgentCatalog agents = new dev.dockyard.agents.AgentCatalog() {
+        @Override
+        public Optional<dev.dockyard.agents.AgentProfile> find(String name) {
+            return name.equals("CodeActAgent") ? Optional.of(new dev.dockyard.agents.AgentProfile(name,
+                    new dev.dockyard.agents.LlmSettings("default-model", null, null), "workspace")) : Optional.empty();
+        }
+
+        @Override
+        public String defaultAgent() {
+            return "CodeActAgent";
+        }
+
+        @Override
+        public java.util.List<String> names() {
+            return java.util.List.of("CodeActAgent");
+        }
+    };
+
     private static JsonObject json(String text) {
         try (var reader = Json.createReader(new StringReader(text))) {
             return reader.readObject();
@@ -33,7 +51,7 @@ class ProvisionRequestReaderTest {
     }
 
     private ProvisioningRequest read(String text) {
-        return ProvisionRequestReader.read(json(text), "alice", dev.dockyard.tenancy.Role.USER, config);
+        return ProvisionRequestReader.read(json(text), "alice", dev.dockyard.tenancy.Role.USER, config, agents);
     }
 
     private Problem problem(String text) {
@@ -86,6 +104,19 @@ class ProvisionRequestReaderTest {
         assertTrue(read("{\"conversationId\":\"c\",\"replace\":true}").replace());
         assertEquals(false, read("{\"conversationId\":\"c\"}").replace());
         assertEquals(Problem.Kind.VALIDATION, problem("{\"conversationId\":\"c\",\"replace\":\"yes\"}").kind());
+    }
+
+    @Test
+    void shouldBuildLlmSettingsOverTheAgentsDefaultsAndRefuseUnknownAgents() {
+        ProvisioningRequest defaults = read("{\"conversationId\":\"c\"}");
+        assertEquals("CodeActAgent", defaults.agent().name());
+        assertEquals("default-model", defaults.llm().model());
+        ProvisioningRequest own = read("{\"conversationId\":\"c\",\"llm\":{\"model\":\"m2\",\"apiKey\":\"sk-x\"}}");
+        assertEquals("m2", own.llm().model());
+        assertEquals("sk-x", own.llm().apiKey());
+        assertTrue(!own.toString().contains("sk-x"), "a request never prints its secrets: " + own);
+        Problem unknown = problem("{\"conversationId\":\"c\",\"agent\":\"Nope\"}");
+        assertEquals("agent 'Nope' is not known; known agents: [CodeActAgent]", unknown.detail());
     }
 
     @Test

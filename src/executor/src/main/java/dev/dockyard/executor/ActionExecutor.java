@@ -66,8 +66,51 @@ public class ActionExecutor implements AutoCloseable {
         return env;
     }
 
+    /** Where configuration pushed after start lives: the key's directory, 700, owned by the sandbox user. */
+    static final Path CONFIGURED_ENV = Path.of(System.getenv().getOrDefault("DOCKYARD_CONFIG_DIR", "/opt/dockyard/run"),
+            "env.sh");
+
     private BashSession startShell() throws IOException {
-        return BashSession.start(settings.shell(), settings.workspace(), shellEnvironment, settings.noOutputTimeout());
+        BashSession started = BashSession.start(settings.shell(), settings.workspace(), shellEnvironment,
+                settings.noOutputTimeout());
+        if (Files.exists(CONFIGURED_ENV)) {
+            started.execute(sourceConfigured(), settings.defaultTimeout());
+        }
+        return started;
+    }
+
+    private static CmdRunAction sourceConfigured() {
+        return new CmdRunAction(". " + CONFIGURED_ENV, false, "", true, false, null, true,
+                dev.dockyard.protocol.SecurityRisk.LOW, null);
+    }
+
+    /**
+     * Configuration pushed by the control plane after the executor is ready (warm sandboxes are
+     * configured late): variables are written to a file only the sandbox user can read and
+     * sourced into the persistent shell (and into any shell started later); they never pass
+     * through a command line, a process argument or an observation.
+     */
+    public void configure(Map<String, String> variables, String fileAccess) throws IOException {
+        turn.lock();
+        try {
+            StringBuilder script = new StringBuilder("# written by the Dockyard executor\n");
+            variables.forEach((k, v) -> script.append("export ").append(k).append('=')
+                    .append(BashSession.shellQuote(v)).append('\n'));
+            Path dir = CONFIGURED_ENV.getParent();
+            Files.createDirectories(dir);
+            Path tmp = Files.createTempFile(dir, "env", ".tmp",
+                    java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+            Files.writeString(tmp, script.toString());
+            Files.move(tmp, CONFIGURED_ENV, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            if (fileAccess != null) {
+                guard.allowAnywhere("anywhere".equalsIgnoreCase(fileAccess));
+            }
+            liveShell().execute(sourceConfigured(), settings.defaultTimeout());
+        } finally {
+            turn.unlock();
+        }
     }
 
     public Observation execute(Action action) {

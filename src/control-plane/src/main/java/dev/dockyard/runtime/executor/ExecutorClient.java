@@ -91,6 +91,35 @@ public class ExecutorClient {
         }
     }
 
+    /**
+     * Pushes configuration into a ready sandbox ({@code POST /configure}). The body holds secrets:
+     * it is built here, sent, and never logged; a failure names the status only.
+     */
+    public void configure(URI executor, String sessionKey, java.util.Map<String, String> env, String fileAccess) {
+        jakarta.json.JsonObjectBuilder vars = Json.createObjectBuilder();
+        env.forEach(vars::add);
+        jakarta.json.JsonObjectBuilder body = Json.createObjectBuilder().add("env", vars);
+        if (fileAccess != null) {
+            body.add("fileAccess", fileAccess);
+        }
+        HttpRequest request = HttpRequest.newBuilder(executor.resolve("/configure")).header(SESSION_HEADER, sessionKey)
+                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
+                .POST(HttpRequest.BodyPublishers.ofString(body.build().toString())).build();
+        try {
+            int status = http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+            if (status != 204) {
+                throw new dev.dockyard.backend.BackendException("the executor refused the configuration (HTTP "
+                        + status + ")");
+            }
+        } catch (IOException e) {
+            throw new dev.dockyard.backend.BackendException("the executor could not be configured: "
+                    + e.getClass().getSimpleName());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new dev.dockyard.backend.BackendException("interrupted while configuring the executor");
+        }
+    }
+
     /** Streams a multipart upload through to the executor's {@code /upload_file}. */
     public ExecutorAnswer upload(URI executor, String sessionKey, String contentType, InputStream body,
                                  String destination, boolean recursive) {

@@ -48,6 +48,9 @@ public class Provisioner {
     ReadinessProbe readiness;
 
     @Inject
+    dev.dockyard.runtime.executor.ExecutorClient executors;
+
+    @Inject
     DockyardConfig config;
 
     @Inject
@@ -70,6 +73,7 @@ public class Provisioner {
     public SandboxRuntime provision(ProvisioningRequest request) {
         SandboxRuntime runtime = new SandboxRuntime(request.conversationId(), request.userId(), backend.name(),
                 request.image(), request.cpus(), request.memoryMb(), request.timeoutSeconds(), clock.instant());
+        runtime.configuredFor(request.agent().name(), request.llm());
         try {
             accounts.ensure(request.userId(), request.role());
         } catch (PersistenceException | jakarta.transaction.TransactionalException raced) {
@@ -105,7 +109,8 @@ public class Provisioner {
         executor.execute(() -> {
             RuntimeStatus outcome = RuntimeStatus.ERROR;
             try {
-                outcome = bringUp(spec, Duration.ofSeconds(request.timeoutSeconds()), request.failAt());
+                outcome = bringUp(spec, configurationOf(request), Duration.ofSeconds(request.timeoutSeconds()),
+                        request.failAt());
             } finally {
                 settling.remove(runtime.id());
                 settled.complete(outcome);
@@ -137,7 +142,24 @@ public class Provisioner {
         }
     }
 
-    private RuntimeStatus bringUp(SandboxSpec spec, Duration timeout, ProvisioningStep failAt) {
+    /** What the sandbox is told once ready: the agent, its LLM settings, its policy. Held in memory only. */
+    private static SandboxConfiguration configurationOf(ProvisioningRequest request) {
+        Map<String, String> env = new java.util.LinkedHashMap<>();
+        env.put("DOCKYARD_AGENT", request.agent().name());
+        if (request.llm().model() != null) {
+            env.put("LLM_MODEL", request.llm().model());
+        }
+        if (request.llm().baseUrl() != null) {
+            env.put("LLM_BASE_URL", request.llm().baseUrl());
+        }
+        if (request.llm().apiKey() != null) {
+            env.put("LLM_API_KEY", request.llm().apiKey());
+        }
+        return new SandboxConfiguration(env, request.agent().fileAccess());
+    }
+
+    private RuntimeStatus bringUp(SandboxSpec spec, SandboxConfiguration configuration, Duration timeout,
+                                  ProvisioningStep failAt) {
         String id = spec.runtimeId();
         StepTimer timer = new StepTimer(failAt);
         ProvisioningStep step = ProvisioningStep.CREATE;
@@ -155,6 +177,11 @@ public class Provisioner {
             ReadinessAttempt attempt = new ReadinessAttempt(spec.name(), endpoint, spec.sessionKey(), timeout, clock);
             timer.time(step, () -> {
                 readiness.probe(attempt);
+                return null;
+            });
+            step = ProvisioningStep.INJECT;
+            timer.time(step, () -> {
+                executors.configure(endpoint, spec.sessionKey(), configuration.env(), configuration.fileAccess());
                 return null;
             });
             step = ProvisioningStep.LIMITS;

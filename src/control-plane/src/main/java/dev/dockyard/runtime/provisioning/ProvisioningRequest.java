@@ -6,10 +6,13 @@ import java.util.Map;
  * A validated request for a runtime, with every default already applied.
  *
  * @param timeoutSeconds how long the sandbox may take to become ready
+ * @param agent          the agent the runtime serves (its policy applies)
+ * @param llm            the LLM settings: the request's over the agent's defaults
  * @param replace        replace the conversation's live runtime (the new one READY before the old one goes)
  * @param failAt         a step to fail on purpose (fault injection, when enabled), else null
  */
-public record ProvisioningRequest(String userId, dev.dockyard.tenancy.Role role, String conversationId, String image, double cpus, int memoryMb,
+public record ProvisioningRequest(String userId, dev.dockyard.tenancy.Role role, String conversationId,
+                                  dev.dockyard.agents.AgentProfile agent, dev.dockyard.agents.LlmSettings llm, String image, double cpus, int memoryMb,
                                   int timeoutSeconds, Map<String, String> environment, boolean replace,
                                   ProvisioningStep failAt) {
 

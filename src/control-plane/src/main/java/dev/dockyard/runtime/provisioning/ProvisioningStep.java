@@ -7,6 +7,8 @@ public enum ProvisioningStep {
     /** Recording where the started sandbox is reached: the first database write after Docker acted. */
     RECORD("record"),
     READINESS("readiness"),
+    /** Configuration and secrets pushed into the ready sandbox through its executor. */
+    INJECT("inject"),
     LIMITS("limits");
 
     private final String label;

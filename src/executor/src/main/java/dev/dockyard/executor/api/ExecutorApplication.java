@@ -16,6 +16,6 @@ public class ExecutorApplication extends Application {
     public Set<Object> getSingletons() {
         ExecutorLifecycle lifecycle = ExecutorLifecycle.instance();
         return Set.of(new SessionKeyFilter(lifecycle), new HealthResource(lifecycle), new ActionResource(lifecycle),
-                new FileTransferResource(lifecycle));
+                new FileTransferResource(lifecycle), new ConfigureResource(lifecycle));
     }
 }

@@ -302,7 +302,7 @@ public final class BashSession implements AutoCloseable {
         return seconds == Math.rint(seconds) ? String.valueOf((long) seconds) : String.valueOf(seconds);
     }
 
-    static String shellQuote(String s) {
+    public static String shellQuote(String s) {
         return "'" + s.replace("'", "'\\''") + "'";
     }
 

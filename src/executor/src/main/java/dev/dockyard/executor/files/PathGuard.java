@@ -22,7 +22,7 @@ public final class PathGuard {
             + "workspace.";
 
     private final Path workspace;
-    private final boolean anywhere;
+    private volatile boolean anywhere;
 
     /**
      * @param anywhere true when the runtime's security policy allows file actions outside the workspace
@@ -34,6 +34,11 @@ public final class PathGuard {
 
     public Path workspace() {
         return workspace;
+    }
+
+    /** The runtime's security policy, as configured after start. */
+    public void allowAnywhere(boolean allowed) {
+        this.anywhere = allowed;
     }
 
     /**

@@ -1,0 +1,51 @@
+package dev.dockyard.agents;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
+
+/**
+ * The agents of MP Config: {@code dockyard.agents} lists their names; for each,
+ * {@code dockyard.agent.<name>.llm-model}, {@code .llm-base-url} and {@code .file-access}
+ * (workspace or anywhere) are optional. {@code dockyard.agent.default} is the one a request gets
+ * when it names none.
+ */
+@ApplicationScoped
+public class AgentCatalog {
+
+    public Optional<AgentProfile> find(String name) {
+        return Optional.ofNullable(all().get(name));
+    }
+
+    public String defaultAgent() {
+        return config().getOptionalValue("dockyard.agent.default", String.class).orElse("CodeActAgent");
+    }
+
+    public List<String> names() {
+        return List.copyOf(all().keySet());
+    }
+
+    private Map<String, AgentProfile> all() {
+        Config config = config();
+        Map<String, AgentProfile> agents = new LinkedHashMap<>();
+        String names = config.getOptionalValue("dockyard.agents", String.class).orElse("CodeActAgent");
+        for (String name : Arrays.stream(names.split(",")).map(String::strip).filter(n -> !n.isEmpty()).toList()) {
+            String prefix = "dockyard.agent." + name + ".";
+            LlmSettings defaults = new LlmSettings(
+                    config.getOptionalValue(prefix + "llm-model", String.class).orElse(null),
+                    config.getOptionalValue(prefix + "llm-base-url", String.class).orElse(null), null);
+            String fileAccess = config.getOptionalValue(prefix + "file-access", String.class).orElse("workspace");
+            agents.put(name, new AgentProfile(name, defaults, fileAccess));
+        }
+        return agents;
+    }
+
+    private static Config config() {
+        return ConfigProvider.getConfig();
+    }
+}

@@ -1,0 +1,8 @@
+package dev.dockyard.agents;
+
+/**
+ * An agent as configured: its name, its default LLM settings and its security policy
+ * ({@code fileAccess}: "workspace" confines file actions to the workspace, "anywhere" does not).
+ */
+public record AgentProfile(String name, LlmSettings llmDefaults, String fileAccess) {
+}

@@ -1,0 +1,19 @@
+package dev.dockyard.runtime.provisioning;
+
+import java.util.Map;
+
+/**
+ * What is pushed into a ready sandbox: variables for its shell (secrets among them) and its file
+ * policy. Never printed: toString names the variables, not their values.
+ */
+public record SandboxConfiguration(Map<String, String> env, String fileAccess) {
+
+    public SandboxConfiguration {
+        env = Map.copyOf(env);
+    }
+
+    @Override
+    public String toString() {
+        return "SandboxConfiguration[env=" + env.keySet() + ", fileAccess=" + fileAccess + "]";
+    }
+}

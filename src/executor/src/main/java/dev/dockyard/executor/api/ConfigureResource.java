@@ -1,0 +1,59 @@
+package dev.dockyard.executor.api;
+
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * {@code POST /configure} (a Dockyard addition): {@code {"env": {"NAME": "value"}, "fileAccess":
+ * "workspace"|"anywhere"}} from the control plane after the executor is ready. Answers 204 and
+ * never echoes a value.
+ */
+@Path("configure")
+public class ConfigureResource {
+
+    private static final Pattern NAME = Pattern.compile("^[A-Za-z_][A-Za-z0-9_]*$");
+    private final ExecutorLifecycle lifecycle;
+
+    ConfigureResource(ExecutorLifecycle lifecycle) {
+        this.lifecycle = lifecycle;
+    }
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response configure(JsonObject body) {
+        if (!lifecycle.initialized()) {
+            return ActionResource.detail(Response.Status.SERVICE_UNAVAILABLE, "The executor is not initialized");
+        }
+        Map<String, String> env = new LinkedHashMap<>();
+        JsonValue given = body == null ? null : body.get("env");
+        if (given != null && given.getValueType() == JsonValue.ValueType.OBJECT) {
+            for (Map.Entry<String, JsonValue> e : given.asJsonObject().entrySet()) {
+                if (!NAME.matcher(e.getKey()).matches() || !(e.getValue() instanceof JsonString value)) {
+                    return ActionResource.detail(Response.Status.BAD_REQUEST, "env names must be shell variable "
+                            + "names and values strings (offending name: " + e.getKey() + ")");
+                }
+                env.put(e.getKey(), value.getString());
+            }
+        }
+        String fileAccess = body == null ? null : body.getString("fileAccess", null);
+        try {
+            lifecycle.executor().configure(env, fileAccess);
+        } catch (IOException e) {
+            return ActionResource.detail(Response.Status.INTERNAL_SERVER_ERROR, "Configuration failed: "
+                    + e.getClass().getSimpleName());
+        }
+        return Response.noContent().build();
+    }
+}
