@@ -75,6 +75,10 @@ public class DockyardConfig {
     int quotaMaxMemoryMb;
 
     @Inject
+    @ConfigProperty(name = "dockyard.credentials.refresh-window", defaultValue = "300")
+    int credentialRefreshWindowSeconds;
+
+    @Inject
     @ConfigProperty(name = "dockyard.fault-injection", defaultValue = "false")
     boolean faultInjection;
 
@@ -157,6 +161,11 @@ public class DockyardConfig {
     /** Default per-user limit on the memory of all live runtimes together. */
     public int quotaMaxMemoryMb() {
         return quotaMaxMemoryMb;
+    }
+
+    /** Credentials expiring within this window are refreshed before injection and while runtimes live. */
+    public Duration credentialRefreshWindow() {
+        return Duration.ofSeconds(credentialRefreshWindowSeconds);
     }
 
     /** Whether provisioning honours X-Dockyard-Fail-At (chaos tests; never in production). */

@@ -179,6 +179,11 @@ public class SandboxRuntime {
         return llmBaseUrl;
     }
 
+    /** The LLM key, for injection only: never in an answer, a log line or an event. */
+    public String llmApiKey() {
+        return llmApiKey;
+    }
+
     /**
      * Makes this runtime the replacement of {@code old}: it is provisioned beside it without
      * holding the conversation, and takes it over only when READY.

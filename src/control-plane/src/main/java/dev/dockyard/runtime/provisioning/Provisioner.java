@@ -51,6 +51,12 @@ public class Provisioner {
     dev.dockyard.runtime.executor.ExecutorClient executors;
 
     @Inject
+    dev.dockyard.credentials.Credentials credentials;
+
+    @Inject
+    SandboxConfigurations configurations;
+
+    @Inject
     DockyardConfig config;
 
     @Inject
@@ -109,8 +115,7 @@ public class Provisioner {
         executor.execute(() -> {
             RuntimeStatus outcome = RuntimeStatus.ERROR;
             try {
-                outcome = bringUp(spec, configurationOf(request), Duration.ofSeconds(request.timeoutSeconds()),
-                        request.failAt());
+                outcome = bringUp(spec, runtime, Duration.ofSeconds(request.timeoutSeconds()), request.failAt());
             } finally {
                 settling.remove(runtime.id());
                 settled.complete(outcome);
@@ -142,28 +147,15 @@ public class Provisioner {
         }
     }
 
-    /** What the sandbox is told once ready: the agent, its LLM settings, its policy. Held in memory only. */
-    private static SandboxConfiguration configurationOf(ProvisioningRequest request) {
-        Map<String, String> env = new java.util.LinkedHashMap<>();
-        env.put("DOCKYARD_AGENT", request.agent().name());
-        if (request.llm().model() != null) {
-            env.put("LLM_MODEL", request.llm().model());
-        }
-        if (request.llm().baseUrl() != null) {
-            env.put("LLM_BASE_URL", request.llm().baseUrl());
-        }
-        if (request.llm().apiKey() != null) {
-            env.put("LLM_API_KEY", request.llm().apiKey());
-        }
-        return new SandboxConfiguration(env, request.agent().fileAccess());
-    }
-
-    private RuntimeStatus bringUp(SandboxSpec spec, SandboxConfiguration configuration, Duration timeout,
+    private RuntimeStatus bringUp(SandboxSpec spec, SandboxRuntime runtime, Duration timeout,
                                   ProvisioningStep failAt) {
         String id = spec.runtimeId();
         StepTimer timer = new StepTimer(failAt);
-        ProvisioningStep step = ProvisioningStep.CREATE;
+        ProvisioningStep step = ProvisioningStep.CREDENTIALS;
         try {
+            SandboxConfiguration configuration = timer.time(step, () -> configurations.of(runtime,
+                    credentials.resolveAll(runtime.userId())));
+            step = ProvisioningStep.CREATE;
             String containerId = timer.time(step, () -> backend.create(spec));
             step = ProvisioningStep.START;
             URI endpoint = timer.time(step, () -> backend.start(spec.name(), spec.executorPort()));

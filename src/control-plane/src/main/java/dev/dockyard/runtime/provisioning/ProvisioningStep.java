@@ -2,6 +2,8 @@ package dev.dockyard.runtime.provisioning;
 
 /** The steps of bringing a runtime up, named in the ERROR message of the one that failed. */
 public enum ProvisioningStep {
+    /** The user's provider credentials validated (and refreshed) before anything is created. */
+    CREDENTIALS("credentials"),
     CREATE("create"),
     START("start"),
     /** Recording where the started sandbox is reached: the first database write after Docker acted. */

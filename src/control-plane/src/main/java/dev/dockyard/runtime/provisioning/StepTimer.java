@@ -30,7 +30,8 @@ final class StepTimer {
                 throw new BackendException("fault injected at step '" + step.label() + "'");
             }
             return action.get();
-        } catch (BackendException | ReadinessProbe.SandboxNotReadyException e) {
+        } catch (BackendException | ReadinessProbe.SandboxNotReadyException
+                 | dev.dockyard.credentials.CredentialException e) {
             throw new StepFailedException(step, e.getMessage(), e);
         } catch (FaultToleranceException e) {
             throw new StepFailedException(step, "gave up waiting: " + e.getMessage(), e);

@@ -1,0 +1,46 @@
+package dev.dockyard.runtime.provisioning;
+
+import dev.dockyard.agents.AgentCatalog;
+import dev.dockyard.agents.AgentProfile;
+import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.executor.ExecutorClient;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.net.URI;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * What a sandbox is told once ready, built from its runtime (agent, LLM settings) and its user's
+ * credentials, and pushed through the executor. Held in memory only.
+ */
+@ApplicationScoped
+public class SandboxConfigurations {
+
+    @Inject
+    AgentCatalog agents;
+
+    @Inject
+    ExecutorClient executors;
+
+    public SandboxConfiguration of(SandboxRuntime runtime, Map<String, String> credentials) {
+        Map<String, String> env = new LinkedHashMap<>(credentials);
+        env.put("DOCKYARD_AGENT", runtime.agent());
+        if (runtime.llmModel() != null) {
+            env.put("LLM_MODEL", runtime.llmModel());
+        }
+        if (runtime.llmBaseUrl() != null) {
+            env.put("LLM_BASE_URL", runtime.llmBaseUrl());
+        }
+        if (runtime.llmApiKey() != null) {
+            env.put("LLM_API_KEY", runtime.llmApiKey());
+        }
+        String fileAccess = agents.find(runtime.agent()).map(AgentProfile::fileAccess).orElse("workspace");
+        return new SandboxConfiguration(env, fileAccess);
+    }
+
+    public void push(URI executor, SandboxRuntime runtime, Map<String, String> credentials) {
+        SandboxConfiguration configuration = of(runtime, credentials);
+        executors.configure(executor, runtime.sessionKey(), configuration.env(), configuration.fileAccess());
+    }
+}
