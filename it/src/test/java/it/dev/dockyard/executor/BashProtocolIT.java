@@ -12,25 +12,12 @@ import jakarta.json.JsonObject;
 import java.net.http.HttpResponse;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** PROTOCOL.md's bash semantics, row by row, against the executor in a real sandbox container. */
-class BashProtocolIT {
+class BashProtocolIT extends SandboxTest {
 
-    private static Sandbox sandbox;
-
-    @BeforeAll
-    static void start() {
-        sandbox = Sandbox.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        sandbox.close();
-    }
 
     @AfterEach
     void backToIdle() {

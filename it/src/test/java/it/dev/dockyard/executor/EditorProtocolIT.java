@@ -7,24 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** PROTOCOL.md's file-edit semantics, row by row, against the executor in a real sandbox container. */
-class EditorProtocolIT {
+class EditorProtocolIT extends SandboxTest {
 
-    private static Sandbox sandbox;
-
-    @BeforeAll
-    static void start() {
-        sandbox = Sandbox.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        sandbox.close();
-    }
 
     private static String fresh(String name) {
         return "/workspace/edit-" + UUID.randomUUID().toString().substring(0, 8) + "-" + name;

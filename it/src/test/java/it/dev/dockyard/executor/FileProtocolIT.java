@@ -5,25 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** PROTOCOL.md's file semantics (read, write, edit) against the executor in a real sandbox. */
-class FileProtocolIT {
+class FileProtocolIT extends SandboxTest {
 
-    private static Sandbox sandbox;
-
-    @BeforeAll
-    static void start() {
-        sandbox = Sandbox.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        sandbox.close();
-    }
 
     @AfterEach
     void backToIdle() {

@@ -8,24 +8,11 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** /upload_file, /download_files and /list_files on the executor in a real sandbox. */
-class FileTransferIT {
+class FileTransferIT extends SandboxTest {
 
-    private static Sandbox sandbox;
-
-    @BeforeAll
-    static void start() {
-        sandbox = Sandbox.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        sandbox.close();
-    }
 
     private static HttpResponse<String> upload(String filename, byte[] content, String query) {
         Multipart multipart = new Multipart();

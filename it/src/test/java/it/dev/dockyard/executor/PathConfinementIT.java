@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import jakarta.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -14,10 +13,9 @@ import org.junit.jupiter.api.Test;
  * A traversal corpus against the executor's file actions: every path here is an attempt to read,
  * write or edit outside /workspace. Zero may succeed.
  */
-class PathConfinementIT {
+class PathConfinementIT extends SandboxTest {
 
     private static final String SECRET = "outside-secret-content";
-    private static Sandbox sandbox;
 
     /** Attempts that must all stay inside the workspace (or be refused), from /workspace unless said. */
     static final List<String> CORPUS = List.of(
@@ -59,18 +57,12 @@ class PathConfinementIT {
             "/workspace/tmp-link/../etc/passwd");
 
     @BeforeAll
-    static void start() {
-        sandbox = Sandbox.start();
+    static void plantLinksAndSecrets() {
         sandbox.run("mkdir -p /tmp/outside /workspace/inside /workspace/deep && echo " + SECRET
                 + " > /tmp/outside/secret.txt && ln -s /tmp /workspace/tmp-link && ln -s /tmp/outside/secret.txt "
                 + "/workspace/secret-link && ln -s ../ /workspace/up-link && ln -s /etc /workspace/deep/etc && "
                 + "ln -s /workspace/inside /workspace/ok-link && ln -s /tmp/outside/created-by-escape "
                 + "/workspace/dangling && touch /tmp/marker");
-    }
-
-    @AfterAll
-    static void stop() {
-        sandbox.close();
     }
 
     @Test

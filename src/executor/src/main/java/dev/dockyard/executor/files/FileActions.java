@@ -45,12 +45,14 @@ public final class FileActions {
             ".ogg", "video/ogg");
 
     public Observation read(FileReadAction action, Path workingDir) {
-        Path file;
         try {
-            file = guard.check(action.path(), workingDir);
+            return read(guard.check(action.path(), workingDir), action, workingDir);
         } catch (PathGuard.PathRefusedException e) {
             return ErrorObservation.of(e.getMessage());
         }
+    }
+
+    private Observation read(Path file, FileReadAction action, Path workingDir) {
         try {
             if (Files.isDirectory(file)) {
                 return ErrorObservation.of("Path is a directory: " + file + ". You can only read files");
@@ -89,12 +91,14 @@ public final class FileActions {
     }
 
     public Observation write(FileWriteAction action, Path workingDir) {
-        Path file;
         try {
-            file = guard.check(action.path(), workingDir);
+            return write(guard.check(action.path(), workingDir), action);
         } catch (PathGuard.PathRefusedException e) {
             return ErrorObservation.of(e.getMessage());
         }
+    }
+
+    private Observation write(Path file, FileWriteAction action) {
         try {
             if (Files.isDirectory(file)) {
                 return ErrorObservation.of("Path is a directory: " + file + ". You can only write to files");
