@@ -1,0 +1,6 @@
+/**
+ * Runtime images: a user's base image turned into one that carries the executor, never rebuilt
+ * when an equivalent one exists. {@link dev.dockyard.images.RuntimeImageTags} names the three
+ * tags of the OpenHands scheme (versioned, lock, source) that make the reuse chain possible.
+ */
+package dev.dockyard.images;
