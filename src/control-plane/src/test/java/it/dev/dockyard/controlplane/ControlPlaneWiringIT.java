@@ -60,8 +60,11 @@ class ControlPlaneWiringIT {
     @ArquillianResource
     URL base;
 
+    /** One user per test run: runtimes these tests leave live must not fill a later run's quota. */
+    private static final String USER = "wiring-" + UUID.randomUUID().toString().substring(0, 8);
+
     private static SandboxRuntime newRuntime(String conversation) {
-        return new SandboxRuntime(conversation, "wiring-user", "docker", "dockyard/sandbox:latest", 1.0, 512, 60,
+        return new SandboxRuntime(conversation, USER, "docker", "dockyard/sandbox:latest", 1.0, 512, 60,
                 Instant.now());
     }
 
@@ -71,6 +74,9 @@ class ControlPlaneWiringIT {
     private SandboxRuntime register(SandboxRuntime runtime) {
         accounts.ensure(runtime.userId(), Role.USER);
         ProvisioningJournal.Registration registration = journal.register(runtime, Role.USER, false);
+        if (registration.overQuota() != null) {
+            throw registration.overQuota();
+        }
         return registration.admitted() ? registration.runtime() : registration.existing();
     }
 
@@ -100,11 +106,11 @@ class ControlPlaneWiringIT {
         String conversation = "wiring-busy-" + UUID.randomUUID();
         SandboxRuntime first = register(newRuntime(conversation));
         assertEquals(first.id(), register(newRuntime(conversation)).id(), "the live one, not a new one");
-        assertEquals(1, runtimes.list("wiring-user", conversation, null).size());
+        assertEquals(1, runtimes.list(USER, conversation, null).size());
 
         journal.stop(first.id(), "done");
         SandboxRuntime second = register(newRuntime(conversation));
-        assertEquals(second.id(), journal.live("wiring-user", conversation).orElseThrow().id());
+        assertEquals(second.id(), journal.live(USER, conversation).orElseThrow().id());
     }
 
     @Test
