@@ -188,10 +188,7 @@ public class RuntimeResource {
         }
         ProvisioningStep failAt = ProvisioningStep.byLabel(step).orElseThrow(() -> Problem.of(Problem.Kind.VALIDATION,
                 FAULT_HEADER + " must name a step: " + Arrays.toString(ProvisioningStep.values())).toException());
-        return new ProvisioningRequest(request.userId(), request.role(), request.conversationId(), request.agent(),
-                request.llm(), request.image(),
-                request.cpus(), request.memoryMb(), request.timeoutSeconds(), request.environment(), request.replace(),
-                failAt);
+        return request.failingAt(failAt);
     }
 
     static int preferredWait(String prefer) {

@@ -75,8 +75,7 @@ public class ProvisioningJournal {
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public String readyAndTakeOver(String id, String message) {
-        SandboxRuntime runtime = runtimes.lock(id)
-                .orElseThrow(() -> new IllegalStateException("runtime " + id + " vanished from the database"));
+        SandboxRuntime runtime = locked(id);
         String removed = null;
         if (runtime.replaces() != null) {
             Optional<SandboxRuntime> old = runtimes.lock(runtime.replaces());
@@ -114,11 +113,7 @@ public class ProvisioningJournal {
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public SandboxRuntime transition(String id, RuntimeStatus next, String message, Consumer<SandboxRuntime> change) {
-        SandboxRuntime runtime = runtimes.lock(id)
-                .orElseThrow(() -> new IllegalStateException("runtime " + id + " vanished from the database"));
-        change.accept(runtime);
-        runtimes.record(runtime.transitionTo(next, message, clock.instant()));
-        return runtime;
+        return apply(id, next, message, change);
     }
 
     /**
@@ -130,10 +125,7 @@ public class ProvisioningJournal {
     public SandboxRuntime transition(String id, RuntimeStatus next, String message, Consumer<SandboxRuntime> change,
                                      String sandboxName, boolean rollback) {
         compensation.removeOnRollback(sandboxName);
-        SandboxRuntime runtime = runtimes.lock(id)
-                .orElseThrow(() -> new IllegalStateException("runtime " + id + " vanished from the database"));
-        change.accept(runtime);
-        runtimes.record(runtime.transitionTo(next, message, clock.instant()));
+        SandboxRuntime runtime = apply(id, next, message, change);
         if (rollback) {
             throw new jakarta.persistence.PersistenceException("fault injected at step 'record': the transaction "
                     + "recording the started sandbox rolls back");
@@ -143,10 +135,20 @@ public class ProvisioningJournal {
 
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public SandboxRuntime transition(String id, RuntimeStatus next, String message) {
-        SandboxRuntime runtime = runtimes.lock(id)
-                .orElseThrow(() -> new IllegalStateException("runtime " + id + " vanished from the database"));
+        return apply(id, next, message, r -> { });
+    }
+
+    /** Within the caller's transaction: lock, change, move to {@code next}, record the change. */
+    private SandboxRuntime apply(String id, RuntimeStatus next, String message, Consumer<SandboxRuntime> change) {
+        SandboxRuntime runtime = locked(id);
+        change.accept(runtime);
         runtimes.record(runtime.transitionTo(next, message, clock.instant()));
         return runtime;
+    }
+
+    private SandboxRuntime locked(String id) {
+        return runtimes.lock(id)
+                .orElseThrow(() -> new IllegalStateException("runtime " + id + " vanished from the database"));
     }
 
     /** Every live runtime, read in a transaction of its own. */
@@ -172,8 +174,7 @@ public class ProvisioningJournal {
     /** Stops the runtime unless it is stopped already; returns it either way. */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public SandboxRuntime stop(String id, String message) {
-        SandboxRuntime runtime = runtimes.lock(id)
-                .orElseThrow(() -> new IllegalStateException("runtime " + id + " vanished from the database"));
+        SandboxRuntime runtime = locked(id);
         if (runtime.status() != RuntimeStatus.STOPPED) {
             runtimes.record(runtime.transitionTo(RuntimeStatus.STOPPED, message, clock.instant()));
         }

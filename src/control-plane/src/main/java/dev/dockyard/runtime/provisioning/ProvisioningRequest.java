@@ -19,4 +19,10 @@ public record ProvisioningRequest(String userId, dev.dockyard.tenancy.Role role,
     public ProvisioningRequest {
         environment = Map.copyOf(environment);
     }
+
+    /** The same request, failing {@code step} on purpose (fault injection). */
+    public ProvisioningRequest failingAt(ProvisioningStep step) {
+        return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
+                environment, replace, step);
+    }
 }
