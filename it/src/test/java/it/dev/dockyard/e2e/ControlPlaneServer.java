@@ -40,6 +40,8 @@ final class ControlPlaneServer {
         builder.environment().put("DOCKYARD_QUOTA_MAX_CPUS", "100");
         builder.environment().put("DOCKYARD_QUOTA_MAX_MEMORY_MB", "200000");
         builder.environment().put("DOCKYARD_FAULT_INJECTION", "true");
+        builder.environment().put("DOCKYARD_NODES", "local,node2");
+        builder.environment().put("DOCKYARD_NODE_NODE2_DOCKER_HOST", DockerCli.NODE2);
         Process process = builder.start();
         String out = new String(process.getInputStream().readAllBytes());
         if (!process.waitFor(120, TimeUnit.SECONDS) || process.exitValue() != 0) {

@@ -9,6 +9,9 @@ import java.util.concurrent.TimeUnit;
 /** The real engine, seen through the docker CLI, as an operator would look at it. */
 final class DockerCli {
 
+    /** The second engine (backend node "node2") that docker/ensure-extra-engine.sh starts for the tests. */
+    static final String NODE2 = "unix:///var/run/dockyard-node2.sock";
+
     record Result(int exitCode, String output) {
     }
 
@@ -47,6 +50,12 @@ final class DockerCli {
     /** Names of all containers, running or not, carrying a label (key=value). */
     static List<String> containersLabelled(String label) {
         String out = ok("ps", "-a", "--filter", "label=" + label, "--format", "{{.Names}}");
+        return out.isBlank() ? List.of() : List.of(out.split("\n"));
+    }
+
+    /** The same, on the engine at {@code host}. */
+    static List<String> containersLabelledOn(String host, String label) {
+        String out = ok("-H", host, "ps", "-a", "--filter", "label=" + label, "--format", "{{.Names}}");
         return out.isBlank() ? List.of() : List.of(out.split("\n"));
     }
 

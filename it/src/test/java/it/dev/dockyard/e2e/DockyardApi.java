@@ -75,6 +75,25 @@ final class DockyardApi {
         return post("runtimes", body.toString(), "wait=" + waitSeconds);
     }
 
+    /**
+     * POST /runtimes/{id}/migrate with {@code body} (may be empty), waiting up to {@code waitSeconds}
+     * (0: not at all); {@code failAt} is a provisioning step to fail on purpose, or null.
+     */
+    Answer migrate(String runtimeId, String body, String failAt, int waitSeconds) {
+        HttpRequest.Builder builder = request("runtimes/" + runtimeId + "/migrate")
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        if (!body.isEmpty()) {
+            builder.header("Content-Type", "application/json");
+        }
+        if (waitSeconds > 0) {
+            builder.header("Prefer", "wait=" + waitSeconds);
+        }
+        if (failAt != null) {
+            builder.header("X-Dockyard-Fail-At", failAt);
+        }
+        return send(builder);
+    }
+
     JsonObject act(String runtimeId, JsonObject action) {
         Answer answer = post("runtimes/" + runtimeId + "/actions", action);
         if (answer.status() != 200) {

@@ -20,6 +20,8 @@ final class ProvisionRequestReader {
             "^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$");
     private static final Pattern ENV_NAME = Pattern.compile("^[A-Za-z_][A-Za-z0-9_]*$");
     private static final int MAX_ID = 200;
+    /** Sealed, it must fit the runtime's SANDBOX_ENV column. */
+    private static final int MAX_ENV_JSON = 16_000;
 
     private ProvisionRequestReader() {
     }
@@ -63,6 +65,9 @@ final class ProvisionRequestReader {
                 throw invalid("sandbox.env." + e.getKey() + " must be a string");
             }
             env.put(e.getKey(), s.getString());
+        }
+        if (envJson.toString().length() > MAX_ENV_JSON) {
+            throw invalid("sandbox.env must be at most " + MAX_ENV_JSON + " characters as JSON");
         }
         JsonValue plugins = sandbox.get("plugins");
         if (plugins != null && plugins.getValueType() == JsonValue.ValueType.ARRAY && !plugins.asJsonArray().isEmpty()) {

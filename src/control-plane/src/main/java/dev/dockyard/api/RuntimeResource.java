@@ -161,6 +161,11 @@ public class RuntimeResource {
                     .with("allowed", Json.createValue(e.allowed().doubleValue()))
                     .with("inUse", Json.createValue(e.inUse().doubleValue())).toException();
         }
+        return accepted(runtime, prefer);
+    }
+
+    /** 202 with the runtime being provisioned, or 201 once READY when {@code Prefer: wait=N} says to wait. */
+    private Response accepted(SandboxRuntime runtime, String prefer) {
         URI location = uri.getBaseUriBuilder().path("runtimes").path(runtime.id()).build();
         int wait = preferredWait(prefer);
         if (wait > 0) {
@@ -182,13 +187,55 @@ public class RuntimeResource {
     static final String REPLAYED_HEADER = "Idempotent-Replayed";
 
     private ProvisioningRequest withFault(ProvisioningRequest request, String step) {
+        return request.failingAt(faultAt(step));
+    }
+
+    private ProvisioningStep faultAt(String step) {
+        if (step == null) {
+            return null;
+        }
         if (!config.faultInjection()) {
             throw Problem.of(Problem.Kind.VALIDATION, FAULT_HEADER + " is honoured only when "
                     + "dockyard.fault-injection is true").toException();
         }
-        ProvisioningStep failAt = ProvisioningStep.byLabel(step).orElseThrow(() -> Problem.of(Problem.Kind.VALIDATION,
+        return ProvisioningStep.byLabel(step).orElseThrow(() -> Problem.of(Problem.Kind.VALIDATION,
                 FAULT_HEADER + " must name a step: " + Arrays.toString(ProvisioningStep.values())).toException());
-        return request.failingAt(failAt);
+    }
+
+    /**
+     * Moves a READY runtime to another backend node (body {@code {"node": "..."}}, optional: the
+     * first other node): answers like a provision, with the new runtime, which takes the
+     * conversation over once READY; the old one is removed then, or serves on if the move fails.
+     */
+    @POST
+    @Path("{id}/migrate")
+    public Response migrate(@PathParam("id") String id, String body, @HeaderParam("Prefer") String prefer,
+                            @HeaderParam(FAULT_HEADER) String fault) {
+        visible(id);
+        String node = null;
+        if (body != null && !body.isBlank()) {
+            try (var reader = Json.createReader(new java.io.StringReader(body))) {
+                JsonObject json = reader.readObject();
+                jakarta.json.JsonValue value = json.get("node");
+                if (value instanceof jakarta.json.JsonString s) {
+                    node = s.getString();
+                } else if (value != null && value.getValueType() != jakarta.json.JsonValue.ValueType.NULL) {
+                    throw Problem.of(Problem.Kind.VALIDATION, "node must be a string").toException();
+                }
+            } catch (jakarta.json.JsonException | ClassCastException e) {
+                throw Problem.of(Problem.Kind.VALIDATION, "The body must be a JSON object, e.g. {\"node\": \"node2\"}")
+                        .toException();
+            }
+        }
+        SandboxRuntime migrated;
+        try {
+            migrated = provisioner.migrate(id, node, faultAt(fault));
+        } catch (dev.dockyard.backend.BackendNodes.UnknownNodeException e) {
+            throw Problem.of(Problem.Kind.VALIDATION, e.getMessage()).toException();
+        } catch (dev.dockyard.runtime.provisioning.MigrationRefusedException e) {
+            throw Problem.of(Problem.Kind.MIGRATION_REFUSED, e.getMessage()).toException();
+        }
+        return accepted(migrated, prefer);
     }
 
     static int preferredWait(String prefer) {
@@ -388,8 +435,12 @@ public class RuntimeResource {
         return requireReady(visible(id));
     }
 
-    private static SandboxRuntime requireReady(SandboxRuntime runtime) {
+    private SandboxRuntime requireReady(SandboxRuntime runtime) {
         String id = runtime.id();
+        if (provisioner.isMigrating(id)) {
+            throw Problem.of(Problem.Kind.RUNTIME_MIGRATING, "Runtime " + id + " is being migrated to another node; "
+                    + "its workspace is being copied, so it takes no actions until the move ends").toException();
+        }
         if (runtime.status() != RuntimeStatus.READY || runtime.executorUrl() == null) {
             throw Problem.of(Problem.Kind.RUNTIME_NOT_READY, "Runtime " + id + " is " + runtime.status()
                     + "; this needs READY").with("status", Json.createValue(runtime.status().name())).toException();

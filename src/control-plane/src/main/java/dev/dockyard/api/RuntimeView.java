@@ -19,7 +19,10 @@ public final class RuntimeView {
                 .add("userId", r.userId())
                 .add("status", r.status().name());
         addNullable(b, "statusMessage", r.statusMessage());
-        b.add("backend", r.backend()).add("image", r.image());
+        b.add("backend", r.backend());
+        addNullable(b, "node", r.node());
+        addNullable(b, "replaces", r.replaces());
+        b.add("image", r.image());
         addNullable(b, "createdAt", r.createdAt());
         addNullable(b, "readyAt", r.readyAt());
         b.add("resources", Json.createObjectBuilder().add("cpus", r.cpus()).add("memoryMb", r.memoryMb()));

@@ -32,6 +32,15 @@ public interface RuntimeBackend {
      */
     java.util.List<ManagedSandbox> listManaged(String controlPlane);
 
+    /**
+     * A tar stream of {@code path} in the sandbox, its last name component as the top entry and
+     * owners kept; the caller closes it.
+     */
+    java.io.InputStream archive(String sandboxName, String path);
+
+    /** Unpacks a tar stream (owners kept) into {@code directory} of the sandbox, e.g. a created one before it starts. */
+    void restore(String sandboxName, String directory, java.io.InputStream tar);
+
     /** Stops and removes the sandbox with its anonymous volumes; nothing there is success too. */
     void remove(String sandboxName);
 }

@@ -6,15 +6,12 @@ import java.util.Map;
  * What a backend needs to create a sandbox. {@code bootCpus} is the CPU limit while it boots
  * (0: no limit), {@code cpus} the one it settles to once ready. The session key is handed to the executor through the
  * sandbox's file system, never as an environment variable or label, so that it does not show up in
- * {@code docker inspect}.
+ * {@code docker inspect}. There is no environment here on purpose: the sandbox's configuration,
+ * the request's own variables included, goes in through the executor once it is ready.
  */
 public record SandboxSpec(String runtimeId, String conversationId, String controlPlane, String name, String image, double cpus,
                           double bootCpus, int memoryMb, long pidsLimit, String user, int executorPort,
-                          Map<String, String> environment, String sessionKey) {
-
-    public SandboxSpec {
-        environment = Map.copyOf(environment);
-    }
+                          String sessionKey) {
 
     public Map<String, String> labels() {
         return Labels.of(runtimeId, conversationId, controlPlane);

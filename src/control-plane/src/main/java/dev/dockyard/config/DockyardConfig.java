@@ -3,6 +3,7 @@ package dev.dockyard.config;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -93,6 +94,10 @@ public class DockyardConfig {
     @Inject
     @ConfigProperty(name = "dockyard.docker.host")
     Optional<String> dockerHost;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.nodes", defaultValue = "local")
+    List<String> nodes;
 
     public Optional<String> bootstrapAdminKey() {
         return bootstrapAdminKey.filter(k -> !k.isBlank());
@@ -186,7 +191,22 @@ public class DockyardConfig {
         return Duration.ofSeconds(reconcilerGraceSeconds);
     }
 
-    /** The Docker endpoint; empty means DOCKER_HOST or the local socket. */
+    /**
+     * The backend nodes, the default first: names of 1 to 63 lower-case letters, digits and dashes
+     * (they appear in runtime bodies and configuration keys).
+     */
+    public List<String> nodes() {
+        List<String> names = nodes.stream().map(String::strip).filter(n -> !n.isEmpty()).distinct().toList();
+        for (String name : names) {
+            if (!name.matches("[a-z0-9][a-z0-9-]{0,62}")) {
+                throw new IllegalStateException("dockyard.nodes: '" + name + "' is not a node name "
+                        + "(lower-case letters, digits and dashes)");
+            }
+        }
+        return names.isEmpty() ? List.of("local") : names;
+    }
+
+    /** The first node's Docker endpoint; empty means DOCKER_HOST or the local socket. */
     public Optional<String> dockerHost() {
         return dockerHost.filter(h -> !h.isBlank());
     }

@@ -83,6 +83,15 @@ public class RuntimeRepository {
         return query.setMaxResults(1000).getResultList();
     }
 
+    /** The live runtime that is replacing (or migrating) {@code runtimeId}, if any. */
+    public Optional<SandboxRuntime> replacementOf(String runtimeId) {
+        return em.createQuery("select r from SandboxRuntime r where r.replaces = :id and r.status not in :ended",
+                        SandboxRuntime.class)
+                .setParameter("id", runtimeId)
+                .setParameter("ended", List.of(RuntimeStatus.STOPPED, RuntimeStatus.ERROR))
+                .getResultStream().findFirst();
+    }
+
     /** Every runtime that is live (holds or may hold a sandbox). */
     public List<SandboxRuntime> live() {
         return em.createQuery("select r from SandboxRuntime r where r.status not in :ended", SandboxRuntime.class)

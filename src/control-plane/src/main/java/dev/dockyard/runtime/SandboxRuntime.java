@@ -66,7 +66,10 @@ public class SandboxRuntime {
     @Column(name = "EXECUTOR_URL", length = 200)
     private String executorUrl;
 
-    /** Sealed at rest (AES-GCM): the column never holds the key in clear. */
+    /** The backend node running the sandbox; null (runtimes recorded before nodes existed) is the default node. */
+    @Column(name = "NODE", length = 63)
+    private String node;
+
     @Column(name = "AGENT", length = 100)
     private String agent;
 
@@ -80,6 +83,15 @@ public class SandboxRuntime {
     @Column(name = "LLM_API_KEY", length = 2000)
     @jakarta.persistence.Convert(converter = dev.dockyard.secrets.SealedString.class)
     private String llmApiKey;
+
+    /**
+     * The request's {@code sandbox.env} as a JSON object, sealed at rest (users put tokens there):
+     * injected after ready like the rest of the configuration, and kept so that a replacement or a
+     * migration gets it again.
+     */
+    @Column(name = "SANDBOX_ENV", length = 32000)
+    @jakarta.persistence.Convert(converter = dev.dockyard.secrets.SealedString.class)
+    private String sandboxEnv;
 
     /** The runtime this one replaces: it takes the conversation over once READY. */
     @Column(name = "REPLACES", length = 40)
@@ -159,12 +171,45 @@ public class SandboxRuntime {
         return new StatusChange(id, next, message, now);
     }
 
+    /** Says why the runtime was asked for, before it is first recorded (e.g. a migration). */
+    public void requestedAs(String message) {
+        this.statusMessage = clip(message);
+    }
+
     /** Records the agent the runtime serves and its LLM settings (the key sealed at rest). */
     public void configuredFor(String agentName, dev.dockyard.agents.LlmSettings llm) {
         this.agent = agentName;
         this.llmModel = llm.model();
         this.llmBaseUrl = llm.baseUrl();
         this.llmApiKey = llm.apiKey();
+    }
+
+    /** Records where the sandbox will run (before it is created: the node never changes afterwards). */
+    public void assignNode(String nodeName) {
+        this.node = nodeName;
+    }
+
+    public String node() {
+        return node;
+    }
+
+    /** Records the request's own variables for the sandbox (sealed at rest, injected after ready). */
+    public void withEnvironment(java.util.Map<String, String> environment) {
+        jakarta.json.JsonObjectBuilder json = jakarta.json.Json.createObjectBuilder();
+        environment.forEach(json::add);
+        this.sandboxEnv = environment.isEmpty() ? null : json.build().toString();
+    }
+
+    /** The request's own variables, for injection only. */
+    public java.util.Map<String, String> environment() {
+        if (sandboxEnv == null) {
+            return java.util.Map.of();
+        }
+        java.util.Map<String, String> environment = new java.util.LinkedHashMap<>();
+        try (jakarta.json.JsonReader reader = jakarta.json.Json.createReader(new java.io.StringReader(sandboxEnv))) {
+            reader.readObject().forEach((k, v) -> environment.put(k, ((jakarta.json.JsonString) v).getString()));
+        }
+        return environment;
     }
 
     public String agent() {

@@ -18,11 +18,10 @@ import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxState;
-import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -37,15 +36,19 @@ import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
  * privileges, a pids limit, CPU and memory limits, an init process), the executor port published
  * on 127.0.0.1 only at a port Docker picks.
  */
-@ApplicationScoped
 public class DockerBackend implements RuntimeBackend {
 
     /** Where the executor image expects its session key (see SESSION_API_KEY_FILE in the image). */
     static final String KEY_DIR = "/opt/dockyard/run";
     static final String KEY_FILE = "session-key";
+    static final String WILDCARD_HOST = "unspecified-address:0.0.0.0";
 
-    @Inject
-    DockerClient docker;
+    private final DockerClient docker;
+
+    /** One backend per engine: see {@link DockerNodes}. */
+    public DockerBackend(DockerClient docker) {
+        this.docker = docker;
+    }
 
     @Override
     public String name() {
@@ -63,6 +66,9 @@ public class DockerBackend implements RuntimeBackend {
                 .withMemorySwap(memoryBytes)
                 .withPidsLimit(spec.pidsLimit())
                 .withInit(true)
+                // Liberty names its wildcard address once it listens (a reverse lookup of 0.0.0.0):
+                // answered from /etc/hosts, not DNS, which costs 10 s of boot where DNS is unreachable
+                .withExtraHosts(WILDCARD_HOST)
                 .withCapDrop(Capability.ALL)
                 .withSecurityOpts(List.of("no-new-privileges"))
                 .withRestartPolicy(RestartPolicy.noRestart());
@@ -72,7 +78,6 @@ public class DockerBackend implements RuntimeBackend {
                     .withName(spec.name())
                     .withLabels(spec.labels())
                     .withUser(spec.user())
-                    .withEnv(spec.environment().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList())
                     .withExposedPorts(executorPort)
                     .withHostConfig(host)
                     .exec()
@@ -215,6 +220,30 @@ public class DockerBackend implements RuntimeBackend {
             // removal already in progress: Docker finishes it
         } catch (DockerException e) {
             throw new BackendException("Docker could not remove container '" + sandboxName + "': " + describe(e), e);
+        }
+    }
+
+    @Override
+    public InputStream archive(String sandboxName, String path) {
+        try {
+            return docker.copyArchiveFromContainerCmd(sandboxName, path).exec();
+        } catch (NotFoundException e) {
+            throw new BackendException("no " + path + " in sandbox '" + sandboxName + "' (or the sandbox is gone)", e);
+        } catch (DockerException e) {
+            throw new BackendException("Docker could not archive " + path + " of '" + sandboxName + "': "
+                    + describe(e), e);
+        }
+    }
+
+    @Override
+    public void restore(String sandboxName, String directory, InputStream tar) {
+        try {
+            docker.copyArchiveToContainerCmd(sandboxName).withTarInputStream(tar).withRemotePath(directory).exec();
+        } catch (NotFoundException e) {
+            throw new BackendException("sandbox '" + sandboxName + "' has no " + directory + " (or is gone)", e);
+        } catch (DockerException e) {
+            throw new BackendException("Docker could not unpack the archive into '" + sandboxName + "': "
+                    + describe(e), e);
         }
     }
 

@@ -1,6 +1,6 @@
 package dev.dockyard.runtime.provisioning;
 
-import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.config.DockyardConfig;
@@ -32,6 +32,10 @@ import java.util.logging.Logger;
  * <p>STARTING_RUNTIME → RUNTIME_STARTED → READY, or ERROR naming the failed step with the sandbox
  * removed. If the runtime is stopped while it is being built, the next status change is refused
  * and the sandbox is removed instead.
+ *
+ * <p>A migration is a replacement on another backend node whose workspace is copied from the
+ * runtime it replaces before the new sandbox starts; the old runtime goes only once the new one is
+ * READY, and while the copy is in flight the old one takes no actions (what they wrote would be lost).
  */
 @ApplicationScoped
 public class Provisioner {
@@ -42,7 +46,7 @@ public class Provisioner {
     ProvisioningJournal journal;
 
     @Inject
-    RuntimeBackend backend;
+    BackendNodes nodes;
 
     @Inject
     ReadinessProbe readiness;
@@ -68,8 +72,18 @@ public class Provisioner {
     @Resource
     ManagedExecutorService executor;
 
+    /** Where the image keeps the agent's files (DOCKYARD_WORKSPACE): what a migration carries over. */
+    static final String WORKSPACE = "/workspace";
+
     /** Completed when a runtime that is being provisioned settles (READY, ERROR or STOPPED). */
     private final Map<String, CompletableFuture<RuntimeStatus>> settling = new ConcurrentHashMap<>();
+
+    /** Runtimes being migrated away from (source id → the migrating runtime's id). */
+    private final Map<String, String> migratingFrom = new ConcurrentHashMap<>();
+
+    /** Where a migration's workspace comes from. */
+    private record WorkspaceSource(String runtimeId, String node, String sandboxName) {
+    }
 
     /**
      * Records the runtime and starts bringing it up in the background.
@@ -77,17 +91,18 @@ public class Provisioner {
      * @throws ConversationBusyException when the conversation already has a live runtime
      */
     public SandboxRuntime provision(ProvisioningRequest request) {
-        SandboxRuntime runtime = new SandboxRuntime(request.conversationId(), request.userId(), backend.name(),
+        String node = nodes.defaultNode();
+        SandboxRuntime runtime = new SandboxRuntime(request.conversationId(), request.userId(), nodes.on(node).name(),
                 request.image(), request.cpus(), request.memoryMb(), request.timeoutSeconds(), clock.instant());
+        runtime.assignNode(node);
         runtime.configuredFor(request.agent().name(), request.llm());
+        runtime.withEnvironment(request.environment());
         try {
             accounts.ensure(request.userId(), request.role());
         } catch (PersistenceException | jakarta.transaction.TransactionalException raced) {
             // a parallel first request created the row: it exists, which is all that matters
         }
-        // in flight before it is visible: a reconciler pass in between must not take it for an orphan
-        CompletableFuture<RuntimeStatus> settled = new CompletableFuture<>();
-        settling.put(runtime.id(), settled);
+        CompletableFuture<RuntimeStatus> settled = track(runtime.id());
         try {
             ProvisioningJournal.Registration registration = journal.register(runtime, request.role(), request.replace());
             if (registration.overQuota() != null) {
@@ -108,20 +123,89 @@ public class Provisioner {
             settling.remove(runtime.id());
             throw e;
         }
+        launch(runtime, settled, request.failAt(), null);
+        return runtime;
+    }
+
+    /**
+     * Moves a READY runtime to {@code targetNode} (null: the first other node): a new runtime with
+     * the same settings, its workspace copied from the old one, takes the conversation over once
+     * READY; if it fails, the old one serves on. Returns the new runtime, being provisioned.
+     *
+     * @throws BackendNodes.UnknownNodeException when the target is not a configured node
+     * @throws MigrationRefusedException          when the runtime cannot be migrated now
+     */
+    public SandboxRuntime migrate(String runtimeId, String targetNode, ProvisioningStep failAt) {
+        SandboxRuntime source = journal.find(runtimeId)
+                .orElseThrow(() -> new IllegalArgumentException("no runtime " + runtimeId));
+        String sourceNode = source.node() == null ? nodes.defaultNode() : source.node();
+        String target = targetNode != null ? targetNode : nodes.names().stream()
+                .filter(n -> !n.equals(sourceNode)).findFirst()
+                .orElseThrow(() -> new MigrationRefusedException("there is no other backend node to migrate to "
+                        + "(dockyard.nodes: " + nodes.names() + ")"));
+        RuntimeBackend backend = nodes.on(target);
+        if (target.equals(sourceNode)) {
+            throw new MigrationRefusedException("runtime " + runtimeId + " already runs on node '" + target + "'");
+        }
+        SandboxRuntime migrated = new SandboxRuntime(source.conversationId(), source.userId(), backend.name(),
+                source.image(), source.cpus(), source.memoryMb(), source.timeoutSeconds(), clock.instant());
+        migrated.assignNode(target);
+        migrated.configuredFor(source.agent(), new dev.dockyard.agents.LlmSettings(source.llmModel(),
+                source.llmBaseUrl(), source.llmApiKey()));
+        migrated.withEnvironment(source.environment());
+        CompletableFuture<RuntimeStatus> settled = track(migrated.id());
+        if (migratingFrom.putIfAbsent(runtimeId, migrated.id()) != null) {
+            settling.remove(migrated.id());
+            throw new MigrationRefusedException("runtime " + runtimeId + " is being migrated already");
+        }
+        String refused;
+        try {
+            refused = journal.registerMigration(migrated, runtimeId, sourceNode, target);
+        } catch (RuntimeException e) {
+            settling.remove(migrated.id());
+            migratingFrom.remove(runtimeId);
+            throw e;
+        }
+        if (refused != null) {
+            settling.remove(migrated.id());
+            migratingFrom.remove(runtimeId);
+            throw new MigrationRefusedException(refused);
+        }
+        launch(migrated, settled, failAt, new WorkspaceSource(runtimeId, sourceNode, source.containerName()));
+        return migrated;
+    }
+
+    /** Whether the runtime's workspace is being carried to another node right now (it takes no actions). */
+    public boolean isMigrating(String runtimeId) {
+        return migratingFrom.containsKey(runtimeId);
+    }
+
+    /** In flight before it is visible: a reconciler pass in between must not take it for an orphan. */
+    private CompletableFuture<RuntimeStatus> track(String runtimeId) {
+        CompletableFuture<RuntimeStatus> settled = new CompletableFuture<>();
+        settling.put(runtimeId, settled);
+        return settled;
+    }
+
+    private void launch(SandboxRuntime runtime, CompletableFuture<RuntimeStatus> settled, ProvisioningStep failAt,
+                        WorkspaceSource workspace) {
         SandboxSpec spec = new SandboxSpec(runtime.id(), runtime.conversationId(), config.instance(),
                 runtime.containerName(),
                 runtime.image(), runtime.cpus(), config.sandboxBootCpus(), runtime.memoryMb(), config.sandboxPidsLimit(),
-                config.sandboxUser(), config.executorPort(), request.environment(), runtime.sessionKey());
+                config.sandboxUser(), config.executorPort(), runtime.sessionKey());
         executor.execute(() -> {
             RuntimeStatus outcome = RuntimeStatus.ERROR;
             try {
-                outcome = bringUp(spec, runtime, Duration.ofSeconds(request.timeoutSeconds()), request.failAt());
+                outcome = bringUp(spec, runtime, nodes.on(runtime.node()), Duration.ofSeconds(runtime.timeoutSeconds()),
+                        failAt, workspace);
             } finally {
                 settling.remove(runtime.id());
+                if (workspace != null) {
+                    migratingFrom.remove(workspace.runtimeId());
+                }
                 settled.complete(outcome);
             }
         });
-        return runtime;
     }
 
     /** Whether this control plane is bringing the runtime up right now. */
@@ -147,8 +231,8 @@ public class Provisioner {
         }
     }
 
-    private RuntimeStatus bringUp(SandboxSpec spec, SandboxRuntime runtime, Duration timeout,
-                                  ProvisioningStep failAt) {
+    private RuntimeStatus bringUp(SandboxSpec spec, SandboxRuntime runtime, RuntimeBackend backend, Duration timeout,
+                                  ProvisioningStep failAt, WorkspaceSource workspace) {
         String id = spec.runtimeId();
         StepTimer timer = new StepTimer(failAt);
         ProvisioningStep step = ProvisioningStep.CREDENTIALS;
@@ -157,6 +241,11 @@ public class Provisioner {
                     credentials.resolveAll(runtime.userId())));
             step = ProvisioningStep.CREATE;
             String containerId = timer.time(step, () -> backend.create(spec));
+            long workspaceBytes = 0;
+            if (workspace != null) {
+                step = ProvisioningStep.WORKSPACE;
+                workspaceBytes = timer.time(step, () -> copyWorkspace(workspace, backend, spec.name()));
+            }
             step = ProvisioningStep.START;
             URI endpoint = timer.time(step, () -> backend.start(spec.name(), spec.executorPort()));
             step = ProvisioningStep.RECORD;
@@ -164,9 +253,10 @@ public class Provisioner {
                     "Container started; waiting for the executor", r -> {
                         r.placed(containerId);
                         r.reachableAt(endpoint.toString());
-                    }, spec.name(), failAt == ProvisioningStep.RECORD));
+                    }, backend, spec.name(), failAt == ProvisioningStep.RECORD));
             step = ProvisioningStep.READINESS;
-            ReadinessAttempt attempt = new ReadinessAttempt(spec.name(), endpoint, spec.sessionKey(), timeout, clock);
+            ReadinessAttempt attempt = new ReadinessAttempt(backend, spec.name(), endpoint, spec.sessionKey(), timeout,
+                    clock);
             timer.time(step, () -> {
                 readiness.probe(attempt);
                 return null;
@@ -181,23 +271,37 @@ public class Provisioner {
                 backend.settle(spec.name(), spec.cpus());
                 return null;
             });
-            String replaced = journal.readyAndTakeOver(id, "Ready " + timer.summary());
-            if (replaced != null) {
-                removeQuietly(replaced);
-            }
+            String message = "Ready " + timer.summary() + (workspace == null ? "" : "; migrated from node '"
+                    + workspace.node() + "' with a workspace of " + workspaceBytes + " bytes");
+            journal.readyAndTakeOver(id, message).ifPresent(old -> removeQuietly(nodes.on(old.node()),
+                    old.containerName()));
             return RuntimeStatus.READY;
         } catch (IllegalTransitionException e) {
             // stopped while being built: what was built must go, the status stays as the stop left it
             LOG.info("Runtime " + id + " was stopped during provisioning; removing its sandbox");
-            removeQuietly(spec.name());
+            removeQuietly(backend, spec.name());
             return e.from();
         } catch (StepFailedException e) {
-            removeQuietly(spec.name());
+            removeQuietly(backend, spec.name());
             return fail(id, e.getMessage());
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Provisioning " + id + " failed unexpectedly at step " + step.label(), e);
-            removeQuietly(spec.name());
+            removeQuietly(backend, spec.name());
             return fail(id, "Provisioning failed at step '" + step.label() + "': " + e);
+        }
+    }
+
+    /**
+     * Streams the old sandbox's workspace into the new, created one (engine to engine, nothing
+     * buffered here); owners and modes are kept. Returns the bytes carried.
+     */
+    private long copyWorkspace(WorkspaceSource source, RuntimeBackend target, String sandboxName) {
+        try (java.io.InputStream archive = nodes.on(source.node()).archive(source.sandboxName(), WORKSPACE);
+             CountingInputStream counted = new CountingInputStream(archive)) {
+            target.restore(sandboxName, "/", counted);
+            return counted.count();
+        } catch (java.io.IOException e) {
+            throw new dev.dockyard.backend.BackendException("the workspace archive broke off: " + e.getMessage(), e);
         }
     }
 
@@ -220,11 +324,11 @@ public class Provisioner {
      */
     public SandboxRuntime stop(String runtimeId) {
         SandboxRuntime runtime = journal.stop(runtimeId, "Stopped on request");
-        backend.remove(runtime.containerName());
+        nodes.on(runtime.node()).remove(runtime.containerName());
         return runtime;
     }
 
-    private void removeQuietly(String name) {
+    private void removeQuietly(RuntimeBackend backend, String name) {
         try {
             backend.remove(name);
         } catch (RuntimeException e) {

@@ -69,19 +69,42 @@ public class ProvisioningJournal {
     }
 
     /**
-     * A replacement became READY: in one transaction the runtime it replaces stops (if still live)
-     * and the replacement takes the conversation over. Returns the stopped runtime's sandbox name
-     * for removal, or null.
+     * Stores a migration's new runtime beside the one it moves, which must be READY and must not be
+     * moving already (checked under its row lock, so concurrent migrations of one runtime queue
+     * here and all but one are refused). A migration takes no quota of its own: it moves a runtime.
+     * Returns why it was refused, or null once registered: an answer, not an exception, like
+     * {@link #register}.
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public String readyAndTakeOver(String id, String message) {
+    public String registerMigration(SandboxRuntime migrated, String sourceId, String sourceNode, String targetNode) {
+        SandboxRuntime source = locked(sourceId);
+        if (source.status() != RuntimeStatus.READY) {
+            return "runtime " + sourceId + " is " + source.status() + "; only a READY runtime can be migrated";
+        }
+        if (runtimes.replacementOf(sourceId).isPresent()) {
+            return "runtime " + sourceId + " is being replaced or migrated already";
+        }
+        migrated.replacing(sourceId);
+        String message = "Migrating runtime " + sourceId + " from node '" + sourceNode + "' to node '" + targetNode + "'";
+        migrated.requestedAs(message);
+        runtimes.add(migrated, new StatusChange(migrated.id(), migrated.status(), message, migrated.createdAt()));
+        return null;
+    }
+
+    /**
+     * A replacement became READY: in one transaction the runtime it replaces stops (if still live)
+     * and the replacement takes the conversation over. Returns the stopped runtime, whose sandbox
+     * is to be removed, if there was one.
+     */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public Optional<SandboxRuntime> readyAndTakeOver(String id, String message) {
         SandboxRuntime runtime = locked(id);
-        String removed = null;
+        SandboxRuntime removed = null;
         if (runtime.replaces() != null) {
             Optional<SandboxRuntime> old = runtimes.lock(runtime.replaces());
             if (old.isPresent() && old.get().status().isLive()) {
                 runtimes.record(old.get().transitionTo(RuntimeStatus.STOPPED, "Replaced by " + id, clock.instant()));
-                removed = old.get().containerName();
+                removed = old.get();
                 // the old row gives the conversation up before the new one takes it (unique column)
                 runtimes.flush();
             }
@@ -90,7 +113,7 @@ public class ProvisioningJournal {
         if (runtime.replaces() != null) {
             runtime.takeConversation();
         }
-        return removed;
+        return Optional.ofNullable(removed);
     }
 
     /** The live runtime of a conversation, read in a transaction of its own (e.g. after a lost race). */
@@ -123,8 +146,9 @@ public class ProvisioningJournal {
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public SandboxRuntime transition(String id, RuntimeStatus next, String message, Consumer<SandboxRuntime> change,
-                                     String sandboxName, boolean rollback) {
-        compensation.removeOnRollback(sandboxName);
+                                     dev.dockyard.backend.RuntimeBackend backend, String sandboxName,
+                                     boolean rollback) {
+        compensation.removeOnRollback(backend, sandboxName);
         SandboxRuntime runtime = apply(id, next, message, change);
         if (rollback) {
             throw new jakarta.persistence.PersistenceException("fault injected at step 'record': the transaction "

@@ -5,6 +5,8 @@ public enum ProvisioningStep {
     /** The user's provider credentials validated (and refreshed) before anything is created. */
     CREDENTIALS("credentials"),
     CREATE("create"),
+    /** A migration only: the old runtime's workspace copied into the created sandbox. */
+    WORKSPACE("workspace"),
     START("start"),
     /** Recording where the started sandbox is reached: the first database write after Docker acted. */
     RECORD("record"),

@@ -11,6 +11,7 @@ public final class ReadinessAttempt {
     /** Asking the backend costs more than a refused connection: only every so many tries. */
     private static final int INSPECT_EVERY = 10;
 
+    private final dev.dockyard.backend.RuntimeBackend backend;
     private final String sandboxName;
     private final URI executor;
     private final String sessionKey;
@@ -19,7 +20,9 @@ public final class ReadinessAttempt {
     private final Clock clock;
     private int tries;
 
-    public ReadinessAttempt(String sandboxName, URI executor, String sessionKey, Duration timeout, Clock clock) {
+    public ReadinessAttempt(dev.dockyard.backend.RuntimeBackend backend, String sandboxName, URI executor,
+                            String sessionKey, Duration timeout, Clock clock) {
+        this.backend = backend;
         this.sandboxName = sandboxName;
         this.executor = executor;
         this.sessionKey = sessionKey;
@@ -38,6 +41,11 @@ public final class ReadinessAttempt {
 
     boolean timeToInspect() {
         return tries % INSPECT_EVERY == 0;
+    }
+
+    /** The backend (node) running the sandbox, asked whether it died. */
+    dev.dockyard.backend.RuntimeBackend backend() {
+        return backend;
     }
 
     String sandboxName() {

@@ -1,6 +1,5 @@
 package dev.dockyard.runtime.provisioning;
 
-import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxState;
 import dev.dockyard.runtime.executor.ExecutorClient;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -20,9 +19,6 @@ public class ReadinessProbe {
     @Inject
     ExecutorClient executors;
 
-    @Inject
-    RuntimeBackend backend;
-
     /** Returns once ready; throws {@link SandboxNotReadyException} when it never will be. */
     @Retry(maxRetries = -1, delay = 20, delayUnit = ChronoUnit.MILLIS, jitter = 0,
             maxDuration = 60, durationUnit = ChronoUnit.MINUTES,
@@ -34,10 +30,10 @@ public class ReadinessProbe {
         }
         if (attempt.expired()) {
             throw new SandboxNotReadyException("the executor was not ready within " + attempt.timeout().toSeconds()
-                    + " s" + describe(backend.inspect(attempt.sandboxName())));
+                    + " s" + describe(attempt.backend().inspect(attempt.sandboxName())));
         }
         if (attempt.timeToInspect()) {
-            SandboxState state = backend.inspect(attempt.sandboxName());
+            SandboxState state = attempt.backend().inspect(attempt.sandboxName());
             if (state.isGone()) {
                 throw new SandboxNotReadyException("the sandbox stopped before it was ready" + describe(state));
             }

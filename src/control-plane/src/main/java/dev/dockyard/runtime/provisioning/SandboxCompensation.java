@@ -3,7 +3,6 @@ package dev.dockyard.runtime.provisioning;
 import dev.dockyard.backend.RuntimeBackend;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
@@ -23,11 +22,8 @@ public class SandboxCompensation {
     @Resource
     TransactionSynchronizationRegistry transactions;
 
-    @Inject
-    RuntimeBackend backend;
-
-    /** Within an active transaction: remove {@code sandboxName} unless the transaction commits. */
-    public void removeOnRollback(String sandboxName) {
+    /** Within an active transaction: remove {@code sandboxName} from {@code backend} unless the transaction commits. */
+    public void removeOnRollback(RuntimeBackend backend, String sandboxName) {
         transactions.registerInterposedSynchronization(new Synchronization() {
             @Override
             public void beforeCompletion() {

@@ -23,8 +23,13 @@ public class SandboxConfigurations {
     @Inject
     ExecutorClient executors;
 
+    /**
+     * The variables for the sandbox's shell: the request's own {@code sandbox.env}, then the
+     * user's credentials, then Dockyard's (agent and LLM); where names meet, the later wins.
+     */
     public SandboxConfiguration of(SandboxRuntime runtime, Map<String, String> credentials) {
-        Map<String, String> env = new LinkedHashMap<>(credentials);
+        Map<String, String> env = new LinkedHashMap<>(runtime.environment());
+        env.putAll(credentials);
         env.put("DOCKYARD_AGENT", runtime.agent());
         if (runtime.llmModel() != null) {
             env.put("LLM_MODEL", runtime.llmModel());

@@ -1,6 +1,7 @@
 package dev.dockyard.runtime.reconciliation;
 
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.config.DockyardConfig;
@@ -37,8 +38,9 @@ import java.util.logging.Logger;
  *   <li>A READY or PAUSED runtime whose sandbox is gone or stopped becomes
  *       ERROR_RUNTIME_DISCONNECTED.</li>
  * </ul>
- * When the backend cannot be listed, the pass does nothing at all: an incomplete view must never
- * look like missing sandboxes.
+ * Each backend node is compared on its own, against the runtimes placed on it. When a node cannot
+ * be listed, the pass does nothing on that node: an incomplete view must never look like missing
+ * sandboxes.
  */
 @Singleton
 @Startup
@@ -50,7 +52,7 @@ public class Reconciler {
     private static final Set<RuntimeStatus> SERVING = EnumSet.of(RuntimeStatus.READY, RuntimeStatus.PAUSED);
 
     @Inject
-    RuntimeBackend backend;
+    BackendNodes nodes;
 
     @Inject
     ProvisioningJournal journal;
@@ -64,9 +66,14 @@ public class Reconciler {
     @Inject
     Clock clock;
 
-    /** What one pass did, for logs and tests. */
+    /** What one pass did, for logs and tests; {@code skipped} when some node's view was incomplete. */
     public record Report(int sandboxesSeen, int orphansRemoved, int interruptedFailed, int disconnected,
                          boolean skipped) {
+        Report plus(Report other) {
+            return new Report(sandboxesSeen + other.sandboxesSeen, orphansRemoved + other.orphansRemoved,
+                    interruptedFailed + other.interruptedFailed, disconnected + other.disconnected,
+                    skipped || other.skipped);
+        }
     }
 
     @PostConstruct
@@ -81,16 +88,36 @@ public class Reconciler {
 
 
     public Report pass() {
-        List<ManagedSandbox> sandboxes;
         List<SandboxRuntime> live;
         try {
-            sandboxes = backend.listManaged(config.instance());
             live = journal.live();
-        } catch (BackendException | jakarta.persistence.PersistenceException e) {
-            LOG.log(Level.WARNING, "Reconciliation skipped, the view is incomplete: " + e.getMessage());
-            return new Report(0, 0, 0, 0, true);
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "Reconciliation skipped", e);
+            LOG.log(Level.WARNING, "Reconciliation skipped, the database cannot be read: " + e.getMessage());
+            return new Report(0, 0, 0, 0, true);
+        }
+        Report total = new Report(0, 0, 0, 0, false);
+        for (String node : nodes.names()) {
+            total = total.plus(pass(node, live.stream().filter(r -> node.equals(nodeOf(r))).toList()));
+        }
+        if (total.orphansRemoved() + total.interruptedFailed() + total.disconnected() > 0) {
+            LOG.info("Reconciliation: " + total);
+        }
+        return total;
+    }
+
+    private String nodeOf(SandboxRuntime runtime) {
+        return runtime.node() == null ? nodes.defaultNode() : runtime.node();
+    }
+
+    /** One node: its sandboxes against the live runtimes placed on it. */
+    private Report pass(String node, List<SandboxRuntime> live) {
+        RuntimeBackend backend = nodes.on(node);
+        List<ManagedSandbox> sandboxes;
+        try {
+            sandboxes = backend.listManaged(config.instance());
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Reconciliation of node '" + node + "' skipped, the view is incomplete: "
+                    + e.getMessage());
             return new Report(0, 0, 0, 0, true);
         }
         Instant now = clock.instant();
@@ -130,23 +157,21 @@ public class Reconciler {
 
         int orphans = 0;
         for (ManagedSandbox sandbox : sandboxes) {
+            // owned by a live runtime placed on this node: a migration's old sandbox, whose runtime
+            // is now live elsewhere, is an orphan here
             boolean owned = sandbox.runtimeId() != null && (liveById.containsKey(sandbox.runtimeId())
                     || provisioner.isInFlight(sandbox.runtimeId()));
             if (!owned && sandbox.createdAt().plus(grace).isBefore(now)) {
                 try {
                     backend.remove(sandbox.name());
                     orphans++;
-                    LOG.info("Removed orphan sandbox " + sandbox.name() + " (runtime " + sandbox.runtimeId()
-                            + " is not live)");
+                    LOG.info("Removed orphan sandbox " + sandbox.name() + " on node '" + node + "' (runtime "
+                            + sandbox.runtimeId() + " is not live there)");
                 } catch (BackendException e) {
                     LOG.log(Level.WARNING, "Could not remove orphan sandbox " + sandbox.name(), e);
                 }
             }
         }
-        Report report = new Report(sandboxes.size(), orphans, interrupted, disconnected, false);
-        if (orphans + interrupted + disconnected > 0) {
-            LOG.info("Reconciliation: " + report);
-        }
-        return report;
+        return new Report(sandboxes.size(), orphans, interrupted, disconnected, false);
     }
 }

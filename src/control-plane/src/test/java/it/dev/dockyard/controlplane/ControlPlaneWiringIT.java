@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.persistence.RuntimeRepository;
 import dev.dockyard.runtime.IllegalTransitionException;
 import dev.dockyard.runtime.RuntimeStatus;
@@ -55,7 +55,7 @@ class ControlPlaneWiringIT {
     RuntimeRepository runtimes;
 
     @Inject
-    RuntimeBackend backend;
+    BackendNodes nodes;
 
     @ArquillianResource
     URL base;
@@ -82,7 +82,8 @@ class ControlPlaneWiringIT {
 
     @Test
     void shouldInjectTheDockerAdapterBehindTheBackendPort() {
-        assertEquals("docker", backend.name());
+        assertEquals("docker", nodes.on(nodes.defaultNode()).name());
+        assertEquals(nodes.defaultNode(), nodes.names().get(0));
     }
 
     @Test

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Ensures a second, independent Docker engine answers on this machine, as another backend node
+# for migration tests and demos: its own socket, data root and bridge, so nothing is shared with
+# the main engine but the kernel. Copies the given images from the main engine when they differ.
+#
+#   ensure-extra-engine.sh NAME [IMAGE...]
+#
+# Socket unix:///var/run/dockyard-NAME.sock; bridge dy-NAME on 10.213.N.0/24. The engine is left
+# running (like the main one); stop it by the PID in /var/run/dockyard-NAME.pid.
+# Idempotent; exits non-zero with a clear message where it cannot.
+set -euo pipefail
+
+name=${1:?usage: ensure-extra-engine.sh NAME [IMAGE...]}
+shift
+log() { echo "[ensure-extra-engine $name] $*" >&2; }
+
+case "$name" in
+  *[!a-z0-9]*|"") log "NAME must be lower-case letters and digits"; exit 2 ;;
+esac
+sock=/var/run/dockyard-$name.sock
+host=unix://$sock
+bridge=dy-$name
+# a /24 per name, stable across runs, away from Docker's 172.17/16 default
+octet=$(( $(printf '%s' "$name" | cksum | cut -d' ' -f1) % 200 + 20 ))
+
+if ! docker -H "$host" info >/dev/null 2>&1; then
+  if [ "$(id -u)" != 0 ]; then
+    log "the engine does not answer and I am not root: cannot start it"
+    exit 1
+  fi
+  command -v dockerd >/dev/null || { log "no dockerd: run ensure-engine.sh first"; exit 1; }
+  if ! ip link show "$bridge" >/dev/null 2>&1; then
+    ip link add "$bridge" type bridge
+    ip addr add "10.213.$octet.1/24" dev "$bridge"
+  fi
+  ip link set "$bridge" up
+  pidfile=/var/run/dockyard-$name.pid
+  if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+    log "dockerd (pid $(cat "$pidfile")) is starting already"
+  else
+    mkdir -p "/var/lib/dockyard-$name"
+    log "starting dockerd on $sock (log: /var/lib/dockyard-$name/dockerd.log)"
+    # no iptables of its own: the main engine owns the host's rules; sandboxes are reached through
+    # the userland proxy on 127.0.0.1, which needs none
+    setsid nohup dockerd --host "$host" --data-root "/var/lib/dockyard-$name/data" \
+      --exec-root "/var/run/dockyard-$name" --pidfile "$pidfile" --bridge "$bridge" \
+      --iptables=false --ip-masq=false >"/var/lib/dockyard-$name/dockerd.log" 2>&1 </dev/null &
+  fi
+  for _ in $(seq 1 60); do
+    docker -H "$host" info >/dev/null 2>&1 && break
+    sleep 1
+  done
+  if ! docker -H "$host" info >/dev/null 2>&1; then
+    log "dockerd did not answer within 60 s"
+    tail -n 20 "/var/lib/dockyard-$name/dockerd.log" >&2 || true
+    exit 1
+  fi
+fi
+log "engine ready at $host"
+
+for image in "$@"; do
+  want=$(docker image inspect -f '{{.Id}}' "$image")
+  have=$(docker -H "$host" image inspect -f '{{.Id}}' "$image" 2>/dev/null || true)
+  if [ "$want" = "$have" ]; then
+    log "$image is up to date"
+  else
+    start=$(date +%s)
+    docker save "$image" | docker -H "$host" load -q >/dev/null
+    log "$image copied in $(( $(date +%s) - start )) s"
+    # the engine is this script's own: the image the copy replaced is garbage
+    docker -H "$host" image prune -f >/dev/null
+  fi
+done

@@ -1,0 +1,35 @@
+package dev.dockyard.backend;
+
+import java.util.List;
+
+/**
+ * The backend nodes this control plane places sandboxes on: named endpoints (MP Config
+ * {@code dockyard.nodes}), each served by its own {@link RuntimeBackend}. Every runtime records
+ * its node, and every backend call for it goes to that node; migration moves a runtime from one
+ * node to another.
+ */
+public interface BackendNodes {
+
+    /** Where new runtimes go: the first configured node. */
+    String defaultNode();
+
+    /** Every configured node, the default first. */
+    List<String> names();
+
+    /**
+     * The backend of {@code node}; {@code null} means the default node (runtimes recorded before
+     * nodes existed).
+     *
+     * @throws UnknownNodeException when no such node is configured
+     */
+    RuntimeBackend on(String node);
+
+    /** A node name that is not configured. */
+    class UnknownNodeException extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        public UnknownNodeException(String node, List<String> known) {
+            super("unknown backend node '" + node + "'; configured nodes: " + known);
+        }
+    }
+}

@@ -1,0 +1,104 @@
+package dev.dockyard.backend.docker;
+
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.core.DefaultDockerClientConfig;
+import com.github.dockerjava.core.DockerClientImpl;
+import com.github.dockerjava.zerodep.ZerodepDockerHttpClient;
+import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.config.DockyardConfig;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.eclipse.microprofile.config.ConfigProvider;
+
+/**
+ * The Docker engines this control plane uses, one client each: {@code dockyard.nodes} names them
+ * (default {@code local}), {@code dockyard.node.<name>.docker-host} says where each one answers
+ * (for the first node, {@code dockyard.docker.host}, then DOCKER_HOST or the local socket).
+ *
+ * <p>Clients use the zero-dependency transport (no Jersey, which would clash with Liberty's own)
+ * and a connection pool sized for concurrent provisioning. They connect lazily, so an engine that
+ * is down makes its own node's calls fail, not the control plane's start.
+ */
+@ApplicationScoped
+public class DockerNodes implements BackendNodes {
+
+    private static final Logger LOG = Logger.getLogger(DockerNodes.class.getName());
+
+    @Inject
+    DockyardConfig config;
+
+    private final Map<String, DockerBackend> nodes = new LinkedHashMap<>();
+    private final Map<String, DockerClient> clients = new LinkedHashMap<>();
+
+    @PostConstruct
+    void connect() {
+        List<String> names = config.nodes();
+        for (String name : names) {
+            Optional<String> host = ConfigProvider.getConfig()
+                    .getOptionalValue("dockyard.node." + name + ".docker-host", String.class)
+                    .filter(h -> !h.isBlank());
+            if (host.isEmpty() && name.equals(names.get(0))) {
+                host = config.dockerHost();
+            }
+            DockerClient client = client(name, host);
+            clients.put(name, client);
+            nodes.put(name, new DockerBackend(client));
+        }
+    }
+
+    private static DockerClient client(String node, Optional<String> host) {
+        DefaultDockerClientConfig.Builder builder = DefaultDockerClientConfig.createDefaultConfigBuilder();
+        host.ifPresent(builder::withDockerHost);
+        DefaultDockerClientConfig clientConfig = builder.build();
+        ZerodepDockerHttpClient http = new ZerodepDockerHttpClient.Builder()
+                .dockerHost(clientConfig.getDockerHost())
+                .sslConfig(clientConfig.getSSLConfig())
+                .maxConnections(64)
+                .connectionTimeout(Duration.ofSeconds(5))
+                .responseTimeout(Duration.ofSeconds(60))
+                .build();
+        LOG.info("Backend node '" + node + "': Docker endpoint " + clientConfig.getDockerHost());
+        return DockerClientImpl.getInstance(clientConfig, http);
+    }
+
+    @PreDestroy
+    void close() {
+        clients.values().forEach(client -> {
+            try {
+                client.close();
+            } catch (IOException e) {
+                LOG.log(Level.FINE, "closing a Docker client", e);
+            }
+        });
+    }
+
+    @Override
+    public String defaultNode() {
+        return names().get(0);
+    }
+
+    @Override
+    public List<String> names() {
+        return List.copyOf(nodes.keySet());
+    }
+
+    @Override
+    public RuntimeBackend on(String node) {
+        RuntimeBackend backend = nodes.get(node == null ? defaultNode() : node);
+        if (backend == null) {
+            throw new UnknownNodeException(node, names());
+        }
+        return backend;
+    }
+}
