@@ -9,7 +9,7 @@ wlp="$root/src/control-plane/target/liberty/wlp"
 [ -x "$wlp/bin/server" ] || { echo "no server build: run 'mvn -B install -DskipTests' first" >&2; exit 1; }
 bash "$root/docker/ensure-engine.sh"
 bash "$root/docker/build-base-image.sh"
-bash "$root/docker/build-sandbox-image.sh" "$root/src/executor/target/executor-server.zip"
+bash "$root/docker/build-sandbox-image.sh" "$root/src/executor/target/executor-bundle"
 
 export WLP_OUTPUT_DIR="$(mktemp -d /tmp/dockyard-bench.XXXXXX)"
 export HTTP_PORT=19280

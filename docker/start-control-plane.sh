@@ -15,7 +15,7 @@ bash "$root/docker/ensure-engine.sh"
 bash "$root/docker/build-base-image.sh"
 echo "[start] building (mvn install -DskipTests)" >&2
 mvn -B -q -ntp -f "$root/pom.xml" install -DskipTests
-bash "$root/docker/build-sandbox-image.sh" "$root/src/executor/target/executor-server.zip"
+bash "$root/docker/build-sandbox-image.sh" "$root/src/executor/target/executor-bundle"
 
 mkdir -p "$home"
 if [ -z "${DOCKYARD_BOOTSTRAP_ADMIN_KEY:-}" ]; then

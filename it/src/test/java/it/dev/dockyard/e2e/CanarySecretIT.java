@@ -57,7 +57,7 @@ class CanarySecretIT {
 
         String inspect = DockerCli.ok("inspect", container);
         String sandboxLogs = DockerCli.ok("logs", container) + DockerCli.ok("exec", container, "sh", "-c",
-                "cat /opt/dockyard/wlp/usr/servers/executor/logs/* 2>/dev/null; ps -eo args");
+                "cat /dockyard/wlp/usr/servers/executor/logs/* 2>/dev/null; ps -eo args");
         assertEquals(204, API.delete("runtimes/" + id).status());
         answers.add(events(id));
 

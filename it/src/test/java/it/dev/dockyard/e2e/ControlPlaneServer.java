@@ -42,6 +42,8 @@ final class ControlPlaneServer {
         builder.environment().put("DOCKYARD_FAULT_INJECTION", "true");
         builder.environment().put("DOCKYARD_NODES", "local,node2");
         builder.environment().put("DOCKYARD_NODE_NODE2_DOCKER_HOST", DockerCli.NODE2);
+        builder.environment().put("DOCKYARD_IMAGES_REPOSITORY", "dockyard/it-runtime");
+        builder.environment().put("DOCKYARD_IMAGES_BUNDLE", System.getProperty("dockyard.bundle"));
         Process process = builder.start();
         String out = new String(process.getInputStream().readAllBytes());
         if (!process.waitFor(120, TimeUnit.SECONDS) || process.exitValue() != 0) {

@@ -127,7 +127,8 @@ class RuntimeLifecycleIT {
         Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
                 .until(() -> API.get("runtimes/" + id).json().getString("status").equals("ERROR"));
         String message = API.get("runtimes/" + id).json().getString("statusMessage");
-        assertTrue(message.contains("step 'create'"), message);
+        assertTrue(message.contains("step 'image'"), message);
+        assertTrue(message.contains("not found on node 'local'"), message);
         assertTrue(message.contains("dockyard/no-such-image:missing"), message);
         assertEquals(List.of(), DockerCli.containersLabelled("dev.dockyard.runtime-id=" + id));
         // an ERROR runtime frees its conversation

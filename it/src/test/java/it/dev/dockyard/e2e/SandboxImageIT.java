@@ -22,7 +22,7 @@ class SandboxImageIT {
         // a blank key file passes the launcher's check, but the executor finds no key in it: the JVM
         // itself must end rather than serve
         DockerCli.Result result = DockerCli.run("run", "--rm", "--entrypoint", "/bin/bash", IMAGE, "-c",
-                "printf '   \\n' > /tmp/k && SESSION_API_KEY_FILE=/tmp/k exec /opt/dockyard/bin/start-executor");
+                "printf '   \\n' > /tmp/k && SESSION_API_KEY_FILE=/tmp/k exec /dockyard/bin/start-executor");
         assertEquals(64, result.exitCode(), result.output());
         assertTrue(result.output().contains("Executor could not start: No session key"), result.output());
     }

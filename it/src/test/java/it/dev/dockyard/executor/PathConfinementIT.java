@@ -45,7 +45,7 @@ class PathConfinementIT extends SandboxTest {
             "/proc/self/environ",
             "/proc/1/cmdline",
             "/home/dockyard/.bashrc",
-            "/opt/dockyard/bin/start-executor",
+            "/dockyard/bin/start-executor",
             "/dev/null",
             "/workspace/inside\u0000/../../etc/passwd",
             "/etc/passwd\u0000.txt",
@@ -88,7 +88,7 @@ class PathConfinementIT extends SandboxTest {
         // nothing outside the workspace was created or changed by any of those writes
         String changed = sandbox.execute(Sandbox.action("run", Sandbox.args().add("is_static", true).add("command",
                 "find / -xdev -newer /tmp/marker -type f -not -path '/workspace/*' -not -path '/proc/*' "
-                        + "-not -path '/opt/dockyard/wlp/usr/servers/executor/*' -not -path '/sys/*' 2>/dev/null; "
+                        + "-not -path '/dockyard/wlp/usr/servers/executor/*' -not -path '/sys/*' 2>/dev/null; "
                         + "grep -rl PWNED /etc /tmp /home 2>/dev/null; cat /tmp/outside/secret.txt"))).getString("content");
         for (String line : changed.split("\n")) {
             if (!line.isBlank() && !line.equals(SECRET)) {

@@ -40,9 +40,7 @@ final class ProvisionRequestReader {
         }
         JsonObject sandbox = object(body, "sandbox");
         String image = string(sandbox, "image", config.sandboxImage());
-        if (!IMAGE.matcher(image).matches() || image.length() > 255) {
-            throw invalid("sandbox.image '" + image + "' is not a valid image reference");
-        }
+        requireImage(image, "sandbox.image");
         double cpus = number(sandbox, "cpus", config.sandboxCpus());
         if (!(cpus >= 0.1 && cpus <= config.maxCpus())) {
             throw invalid("sandbox.cpus must be between 0.1 and " + config.maxCpus());
@@ -93,8 +91,45 @@ final class ProvisionRequestReader {
             }
             replace = replaceValue.getValueType() == JsonValue.ValueType.TRUE;
         }
+        dev.dockyard.images.ExtraDependencies extra = extraDependencies(sandbox, "sandbox.extraDeps");
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeout, env,
-                replace, null);
+                extra, replace, null);
+    }
+
+    /**
+     * Extra dependencies of a runtime image, {@code {"apt": ["pkg", ...], "script": "..."}} under
+     * {@code name} (the last component of it is the member of {@code parent}), both optional.
+     */
+    static dev.dockyard.images.ExtraDependencies extraDependencies(JsonObject parent, String name) {
+        JsonObject json = object(parent, name.substring(name.lastIndexOf('.') + 1));
+        JsonValue apt = json.get("apt");
+        java.util.List<String> packages = new java.util.ArrayList<>();
+        if (apt != null && apt.getValueType() != JsonValue.ValueType.NULL) {
+            if (apt.getValueType() != JsonValue.ValueType.ARRAY) {
+                throw invalid(name + ".apt must be an array of package names");
+            }
+            for (JsonValue p : apt.asJsonArray()) {
+                if (!(p instanceof JsonString s)) {
+                    throw invalid(name + ".apt must be an array of package names");
+                }
+                packages.add(s.getString());
+            }
+        }
+        dev.dockyard.images.ExtraDependencies extra = new dev.dockyard.images.ExtraDependencies(packages,
+                string(json, "script", ""));
+        try {
+            dev.dockyard.images.RuntimeDockerfile.requireValid(extra);
+        } catch (IllegalArgumentException e) {
+            throw invalid(name + ": " + e.getMessage());
+        }
+        return extra;
+    }
+
+    /** A Docker image reference (name[:tag][@digest]), else a 400 naming {@code field}. */
+    static void requireImage(String image, String field) {
+        if (image == null || !IMAGE.matcher(image).matches() || image.length() > 255) {
+            throw invalid(field + " '" + image + "' is not a valid image reference");
+        }
     }
 
     private static Problem.ProblemException invalid(String detail) {

@@ -318,9 +318,9 @@ public class RuntimeResource {
                        @Context jakarta.ws.rs.sse.Sse sse) {
         visible(id);
         java.util.Set<String> sent = java.util.concurrent.ConcurrentHashMap.newKeySet();
-        java.util.concurrent.LinkedBlockingQueue<dev.dockyard.runtime.StatusChange> live =
-                new java.util.concurrent.LinkedBlockingQueue<>();
+        java.util.concurrent.LinkedBlockingQueue<Object> live = new java.util.concurrent.LinkedBlockingQueue<>();
         AutoCloseable following = statusEvents.follow(id, live::add);
+        AutoCloseable followingProgress = statusEvents.followProgress(id, live::add);
         java.util.function.Predicate<dev.dockyard.runtime.StatusChange> send = change -> {
             if (!sent.add(change.id())) {
                 return false;
@@ -341,12 +341,17 @@ public class RuntimeResource {
                     ended |= send.test(change);
                 }
                 while (!ended && !sink.isClosed()) {
-                    dev.dockyard.runtime.StatusChange change = live.poll(15, java.util.concurrent.TimeUnit.SECONDS);
-                    if (change == null) {
+                    Object next = live.poll(15, java.util.concurrent.TimeUnit.SECONDS);
+                    if (next == null) {
                         // a comment keeps proxies from closing an idle stream and shows whether the client left
                         sink.send(sse.newEventBuilder().comment("waiting").build());
+                    } else if (next instanceof dev.dockyard.runtime.RuntimeProgress progress) {
+                        sink.send(sse.newEventBuilder().name("progress").mediaType(MediaType.APPLICATION_JSON_TYPE)
+                                .data(String.class, Json.createObjectBuilder().add("build", progress.buildId())
+                                        .add("step", progress.step()).add("steps", progress.steps())
+                                        .add("line", progress.line()).build().toString()).build());
                     } else {
-                        ended = send.test(change);
+                        ended = send.test((dev.dockyard.runtime.StatusChange) next);
                     }
                 }
             } catch (InterruptedException e) {
@@ -356,6 +361,7 @@ public class RuntimeResource {
             } finally {
                 try {
                     following.close();
+                    followingProgress.close();
                 } catch (Exception ignored) {
                     // nothing to release
                 }

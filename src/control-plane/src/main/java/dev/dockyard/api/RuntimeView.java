@@ -23,6 +23,7 @@ public final class RuntimeView {
         addNullable(b, "node", r.node());
         addNullable(b, "replaces", r.replaces());
         b.add("image", r.image());
+        addNullable(b, "runtimeImage", r.runtimeImage());
         addNullable(b, "createdAt", r.createdAt());
         addNullable(b, "readyAt", r.readyAt());
         b.add("resources", Json.createObjectBuilder().add("cpus", r.cpus()).add("memoryMb", r.memoryMb()));

@@ -24,6 +24,14 @@ public interface BackendNodes {
      */
     RuntimeBackend on(String node);
 
+    /**
+     * The image builder of {@code node} (null: the default node): runtime images are built where
+     * their sandboxes run.
+     *
+     * @throws UnknownNodeException when no such node is configured
+     */
+    dev.dockyard.images.RuntimeImageBuilder images(String node);
+
     /** A node name that is not configured. */
     class UnknownNodeException extends IllegalArgumentException {
         private static final long serialVersionUID = 1L;

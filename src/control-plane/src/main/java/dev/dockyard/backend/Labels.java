@@ -17,6 +17,14 @@ public final class Labels {
      */
     public static final String CONTROL_PLANE = "dev.dockyard.control-plane";
 
+    /**
+     * On runtime images (not containers): the image carries the executor bundle and can run as a
+     * sandbox as it is. An image without it is a base, which the image builder turns into one.
+     */
+    public static final String RUNTIME_IMAGE = "dev.dockyard.runtime-image";
+    /** On runtime images the builder made: the base image they were built from. */
+    public static final String BASE_IMAGE = "dev.dockyard.base-image";
+
     private Labels() {
     }
 

@@ -96,6 +96,18 @@ public class DockyardConfig {
     Optional<String> dockerHost;
 
     @Inject
+    @ConfigProperty(name = "dockyard.images.repository", defaultValue = "dockyard/runtime")
+    String imageRepository;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.images.bundle", defaultValue = "executor-bundle")
+    String imageBundle;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.images.build-timeout", defaultValue = "1800")
+    int imageBuildTimeoutSeconds;
+
+    @Inject
     @ConfigProperty(name = "dockyard.nodes", defaultValue = "local")
     List<String> nodes;
 
@@ -134,6 +146,49 @@ public class DockyardConfig {
 
     public String sandboxUser() {
         return sandboxUser;
+    }
+
+    /** The sandbox user's numeric uid (the user part of dockyard.sandbox.user), which runtime images are built for. */
+    public int sandboxUid() {
+        try {
+            return Integer.parseInt(sandboxUser.split(":")[0]);
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException("dockyard.sandbox.user must be numeric (uid[:gid]), not '" + sandboxUser
+                    + "'", e);
+        }
+    }
+
+    /** Where runtime images are tagged (versioned, lock and source tags). */
+    public String imageRepository() {
+        return imageRepository;
+    }
+
+    /** The executor bundle every runtime image carries (target/executor-bundle of the executor module). */
+    public java.nio.file.Path imageBundle() {
+        return java.nio.file.Path.of(imageBundle);
+    }
+
+    public Duration imageBuildTimeout() {
+        return Duration.ofSeconds(imageBuildTimeoutSeconds);
+    }
+
+    /** This control plane's version: the {@code v} of runtime image tags. */
+    public String version() {
+        return VERSION;
+    }
+
+    private static final String VERSION = readVersion();
+
+    private static String readVersion() {
+        java.util.Properties build = new java.util.Properties();
+        try (java.io.InputStream in = DockyardConfig.class.getResourceAsStream("/dev/dockyard/build.properties")) {
+            if (in != null) {
+                build.load(in);
+            }
+        } catch (java.io.IOException e) {
+            // the fallback below
+        }
+        return build.getProperty("version", "0").replace("-SNAPSHOT", "");
     }
 
     public int executorPort() {

@@ -93,6 +93,14 @@ public class SandboxRuntime {
     @jakarta.persistence.Convert(converter = dev.dockyard.secrets.SealedString.class)
     private String sandboxEnv;
 
+    /** The image the sandbox runs: the requested one, or the runtime image built from it as a base. */
+    @Column(name = "RUNTIME_IMAGE", length = 300)
+    private String runtimeImage;
+
+    /** The request's {@code sandbox.extraDeps} as JSON ({"apt": [...], "script": "..."}), or null. */
+    @Column(name = "EXTRA_DEPS", length = 12000)
+    private String extraDeps;
+
     /** The runtime this one replaces: it takes the conversation over once READY. */
     @Column(name = "REPLACES", length = 40)
     private String replaces;
@@ -210,6 +218,36 @@ public class SandboxRuntime {
             reader.readObject().forEach((k, v) -> environment.put(k, ((jakarta.json.JsonString) v).getString()));
         }
         return environment;
+    }
+
+    public void runsImage(String image) {
+        this.runtimeImage = image;
+    }
+
+    public String runtimeImage() {
+        return runtimeImage;
+    }
+
+    public void withExtraDependencies(dev.dockyard.images.ExtraDependencies extra) {
+        if (extra.aptPackages().isEmpty() && extra.script().isEmpty()) {
+            this.extraDeps = null;
+            return;
+        }
+        jakarta.json.JsonArrayBuilder apt = jakarta.json.Json.createArrayBuilder();
+        extra.aptPackages().forEach(apt::add);
+        this.extraDeps = jakarta.json.Json.createObjectBuilder().add("apt", apt).add("script", extra.script()).build()
+                .toString();
+    }
+
+    public dev.dockyard.images.ExtraDependencies extraDependencies() {
+        if (extraDeps == null) {
+            return dev.dockyard.images.ExtraDependencies.NONE;
+        }
+        try (jakarta.json.JsonReader reader = jakarta.json.Json.createReader(new java.io.StringReader(extraDeps))) {
+            jakarta.json.JsonObject json = reader.readObject();
+            return new dev.dockyard.images.ExtraDependencies(json.getJsonArray("apt").getValuesAs(
+                    jakarta.json.JsonString::getString), json.getString("script", ""));
+        }
     }
 
     public String agent() {

@@ -22,26 +22,44 @@ public class StatusEvents {
     private static final Logger LOG = Logger.getLogger(StatusEvents.class.getName());
 
     private final Map<String, Set<Consumer<StatusChange>>> followers = new ConcurrentHashMap<>();
+    private final Map<String, Set<Consumer<RuntimeProgress>>> progressFollowers = new ConcurrentHashMap<>();
 
     void committed(@Observes(during = TransactionPhase.AFTER_SUCCESS) StatusChange change) {
-        Set<Consumer<StatusChange>> listeners = followers.get(change.runtimeId());
+        deliver(followers.get(change.runtimeId()), change);
+    }
+
+    private static <T> void deliver(Set<Consumer<T>> listeners, T event) {
         if (listeners == null) {
             return;
         }
-        for (Consumer<StatusChange> listener : listeners) {
+        for (Consumer<T> listener : listeners) {
             try {
-                listener.accept(change);
+                listener.accept(event);
             } catch (RuntimeException e) {
-                LOG.log(Level.FINE, "a follower of " + change.runtimeId() + " went away", e);
+                LOG.log(Level.FINE, "a follower went away", e);
                 listeners.remove(listener);
             }
         }
     }
 
+    /** Progress is not a transition: delivered at once, to whoever follows the runtime now. */
+    public void progress(RuntimeProgress progress) {
+        deliver(progressFollowers.get(progress.runtimeId()), progress);
+    }
+
     /** Follows a runtime's changes until the returned handle is closed. */
     public AutoCloseable follow(String runtimeId, Consumer<StatusChange> listener) {
-        followers.computeIfAbsent(runtimeId, id -> new CopyOnWriteArraySet<>()).add(listener);
-        return () -> followers.computeIfPresent(runtimeId, (id, set) -> {
+        return follow(followers, runtimeId, listener);
+    }
+
+    /** Follows a runtime's progress (image builds) until the returned handle is closed. */
+    public AutoCloseable followProgress(String runtimeId, Consumer<RuntimeProgress> listener) {
+        return follow(progressFollowers, runtimeId, listener);
+    }
+
+    private static <T> AutoCloseable follow(Map<String, Set<Consumer<T>>> all, String runtimeId, Consumer<T> listener) {
+        all.computeIfAbsent(runtimeId, id -> new CopyOnWriteArraySet<>()).add(listener);
+        return () -> all.computeIfPresent(runtimeId, (id, set) -> {
             set.remove(listener);
             return set.isEmpty() ? null : set;
         });

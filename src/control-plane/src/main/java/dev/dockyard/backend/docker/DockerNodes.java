@@ -40,6 +40,7 @@ public class DockerNodes implements BackendNodes {
 
     private final Map<String, DockerBackend> nodes = new LinkedHashMap<>();
     private final Map<String, DockerClient> clients = new LinkedHashMap<>();
+    private final Map<String, DockerImageBuilder> builders = new LinkedHashMap<>();
 
     @PostConstruct
     void connect() {
@@ -54,6 +55,7 @@ public class DockerNodes implements BackendNodes {
             DockerClient client = client(name, host);
             clients.put(name, client);
             nodes.put(name, new DockerBackend(client));
+            builders.put(name, new DockerImageBuilder(client));
         }
     }
 
@@ -100,5 +102,14 @@ public class DockerNodes implements BackendNodes {
             throw new UnknownNodeException(node, names());
         }
         return backend;
+    }
+
+    @Override
+    public dev.dockyard.images.RuntimeImageBuilder images(String node) {
+        DockerImageBuilder builder = builders.get(node == null ? defaultNode() : node);
+        if (builder == null) {
+            throw new UnknownNodeException(node, names());
+        }
+        return builder;
     }
 }

@@ -4,6 +4,8 @@ import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.images.ImageBuild;
+import dev.dockyard.images.RuntimeImages;
 import dev.dockyard.runtime.IllegalTransitionException;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -47,6 +49,12 @@ public class Provisioner {
 
     @Inject
     BackendNodes nodes;
+
+    @Inject
+    RuntimeImages images;
+
+    @Inject
+    dev.dockyard.runtime.StatusEvents statusEvents;
 
     @Inject
     ReadinessProbe readiness;
@@ -97,6 +105,7 @@ public class Provisioner {
         runtime.assignNode(node);
         runtime.configuredFor(request.agent().name(), request.llm());
         runtime.withEnvironment(request.environment());
+        runtime.withExtraDependencies(request.extraDependencies());
         try {
             accounts.ensure(request.userId(), request.role());
         } catch (PersistenceException | jakarta.transaction.TransactionalException raced) {
@@ -153,6 +162,7 @@ public class Provisioner {
         migrated.configuredFor(source.agent(), new dev.dockyard.agents.LlmSettings(source.llmModel(),
                 source.llmBaseUrl(), source.llmApiKey()));
         migrated.withEnvironment(source.environment());
+        migrated.withExtraDependencies(source.extraDependencies());
         CompletableFuture<RuntimeStatus> settled = track(migrated.id());
         if (migratingFrom.putIfAbsent(runtimeId, migrated.id()) != null) {
             settling.remove(migrated.id());
@@ -189,14 +199,10 @@ public class Provisioner {
 
     private void launch(SandboxRuntime runtime, CompletableFuture<RuntimeStatus> settled, ProvisioningStep failAt,
                         WorkspaceSource workspace) {
-        SandboxSpec spec = new SandboxSpec(runtime.id(), runtime.conversationId(), config.instance(),
-                runtime.containerName(),
-                runtime.image(), runtime.cpus(), config.sandboxBootCpus(), runtime.memoryMb(), config.sandboxPidsLimit(),
-                config.sandboxUser(), config.executorPort(), runtime.sessionKey());
         executor.execute(() -> {
             RuntimeStatus outcome = RuntimeStatus.ERROR;
             try {
-                outcome = bringUp(spec, runtime, nodes.on(runtime.node()), Duration.ofSeconds(runtime.timeoutSeconds()),
+                outcome = bringUp(runtime, nodes.on(runtime.node()), Duration.ofSeconds(runtime.timeoutSeconds()),
                         failAt, workspace);
             } finally {
                 settling.remove(runtime.id());
@@ -231,14 +237,25 @@ public class Provisioner {
         }
     }
 
-    private RuntimeStatus bringUp(SandboxSpec spec, SandboxRuntime runtime, RuntimeBackend backend, Duration timeout,
+    private RuntimeStatus bringUp(SandboxRuntime runtime, RuntimeBackend backend, Duration timeout,
                                   ProvisioningStep failAt, WorkspaceSource workspace) {
-        String id = spec.runtimeId();
+        String id = runtime.id();
+        String name = runtime.containerName();
         StepTimer timer = new StepTimer(failAt);
         ProvisioningStep step = ProvisioningStep.CREDENTIALS;
         try {
             SandboxConfiguration configuration = timer.time(step, () -> configurations.of(runtime,
                     credentials.resolveAll(runtime.userId())));
+            step = ProvisioningStep.IMAGE;
+            RuntimeImages.Resolution image = timer.time(step, () -> images.resolve(runtime.node(), runtime.image(),
+                    runtime.extraDependencies(), build -> building(id, build)));
+            if (image.build() != null) {
+                journal.transition(id, RuntimeStatus.STARTING_RUNTIME, "Runtime image " + image.image() + " built ("
+                        + image.build().path().name().toLowerCase() + " path); starting the sandbox");
+            }
+            SandboxSpec spec = new SandboxSpec(id, runtime.conversationId(), config.instance(), name, image.image(),
+                    runtime.cpus(), config.sandboxBootCpus(), runtime.memoryMb(), config.sandboxPidsLimit(),
+                    config.sandboxUser(), config.executorPort(), runtime.sessionKey());
             step = ProvisioningStep.CREATE;
             String containerId = timer.time(step, () -> backend.create(spec));
             long workspaceBytes = 0;
@@ -252,6 +269,7 @@ public class Provisioner {
             timer.time(step, () -> journal.transition(id, RuntimeStatus.RUNTIME_STARTED,
                     "Container started; waiting for the executor", r -> {
                         r.placed(containerId);
+                        r.runsImage(spec.image());
                         r.reachableAt(endpoint.toString());
                     }, backend, spec.name(), failAt == ProvisioningStep.RECORD));
             step = ProvisioningStep.READINESS;
@@ -279,16 +297,27 @@ public class Provisioner {
         } catch (IllegalTransitionException e) {
             // stopped while being built: what was built must go, the status stays as the stop left it
             LOG.info("Runtime " + id + " was stopped during provisioning; removing its sandbox");
-            removeQuietly(backend, spec.name());
+            removeQuietly(backend, name);
             return e.from();
         } catch (StepFailedException e) {
-            removeQuietly(backend, spec.name());
+            removeQuietly(backend, name);
             return fail(id, e.getMessage());
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Provisioning " + id + " failed unexpectedly at step " + step.label(), e);
-            removeQuietly(backend, spec.name());
+            removeQuietly(backend, name);
             return fail(id, "Provisioning failed at step '" + step.label() + "': " + e);
         }
+    }
+
+    /**
+     * A runtime image is being built for this runtime: BUILDING_RUNTIME, and the build's output
+     * goes out as progress on the runtime's event stream until the build ends.
+     */
+    private void building(String runtimeId, ImageBuild build) {
+        journal.transition(runtimeId, RuntimeStatus.BUILDING_RUNTIME, "Building runtime image "
+                + build.tags().image(build.tags().source()) + " from " + build.baseImage() + " (build " + build.id() + ")");
+        build.follow(line -> statusEvents.progress(new dev.dockyard.runtime.RuntimeProgress(runtimeId, build.id(),
+                build.step(), build.steps(), line)));
     }
 
     /**

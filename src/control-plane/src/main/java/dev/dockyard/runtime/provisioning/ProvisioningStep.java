@@ -4,6 +4,8 @@ package dev.dockyard.runtime.provisioning;
 public enum ProvisioningStep {
     /** The user's provider credentials validated (and refreshed) before anything is created. */
     CREDENTIALS("credentials"),
+    /** The runtime image: the requested one if it is one, else found or built from it as a base. */
+    IMAGE("image"),
     CREATE("create"),
     /** A migration only: the old runtime's workspace copied into the created sandbox. */
     WORKSPACE("workspace"),

@@ -31,7 +31,7 @@ final class StepTimer {
             }
             return action.get();
         } catch (BackendException | ReadinessProbe.SandboxNotReadyException
-                 | dev.dockyard.credentials.CredentialException e) {
+                 | dev.dockyard.credentials.CredentialException | dev.dockyard.images.ImageBuildException e) {
             throw new StepFailedException(step, e.getMessage(), e);
         } catch (FaultToleranceException e) {
             throw new StepFailedException(step, "gave up waiting: " + e.getMessage(), e);

@@ -1,0 +1,295 @@
+package it.dev.dockyard.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Stream;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The runtime image builder on the real engine: the reuse chain's four paths, a base without Java,
+ * one build for concurrent provisions, and clear failures. The test control plane tags into
+ * {@code dockyard/it-runtime} and builds with a copy of the executor bundle that these tests may
+ * change; everything tagged there is removed at the end.
+ */
+class ImageBuilderIT {
+
+    private static final DockyardApi API = new DockyardApi();
+    private static final String BASE = "dockyard/sandbox-base:bookworm";
+    private static final String NO_JAVA_BASE = "dockyard/it-base-nojava:latest";
+    private static final String REPOSITORY = "dockyard/it-runtime";
+    private static final Path BUNDLE = Path.of(System.getProperty("dockyard.bundle", "target/executor-bundle"));
+
+    @BeforeAll
+    static void baseWithoutJava() throws java.io.IOException {
+        // the offline base minus every JDK/JRE package: the runtime image must bring its own Java
+        Path dir = Files.createTempDirectory("it-base");
+        Files.writeString(dir.resolve("Dockerfile"), "FROM " + BASE + "\nRUN apt-get purge -y -q 'openjdk-*' "
+                + "ca-certificates-java && apt-get autoremove -y -q --purge && rm -rf /usr/lib/jvm\n");
+        DockerCli.ok("build", "-q", "-t", NO_JAVA_BASE, dir.toString());
+        DockerCli.Result java = DockerCli.run("run", "--rm", "--entrypoint", "/bin/sh", NO_JAVA_BASE, "-c",
+                "command -v java");
+        assertEquals(1, java.exitCode(), "the base must have no java: " + java.output());
+    }
+
+    @AfterAll
+    static void removeWhatWasBuilt() {
+        String tags = DockerCli.ok("images", REPOSITORY, "--format", "{{.Repository}}:{{.Tag}}");
+        List<String> rmi = new ArrayList<>(List.of("rmi", "-f"));
+        tags.lines().filter(t -> !t.isBlank()).forEach(rmi::add);
+        if (rmi.size() > 2) {
+            DockerCli.run(rmi.toArray(String[]::new));
+        }
+        DockerCli.run("rmi", NO_JAVA_BASE);
+    }
+
+    private static JsonObject submit(JsonObject body) {
+        DockyardApi.Answer answer = API.post("images/builds", body);
+        assertEquals(202, answer.status(), answer.body());
+        return answer.json();
+    }
+
+    private static JsonObject finished(JsonObject build) {
+        String id = build.getString("id");
+        Awaitility.await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(250))
+                .until(() -> !API.get("images/builds/" + id).json().getString("status").equals("RUNNING"));
+        return API.get("images/builds/" + id).json();
+    }
+
+    private static JsonObject build(JsonObject body) {
+        JsonObject done = finished(submit(body));
+        assertEquals("SUCCEEDED", done.getString("status"), done.toString());
+        return done;
+    }
+
+    @Test
+    void shouldBuildFromTheBaseOnceAndThenFindTheSourceTag() {
+        JsonObject first = build(Json.createObjectBuilder().add("baseImage", BASE).add("force", true).build());
+        assertEquals("BASE", first.getString("path"));
+        JsonObject tags = first.getJsonObject("tags");
+        String image = tags.getString("source");
+        assertTrue(image.startsWith(REPOSITORY + ":dy_v"), image);
+        assertTrue(tags.getString("versioned").endsWith("_dockyard_s_sandbox-base_t_bookworm"), tags.toString());
+        String id = DockerCli.inspect(image, "{{.Id}}");
+        assertEquals(id, DockerCli.inspect(tags.getString("lock"), "{{.Id}}"));
+        assertEquals(id, DockerCli.inspect(tags.getString("versioned"), "{{.Id}}"));
+        assertEquals("true", DockerCli.inspect(image, "{{index .Config.Labels \"dev.dockyard.runtime-image\"}}"));
+        System.out.printf("image build, path BASE: %d ms, image %s bytes%n", first.getInt("durationMs"),
+                DockerCli.inspect(image, "{{.Size}}"));
+
+        JsonObject again = build(Json.createObjectBuilder().add("baseImage", BASE).build());
+        assertEquals("CACHED", again.getString("path"));
+        assertEquals(image, again.getString("image"));
+        assertTrue(again.getInt("durationMs") < 1000, again.toString());
+        System.out.printf("image build, path CACHED: %d ms%n", again.getInt("durationMs"));
+
+        JsonObject listed = API.get("images").json();
+        assertTrue(listed.getJsonArray("images").stream().map(JsonObject.class::cast)
+                .anyMatch(i -> i.getJsonArray("tags").getString(0).startsWith(REPOSITORY)
+                        && BASE.equals(i.getString("baseImage", ""))), listed.toString());
+        JsonObject exists = API.get("images/exists?image=" + image).json();
+        assertTrue(exists.getBoolean("exists") && exists.getBoolean("runtimeImage"), exists.toString());
+        assertFalse(API.get("images/exists?image=dockyard/absent:none").json().getBoolean("exists"));
+    }
+
+    @Test
+    void shouldRebuildOnlyTheBundleLayerWhenTheBundleChanged() throws Exception {
+        JsonObject original = build(Json.createObjectBuilder().add("baseImage", BASE).build());
+        Path marker = BUNDLE.resolve("bin/it-bundle-change");
+        Files.writeString(marker, UUID.randomUUID().toString());
+        try {
+            JsonObject changed = build(Json.createObjectBuilder().add("baseImage", BASE).build());
+            assertEquals("LOCK", changed.getString("path"), changed.toString());
+            assertEquals(original.getJsonObject("tags").getString("lock"), changed.getJsonObject("tags").getString("lock"));
+            assertNotEquals(original.getString("image"), changed.getString("image"));
+            // built on the lock image: every layer of the original image is reused as it is
+            String before = layers(original.getString("image"));
+            String after = layers(changed.getString("image"));
+            assertTrue(after.startsWith(before.substring(0, before.length() - 1)), before + "\n" + after);
+            System.out.printf("image build, path LOCK: %d ms%n", changed.getInt("durationMs"));
+        } finally {
+            Files.delete(marker);
+        }
+        JsonObject back = build(Json.createObjectBuilder().add("baseImage", BASE).build());
+        assertEquals(original.getString("image"), back.getString("image"));
+    }
+
+    private static String layers(String image) {
+        return DockerCli.inspect(image, "{{json .RootFS.Layers}}");
+    }
+
+    @Test
+    void shouldStartANewLockWhenTheExtraDependenciesChange() {
+        JsonObject plain = build(Json.createObjectBuilder().add("baseImage", BASE).build());
+        JsonObject extra = build(Json.createObjectBuilder().add("baseImage", BASE)
+                .add("extraDeps", Json.createObjectBuilder().add("apt", Json.createArrayBuilder().add("jq"))
+                        .add("script", "echo extra > /etc/dockyard-it-extra")).build());
+        assertEquals("VERSIONED", extra.getString("path"), extra.toString());
+        assertEquals(plain.getJsonObject("tags").getString("versioned"), extra.getJsonObject("tags").getString("versioned"));
+        assertNotEquals(plain.getJsonObject("tags").getString("lock"), extra.getJsonObject("tags").getString("lock"));
+        DockerCli.Result jq = DockerCli.run("run", "--rm", "--entrypoint", "/bin/sh", extra.getString("image"), "-c",
+                "jq --version && cat /etc/dockyard-it-extra");
+        assertEquals(0, jq.exitCode(), jq.output());
+        assertTrue(jq.output().contains("extra"), jq.output());
+        System.out.printf("image build, path VERSIONED (+ apt jq): %d ms%n", extra.getInt("durationMs"));
+    }
+
+    @Test
+    void shouldProvisionOnABaseWithoutJavaWithOneBuildForConcurrentRequests() throws Exception {
+        // a fresh source tag for this run: a script of its own
+        JsonObject extraDeps = Json.createObjectBuilder().add("script", "echo " + UUID.randomUUID()
+                + " > /etc/dockyard-it-run").build();
+        List<String> ids = new ArrayList<>();
+        List<CompletableFuture<DockyardApi.Answer>> answers = new ArrayList<>();
+        try {
+            for (int i = 0; i < 2; i++) {
+                JsonObject body = Json.createObjectBuilder().add("conversationId", "it-image-" + UUID.randomUUID())
+                        .add("sandbox", Json.createObjectBuilder().add("image", NO_JAVA_BASE).add("extraDeps", extraDeps))
+                        .build();
+                answers.add(CompletableFuture.supplyAsync(() -> API.provision(body, 0)));
+            }
+            for (CompletableFuture<DockyardApi.Answer> answer : answers) {
+                DockyardApi.Answer a = answer.get();
+                assertEquals(202, a.status(), a.body());
+                ids.add(a.json().getString("id"));
+            }
+            List<String> progress = new CopyOnWriteArrayList<>();
+            CompletableFuture<Void> stream = CompletableFuture.runAsync(() -> follow(ids.get(0), progress));
+            for (String id : ids) {
+                Awaitility.await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(250))
+                        .until(() -> !API.get("runtimes/" + id).json().getString("status").matches(
+                                "STARTING_RUNTIME|BUILDING_RUNTIME|RUNTIME_STARTED"));
+            }
+            List<String> builds = new ArrayList<>();
+            String runtimeImage = null;
+            for (String id : ids) {
+                JsonObject runtime = API.get("runtimes/" + id).json();
+                assertEquals("READY", runtime.getString("status"), runtime.toString());
+                runtimeImage = runtime.getString("runtimeImage");
+                assertTrue(runtimeImage.startsWith(REPOSITORY + ":"), runtimeImage);
+                String history = String.join("\n", events(id));
+                java.util.regex.Matcher build = java.util.regex.Pattern.compile("\\(build (build-[0-9a-f-]+)\\)")
+                        .matcher(history);
+                assertTrue(build.find(), history);
+                builds.add(build.group(1));
+            }
+            assertEquals(1, builds.stream().distinct().count(), "one build for both: " + builds);
+            stream.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertTrue(progress.stream().anyMatch(p -> p.contains("\"line\":\"Step ")), progress.toString());
+
+            JsonObject java = API.act(ids.get(0), DockyardApi.run("command -v java || echo no java; echo $((6 * 7))"));
+            assertEquals("no java\n42", java.getString("content").strip());
+            assertEquals(List.of(runtimeImage), ids.stream().map(id -> DockerCli.inspect("dockyard-" + id,
+                    "{{.Config.Image}}")).distinct().toList());
+        } finally {
+            ids.forEach(id -> API.delete("runtimes/" + id));
+        }
+    }
+
+    /** The runtime's event stream until READY or its end: every {@code progress} data line on the way. */
+    private static void follow(String runtimeId, List<String> progress) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(System.getProperty("dockyard.url",
+                        "http://127.0.0.1:19080") + "/api/v1/runtimes/" + runtimeId + "/events"))
+                .header("X-API-Key", System.getProperty("dockyard.admin-key")).timeout(Duration.ofMinutes(5)).build();
+        try {
+            HttpResponse<Stream<String>> response = HttpClient.newHttpClient().send(request,
+                    HttpResponse.BodyHandlers.ofLines());
+            try (Stream<String> lines = response.body()) {
+                String event = "";
+                for (String line : (Iterable<String>) lines::iterator) {
+                    if (line.startsWith("event:")) {
+                        event = line.substring(6).strip();
+                    } else if (line.startsWith("data:")) {
+                        if (event.equals("progress")) {
+                            progress.add(line);
+                        } else if (line.contains("\"status\":\"READY\"") || line.contains("\"status\":\"ERROR\"")) {
+                            return;
+                        }
+                    }
+                }
+            }
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static List<String> events(String runtimeId) {
+        List<String> lines = new ArrayList<>();
+        HttpRequest request = HttpRequest.newBuilder(URI.create(System.getProperty("dockyard.url",
+                        "http://127.0.0.1:19080") + "/api/v1/runtimes/" + runtimeId + "/events"))
+                .header("X-API-Key", System.getProperty("dockyard.admin-key")).timeout(Duration.ofSeconds(30)).build();
+        try {
+            HttpResponse<Stream<String>> response = HttpClient.newHttpClient().send(request,
+                    HttpResponse.BodyHandlers.ofLines());
+            try (Stream<String> body = response.body()) {
+                for (String line : (Iterable<String>) body::iterator) {
+                    if (line.startsWith("data:")) {
+                        lines.add(line);
+                        if (line.contains("\"status\":\"READY\"")) {
+                            break;
+                        }
+                    }
+                }
+            }
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return lines;
+    }
+
+    @Test
+    void shouldFailClearly() {
+        assertEquals(400, API.post("images/builds", Json.createObjectBuilder().add("baseImage", "Not An Image!").build())
+                .status());
+        DockyardApi.Answer missing = API.post("images/builds", Json.createObjectBuilder()
+                .add("baseImage", "dockyard/absent-base:none").build());
+        assertEquals(400, missing.status(), missing.body());
+        assertTrue(missing.json().getString("detail").contains("dockyard/absent-base:none"), missing.body());
+        assertEquals(400, API.post("images/builds", Json.createObjectBuilder().add("baseImage", BASE)
+                .add("extraDeps", Json.createObjectBuilder().add("apt", Json.createArrayBuilder().add("jq; rm -rf /")))
+                .build()).status());
+        assertEquals(404, API.get("images/builds/build-unknown").status());
+
+        JsonObject broken = finished(submit(Json.createObjectBuilder().add("baseImage", BASE)
+                .add("extraDeps", Json.createObjectBuilder().add("script", "echo about to fail; exit 3")).build()));
+        assertEquals("FAILED", broken.getString("status"), broken.toString());
+        assertTrue(broken.getString("error").contains("about to fail"), broken.toString());
+
+        DockyardApi.Answer runtime = API.provision(Json.createObjectBuilder().add("conversationId",
+                "it-image-broken-" + UUID.randomUUID()).add("sandbox", Json.createObjectBuilder().add("image", BASE)
+                .add("extraDeps", Json.createObjectBuilder().add("script", "echo about to fail; exit 3"))).build(), 300);
+        JsonObject failed = runtime.json();
+        try {
+            assertEquals("ERROR", failed.getString("status"), failed.toString());
+            assertTrue(failed.getString("statusMessage").startsWith("Provisioning failed at step 'image'"),
+                    failed.getString("statusMessage"));
+            assertTrue(failed.getString("statusMessage").contains("about to fail"), failed.getString("statusMessage"));
+            assertEquals(List.of(), DockerCli.containersLabelled("dev.dockyard.runtime-id=" + failed.getString("id")));
+        } finally {
+            API.delete("runtimes/" + failed.getString("id"));
+        }
+    }
+}

@@ -1,0 +1,161 @@
+package dev.dockyard.api;
+
+import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.Labels;
+import dev.dockyard.images.ExtraDependencies;
+import dev.dockyard.images.ImageBuild;
+import dev.dockyard.images.ImageBuildException;
+import dev.dockyard.images.RuntimeImageBuilder;
+import dev.dockyard.images.RuntimeImages;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+
+/**
+ * Runtime images: what there is, whether an image exists, and builds — started here or by
+ * provisioning a runtime whose image is a base (both share one build per image and node).
+ */
+@Path("images")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+public class ImageResource {
+
+    @Inject
+    RuntimeImages images;
+
+    @Inject
+    BackendNodes nodes;
+
+    @Context
+    UriInfo uri;
+
+    /** The runtime images on a node, with their tags. */
+    @GET
+    public JsonObject list(@QueryParam("node") String node) {
+        JsonArrayBuilder list = Json.createArrayBuilder();
+        for (RuntimeImageBuilder.ImageInfo image : images.list(known(node))) {
+            list.add(view(image));
+        }
+        return Json.createObjectBuilder().add("node", known(node)).add("images", list).build();
+    }
+
+    @GET
+    @Path("exists")
+    public JsonObject exists(@QueryParam("image") String image, @QueryParam("node") String node) {
+        ProvisionRequestReader.requireImage(image, "image");
+        var found = images.inspect(known(node), image);
+        JsonObjectBuilder answer = Json.createObjectBuilder().add("image", image).add("node", known(node))
+                .add("exists", found.isPresent());
+        found.ifPresent(i -> answer.add("runtimeImage", "true".equals(i.labels().get(Labels.RUNTIME_IMAGE)))
+                .add("id", i.id()).add("sizeBytes", i.sizeBytes()));
+        return answer.build();
+    }
+
+    /**
+     * {@code {"baseImage", "extraDeps": {"apt": [...], "script"}, "force", "node"}} → 202 with the
+     * build (already SUCCEEDED, path CACHED, when the runtime image exists and force is false).
+     */
+    @POST
+    @Path("builds")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response build(JsonObject body) {
+        if (body == null) {
+            throw Problem.of(Problem.Kind.VALIDATION, "A JSON body is required, at least {\"baseImage\": \"...\"}")
+                    .toException();
+        }
+        JsonValue base = body.get("baseImage");
+        if (!(base instanceof jakarta.json.JsonString baseName)) {
+            throw Problem.of(Problem.Kind.VALIDATION, "baseImage is required (a string)").toException();
+        }
+        ProvisionRequestReader.requireImage(baseName.getString(), "baseImage");
+        ExtraDependencies extra = ProvisionRequestReader.extraDependencies(body, "extraDeps");
+        JsonValue force = body.get("force");
+        if (force != null && force.getValueType() != JsonValue.ValueType.NULL && force != JsonValue.TRUE
+                && force != JsonValue.FALSE) {
+            throw Problem.of(Problem.Kind.VALIDATION, "force must be a boolean").toException();
+        }
+        String node = known(body.containsKey("node") && !body.isNull("node") ? body.getString("node", null) : null);
+        ImageBuild build;
+        try {
+            build = images.submit(node, baseName.getString(), extra, force == JsonValue.TRUE);
+        } catch (ImageBuildException e) {
+            throw Problem.of(Problem.Kind.VALIDATION, e.getMessage()).toException();
+        }
+        return Response.accepted(view(build))
+                .location(uri.getBaseUriBuilder().path("images/builds").path(build.id()).build()).build();
+    }
+
+    @GET
+    @Path("builds/{id}")
+    public JsonObject build(@PathParam("id") String id) {
+        return images.build(id).map(ImageResource::view).orElseThrow(() -> Problem.of(Problem.Kind.NOT_FOUND,
+                "No image build " + id + " (builds are remembered until the control plane restarts)").toException());
+    }
+
+    private String known(String node) {
+        if (node == null) {
+            return nodes.defaultNode();
+        }
+        if (!nodes.names().contains(node)) {
+            throw Problem.of(Problem.Kind.VALIDATION, "unknown backend node '" + node + "'; configured nodes: "
+                    + nodes.names()).toException();
+        }
+        return node;
+    }
+
+    private static JsonObject view(RuntimeImageBuilder.ImageInfo image) {
+        JsonArrayBuilder tags = Json.createArrayBuilder();
+        image.tags().stream().sorted().forEach(tags::add);
+        JsonObjectBuilder b = Json.createObjectBuilder().add("id", image.id()).add("tags", tags)
+                .add("sizeBytes", image.sizeBytes());
+        String base = image.labels().get(Labels.BASE_IMAGE);
+        if (base != null) {
+            b.add("baseImage", base);
+        }
+        return b.build();
+    }
+
+    static JsonObject view(ImageBuild build) {
+        JsonObjectBuilder b = Json.createObjectBuilder()
+                .add("id", build.id())
+                .add("node", build.node())
+                .add("baseImage", build.baseImage())
+                .add("status", build.status().name())
+                .add("image", build.tags().image(build.tags().source()))
+                .add("tags", Json.createObjectBuilder()
+                        .add("versioned", build.tags().image(build.tags().versioned()))
+                        .add("lock", build.tags().image(build.tags().lock()))
+                        .add("source", build.tags().image(build.tags().source())))
+                .add("startedAt", build.startedAt().toString())
+                .add("step", build.step())
+                .add("steps", build.steps());
+        if (build.path() != null) {
+            b.add("path", build.path().name());
+        }
+        if (build.finishedAt() != null) {
+            b.add("finishedAt", build.finishedAt().toString())
+                    .add("durationMs", build.finishedAt().toEpochMilli() - build.startedAt().toEpochMilli());
+        }
+        if (build.error() != null) {
+            b.add("error", build.error());
+        }
+        JsonArrayBuilder log = Json.createArrayBuilder();
+        build.logTail().forEach(log::add);
+        return b.add("logTail", log).build();
+    }
+}

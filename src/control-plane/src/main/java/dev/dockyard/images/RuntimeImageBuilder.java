@@ -1,0 +1,36 @@
+package dev.dockyard.images;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * Builds and finds images on one backend node. Calls block on the engine and must never be made
+ * inside a transaction. Adapters: {@code backend.docker.DockerImageBuilder}.
+ */
+public interface RuntimeImageBuilder {
+
+    /** An image as the engine knows it. */
+    record ImageInfo(String id, Set<String> tags, long sizeBytes, Map<String, String> labels) {
+    }
+
+    Optional<ImageInfo> inspect(String image);
+
+    default boolean imageExists(String image) {
+        return inspect(image).isPresent();
+    }
+
+    /** Every image of {@code repository}, with its tags. */
+    List<ImageInfo> list(String repository);
+
+    /**
+     * Builds {@code context} and applies every one of {@code tags} (full names, repository:tag);
+     * reports each line of the build's output to {@code progress}. Returns the image id.
+     *
+     * @throws ImageBuildException when the build fails: the message names the failing step and
+     *                             ends with its output
+     */
+    String build(BuildContext context, Set<String> tags, Map<String, String> labels, Consumer<String> progress);
+}
