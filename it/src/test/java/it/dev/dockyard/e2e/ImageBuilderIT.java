@@ -48,7 +48,7 @@ class ImageBuilderIT {
         DockerCli.ok("build", "-q", "-t", NO_JAVA_BASE, dir.toString());
         DockerCli.Result java = DockerCli.run("run", "--rm", "--entrypoint", "/bin/sh", NO_JAVA_BASE, "-c",
                 "command -v java");
-        assertEquals(1, java.exitCode(), "the base must have no java: " + java.output());
+        assertTrue(java.exitCode() != 0 && java.output().isBlank(), "the base must have no java: " + java.output());
     }
 
     @AfterAll
