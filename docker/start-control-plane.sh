@@ -27,5 +27,6 @@ if [ -z "${DOCKYARD_BOOTSTRAP_ADMIN_KEY:-}" ]; then
 fi
 export DOCKYARD_BOOTSTRAP_ADMIN_KEY
 export WLP_OUTPUT_DIR="$home/server"
+export DOCKYARD_IMAGES_BUNDLE="${DOCKYARD_IMAGES_BUNDLE:-$root/src/executor/target/executor-bundle}"
 echo "[start] control plane on http://${HTTP_HOST:-127.0.0.1}:${HTTP_PORT:-9080}/api/v1 (admin key: $home/admin-key or your DOCKYARD_BOOTSTRAP_ADMIN_KEY)" >&2
 exec "$root/src/control-plane/target/liberty/wlp/bin/server" run dockyard

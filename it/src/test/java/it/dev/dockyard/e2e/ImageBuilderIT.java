@@ -60,6 +60,8 @@ class ImageBuilderIT {
             DockerCli.run(rmi.toArray(String[]::new));
         }
         DockerCli.run("rmi", NO_JAVA_BASE);
+        // runtime images these tests and the image scripts left untagged (a moved lock tag, a replaced build)
+        DockerCli.run("image", "prune", "-f", "--filter", "label=dev.dockyard.runtime-image=true");
     }
 
     private static JsonObject submit(JsonObject body) {
