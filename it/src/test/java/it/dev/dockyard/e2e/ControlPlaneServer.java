@@ -43,6 +43,9 @@ final class ControlPlaneServer {
         builder.environment().put("DOCKYARD_NODES", "local,node2");
         builder.environment().put("DOCKYARD_NODE_NODE2_DOCKER_HOST", DockerCli.NODE2);
         builder.environment().put("DOCKYARD_IMAGES_REPOSITORY", "dockyard/it-runtime");
+        builder.environment().put("DOCKYARD_AGENTS", "CodeActAgent,BrowsingAgent,GuardedAgent");
+        builder.environment().put("DOCKYARD_AGENT_GUARDEDAGENT_SECURITY_CONFIRM", "MEDIUM");
+        builder.environment().put("DOCKYARD_AGENT_GUARDEDAGENT_SECURITY_BLOCK", "HIGH");
         builder.environment().put("DOCKYARD_IMAGES_BUNDLE", System.getProperty("dockyard.bundle"));
         Process process = builder.start();
         String out = new String(process.getInputStream().readAllBytes());

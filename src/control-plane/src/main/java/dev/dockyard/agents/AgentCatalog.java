@@ -8,11 +8,13 @@ import java.util.Map;
 import java.util.Optional;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
+import dev.dockyard.security.SecurityPolicy;
 
 /**
  * The agents of MP Config: {@code dockyard.agents} lists their names; for each,
  * {@code dockyard.agent.<name>.llm-model}, {@code .llm-base-url} and {@code .file-access}
- * (workspace or anywhere) are optional. {@code dockyard.agent.default} is the one a request gets
+ * (workspace or anywhere), {@code .security.confirm} and {@code .security.block} (LOW, MEDIUM,
+ * HIGH or NEVER) are optional. {@code dockyard.agent.default} is the one a request gets
  * when it names none.
  */
 @ApplicationScoped
@@ -40,9 +42,19 @@ public class AgentCatalog {
                     config.getOptionalValue(prefix + "llm-model", String.class).orElse(null),
                     config.getOptionalValue(prefix + "llm-base-url", String.class).orElse(null), null);
             String fileAccess = config.getOptionalValue(prefix + "file-access", String.class).orElse("workspace");
-            agents.put(name, new AgentProfile(name, defaults, fileAccess));
+            agents.put(name, new AgentProfile(name, defaults, fileAccess, policy(config, prefix)));
         }
         return agents;
+    }
+
+    /** {@code <prefix>security.confirm|block}, else {@code dockyard.security.confirm|block} (HIGH / NEVER). */
+    private static SecurityPolicy policy(Config config, String prefix) {
+        String confirm = config.getOptionalValue(prefix + "security.confirm", String.class)
+                .or(() -> config.getOptionalValue("dockyard.security.confirm", String.class)).orElse("HIGH");
+        String block = config.getOptionalValue(prefix + "security.block", String.class)
+                .or(() -> config.getOptionalValue("dockyard.security.block", String.class)).orElse("NEVER");
+        return new SecurityPolicy(SecurityPolicy.threshold(confirm, prefix + "security.confirm"),
+                SecurityPolicy.threshold(block, prefix + "security.block"));
     }
 
     private static Config config() {

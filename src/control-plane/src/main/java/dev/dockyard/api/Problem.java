@@ -30,6 +30,8 @@ public final class Problem {
         UNSUPPORTED_MEDIA_TYPE(415, "unsupported-media-type", "Unsupported media type"),
         CONVERSATION_BUSY(409, "conversation-has-runtime", "The conversation already has a live runtime"),
         RUNTIME_NOT_READY(409, "runtime-not-ready", "The runtime is not ready"),
+        ACTION_BLOCKED(403, "action-blocked", "The runtime's security policy blocks this action"),
+        CONFIRMATION_REQUIRED(409, "confirmation-required", "The action needs confirmation"),
         RUNTIME_MIGRATING(409, "runtime-migrating", "The runtime is being migrated to another node"),
         MIGRATION_REFUSED(409, "migration-refused", "The runtime cannot be migrated now"),
         IDEMPOTENCY_KEY_REUSED(422, "idempotency-key-reused", "Idempotency-Key already used for another request"),

@@ -17,6 +17,7 @@ import jakarta.inject.Inject;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -68,6 +69,12 @@ public class RuntimeResource {
 
     @Inject
     dev.dockyard.agents.AgentCatalog agents;
+
+    @Inject
+    dev.dockyard.security.SecurityAnalyzer analyzer;
+
+    @Inject
+    dev.dockyard.audit.AuditTrail auditTrail;
 
     @jakarta.annotation.Resource
     jakarta.enterprise.concurrent.ManagedExecutorService streams;
@@ -285,15 +292,43 @@ public class RuntimeResource {
         SandboxRuntime runtime = visible(id);
         Action action = ProtocolJson.actionFromJson(actionDict);
         requireReady(runtime);
+        dev.dockyard.security.Assessment assessment = analyzer.assess(action, actionDict);
+        dev.dockyard.security.SecurityPolicy policy = agents.find(runtime.agent())
+                .map(dev.dockyard.agents.AgentProfile::security).orElse(dev.dockyard.security.SecurityPolicy.DEFAULT);
+        dev.dockyard.audit.AuditEntry.Decision decision = dev.dockyard.audit.AuditEntry.Decision.ALLOWED;
+        switch (policy.decide(assessment.risk())) {
+            case BLOCK -> {
+                audit(runtime, action, assessment, dev.dockyard.audit.AuditEntry.Decision.BLOCKED, 403, null, 0, 0);
+                throw riskProblem(Problem.Kind.ACTION_BLOCKED, "The security policy of agent '" + runtime.agent()
+                        + "' blocks " + assessment.risk() + " risk actions", assessment).toException();
+            }
+            case CONFIRM -> {
+                if (!confirmed(actionDict)) {
+                    audit(runtime, action, assessment, dev.dockyard.audit.AuditEntry.Decision.AWAITING_CONFIRMATION, 409,
+                            null, 0, 0);
+                    throw riskProblem(Problem.Kind.CONFIRMATION_REQUIRED, "This action is rated " + assessment.risk()
+                            + " risk; resubmit it with \"confirmation_state\": \"confirmed\" to run it", assessment)
+                            .toException();
+                }
+                decision = dev.dockyard.audit.AuditEntry.Decision.CONFIRMED;
+            }
+            case ALLOW -> {
+                // runs
+            }
+        }
         Duration timeout = action.timeout() == null ? config.actionTimeout()
                 : Duration.ofMillis((long) (action.timeout() * 1000));
         ExecutorClient.ExecutorAnswer answer;
+        long started = System.nanoTime();
         try {
             answer = executors.execute(URI.create(runtime.executorUrl()), runtime.sessionKey(), actionDict, timeout,
                     requestId);
         } catch (ExecutorClient.ExecutorUnreachableException e) {
+            audit(runtime, action, assessment, decision, 502, null, (System.nanoTime() - started) / 1_000_000, 0);
             throw Problem.of(Problem.Kind.EXECUTOR_FAILED, e.getMessage()).toException();
         }
+        audit(runtime, action, assessment, decision, answer.status() == 200 ? 200 : answer.status(),
+                exitCode(answer.body()), (System.nanoTime() - started) / 1_000_000, answer.body().length());
         if (answer.status() == 200) {
             return Response.ok(answer.body(), MediaType.APPLICATION_JSON_TYPE).build();
         }
@@ -305,6 +340,44 @@ public class RuntimeResource {
         }
         throw Problem.of(Problem.Kind.EXECUTOR_FAILED, "The executor answered " + answer.status() + ": "
                 + detail(answer.body())).toException();
+    }
+
+    private static final Pattern EXIT_CODE = Pattern.compile("(?<!\\\\)\"exit_code\":\\s*(-?\\d+)");
+
+    /** The observation's exit code, if it has one (inside output text the key would be escaped). */
+    private static Integer exitCode(String observation) {
+        Matcher m = EXIT_CODE.matcher(observation);
+        return m.find() ? Integer.valueOf(m.group(1)) : null;
+    }
+
+    /** OpenHands' confirmation: {@code "confirmation_state": "confirmed"} on the action or in its args. */
+    private static boolean confirmed(JsonObject actionDict) {
+        JsonObject args = actionDict.get("args") instanceof JsonObject a ? a : JsonValue.EMPTY_JSON_OBJECT;
+        return "confirmed".equals(actionDict.getString("confirmation_state", null))
+                || "confirmed".equals(args.getString("confirmation_state", null));
+    }
+
+    private static Problem riskProblem(Problem.Kind kind, String detail, dev.dockyard.security.Assessment assessment) {
+        JsonArrayBuilder reasons = Json.createArrayBuilder();
+        assessment.reasons().forEach(reasons::add);
+        return Problem.of(kind, detail).with("risk", Json.createValue(assessment.risk().name()))
+                .with("securityRisk", Json.createValue(assessment.risk().wireValue())).with("reasons", reasons.build());
+    }
+
+    private void audit(SandboxRuntime runtime, Action action, dev.dockyard.security.Assessment assessment,
+                       dev.dockyard.audit.AuditEntry.Decision decision, int status, Integer exitCode, long millis,
+                       long bytes) {
+        auditTrail.record(new dev.dockyard.audit.AuditEntry(java.time.Instant.now(), caller.userId(), runtime.id(),
+                action.type().wireName(), assessment.risk().name(), String.join("; ", assessment.reasons()), decision, status,
+                exitCode, millis, bytes));
+    }
+
+    /** The runtime's audit trail, newest first (at most {@code limit}, default 100, up to 1000). */
+    @GET
+    @Path("{id}/audit")
+    public JsonObject audit(@PathParam("id") String id, @QueryParam("limit") @jakarta.ws.rs.DefaultValue("100") int limit) {
+        visible(id);
+        return AuditView.of(auditTrail.ofRuntime(id, Math.max(1, Math.min(limit, 1000))));
     }
 
     /**

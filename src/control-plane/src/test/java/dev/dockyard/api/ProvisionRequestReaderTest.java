@@ -30,7 +30,8 @@ class ProvisionRequestReaderTest {
         @Override
         public Optional<dev.dockyard.agents.AgentProfile> find(String name) {
             return name.equals("CodeActAgent") ? Optional.of(new dev.dockyard.agents.AgentProfile(name,
-                    new dev.dockyard.agents.LlmSettings("default-model", null, null), "workspace")) : Optional.empty();
+                    new dev.dockyard.agents.LlmSettings("default-model", null, null), "workspace",
+                    dev.dockyard.security.SecurityPolicy.DEFAULT)) : Optional.empty();
         }
 
         @Override

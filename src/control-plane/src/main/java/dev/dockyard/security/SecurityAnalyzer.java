@@ -1,0 +1,195 @@
+package dev.dockyard.security;
+
+import dev.dockyard.protocol.SecurityRisk;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * Rates every action before it runs, from a fixed rule table: each rule is a pattern over the
+ * action's command (bash), code (IPython: the same shell rules, plus Python's own ways to do the
+ * same harm), path (file actions) or URL (browsing), with the risk it implies and a reason. The
+ * action's risk is the highest matching rule's, LOW when none matches.
+ *
+ * <p>Patterns, not a shell parser: they catch the shapes agents and prompt injections actually
+ * produce (and their usual spellings), and err towards MEDIUM where a shape is ambiguous. The
+ * table is the product's behaviour: change it only with its unit test.
+ */
+@ApplicationScoped
+public class SecurityAnalyzer {
+
+    record Rule(SecurityRisk risk, String reason, Pattern pattern) {
+        static Rule of(SecurityRisk risk, String reason, String regex) {
+            return new Rule(risk, reason, Pattern.compile(regex, Pattern.CASE_INSENSITIVE | Pattern.DOTALL));
+        }
+    }
+
+    private static final String SYSTEM_PATH = "/(?:etc|usr|bin|sbin|lib|lib64|boot|var|opt|root|sys|proc|dev)\\b";
+    /** A network client as a command word (not ".ssh/" in a path). */
+    private static final String NETWORK_TOOL = "(?<![\\w./-])(?:curl|wget|nc|ncat|netcat|socat|telnet|ftp|scp|sftp|ssh|rsync)\\b|/dev/(?:tcp|udp)/";
+    private static final String SECRET_SOURCE = "(?:\\b(?:env|printenv)\\s*(?:\\||>|\\)|$)|\\.ssh\\b|\\.aws/|\\.netrc|\\.git-credentials|"
+            + "\\.docker/config\\.json|\\.kube/config|/etc/shadow|id_rsa|id_ed25519|/proc/[^/\\s]+/environ|\\.env\\b|"
+            + "\\$\\{?[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)\\b)";
+
+    static final List<Rule> SHELL = List.of(
+            // destruction
+            Rule.of(SecurityRisk.HIGH, "recursive delete of the root, home or a system directory",
+                    "\\brm\\s+(?:-[a-z]*\\s+|--[a-z-]+\\s+)*-[a-z]*r[a-z]*\\s+(?:-[a-z-]+\\s+)*"
+                            + "(?:/\\*?(?:\\s|$|;|&|\\|)|~/?(?:\\s|$|;|&|\\|)|\\$HOME/?(?:\\s|$|;|&|\\|)|\\.\\*|" + SYSTEM_PATH + ")"),
+            Rule.of(SecurityRisk.HIGH, "recursive delete with --no-preserve-root", "--no-preserve-root"),
+            Rule.of(SecurityRisk.MEDIUM, "recursive forced delete", "\\brm\\s+(?:-[a-z]*\\s+)*-(?:[a-z]*r[a-z]*f|[a-z]*f[a-z]*r)[a-z]*\\b|\\brm\\s+-r\\s+-f\\b|\\brm\\s+-f\\s+-r\\b"),
+            Rule.of(SecurityRisk.HIGH, "find deleting from the root or a system directory",
+                    "\\bfind\\s+(?:/|" + SYSTEM_PATH + ")\\S*\\s.*(?:-delete|-exec\\s+rm)"),
+            Rule.of(SecurityRisk.HIGH, "filesystem or device overwrite",
+                    "\\bmkfs(?:\\.\\w+)?\\b|\\bwipefs\\b|\\bshred\\b.*\\s/dev/|\\bdd\\b[^|;&]*\\bof=/dev/(?!null\\b|zero\\b|stdout\\b|stderr\\b)"
+                            + "|>\\s*/dev/(?:sd|nvme|vd|xvd|hd|mmcblk|dm-|mapper/)"),
+            Rule.of(SecurityRisk.HIGH, "fork bomb", "(\\w+|:)\\s*\\(\\s*\\)\\s*\\{[^}]*\\1\\s*\\|\\s*\\1\\s*&[^}]*\\}\\s*;?\\s*\\1"),
+            Rule.of(SecurityRisk.HIGH, "kills every process or stops the machine",
+                    "\\bkill\\s+(?:-\\w+\\s+)*-1\\b|\\bkillall5\\b|\\bpkill\\s+(?:-\\w+\\s+)*-u\\s|\\b(?:shutdown|reboot|halt|poweroff)\\b|\\binit\\s+[06]\\b"),
+            Rule.of(SecurityRisk.HIGH, "recursive permission or owner change of the root or a system directory",
+                    "\\bch(?:mod|own|grp)\\s+(?:-\\w+\\s+)*-[a-z]*R[a-z]*\\s+\\S+\\s+(?:/(?:\\s|$)|" + SYSTEM_PATH + ")"),
+            // remote code
+            Rule.of(SecurityRisk.HIGH, "pipes content from the network into a shell or interpreter",
+                    "(?:" + NETWORK_TOOL + ")[^|;&]*\\|\\s*(?:sudo\\s+)?(?:ba|z|da|k)?sh\\b|(?:" + NETWORK_TOOL
+                            + ")[^|;&]*\\|\\s*(?:sudo\\s+)?(?:python[0-9.]*|perl|ruby|node|php)\\b"),
+            Rule.of(SecurityRisk.HIGH, "runs a script fetched from the network",
+                    "(?:ba|z|da)?sh\\s+(?:-c\\s+)?[\"']?(?:<\\(|\\$\\()\\s*(?:curl|wget)\\b|\\bsource\\s+<\\(\\s*(?:curl|wget)|\\beval\\s+[\"']?\\$\\(\\s*(?:curl|wget)"),
+            Rule.of(SecurityRisk.HIGH, "executes decoded or obfuscated content",
+                    "\\bbase64\\s+(?:-d|--decode)\\b[^;&]*\\|\\s*(?:ba|z|da)?sh\\b|\\beval\\s+[\"']?\\$\\(\\s*(?:echo|printf)[^)]*\\|\\s*base64"),
+            // privilege
+            Rule.of(SecurityRisk.HIGH, "privilege escalation", "(?:^|[;&|(`]|\\$\\()\\s*(?:sudo|doas|pkexec|su)\\b(?!\\s*-c\\s*$)|\\bsu\\s+(?:-|root)\\b"),
+            Rule.of(SecurityRisk.HIGH, "sets a setuid/setgid bit or file capabilities",
+                    "\\bchmod\\s+(?:-\\w+\\s+)*(?:[ugoa]*\\+[rwx]*s|[0-7]?[2467][0-7]{3}\\b)|\\bsetcap\\b"),
+            Rule.of(SecurityRisk.HIGH, "changes accounts, sudoers or scheduled jobs of the system",
+                    "/etc/(?:passwd|shadow|group|sudoers)|\\b(?:useradd|usermod|userdel|passwd|visudo|chpasswd)\\b|/etc/cron|\\bcrontab\\s+(?!-l\\b)"),
+            // system files
+            Rule.of(SecurityRisk.HIGH, "writes to a system path",
+                    "(?:>>?|\\btee\\s+(?:-a\\s+)?)\\s*" + SYSTEM_PATH + "(?!/null|/stdout|/stderr|/zero)"
+                            + "|\\b(?:cp|mv|install|ln)\\s+(?:-\\S+\\s+)*\\S+\\s+" + SYSTEM_PATH
+                            + "|\\bsed\\s+(?:-\\S+\\s+)*-i\\S*\\s+.*\\s" + SYSTEM_PATH),
+            // exfiltration
+            Rule.of(SecurityRisk.HIGH, "sends credentials or environment over the network",
+                    SECRET_SOURCE + "[^\\n]*(?:" + NETWORK_TOOL + ")|(?:" + NETWORK_TOOL + ")[^\\n]*" + SECRET_SOURCE),
+            Rule.of(SecurityRisk.MEDIUM, "reads private keys or credential stores",
+                    "\\b(?:cat|less|more|head|tail|cp|base64|xxd|strings)\\b[^|;&]*(?:\\.ssh/id_|\\.aws/credentials|\\.netrc|"
+                            + "\\.git-credentials|/etc/shadow|/proc/[^/\\s]+/environ|\\.docker/config\\.json)"),
+            // everything else that deserves a second look
+            Rule.of(SecurityRisk.MEDIUM, "rewrites or discards version control history",
+                    "\\bgit\\s+push\\s+(?:\\S+\\s+)*(?:-f\\b|--force)|\\bgit\\s+reset\\s+--hard\\b|\\bgit\\s+clean\\s+-[a-z]*f"),
+            Rule.of(SecurityRisk.MEDIUM, "opens a network listener", "\\b(?:nc|ncat|netcat|socat)\\b[^;&|]*\\s-[a-z]*l|\\bpython[0-9.]*\\s+-m\\s+http\\.server\\b"),
+            Rule.of(SecurityRisk.MEDIUM, "remote shell or copy", "(?:^|[;&|(]|\\s)(?:ssh|scp|sftp|rsync\\s+\\S*\\S+:)\\s+\\S"),
+            Rule.of(SecurityRisk.MEDIUM, "world-writable permissions", "\\bchmod\\s+(?:-\\w+\\s+)*(?:0?777|a\\+w|o\\+w)\\b"),
+            Rule.of(SecurityRisk.MEDIUM, "hides the shell history", "\\bhistory\\s+-c\\b|\\bunset\\s+HISTFILE\\b|HISTFILE=/dev/null"),
+            Rule.of(SecurityRisk.MEDIUM, "kills processes by name", "\\b(?:pkill|killall)\\b"));
+
+    /** Python's own spellings of the same harm, for run_ipython. */
+    static final List<Rule> PYTHON = List.of(
+            Rule.of(SecurityRisk.HIGH, "recursive delete of the root, home or a system directory from Python",
+                    "shutil\\.rmtree\\(\\s*(?:['\"](?:/|~|" + SYSTEM_PATH + ")[^'\"]*['\"]|os\\.path\\.expanduser\\(['\"]~)"),
+            Rule.of(SecurityRisk.HIGH, "runs network content as code from Python",
+                    "exec\\(\\s*(?:requests\\.get|urllib\\.request\\.urlopen|urlopen)\\("),
+            Rule.of(SecurityRisk.HIGH, "sends the environment over the network from Python",
+                    "(?:os\\.environ|os\\.getenv)[^\\n]*(?:requests\\.(?:post|get|put)|urlopen|socket)|(?:requests\\.(?:post|put)|urlopen)[^\\n]*os\\.environ"),
+            Rule.of(SecurityRisk.HIGH, "writes to a system path from Python", "open\\(\\s*['\"]" + SYSTEM_PATH + "[^'\"]*['\"]\\s*,\\s*['\"][wa]"),
+            Rule.of(SecurityRisk.HIGH, "fork bomb from Python", "while\\s+True\\s*:\\s*(?:\\n\\s*)?os\\.fork\\(\\)"));
+
+    static final List<Rule> PATHS = List.of(
+            Rule.of(SecurityRisk.HIGH, "writes to a system path", "^" + SYSTEM_PATH),
+            Rule.of(SecurityRisk.MEDIUM, "touches private keys or credential stores",
+                    "/\\.ssh/|/\\.aws/|/\\.netrc$|/\\.git-credentials$|/\\.docker/config\\.json$|/\\.kube/config$"),
+            Rule.of(SecurityRisk.MEDIUM, "touches shell start-up files", "/\\.(?:bashrc|bash_profile|profile|zshrc)$"));
+
+    static final List<Rule> URLS = List.of(
+            Rule.of(SecurityRisk.HIGH, "cloud metadata or link-local address", "^\\w+://(?:169\\.254\\.|\\[?fe80:|metadata\\.google\\.internal)"),
+            Rule.of(SecurityRisk.MEDIUM, "local files through the browser", "^file:"),
+            Rule.of(SecurityRisk.MEDIUM, "private network address", "^\\w+://(?:10\\.|192\\.168\\.|172\\.(?:1[6-9]|2\\d|3[01])\\.)"));
+
+    /**
+     * Rates an action (PROTOCOL.md; {@code action} as parsed, {@code dict} as sent): the rules'
+     * verdict, raised to the action's own {@code security_risk} when that is higher.
+     */
+    public Assessment assess(dev.dockyard.protocol.Action action, JsonObject dict) {
+        JsonObject args = dict.get("args") instanceof JsonObject a ? a : JsonValue.EMPTY_JSON_OBJECT;
+        Assessment rated = switch (action.type()) {
+            case RUN -> rate(SHELL, text(args, "command"));
+            case RUN_IPYTHON -> {
+                String code = text(args, "code");
+                // shell escapes (!cmd, %%bash) and subprocess strings go through the shell rules too
+                yield worst(rate(PYTHON, code), rate(SHELL, code));
+            }
+            case WRITE, EDIT -> worst(rate(PATHS, text(args, "path")), writeContent(args));
+            case READ -> {
+                Assessment path = rate(PATHS, text(args, "path"));
+                // reading a system file is not writing one
+                yield path.risk() == SecurityRisk.HIGH ? Assessment.LOW : path;
+            }
+            case BROWSE -> rate(URLS, text(args, "url").toLowerCase(Locale.ROOT));
+            case BROWSE_INTERACTIVE -> rate(URLS, gotoUrls(text(args, "browser_actions")));
+        };
+        SecurityRisk declared = action.securityRisk();
+        if (declared.wireValue() > rated.risk().wireValue()) {
+            List<String> reasons = new ArrayList<>(rated.reasons());
+            reasons.add("declared " + declared + " by the agent");
+            return new Assessment(declared, reasons);
+        }
+        return rated;
+    }
+
+    private static Assessment writeContent(JsonObject args) {
+        // a script written to disk is rated like the commands it holds, so writing then running it gains nothing
+        String path = text(args, "path");
+        if (path.endsWith(".sh") || path.endsWith(".bash")) {
+            return rate(SHELL, text(args, "content") + "\n" + text(args, "file_text") + "\n" + text(args, "new_str"));
+        }
+        return Assessment.LOW;
+    }
+
+    private static String gotoUrls(String script) {
+        StringBuilder urls = new StringBuilder();
+        java.util.regex.Matcher m = Pattern.compile("goto\\(\\s*['\"]([^'\"]+)['\"]").matcher(script);
+        while (m.find()) {
+            urls.append(m.group(1).toLowerCase(Locale.ROOT)).append('\n');
+        }
+        return urls.toString();
+    }
+
+    static Assessment rate(List<Rule> rules, String text) {
+        if (text.isEmpty()) {
+            return Assessment.LOW;
+        }
+        SecurityRisk risk = SecurityRisk.LOW;
+        List<String> reasons = new ArrayList<>();
+        for (Rule rule : rules) {
+            for (String line : rules == URLS ? text.split("\n") : new String[] {text}) {
+                if (rule.pattern().matcher(line).find()) {
+                    risk = Assessment.higher(risk, rule.risk());
+                    reasons.add(rule.reason());
+                    break;
+                }
+            }
+        }
+        return reasons.isEmpty() ? Assessment.LOW : new Assessment(risk, reasons);
+    }
+
+    private static Assessment worst(Assessment a, Assessment b) {
+        if (b.reasons().isEmpty()) {
+            return a;
+        }
+        if (a.reasons().isEmpty()) {
+            return b;
+        }
+        List<String> reasons = new ArrayList<>(a.reasons());
+        b.reasons().stream().filter(r -> !reasons.contains(r)).forEach(reasons::add);
+        return new Assessment(Assessment.higher(a.risk(), b.risk()), reasons);
+    }
+
+    private static String text(JsonObject args, String key) {
+        return args.get(key) instanceof JsonString s ? s.getString() : "";
+    }
+}
