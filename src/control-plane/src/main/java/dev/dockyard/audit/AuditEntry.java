@@ -13,8 +13,8 @@ import java.util.UUID;
  * the policy decided, and how it went. Never the action's text or output: those may hold secrets.
  */
 @Entity
-@Table(name = "DY_AUDIT", indexes = {@Index(name = "DY_AUDIT_RUNTIME", columnList = "RUNTIME_ID,AT"),
-        @Index(name = "DY_AUDIT_USER", columnList = "USER_ID,AT")})
+@Table(name = "DY_AUDIT", indexes = {@Index(name = "DY_AUDIT_RUNTIME", columnList = "RUNTIME_ID,RECORDED_AT"),
+        @Index(name = "DY_AUDIT_USER", columnList = "USER_ID,RECORDED_AT")})
 public class AuditEntry {
 
     /** What the control plane did with the action. */
@@ -24,7 +24,7 @@ public class AuditEntry {
     @Column(length = 40)
     private String id;
 
-    @Column(name = "AT", nullable = false)
+    @Column(name = "RECORDED_AT", nullable = false)
     private Instant at;
 
     @Column(name = "USER_ID", nullable = false, length = 200)
