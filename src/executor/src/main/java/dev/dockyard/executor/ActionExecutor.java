@@ -45,6 +45,7 @@ public class ActionExecutor implements AutoCloseable {
     private final long startedAtMillis = System.currentTimeMillis();
     private volatile long lastActionAtMillis = startedAtMillis;
     private volatile BashSession shell;
+    private final dev.dockyard.executor.plugins.Plugins plugins;
 
     public ActionExecutor(ExecutorSettings settings, Map<String, String> processEnvironment) throws IOException {
         this.settings = settings;
@@ -55,6 +56,20 @@ public class ActionExecutor implements AutoCloseable {
         this.transfer = new FileTransfer(guard);
         this.editor = new FileEditor(guard);
         this.shell = startShell();
+        this.plugins = dev.dockyard.executor.plugins.Plugins.start(settings.plugins(), this::plugin);
+    }
+
+    /** The bridge to a plugin's own processes, with the shell's environment (never the executor's secrets). */
+    private dev.dockyard.executor.plugins.Plugin plugin(String name) {
+        if (name.equals(dev.dockyard.executor.plugins.JupyterPlugin.NAME)) {
+            return new dev.dockyard.executor.plugins.JupyterPlugin(java.util.List.of("python3",
+                    settings.bundle().resolve("bin/ipython-bridge").toString()), shellEnvironment);
+        }
+        throw new IllegalArgumentException("unknown plugin '" + name + "'");
+    }
+
+    public dev.dockyard.executor.plugins.Plugins plugins() {
+        return plugins;
     }
 
     /** The executor's own secrets and the application server's variables stay out of the shell. */
@@ -108,6 +123,7 @@ public class ActionExecutor implements AutoCloseable {
                 guard.allowAnywhere("anywhere".equalsIgnoreCase(fileAccess));
             }
             liveShell().execute(sourceConfigured(), settings.defaultTimeout());
+            plugins.configure(variables);
         } finally {
             turn.unlock();
         }
@@ -149,7 +165,14 @@ public class ActionExecutor implements AutoCloseable {
         if (action instanceof FileWriteAction write) {
             return files.write(write, liveShell().workingDirectory());
         }
-        return ErrorObservation.of("Action '" + action.type().wireName() + "' is not available in this sandbox.");
+        var plugin = plugins.serving(action);
+        if (plugin.isPresent()) {
+            return plugin.get().execute(action, timeout, liveShell().workingDirectory());
+        }
+        String needs = action.type() == dev.dockyard.protocol.ActionType.RUN_IPYTHON ? "jupyter" : "browser";
+        return ErrorObservation.of("Action '" + action.type().wireName() + "' needs the " + needs + " plugin, which "
+                + "this sandbox was not started with (provision it with \"sandbox\": {\"plugins\": [\"" + needs
+                + "\"]}).");
     }
 
     private BashSession liveShell() throws IOException {
@@ -187,6 +210,7 @@ public class ActionExecutor implements AutoCloseable {
 
     @Override
     public void close() {
+        plugins.close();
         shell.close();
     }
 }

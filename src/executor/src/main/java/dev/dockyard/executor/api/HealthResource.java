@@ -29,12 +29,27 @@ public class HealthResource {
         return status(lifecycle.initialized() ? "ok" : "not initialized");
     }
 
-    /** 200 only when the shell (and, later, every requested plugin) is up; the control plane waits for it. */
+    /**
+     * 200 only when the shell and every requested plugin are up; the control plane waits for it.
+     * A plugin that failed to start makes it 503 with {@code "status": "failed"}, the plugin's name
+     * and why, so the control plane stops waiting at once and reports it.
+     */
     @GET
     @Path("ready")
     public Response ready() {
         if (lifecycle.initialized()) {
-            return Response.ok(status("ok")).build();
+            var plugins = lifecycle.executor().plugins();
+            var failed = plugins.failure();
+            if (failed.isPresent()) {
+                return Response.status(Response.Status.SERVICE_UNAVAILABLE).entity(Json.createObjectBuilder()
+                        .add("status", "failed").add("plugin", failed.get().getKey())
+                        .add("detail", failed.get().getValue()).build()).build();
+            }
+            if (plugins.ready()) {
+                return Response.ok(status("ok")).build();
+            }
+            return Response.status(Response.Status.SERVICE_UNAVAILABLE).entity(Json.createObjectBuilder()
+                    .add("status", "not ready").add("detail", "starting plugins " + plugins.names()).build()).build();
         }
         JsonObjectBuilder body = Json.createObjectBuilder().add("status", "not ready");
         if (lifecycle.failure() != null) {

@@ -16,15 +16,22 @@ import java.util.Optional;
  * neither in {@code docker inspect} nor readable by the agent's shell afterwards.
  */
 public record ExecutorSettings(byte[] sessionKey, Path workspace, Duration defaultTimeout,
-                               Duration noOutputTimeout, String shell, boolean filesAnywhere) {
+                               Duration noOutputTimeout, String shell, boolean filesAnywhere,
+                               java.util.List<String> plugins) {
 
     public static final String SESSION_KEY_ENV = "SESSION_API_KEY";
     public static final String SESSION_KEY_FILE_ENV = "SESSION_API_KEY_FILE";
+
+    /** Where the executor bundle is (bin/ holds the plugins' helpers): the image's /dockyard. */
+    public Path bundle() {
+        return Path.of(System.getenv().getOrDefault("DOCKYARD_BUNDLE", "/dockyard"));
+    }
 
     /** Variables the agent's shell must never inherit. */
     public static final java.util.List<String> PRIVATE_ENV = java.util.List.of(SESSION_KEY_ENV, SESSION_KEY_FILE_ENV);
 
     public static ExecutorSettings fromEnvironment(Map<String, String> env) {
+        java.util.List<String> plugins = plugins(env);
         byte[] key = readSessionKey(env).orElseThrow(() -> new IllegalStateException(
                 "No session key: set " + SESSION_KEY_ENV + " or " + SESSION_KEY_FILE_ENV
                         + "; the executor never runs unauthenticated"));
@@ -36,7 +43,29 @@ public record ExecutorSettings(byte[] sessionKey, Path workspace, Duration defau
         // the runtime's security policy may let file actions leave the workspace
         boolean anywhere = "anywhere".equalsIgnoreCase(env.getOrDefault("DOCKYARD_FILE_ACCESS", "workspace"));
         return new ExecutorSettings(key, workspace, timeout, noOutput, env.getOrDefault("DOCKYARD_SHELL", "/bin/bash"),
-                anywhere);
+                anywhere, plugins);
+    }
+
+    /**
+     * The plugins to start: {@code DOCKYARD_PLUGINS} (comma-separated), else the file
+     * {@code plugins} beside the session key file, one name a line (the control plane writes it
+     * into the container before it starts, with the key). Read before the key file is consumed.
+     */
+    private static java.util.List<String> plugins(Map<String, String> env) {
+        String listed = env.get("DOCKYARD_PLUGINS");
+        if (listed == null) {
+            String keyFile = env.get(SESSION_KEY_FILE_ENV);
+            Path file = keyFile == null || keyFile.isBlank() ? null : Path.of(keyFile).resolveSibling("plugins");
+            if (file != null && Files.isReadable(file)) {
+                try {
+                    listed = Files.readString(file, StandardCharsets.UTF_8).replace('\n', ',');
+                } catch (IOException e) {
+                    listed = "";
+                }
+            }
+        }
+        return listed == null ? java.util.List.of() : java.util.Arrays.stream(listed.split(","))
+                .map(String::strip).filter(n -> !n.isEmpty()).distinct().toList();
     }
 
     private static Optional<byte[]> readSessionKey(Map<String, String> env) {

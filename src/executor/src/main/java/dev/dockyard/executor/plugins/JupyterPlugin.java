@@ -1,0 +1,213 @@
+package dev.dockyard.executor.plugins;
+
+import dev.dockyard.protocol.Action;
+import dev.dockyard.protocol.ErrorObservation;
+import dev.dockyard.protocol.IPythonRunCellAction;
+import dev.dockyard.protocol.IPythonRunCellObservation;
+import dev.dockyard.protocol.Observation;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonReader;
+import jakarta.json.JsonString;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code run_ipython} on one persistent IPython kernel. The kernel is driven by a small Python
+ * process of its own ({@code ipython-bridge}, jupyter_client from Debian's python3-jupyter-client
+ * and python3-ipykernel) that speaks one JSON line per request; it interrupts cells at their
+ * timeout, restarts a kernel that dies or will not stop, and runs the kernel init code again
+ * after every restart. The kernel's working directory follows the persistent shell's.
+ */
+public final class JupyterPlugin implements Plugin {
+
+    public static final String NAME = "jupyter";
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
+    /** On top of a cell's own timeout: the bridge interrupts, then waits up to 5 s, then restarts. */
+    private static final Duration GRACE = Duration.ofSeconds(60);
+
+    private final List<String> command;
+    private final Map<String, String> environment;
+    private final ExecutorService reader = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "jupyter-bridge-reader");
+        t.setDaemon(true);
+        return t;
+    });
+    private final StringBuilder stderr = new StringBuilder();
+    private Process bridge;
+    private BufferedReader out;
+    private OutputStream in;
+    private String interpreter = "python3";
+
+    /** @param command the bridge, e.g. {@code [python3, /dockyard/bin/ipython-bridge]} */
+    public JupyterPlugin(List<String> command, Map<String, String> environment) {
+        this.command = List.copyOf(command);
+        this.environment = Map.copyOf(environment);
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public synchronized void start() throws PluginException {
+        try {
+            ProcessBuilder builder = new ProcessBuilder(command);
+            builder.environment().clear();
+            builder.environment().putAll(environment);
+            bridge = builder.start();
+        } catch (IOException e) {
+            throw new PluginException("the jupyter plugin could not start its kernel bridge: " + e.getMessage(), e);
+        }
+        in = bridge.getOutputStream();
+        out = new BufferedReader(new InputStreamReader(bridge.getInputStream(), StandardCharsets.UTF_8));
+        Thread drain = new Thread(() -> {
+            try (BufferedReader err = new BufferedReader(new InputStreamReader(bridge.getErrorStream(),
+                    StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = err.readLine()) != null) {
+                    synchronized (stderr) {
+                        stderr.append(line).append('\n');
+                        if (stderr.length() > 4000) {
+                            stderr.delete(0, stderr.length() - 4000);
+                        }
+                    }
+                }
+            } catch (IOException ignored) {
+                // the bridge is gone
+            }
+        }, "jupyter-bridge-stderr");
+        drain.setDaemon(true);
+        drain.start();
+        JsonObject hello;
+        try {
+            hello = readLine(START_TIMEOUT);
+        } catch (IOException e) {
+            throw new PluginException("the jupyter kernel did not start: " + e.getMessage() + lastWords());
+        }
+        if (!hello.getBoolean("ready", false)) {
+            throw new PluginException("the jupyter kernel did not start" + lastWords());
+        }
+        interpreter = hello.getString("interpreter", interpreter);
+    }
+
+    private String lastWords() {
+        synchronized (stderr) {
+            String log = stderr.toString().strip();
+            return log.isEmpty() ? "" : "; its output:\n" + log;
+        }
+    }
+
+    @Override
+    public boolean serves(Action action) {
+        return action instanceof IPythonRunCellAction;
+    }
+
+    @Override
+    public synchronized Observation execute(Action action, Duration timeout, Path cwd) {
+        IPythonRunCellAction cell = (IPythonRunCellAction) action;
+        JsonObjectBuilder request = Json.createObjectBuilder().add("op", "execute").add("code", cell.code())
+                .add("timeout", timeout.toMillis() / 1000.0).add("cwd", cwd.toString());
+        if (!cell.kernelInitCode().isEmpty()) {
+            request.add("init", cell.kernelInitCode());
+        }
+        JsonObject answer;
+        try {
+            answer = call(request.build(), timeout.plus(GRACE));
+        } catch (IOException e) {
+            return ErrorObservation.of("The IPython kernel bridge failed: " + e.getMessage() + lastWords());
+        }
+        StringBuilder content = new StringBuilder(answer.getString("output", ""));
+        if (answer.getBoolean("restarted", false)) {
+            content.append(answer.getBoolean("timed_out", false)
+                    ? "\n[The cell did not stop when interrupted after " + timeout.toSeconds() + " s: the kernel was "
+                    + "restarted and its variables are gone.]"
+                    : "\n[The kernel died and was restarted: its variables are gone.]");
+        } else if (answer.getBoolean("timed_out", false)) {
+            content.append("\n[The cell was interrupted after ").append(timeout.toSeconds())
+                    .append(" s (timeout); the kernel and its variables are kept.]");
+        }
+        if (cell.includeExtra()) {
+            content.append("\n[Jupyter current working directory: ").append(cwd).append("]")
+                    .append("\n[Jupyter Python interpreter: ").append(interpreter).append("]");
+        }
+        List<String> images = new ArrayList<>();
+        answer.getJsonArray("images").forEach(v -> images.add(((JsonString) v).getString()));
+        return new IPythonRunCellObservation(content.toString().strip(), cell.code(), images);
+    }
+
+    @Override
+    public synchronized void configure(Map<String, String> variables) {
+        JsonObjectBuilder env = Json.createObjectBuilder();
+        variables.forEach(env::add);
+        try {
+            call(Json.createObjectBuilder().add("op", "env").add("env", env).build(), Duration.ofSeconds(60));
+        } catch (IOException e) {
+            // the next cell reports a broken bridge; configuration must not fail the executor
+        }
+    }
+
+    private JsonObject call(JsonObject request, Duration timeout) throws IOException {
+        if (bridge == null || !bridge.isAlive()) {
+            throw new IOException("the kernel bridge is not running");
+        }
+        in.write((request.toString() + "\n").getBytes(StandardCharsets.UTF_8));
+        in.flush();
+        return readLine(timeout);
+    }
+
+    private JsonObject readLine(Duration timeout) throws IOException {
+        Future<String> line = reader.submit(out::readLine);
+        String text;
+        try {
+            text = line.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            line.cancel(true);
+            bridge.destroyForcibly();
+            throw new IOException("no answer within " + timeout.toSeconds() + " s; the bridge was stopped");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted");
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IOException(e.getCause().getMessage(), e.getCause());
+        }
+        if (text == null) {
+            throw new IOException("the bridge exited (code " + waitFor() + ")");
+        }
+        try (JsonReader json = Json.createReader(new StringReader(text))) {
+            return json.readObject();
+        }
+    }
+
+    private int waitFor() {
+        try {
+            return bridge.waitFor(5, TimeUnit.SECONDS) ? bridge.exitValue() : -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
+        }
+    }
+
+    @Override
+    public void close() {
+        if (bridge != null) {
+            bridge.destroy();
+        }
+        reader.shutdownNow();
+    }
+}
