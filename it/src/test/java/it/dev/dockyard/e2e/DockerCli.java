@@ -59,6 +59,16 @@ final class DockerCli {
         return out.isBlank() ? List.of() : List.of(out.split("\n"));
     }
 
+    /** Removes every image tagged in {@code repository} (the tests' own runtime image repository). */
+    static void removeRepository(String repository) {
+        String tags = ok("images", repository, "--format", "{{.Repository}}:{{.Tag}}");
+        List<String> rmi = new java.util.ArrayList<>(List.of("rmi", "-f"));
+        tags.lines().filter(t -> !t.isBlank()).forEach(rmi::add);
+        if (rmi.size() > 2) {
+            run(rmi.toArray(String[]::new));
+        }
+    }
+
     static String inspect(String container, String format) {
         Result result = run("inspect", "--format", format, container);
         if (result.exitCode() != 0) {

@@ -53,12 +53,7 @@ class ImageBuilderIT {
 
     @AfterAll
     static void removeWhatWasBuilt() {
-        String tags = DockerCli.ok("images", REPOSITORY, "--format", "{{.Repository}}:{{.Tag}}");
-        List<String> rmi = new ArrayList<>(List.of("rmi", "-f"));
-        tags.lines().filter(t -> !t.isBlank()).forEach(rmi::add);
-        if (rmi.size() > 2) {
-            DockerCli.run(rmi.toArray(String[]::new));
-        }
+        DockerCli.removeRepository(REPOSITORY);
         DockerCli.run("rmi", NO_JAVA_BASE);
         // runtime images these tests and the image scripts left untagged (a moved lock tag, a replaced build)
         DockerCli.run("image", "prune", "-f", "--filter", "label=dev.dockyard.runtime-image=true");

@@ -13,7 +13,8 @@ import dev.dockyard.security.SecurityPolicy;
 /**
  * The agents of MP Config: {@code dockyard.agents} lists their names; for each,
  * {@code dockyard.agent.<name>.llm-model}, {@code .llm-base-url} and {@code .file-access}
- * (workspace or anywhere), {@code .security.confirm} and {@code .security.block} (LOW, MEDIUM,
+ * (workspace or anywhere), {@code .plugins} (the executor plugins its runtimes start, e.g. jupyter),
+ * {@code .security.confirm} and {@code .security.block} (LOW, MEDIUM,
  * HIGH or NEVER) are optional. {@code dockyard.agent.default} is the one a request gets
  * when it names none.
  */
@@ -42,7 +43,9 @@ public class AgentCatalog {
                     config.getOptionalValue(prefix + "llm-model", String.class).orElse(null),
                     config.getOptionalValue(prefix + "llm-base-url", String.class).orElse(null), null);
             String fileAccess = config.getOptionalValue(prefix + "file-access", String.class).orElse("workspace");
-            agents.put(name, new AgentProfile(name, defaults, fileAccess, policy(config, prefix)));
+            java.util.List<String> plugins = Arrays.stream(config.getOptionalValue(prefix + "plugins", String.class)
+                    .orElse("").split(",")).map(String::strip).filter(p -> !p.isEmpty()).toList();
+            agents.put(name, new AgentProfile(name, defaults, fileAccess, policy(config, prefix), plugins));
         }
         return agents;
     }

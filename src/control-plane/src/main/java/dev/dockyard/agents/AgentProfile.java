@@ -6,5 +6,9 @@ package dev.dockyard.agents;
  * {@code security}: which rated actions need confirmation or are refused).
  */
 public record AgentProfile(String name, LlmSettings llmDefaults, String fileAccess,
-                           dev.dockyard.security.SecurityPolicy security) {
+                           dev.dockyard.security.SecurityPolicy security, java.util.List<String> plugins) {
+
+    public AgentProfile {
+        plugins = plugins == null ? java.util.List.of() : java.util.List.copyOf(plugins);
+    }
 }

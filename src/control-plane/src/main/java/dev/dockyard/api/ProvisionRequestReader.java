@@ -67,11 +67,7 @@ final class ProvisionRequestReader {
         if (envJson.toString().length() > MAX_ENV_JSON) {
             throw invalid("sandbox.env must be at most " + MAX_ENV_JSON + " characters as JSON");
         }
-        JsonValue plugins = sandbox.get("plugins");
-        if (plugins != null && plugins.getValueType() == JsonValue.ValueType.ARRAY && !plugins.asJsonArray().isEmpty()) {
-            throw invalid("sandbox.plugins: no plugins are available in this version (asked for "
-                    + plugins.asJsonArray() + ")");
-        }
+        java.util.List<String> plugins = plugins(sandbox.get("plugins"));
         String agentName = string(body, "agent", agents.defaultAgent());
         dev.dockyard.agents.AgentProfile agent = agents.find(agentName).orElseThrow(() -> invalid("agent '" + agentName
                 + "' is not known; known agents: " + agents.names()));
@@ -92,8 +88,34 @@ final class ProvisionRequestReader {
             replace = replaceValue.getValueType() == JsonValue.ValueType.TRUE;
         }
         dev.dockyard.images.ExtraDependencies extra = extraDependencies(sandbox, "sandbox.extraDeps");
+        java.util.Set<String> allPlugins = new java.util.LinkedHashSet<>(agent.plugins());
+        allPlugins.addAll(plugins);
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeout, env,
-                extra, replace, null);
+                extra, java.util.List.copyOf(allPlugins), replace, null);
+    }
+
+    /** Plugins a sandbox can start (the executor's); asked for by the request and the agent. */
+    static final java.util.List<String> AVAILABLE_PLUGINS = java.util.List.of("jupyter");
+
+    private static java.util.List<String> plugins(JsonValue value) {
+        if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {
+            return java.util.List.of();
+        }
+        if (value.getValueType() != JsonValue.ValueType.ARRAY) {
+            throw invalid("sandbox.plugins must be an array of plugin names");
+        }
+        java.util.List<String> names = new java.util.ArrayList<>();
+        for (JsonValue v : value.asJsonArray()) {
+            if (!(v instanceof JsonString s)) {
+                throw invalid("sandbox.plugins must be an array of plugin names");
+            }
+            if (!AVAILABLE_PLUGINS.contains(s.getString())) {
+                throw invalid("sandbox.plugins: '" + s.getString() + "' is not available; available plugins: "
+                        + AVAILABLE_PLUGINS);
+            }
+            names.add(s.getString());
+        }
+        return names;
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.dockyard.api;
 
 import dev.dockyard.runtime.SandboxRuntime;
 import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import java.time.Instant;
@@ -24,6 +25,9 @@ public final class RuntimeView {
         addNullable(b, "replaces", r.replaces());
         b.add("image", r.image());
         addNullable(b, "runtimeImage", r.runtimeImage());
+        JsonArrayBuilder plugins = Json.createArrayBuilder();
+        r.plugins().forEach(plugins::add);
+        b.add("plugins", plugins);
         addNullable(b, "createdAt", r.createdAt());
         addNullable(b, "readyAt", r.readyAt());
         b.add("resources", Json.createObjectBuilder().add("cpus", r.cpus()).add("memoryMb", r.memoryMb()));

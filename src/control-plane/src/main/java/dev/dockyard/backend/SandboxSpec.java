@@ -1,5 +1,6 @@
 package dev.dockyard.backend;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -8,10 +9,16 @@ import java.util.Map;
  * sandbox's file system, never as an environment variable or label, so that it does not show up in
  * {@code docker inspect}. There is no environment here on purpose: the sandbox's configuration,
  * the request's own variables included, goes in through the executor once it is ready.
+ * {@code plugins}: the executor plugins to start (PROTOCOL.md's /ready waits for them), handed to
+ * the sandbox beside the key.
  */
 public record SandboxSpec(String runtimeId, String conversationId, String controlPlane, String name, String image, double cpus,
                           double bootCpus, int memoryMb, long pidsLimit, String user, int executorPort,
-                          String sessionKey) {
+                          String sessionKey, java.util.List<String> plugins) {
+
+    public SandboxSpec {
+        plugins = List.copyOf(plugins);
+    }
 
     public Map<String, String> labels() {
         return Labels.of(runtimeId, conversationId, controlPlane);

@@ -97,6 +97,10 @@ public class SandboxRuntime {
     @Column(name = "RUNTIME_IMAGE", length = 300)
     private String runtimeImage;
 
+    /** The executor plugins the sandbox starts, comma-separated, or null for none. */
+    @Column(name = "PLUGINS", length = 500)
+    private String plugins;
+
     /** The request's {@code sandbox.extraDeps} as JSON ({"apt": [...], "script": "..."}), or null. */
     @Column(name = "EXTRA_DEPS", length = 12000)
     private String extraDeps;
@@ -218,6 +222,14 @@ public class SandboxRuntime {
             reader.readObject().forEach((k, v) -> environment.put(k, ((jakarta.json.JsonString) v).getString()));
         }
         return environment;
+    }
+
+    public void withPlugins(java.util.List<String> names) {
+        this.plugins = names.isEmpty() ? null : String.join(",", names);
+    }
+
+    public java.util.List<String> plugins() {
+        return plugins == null ? java.util.List.of() : java.util.List.of(plugins.split(","));
     }
 
     public void runsImage(String image) {

@@ -31,7 +31,7 @@ class ProvisionRequestReaderTest {
         public Optional<dev.dockyard.agents.AgentProfile> find(String name) {
             return name.equals("CodeActAgent") ? Optional.of(new dev.dockyard.agents.AgentProfile(name,
                     new dev.dockyard.agents.LlmSettings("default-model", null, null), "workspace",
-                    dev.dockyard.security.SecurityPolicy.DEFAULT)) : Optional.empty();
+                    dev.dockyard.security.SecurityPolicy.DEFAULT, java.util.List.of())) : Optional.empty();
         }
 
         @Override
@@ -99,9 +99,13 @@ class ProvisionRequestReaderTest {
     }
 
     @Test
-    void shouldRefusePluginsItCannotHonourYetAndReadReplace() {
-        assertEquals(Problem.Kind.VALIDATION,
-                problem("{\"conversationId\":\"c\",\"sandbox\":{\"plugins\":[\"jupyter\"]}}").kind());
+    void shouldReadPluginsAndRefuseTheOnesItCannotStartAndReadReplace() {
+        assertEquals(java.util.List.of("jupyter"),
+                read("{\"conversationId\":\"c\",\"sandbox\":{\"plugins\":[\"jupyter\"]}}").plugins());
+        Problem browser = problem("{\"conversationId\":\"c\",\"sandbox\":{\"plugins\":[\"browser\"]}}");
+        assertEquals(Problem.Kind.VALIDATION, browser.kind());
+        assertTrue(browser.detail().contains("[jupyter]"), browser.detail());
+        assertEquals(Problem.Kind.VALIDATION, problem("{\"conversationId\":\"c\",\"sandbox\":{\"plugins\":\"jupyter\"}}").kind());
         assertTrue(read("{\"conversationId\":\"c\",\"replace\":true}").replace());
         assertEquals(false, read("{\"conversationId\":\"c\"}").replace());
         assertEquals(Problem.Kind.VALIDATION, problem("{\"conversationId\":\"c\",\"replace\":\"yes\"}").kind());

@@ -41,6 +41,7 @@ public class DockerBackend implements RuntimeBackend {
     /** Where the executor image expects its session key (see SESSION_API_KEY_FILE in the image). */
     static final String KEY_DIR = "/opt/dockyard/run";
     static final String KEY_FILE = "session-key";
+    static final String PLUGINS_FILE = "plugins";
     static final String WILDCARD_HOST = "unspecified-address:0.0.0.0";
 
     private final DockerClient docker;
@@ -103,22 +104,31 @@ public class DockerBackend implements RuntimeBackend {
         return id;
     }
 
-    /** A one-file tar readable only by the sandbox user: the executor reads it once and deletes it. */
+    /**
+     * The key file, readable only by the sandbox user (the executor reads it once and deletes it),
+     * and the plugins to start, one name a line.
+     */
     private static byte[] keyArchive(SandboxSpec spec) {
-        byte[] key = spec.sessionKey().getBytes(StandardCharsets.UTF_8);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (TarArchiveOutputStream tar = new TarArchiveOutputStream(out)) {
-            TarArchiveEntry entry = new TarArchiveEntry(KEY_FILE);
-            entry.setSize(key.length);
-            entry.setMode(0100400);
-            numericUser(spec.user(), entry);
-            tar.putArchiveEntry(entry);
-            tar.write(key);
-            tar.closeArchiveEntry();
+            add(tar, KEY_FILE, spec.sessionKey().getBytes(StandardCharsets.UTF_8), 0100400, spec.user());
+            add(tar, PLUGINS_FILE, String.join("\n", spec.plugins()).getBytes(StandardCharsets.UTF_8), 0100400,
+                    spec.user());
         } catch (IOException e) {
             throw new IllegalStateException("building an in-memory tar", e);
         }
         return out.toByteArray();
+    }
+
+    private static void add(TarArchiveOutputStream tar, String name, byte[] content, int mode, String user)
+            throws IOException {
+        TarArchiveEntry entry = new TarArchiveEntry(name);
+        entry.setSize(content.length);
+        entry.setMode(mode);
+        numericUser(user, entry);
+        tar.putArchiveEntry(entry);
+        tar.write(content);
+        tar.closeArchiveEntry();
     }
 
     private static void numericUser(String user, TarArchiveEntry entry) {

@@ -40,12 +40,32 @@ public class ExecutorClient {
         HttpRequest request = HttpRequest.newBuilder(executor.resolve("/ready"))
                 .header(SESSION_HEADER, sessionKey).timeout(READY_TIMEOUT).GET().build();
         try {
-            return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+            HttpResponse<String> answer = http.send(request, HttpResponse.BodyHandlers.ofString());
+            if (answer.statusCode() == 503 && answer.body().contains("\"failed\"")) {
+                try (var reader = Json.createReader(new java.io.StringReader(answer.body()))) {
+                    JsonObject failed = reader.readObject();
+                    if ("failed".equals(failed.getString("status", ""))) {
+                        throw new PluginFailedException(failed.getString("plugin", "?"), failed.getString("detail", ""));
+                    }
+                } catch (jakarta.json.JsonException notJson) {
+                    return false;
+                }
+            }
+            return answer.statusCode() == 200;
         } catch (IOException e) {
             return false;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
+        }
+    }
+
+    /** A plugin the sandbox was started with could not start: it never will be ready. */
+    public static class PluginFailedException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        PluginFailedException(String plugin, String detail) {
+            super("plugin '" + plugin + "' failed to start: " + detail);
         }
     }
 

@@ -106,6 +106,7 @@ public class Provisioner {
         runtime.configuredFor(request.agent().name(), request.llm());
         runtime.withEnvironment(request.environment());
         runtime.withExtraDependencies(request.extraDependencies());
+        runtime.withPlugins(request.plugins());
         try {
             accounts.ensure(request.userId(), request.role());
         } catch (PersistenceException | jakarta.transaction.TransactionalException raced) {
@@ -163,6 +164,7 @@ public class Provisioner {
                 source.llmBaseUrl(), source.llmApiKey()));
         migrated.withEnvironment(source.environment());
         migrated.withExtraDependencies(source.extraDependencies());
+        migrated.withPlugins(source.plugins());
         CompletableFuture<RuntimeStatus> settled = track(migrated.id());
         if (migratingFrom.putIfAbsent(runtimeId, migrated.id()) != null) {
             settling.remove(migrated.id());
@@ -255,7 +257,7 @@ public class Provisioner {
             }
             SandboxSpec spec = new SandboxSpec(id, runtime.conversationId(), config.instance(), name, image.image(),
                     runtime.cpus(), config.sandboxBootCpus(), runtime.memoryMb(), config.sandboxPidsLimit(),
-                    config.sandboxUser(), config.executorPort(), runtime.sessionKey());
+                    config.sandboxUser(), config.executorPort(), runtime.sessionKey(), runtime.plugins());
             step = ProvisioningStep.CREATE;
             String containerId = timer.time(step, () -> backend.create(spec));
             long workspaceBytes = 0;

@@ -9,13 +9,15 @@ import java.util.Map;
  * @param agent          the agent the runtime serves (its policy applies)
  * @param llm            the LLM settings: the request's over the agent's defaults
  * @param extraDependencies what to add to a base image when its runtime image is built
+ * @param plugins        the executor plugins to start: the agent's and the request's
  * @param replace        replace the conversation's live runtime (the new one READY before the old one goes)
  * @param failAt         a step to fail on purpose (fault injection, when enabled), else null
  */
 public record ProvisioningRequest(String userId, dev.dockyard.tenancy.Role role, String conversationId,
                                   dev.dockyard.agents.AgentProfile agent, dev.dockyard.agents.LlmSettings llm, String image, double cpus, int memoryMb,
                                   int timeoutSeconds, Map<String, String> environment,
-                                  dev.dockyard.images.ExtraDependencies extraDependencies, boolean replace,
+                                  dev.dockyard.images.ExtraDependencies extraDependencies,
+                                  java.util.List<String> plugins, boolean replace,
                                   ProvisioningStep failAt) {
 
     public ProvisioningRequest {
@@ -25,6 +27,6 @@ public record ProvisioningRequest(String userId, dev.dockyard.tenancy.Role role,
     /** The same request, failing {@code step} on purpose (fault injection). */
     public ProvisioningRequest failingAt(ProvisioningStep step) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
-                environment, extraDependencies, replace, step);
+                environment, extraDependencies, plugins, replace, step);
     }
 }

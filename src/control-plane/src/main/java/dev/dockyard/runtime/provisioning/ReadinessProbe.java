@@ -25,8 +25,12 @@ public class ReadinessProbe {
             retryOn = NotReadyYetException.class, abortOn = SandboxNotReadyException.class)
     public void probe(ReadinessAttempt attempt) {
         attempt.nextTry();
-        if (executors.isReady(attempt.executor(), attempt.sessionKey())) {
-            return;
+        try {
+            if (executors.isReady(attempt.executor(), attempt.sessionKey())) {
+                return;
+            }
+        } catch (ExecutorClient.PluginFailedException e) {
+            throw new SandboxNotReadyException(e.getMessage());
         }
         if (attempt.expired()) {
             throw new SandboxNotReadyException("the executor was not ready within " + attempt.timeout().toSeconds()

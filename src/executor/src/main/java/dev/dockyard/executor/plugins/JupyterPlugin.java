@@ -52,6 +52,7 @@ public final class JupyterPlugin implements Plugin {
     private BufferedReader out;
     private OutputStream in;
     private String interpreter = "python3";
+    private Thread drain;
 
     /** @param command the bridge, e.g. {@code [python3, /dockyard/bin/ipython-bridge]} */
     public JupyterPlugin(List<String> command, Map<String, String> environment) {
@@ -76,7 +77,7 @@ public final class JupyterPlugin implements Plugin {
         }
         in = bridge.getOutputStream();
         out = new BufferedReader(new InputStreamReader(bridge.getInputStream(), StandardCharsets.UTF_8));
-        Thread drain = new Thread(() -> {
+        drain = new Thread(() -> {
             try (BufferedReader err = new BufferedReader(new InputStreamReader(bridge.getErrorStream(),
                     StandardCharsets.UTF_8))) {
                 String line;
@@ -107,6 +108,14 @@ public final class JupyterPlugin implements Plugin {
     }
 
     private String lastWords() {
+        if (bridge != null && !bridge.isAlive() && drain != null) {
+            try {
+                // a bridge that exited may still have its last words in the pipe
+                drain.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         synchronized (stderr) {
             String log = stderr.toString().strip();
             return log.isEmpty() ? "" : "; its output:\n" + log;

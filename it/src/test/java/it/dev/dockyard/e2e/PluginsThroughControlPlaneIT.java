@@ -1,0 +1,68 @@
+package it.dev.dockyard.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/** Plugins asked for at provisioning: READY only once they are up, ERROR naming the one that failed. */
+class PluginsThroughControlPlaneIT {
+
+    private static final DockyardApi API = new DockyardApi();
+
+    @AfterAll
+    static void removeBuiltImages() {
+        DockerCli.removeRepository("dockyard/it-runtime");
+    }
+
+    @Test
+    void shouldServeIpythonCellsWithTheInjectedConfiguration() {
+        DockyardApi.Answer answer = API.provision(Json.createObjectBuilder()
+                .add("conversationId", "it-plugins-" + UUID.randomUUID())
+                .add("llm", Json.createObjectBuilder().add("model", "it-model-for-the-kernel"))
+                .add("sandbox", Json.createObjectBuilder().add("plugins", Json.createArrayBuilder().add("jupyter")))
+                .build(), 120);
+        assertEquals(201, answer.status(), answer.body());
+        String id = answer.json().getString("id");
+        try {
+            assertEquals(List.of("jupyter"), answer.json().getJsonArray("plugins").getValuesAs(
+                    jakarta.json.JsonString::getString));
+            JsonObject cell = API.act(id, Json.createObjectBuilder().add("action", "run_ipython").add("args",
+                    Json.createObjectBuilder().add("code", "import os\nprint(os.environ.get('LLM_MODEL'), 6 * 7)"))
+                    .build());
+            assertEquals("run_ipython", cell.getString("observation"));
+            assertTrue(cell.getString("content").startsWith("it-model-for-the-kernel 42"), cell.toString());
+        } finally {
+            API.delete("runtimes/" + id);
+        }
+    }
+
+    @Test
+    void shouldFailTheRuntimeNamingAPluginThatCannotStart() {
+        // the offline base has no IPython kernel: its runtime image cannot start the plugin
+        DockyardApi.Answer answer = API.provision(Json.createObjectBuilder()
+                .add("conversationId", "it-plugins-broken-" + UUID.randomUUID())
+                .add("sandbox", Json.createObjectBuilder().add("image", "dockyard/sandbox-base:bookworm")
+                        .add("plugins", Json.createArrayBuilder().add("jupyter"))).build(), 300);
+        JsonObject runtime = answer.json();
+        try {
+            assertEquals("ERROR", runtime.getString("status"), answer.body());
+            String message = runtime.getString("statusMessage");
+            assertTrue(message.startsWith("Provisioning failed at step 'readiness': plugin 'jupyter' failed to start"),
+                    message);
+            assertTrue(message.contains("jupyter_client is not installed"), message);
+            assertEquals(List.of(), DockerCli.containersLabelled("dev.dockyard.runtime-id=" + runtime.getString("id")));
+        } finally {
+            API.delete("runtimes/" + runtime.getString("id"));
+        }
+        DockyardApi.Answer unknown = API.post("runtimes", Json.createObjectBuilder().add("conversationId", "x")
+                .add("sandbox", Json.createObjectBuilder().add("plugins", Json.createArrayBuilder().add("browser")))
+                .build());
+        assertEquals(400, unknown.status(), unknown.body());
+    }
+}
