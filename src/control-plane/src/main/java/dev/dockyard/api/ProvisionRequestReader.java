@@ -91,7 +91,21 @@ final class ProvisionRequestReader {
         java.util.Set<String> allPlugins = new java.util.LinkedHashSet<>(agent.plugins());
         allPlugins.addAll(plugins);
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeout, env,
-                extra, java.util.List.copyOf(allPlugins), replace, null);
+                extra, java.util.List.copyOf(allPlugins), repository(body), replace, null);
+    }
+
+    private static dev.dockyard.workspace.RepositorySpec repository(JsonObject body) {
+        JsonValue value = body.get("repository");
+        if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {
+            return null;
+        }
+        JsonObject repo = object(body, "repository");
+        try {
+            return new dev.dockyard.workspace.RepositorySpec(string(repo, "url", null), string(repo, "branch", null),
+                    string(repo, "newBranch", null), string(repo, "credential", null));
+        } catch (IllegalArgumentException e) {
+            throw invalid(e.getMessage());
+        }
     }
 
     /** Plugins a sandbox can start (the executor's); asked for by the request and the agent. */

@@ -76,6 +76,9 @@ public class RuntimeResource {
     @Inject
     dev.dockyard.audit.AuditTrail auditTrail;
 
+    @Inject
+    dev.dockyard.workspace.Microagents microagents;
+
     @jakarta.annotation.Resource
     jakarta.enterprise.concurrent.ManagedExecutorService streams;
 
@@ -370,6 +373,23 @@ public class RuntimeResource {
         auditTrail.record(new dev.dockyard.audit.AuditEntry(java.time.Instant.now(), caller.userId(), runtime.id(),
                 action.type().wireName(), assessment.risk().name(), String.join("; ", assessment.reasons()), decision, status,
                 exitCode, millis, bytes));
+    }
+
+    /** The microagents of the runtime's repository (empty without one), read from the sandbox. */
+    @GET
+    @Path("{id}/microagents")
+    public JsonObject microagents(@PathParam("id") String id) {
+        SandboxRuntime runtime = ready(id);
+        JsonArrayBuilder list = Json.createArrayBuilder();
+        if (runtime.repository().isPresent()) {
+            try {
+                microagents.of(URI.create(runtime.executorUrl()), runtime.sessionKey(), runtime.repository().get())
+                        .forEach(m -> list.add(m.toJson()));
+            } catch (dev.dockyard.backend.BackendException e) {
+                throw Problem.of(Problem.Kind.EXECUTOR_FAILED, e.getMessage()).toException();
+            }
+        }
+        return Json.createObjectBuilder().add("microagents", list).build();
     }
 
     /** The runtime's audit trail, newest first (at most {@code limit}, default 100, up to 1000). */

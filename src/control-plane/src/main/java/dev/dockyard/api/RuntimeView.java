@@ -28,6 +28,13 @@ public final class RuntimeView {
         JsonArrayBuilder plugins = Json.createArrayBuilder();
         r.plugins().forEach(plugins::add);
         b.add("plugins", plugins);
+        r.repository().ifPresent(repo -> {
+            JsonObjectBuilder repository = Json.createObjectBuilder().add("url", repo.url());
+            addNullable(repository, "branch", repo.branch());
+            addNullable(repository, "newBranch", repo.newBranch());
+            addNullable(repository, "credential", repo.credential());
+            b.add("repository", repository);
+        });
         addNullable(b, "createdAt", r.createdAt());
         addNullable(b, "readyAt", r.readyAt());
         b.add("resources", Json.createObjectBuilder().add("cpus", r.cpus()).add("memoryMb", r.memoryMb()));

@@ -108,6 +108,10 @@ public class DockyardConfig {
     int imageBuildTimeoutSeconds;
 
     @Inject
+    @ConfigProperty(name = "dockyard.repository.setup-timeout", defaultValue = "300")
+    int repositorySetupTimeoutSeconds;
+
+    @Inject
     @ConfigProperty(name = "dockyard.nodes", defaultValue = "local")
     List<String> nodes;
 
@@ -166,6 +170,11 @@ public class DockyardConfig {
     /** The executor bundle every runtime image carries (target/executor-bundle of the executor module). */
     public java.nio.file.Path imageBundle() {
         return java.nio.file.Path.of(imageBundle);
+    }
+
+    /** How long a repository's setup script may run at provisioning. */
+    public Duration repositorySetupTimeout() {
+        return Duration.ofSeconds(repositorySetupTimeoutSeconds);
     }
 
     public Duration imageBuildTimeout() {

@@ -97,6 +97,10 @@ public class SandboxRuntime {
     @Column(name = "RUNTIME_IMAGE", length = 300)
     private String runtimeImage;
 
+    /** The repository cloned into the workspace at provisioning, as JSON (no secret: the token is a credential's name). */
+    @Column(name = "REPOSITORY", length = 2000)
+    private String repository;
+
     /** The executor plugins the sandbox starts, comma-separated, or null for none. */
     @Column(name = "PLUGINS", length = 500)
     private String plugins;
@@ -222,6 +226,14 @@ public class SandboxRuntime {
             reader.readObject().forEach((k, v) -> environment.put(k, ((jakarta.json.JsonString) v).getString()));
         }
         return environment;
+    }
+
+    public void withRepository(dev.dockyard.workspace.RepositorySpec spec) {
+        this.repository = spec == null ? null : spec.toJson();
+    }
+
+    public java.util.Optional<dev.dockyard.workspace.RepositorySpec> repository() {
+        return java.util.Optional.ofNullable(repository).map(dev.dockyard.workspace.RepositorySpec::fromJson);
     }
 
     public void withPlugins(java.util.List<String> names) {

@@ -129,6 +129,38 @@ public class ActionExecutor implements AutoCloseable {
         }
     }
 
+    /** Where git's credential helper finds the token (the key's directory: 700, the sandbox user's). */
+    static final Path GIT_TOKEN = CONFIGURED_ENV.resolveSibling("git-token");
+
+    /**
+     * Gives git (and nothing else) a token for HTTPS remotes: a file only the sandbox user can
+     * read, answered by the bundle's credential helper, which git's global configuration names. The
+     * token never enters a remote URL, .git/config, the environment or a process argument.
+     */
+    public void configureGit(String token) throws IOException {
+        turn.lock();
+        try {
+            Path tmp = Files.createTempFile(GIT_TOKEN.getParent(), "git", ".tmp",
+                    java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+            Files.writeString(tmp, token);
+            Files.move(tmp, GIT_TOKEN, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            Process git = new ProcessBuilder("git", "config", "--global", "credential.helper",
+                    settings.bundle().resolve("bin/git-credential-dockyard").toString())
+                    .redirectErrorStream(true).start();
+            git.getInputStream().readAllBytes();
+            if (git.waitFor() != 0) {
+                throw new IOException("git config failed");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        } finally {
+            turn.unlock();
+        }
+    }
+
     public Observation execute(Action action) {
         turn.lock();
         try {

@@ -106,14 +106,16 @@ public class DockerBackend implements RuntimeBackend {
 
     /**
      * The key file, readable only by the sandbox user (the executor reads it once and deletes it),
-     * and the plugins to start, one name a line.
+     * and the plugins to start, one name a line (no file when there are none).
      */
     private static byte[] keyArchive(SandboxSpec spec) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (TarArchiveOutputStream tar = new TarArchiveOutputStream(out)) {
             add(tar, KEY_FILE, spec.sessionKey().getBytes(StandardCharsets.UTF_8), 0100400, spec.user());
-            add(tar, PLUGINS_FILE, String.join("\n", spec.plugins()).getBytes(StandardCharsets.UTF_8), 0100400,
-                    spec.user());
+            if (!spec.plugins().isEmpty()) {
+                add(tar, PLUGINS_FILE, String.join("\n", spec.plugins()).getBytes(StandardCharsets.UTF_8), 0100400,
+                        spec.user());
+            }
         } catch (IOException e) {
             throw new IllegalStateException("building an in-memory tar", e);
         }

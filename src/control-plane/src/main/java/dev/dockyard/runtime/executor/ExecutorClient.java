@@ -115,12 +115,16 @@ public class ExecutorClient {
      * Pushes configuration into a ready sandbox ({@code POST /configure}). The body holds secrets:
      * it is built here, sent, and never logged; a failure names the status only.
      */
-    public void configure(URI executor, String sessionKey, java.util.Map<String, String> env, String fileAccess) {
+    public void configure(URI executor, String sessionKey,
+                          dev.dockyard.runtime.provisioning.SandboxConfiguration configuration) {
         jakarta.json.JsonObjectBuilder vars = Json.createObjectBuilder();
-        env.forEach(vars::add);
+        configuration.env().forEach(vars::add);
         jakarta.json.JsonObjectBuilder body = Json.createObjectBuilder().add("env", vars);
-        if (fileAccess != null) {
-            body.add("fileAccess", fileAccess);
+        if (configuration.fileAccess() != null) {
+            body.add("fileAccess", configuration.fileAccess());
+        }
+        if (configuration.gitToken() != null) {
+            body.add("gitToken", configuration.gitToken());
         }
         HttpRequest request = HttpRequest.newBuilder(executor.resolve("/configure")).header(SESSION_HEADER, sessionKey)
                 .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))

@@ -54,6 +54,9 @@ public class Provisioner {
     RuntimeImages images;
 
     @Inject
+    dev.dockyard.workspace.WorkspaceSetup workspaceSetup;
+
+    @Inject
     dev.dockyard.runtime.StatusEvents statusEvents;
 
     @Inject
@@ -107,6 +110,7 @@ public class Provisioner {
         runtime.withEnvironment(request.environment());
         runtime.withExtraDependencies(request.extraDependencies());
         runtime.withPlugins(request.plugins());
+        runtime.withRepository(request.repository());
         try {
             accounts.ensure(request.userId(), request.role());
         } catch (PersistenceException | jakarta.transaction.TransactionalException raced) {
@@ -165,6 +169,7 @@ public class Provisioner {
         migrated.withEnvironment(source.environment());
         migrated.withExtraDependencies(source.extraDependencies());
         migrated.withPlugins(source.plugins());
+        source.repository().ifPresent(migrated::withRepository);
         CompletableFuture<RuntimeStatus> settled = track(migrated.id());
         if (migratingFrom.putIfAbsent(runtimeId, migrated.id()) != null) {
             settling.remove(migrated.id());
@@ -283,9 +288,17 @@ public class Provisioner {
             });
             step = ProvisioningStep.INJECT;
             timer.time(step, () -> {
-                executors.configure(endpoint, spec.sessionKey(), configuration.env(), configuration.fileAccess());
+                executors.configure(endpoint, spec.sessionKey(), configuration);
                 return null;
             });
+            if (workspace == null && runtime.repository().isPresent()) {
+                // a migration carries the workspace over: the repository is cloned once, at first provisioning
+                step = ProvisioningStep.REPOSITORY;
+                timer.time(step, () -> {
+                    workspaceSetup.prepare(endpoint, spec.sessionKey(), runtime.repository().get());
+                    return null;
+                });
+            }
             step = ProvisioningStep.LIMITS;
             timer.time(step, () -> {
                 backend.settle(spec.name(), spec.cpus());

@@ -10,6 +10,7 @@ import java.util.Map;
  * @param llm            the LLM settings: the request's over the agent's defaults
  * @param extraDependencies what to add to a base image when its runtime image is built
  * @param plugins        the executor plugins to start: the agent's and the request's
+ * @param repository     the git repository to clone into the workspace, or null
  * @param replace        replace the conversation's live runtime (the new one READY before the old one goes)
  * @param failAt         a step to fail on purpose (fault injection, when enabled), else null
  */
@@ -17,7 +18,8 @@ public record ProvisioningRequest(String userId, dev.dockyard.tenancy.Role role,
                                   dev.dockyard.agents.AgentProfile agent, dev.dockyard.agents.LlmSettings llm, String image, double cpus, int memoryMb,
                                   int timeoutSeconds, Map<String, String> environment,
                                   dev.dockyard.images.ExtraDependencies extraDependencies,
-                                  java.util.List<String> plugins, boolean replace,
+                                  java.util.List<String> plugins, dev.dockyard.workspace.RepositorySpec repository,
+                                  boolean replace,
                                   ProvisioningStep failAt) {
 
     public ProvisioningRequest {
@@ -27,6 +29,6 @@ public record ProvisioningRequest(String userId, dev.dockyard.tenancy.Role role,
     /** The same request, failing {@code step} on purpose (fault injection). */
     public ProvisioningRequest failingAt(ProvisioningStep step) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
-                environment, extraDependencies, plugins, replace, step);
+                environment, extraDependencies, plugins, repository, replace, step);
     }
 }

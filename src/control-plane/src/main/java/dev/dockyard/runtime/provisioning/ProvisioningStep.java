@@ -15,6 +15,8 @@ public enum ProvisioningStep {
     READINESS("readiness"),
     /** Configuration and secrets pushed into the ready sandbox through its executor. */
     INJECT("inject"),
+    /** The repository cloned into the workspace, its branch, its setup script (when one was asked for). */
+    REPOSITORY("repository"),
     LIMITS("limits");
 
     private final String label;

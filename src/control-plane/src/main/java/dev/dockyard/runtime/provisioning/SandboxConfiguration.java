@@ -3,10 +3,11 @@ package dev.dockyard.runtime.provisioning;
 import java.util.Map;
 
 /**
- * What is pushed into a ready sandbox: variables for its shell (secrets among them) and its file
- * policy. Never printed: toString names the variables, not their values.
+ * What is pushed into a ready sandbox: variables for its shell (secrets among them), its file
+ * policy, and the token git alone gets (the repository's credential, or null). Never printed:
+ * toString names the variables, not their values.
  */
-public record SandboxConfiguration(Map<String, String> env, String fileAccess) {
+public record SandboxConfiguration(Map<String, String> env, String fileAccess, String gitToken) {
 
     public SandboxConfiguration {
         env = Map.copyOf(env);
@@ -14,6 +15,7 @@ public record SandboxConfiguration(Map<String, String> env, String fileAccess) {
 
     @Override
     public String toString() {
-        return "SandboxConfiguration[env=" + env.keySet() + ", fileAccess=" + fileAccess + "]";
+        return "SandboxConfiguration[env=" + env.keySet() + ", fileAccess=" + fileAccess + ", gitToken="
+                + (gitToken == null ? "none" : "set") + "]";
     }
 }

@@ -30,6 +30,9 @@ public class SandboxConfigurations {
     public SandboxConfiguration of(SandboxRuntime runtime, Map<String, String> credentials) {
         Map<String, String> env = new LinkedHashMap<>(runtime.environment());
         env.putAll(credentials);
+        // the repository's credential goes to git's credential helper alone, not to the shell
+        String gitCredential = runtime.repository().map(dev.dockyard.workspace.RepositorySpec::credential).orElse(null);
+        String gitToken = gitCredential == null ? null : env.remove(gitCredential);
         env.put("DOCKYARD_AGENT", runtime.agent());
         if (runtime.llmModel() != null) {
             env.put("LLM_MODEL", runtime.llmModel());
@@ -41,11 +44,11 @@ public class SandboxConfigurations {
             env.put("LLM_API_KEY", runtime.llmApiKey());
         }
         String fileAccess = agents.find(runtime.agent()).map(AgentProfile::fileAccess).orElse("workspace");
-        return new SandboxConfiguration(env, fileAccess);
+        return new SandboxConfiguration(env, fileAccess, gitToken);
     }
 
     public void push(URI executor, SandboxRuntime runtime, Map<String, String> credentials) {
         SandboxConfiguration configuration = of(runtime, credentials);
-        executors.configure(executor, runtime.sessionKey(), configuration.env(), configuration.fileAccess());
+        executors.configure(executor, runtime.sessionKey(), configuration);
     }
 }

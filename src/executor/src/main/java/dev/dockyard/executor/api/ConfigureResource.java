@@ -16,8 +16,9 @@ import java.util.regex.Pattern;
 
 /**
  * {@code POST /configure} (a Dockyard addition): {@code {"env": {"NAME": "value"}, "fileAccess":
- * "workspace"|"anywhere"}} from the control plane after the executor is ready. Answers 204 and
- * never echoes a value.
+ * "workspace"|"anywhere", "gitToken": "..."}} from the control plane after the executor is ready.
+ * The git token is for git alone (its credential helper), never the shell's environment. Answers
+ * 204 and never echoes a value.
  */
 @Path("configure")
 public class ConfigureResource {
@@ -48,8 +49,12 @@ public class ConfigureResource {
             }
         }
         String fileAccess = body == null ? null : body.getString("fileAccess", null);
+        String gitToken = body == null ? null : body.getString("gitToken", null);
         try {
             lifecycle.executor().configure(env, fileAccess);
+            if (gitToken != null) {
+                lifecycle.executor().configureGit(gitToken);
+            }
         } catch (IOException e) {
             return ActionResource.detail(Response.Status.INTERNAL_SERVER_ERROR, "Configuration failed: "
                     + e.getClass().getSimpleName());
