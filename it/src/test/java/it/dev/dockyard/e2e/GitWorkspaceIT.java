@@ -78,7 +78,7 @@ class GitWorkspaceIT {
         String key = ADMIN.post("users", Json.createObjectBuilder().add("userId", userId).build()).json()
                 .getString("apiKey");
         user = ADMIN.withKey(key);
-        assertEquals(200, user.put("credentials/GIT_TOKEN", Json.createObjectBuilder().add("type", "secret")
+        assertEquals(204, user.put("credentials/GIT_TOKEN", Json.createObjectBuilder().add("type", "secret")
                 .add("value", TOKEN).build()).status());
     }
 
