@@ -9,6 +9,8 @@ root="$(dirname "$here")"
 bundle="${1:-$root/src/executor/target/executor-bundle}"
 TAG="${DOCKYARD_SANDBOX_IMAGE:-dockyard/sandbox:latest}"
 BASE="${DOCKYARD_BASE_IMAGE:-dockyard/sandbox-base:bookworm}"
+# an image variant: more Debian packages, e.g. "chromium fonts-liberation" for the browser plugin
+EXTRA_PACKAGES="${DOCKYARD_SANDBOX_EXTRA_PACKAGES:-}"
 
 log() { echo "[sandbox-image] $*" >&2; }
 [ -x "$bundle/bin/start-executor" ] || { log "no executor bundle at $bundle: build it with 'mvn -pl src/executor -am package'"; exit 1; }
@@ -22,7 +24,7 @@ touch -d '2020-01-01T00:00:00Z' "$ctx/Dockerfile"
 previous=$(docker image inspect -f '{{.Id}}' "$TAG" 2>/dev/null || true)
 log "building $TAG from $BASE"
 start=$(date +%s)
-if ! docker build --force-rm --build-arg BASE_IMAGE="$BASE" -t "$TAG" "$ctx" >"$ctx.log" 2>&1; then
+if ! docker build --force-rm --build-arg BASE_IMAGE="$BASE" --build-arg EXTRA_PACKAGES="$EXTRA_PACKAGES" -t "$TAG" "$ctx" >"$ctx.log" 2>&1; then
   tail -n 40 "$ctx.log" >&2
   rm -f "$ctx.log"
   log "docker build failed"

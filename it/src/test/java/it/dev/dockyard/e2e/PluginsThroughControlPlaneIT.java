@@ -43,6 +43,29 @@ class PluginsThroughControlPlaneIT {
     }
 
     @Test
+    void shouldBrowseWithTheBrowserImageVariant() {
+        DockyardApi.Answer answer = API.provision(Json.createObjectBuilder()
+                .add("conversationId", "it-browser-" + UUID.randomUUID())
+                .add("sandbox", Json.createObjectBuilder().add("memoryMb", 2048)
+                        .add("plugins", Json.createArrayBuilder().add("browser"))).build(), 180);
+        assertEquals(201, answer.status(), answer.body());
+        String id = answer.json().getString("id");
+        try {
+            assertEquals("dockyard/sandbox-browser:latest", answer.json().getString("image"));
+            API.act(id, DockyardApi.run("mkdir -p /tmp/www && echo '<title>Served here</title><h1>Inside</h1>' > "
+                    + "/tmp/www/index.html && (python3 -m http.server 8124 --bind 127.0.0.1 --directory /tmp/www "
+                    + ">/dev/null 2>&1 &) && sleep 1"));
+            JsonObject page = API.act(id, Json.createObjectBuilder().add("action", "browse")
+                    .add("args", Json.createObjectBuilder().add("url", "http://localhost:8124/")).build());
+            assertEquals("browse", page.getString("observation"), page.toString());
+            assertTrue(page.getString("content").startsWith("# Served here"), page.getString("content"));
+            assertTrue(page.getString("content").contains("# Inside"), page.getString("content"));
+        } finally {
+            API.delete("runtimes/" + id);
+        }
+    }
+
+    @Test
     void shouldFailTheRuntimeNamingAPluginThatCannotStart() {
         // the offline base has no IPython kernel: its runtime image cannot start the plugin
         DockyardApi.Answer answer = API.provision(Json.createObjectBuilder()
@@ -61,7 +84,7 @@ class PluginsThroughControlPlaneIT {
             API.delete("runtimes/" + runtime.getString("id"));
         }
         DockyardApi.Answer unknown = API.post("runtimes", Json.createObjectBuilder().add("conversationId", "x")
-                .add("sandbox", Json.createObjectBuilder().add("plugins", Json.createArrayBuilder().add("browser")))
+                .add("sandbox", Json.createObjectBuilder().add("plugins", Json.createArrayBuilder().add("chrome")))
                 .build());
         assertEquals(400, unknown.status(), unknown.body());
     }

@@ -38,13 +38,17 @@ final class Sandbox implements AutoCloseable {
     }
 
     static Sandbox start(String... extraDockerArgs) {
+        return startImage(IMAGE, extraDockerArgs);
+    }
+
+    static Sandbox startImage(String image, String... extraDockerArgs) {
         String name = "dockyard-it-sandbox-" + UUID.randomUUID().toString().substring(0, 8);
         String key = UUID.randomUUID().toString();
         List<String> args = new ArrayList<>(List.of("run", "-d", "--rm", "--name", name, "--init", "--memory", "1g",
                 "--pids-limit", "1024", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
                 "-e", "SESSION_API_KEY=" + key, "-p", "127.0.0.1::8000"));
         args.addAll(List.of(extraDockerArgs));
-        args.add(IMAGE);
+        args.add(image);
         docker(args.toArray(String[]::new));
         String port = docker("port", name, "8000/tcp").lines().findFirst().orElseThrow().replaceAll(".*:", "");
         Sandbox sandbox = new Sandbox(name, key, URI.create("http://127.0.0.1:" + port + "/"));

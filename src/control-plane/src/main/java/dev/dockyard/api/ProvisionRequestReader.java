@@ -90,6 +90,10 @@ final class ProvisionRequestReader {
         dev.dockyard.images.ExtraDependencies extra = extraDependencies(sandbox, "sandbox.extraDeps");
         java.util.Set<String> allPlugins = new java.util.LinkedHashSet<>(agent.plugins());
         allPlugins.addAll(plugins);
+        if (allPlugins.contains("browser") && string(sandbox, "image", null) == null) {
+            // the browser needs Chromium: the image variant that has it, unless the request chose an image
+            image = config.sandboxBrowserImage();
+        }
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeout, env,
                 extra, java.util.List.copyOf(allPlugins), repository(body), replace, null);
     }
@@ -109,7 +113,7 @@ final class ProvisionRequestReader {
     }
 
     /** Plugins a sandbox can start (the executor's); asked for by the request and the agent. */
-    static final java.util.List<String> AVAILABLE_PLUGINS = java.util.List.of("jupyter");
+    static final java.util.List<String> AVAILABLE_PLUGINS = java.util.List.of("jupyter", "browser");
 
     private static java.util.List<String> plugins(JsonValue value) {
         if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {

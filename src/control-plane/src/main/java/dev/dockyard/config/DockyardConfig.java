@@ -96,6 +96,10 @@ public class DockyardConfig {
     Optional<String> dockerHost;
 
     @Inject
+    @ConfigProperty(name = "dockyard.sandbox.browser-image", defaultValue = "dockyard/sandbox-browser:latest")
+    String sandboxBrowserImage;
+
+    @Inject
     @ConfigProperty(name = "dockyard.images.repository", defaultValue = "dockyard/runtime")
     String imageRepository;
 
@@ -160,6 +164,11 @@ public class DockyardConfig {
             throw new IllegalStateException("dockyard.sandbox.user must be numeric (uid[:gid]), not '" + sandboxUser
                     + "'", e);
         }
+    }
+
+    /** The image a runtime with the browser plugin gets when it names none (the default image plus Chromium). */
+    public String sandboxBrowserImage() {
+        return sandboxBrowserImage;
     }
 
     /** Where runtime images are tagged (versioned, lock and source tags). */

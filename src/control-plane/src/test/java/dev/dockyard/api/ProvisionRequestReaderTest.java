@@ -19,6 +19,7 @@ class ProvisionRequestReaderTest {
     private final DockyardConfig config = new DockyardConfig() {
         @Override public Optional<String> bootstrapAdminKey() { return Optional.empty(); }
         @Override public String sandboxImage() { return "dockyard/sandbox:latest"; }
+        @Override public String sandboxBrowserImage() { return "dockyard/sandbox-browser:latest"; }
         @Override public double sandboxCpus() { return 1.0; }
         @Override public int sandboxMemoryMb() { return 1024; }
         @Override public Duration sandboxTimeout() { return Duration.ofSeconds(120); }
@@ -102,9 +103,14 @@ class ProvisionRequestReaderTest {
     void shouldReadPluginsAndRefuseTheOnesItCannotStartAndReadReplace() {
         assertEquals(java.util.List.of("jupyter"),
                 read("{\"conversationId\":\"c\",\"sandbox\":{\"plugins\":[\"jupyter\"]}}").plugins());
-        Problem browser = problem("{\"conversationId\":\"c\",\"sandbox\":{\"plugins\":[\"browser\"]}}");
-        assertEquals(Problem.Kind.VALIDATION, browser.kind());
-        assertTrue(browser.detail().contains("[jupyter]"), browser.detail());
+        // the browser plugin brings its image variant, unless the request names an image
+        assertEquals("dockyard/sandbox-browser:latest",
+                read("{\"conversationId\":\"c\",\"sandbox\":{\"plugins\":[\"browser\"]}}").image());
+        assertEquals("my/image:1", read("{\"conversationId\":\"c\",\"sandbox\":{\"plugins\":[\"browser\"],"
+                + "\"image\":\"my/image:1\"}}").image());
+        Problem chrome = problem("{\"conversationId\":\"c\",\"sandbox\":{\"plugins\":[\"chrome\"]}}");
+        assertEquals(Problem.Kind.VALIDATION, chrome.kind());
+        assertTrue(chrome.detail().contains("[jupyter, browser]"), chrome.detail());
         assertEquals(Problem.Kind.VALIDATION, problem("{\"conversationId\":\"c\",\"sandbox\":{\"plugins\":\"jupyter\"}}").kind());
         assertTrue(read("{\"conversationId\":\"c\",\"replace\":true}").replace());
         assertEquals(false, read("{\"conversationId\":\"c\"}").replace());

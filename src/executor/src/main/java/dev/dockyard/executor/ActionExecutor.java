@@ -65,6 +65,9 @@ public class ActionExecutor implements AutoCloseable {
             return new dev.dockyard.executor.plugins.JupyterPlugin(java.util.List.of("python3",
                     settings.bundle().resolve("bin/ipython-bridge").toString()), shellEnvironment);
         }
+        if (name.equals(dev.dockyard.executor.plugins.BrowserPlugin.NAME)) {
+            return new dev.dockyard.executor.plugins.BrowserPlugin(shellEnvironment);
+        }
         throw new IllegalArgumentException("unknown plugin '" + name + "'");
     }
 

@@ -11,7 +11,7 @@ import jakarta.json.bind.annotation.JsonbTypeSerializer;
 @JsonbTypeDeserializer(ProtocolJsonb.ObservationDeserializer.class)
 public sealed interface Observation
         permits CmdOutputObservation, FileReadObservation, FileWriteObservation, FileEditObservation,
-                IPythonRunCellObservation, ErrorObservation {
+                IPythonRunCellObservation, BrowseObservation, ErrorObservation {
 
     /** The wire name, the value of the dict's {@code observation} key. */
     String type();

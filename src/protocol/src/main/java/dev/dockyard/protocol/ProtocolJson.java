@@ -137,6 +137,10 @@ public final class ProtocolJson {
             JsonArrayBuilder urls = Json.createArrayBuilder();
             o.imageUrls().forEach(urls::add);
             extras.add("image_urls", urls);
+        } else if (observation instanceof BrowseObservation o) {
+            extras.add("url", o.url()).add("trigger_by_action", o.triggerByAction()).add("screenshot", o.screenshot())
+                    .add("error", o.error()).add("last_browser_action", o.lastBrowserAction())
+                    .add("last_browser_action_error", o.lastBrowserActionError());
         } else if (observation instanceof ErrorObservation o) {
             extras.add("error_id", o.errorId());
         }
@@ -172,6 +176,10 @@ public final class ProtocolJson {
                     stringArg(extras, "diff", null));
             case "run_ipython" -> new IPythonRunCellObservation(content, stringArg(extras, "code", ""),
                     stringListArg(extras, "image_urls"));
+            case "browse" -> new BrowseObservation(content, stringArg(extras, "url", ""),
+                    stringArg(extras, "trigger_by_action", "browse"), stringArg(extras, "screenshot", ""),
+                    boolArg(extras, "error", false), stringArg(extras, "last_browser_action", ""),
+                    stringArg(extras, "last_browser_action_error", ""));
             case "error" -> new ErrorObservation(content, stringArg(extras, "error_id", ""));
             default -> throw new InvalidActionException("Unknown observation type: " + type);
         };

@@ -20,7 +20,7 @@ public final class Plugins implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(Plugins.class.getName());
 
     /** Every plugin this executor knows, by name. */
-    public static final Set<String> KNOWN = Set.of(JupyterPlugin.NAME);
+    public static final Set<String> KNOWN = Set.of(JupyterPlugin.NAME, BrowserPlugin.NAME);
 
     private final Map<String, Plugin> plugins = new LinkedHashMap<>();
     private final Map<String, String> failures = new java.util.concurrent.ConcurrentHashMap<>();
