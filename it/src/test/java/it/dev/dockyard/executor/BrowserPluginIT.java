@@ -68,7 +68,7 @@ class BrowserPluginIT {
 
     @Test
     void shouldAnswerAnUnreachablePageAsAnErrorObservation() {
-        JsonObject page = browse("http://localhost:9/");
+        JsonObject page = browse("http://localhost:8199/");
         assertTrue(page.getJsonObject("extras").getBoolean("error"), page.toString());
         assertTrue(page.getString("content").contains("ERR_CONNECTION_REFUSED"), page.getString("content"));
     }
