@@ -202,11 +202,30 @@ class ImageBuilderIT {
         }
     }
 
-    /** The runtime's event stream until READY or its end: every {@code progress} data line on the way. */
+    /** The runtime's {@code progress} events (their data lines), read until READY or ERROR. */
     private static void follow(String runtimeId, List<String> progress) {
+        stream(runtimeId, Duration.ofMinutes(5), (event, data) -> {
+            if (event.equals("progress")) {
+                progress.add(data);
+            }
+        });
+    }
+
+    /** The runtime's {@code status} events (their data lines), history first, until READY or ERROR. */
+    private static List<String> events(String runtimeId) {
+        List<String> lines = new ArrayList<>();
+        stream(runtimeId, Duration.ofSeconds(30), (event, data) -> {
+            if (event.equals("status")) {
+                lines.add(data);
+            }
+        });
+        return lines;
+    }
+
+    private static void stream(String runtimeId, Duration timeout, java.util.function.BiConsumer<String, String> each) {
         HttpRequest request = HttpRequest.newBuilder(URI.create(System.getProperty("dockyard.url",
                         "http://127.0.0.1:19080") + "/api/v1/runtimes/" + runtimeId + "/events"))
-                .header("X-API-Key", System.getProperty("dockyard.admin-key")).timeout(Duration.ofMinutes(5)).build();
+                .header("X-API-Key", System.getProperty("dockyard.admin-key")).timeout(timeout).build();
         try {
             HttpResponse<Stream<String>> response = HttpClient.newHttpClient().send(request,
                     HttpResponse.BodyHandlers.ofLines());
@@ -216,9 +235,9 @@ class ImageBuilderIT {
                     if (line.startsWith("event:")) {
                         event = line.substring(6).strip();
                     } else if (line.startsWith("data:")) {
-                        if (event.equals("progress")) {
-                            progress.add(line);
-                        } else if (line.contains("\"status\":\"READY\"") || line.contains("\"status\":\"ERROR\"")) {
+                        each.accept(event, line);
+                        if (event.equals("status") && (line.contains("\"status\":\"READY\"")
+                                || line.contains("\"status\":\"ERROR\""))) {
                             return;
                         }
                     }
@@ -229,32 +248,6 @@ class ImageBuilderIT {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    private static List<String> events(String runtimeId) {
-        List<String> lines = new ArrayList<>();
-        HttpRequest request = HttpRequest.newBuilder(URI.create(System.getProperty("dockyard.url",
-                        "http://127.0.0.1:19080") + "/api/v1/runtimes/" + runtimeId + "/events"))
-                .header("X-API-Key", System.getProperty("dockyard.admin-key")).timeout(Duration.ofSeconds(30)).build();
-        try {
-            HttpResponse<Stream<String>> response = HttpClient.newHttpClient().send(request,
-                    HttpResponse.BodyHandlers.ofLines());
-            try (Stream<String> body = response.body()) {
-                for (String line : (Iterable<String>) body::iterator) {
-                    if (line.startsWith("data:")) {
-                        lines.add(line);
-                        if (line.contains("\"status\":\"READY\"")) {
-                            break;
-                        }
-                    }
-                }
-            }
-        } catch (java.io.IOException e) {
-            throw new AssertionError(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return lines;
     }
 
     @Test
