@@ -33,7 +33,22 @@ public class AgentCatalog {
         return List.copyOf(all().keySet());
     }
 
+    /** Read again at most every few seconds: every action asks for its agent's policy. */
+    private static final long REREAD_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+    private volatile Map<String, AgentProfile> cached;
+    private volatile long readAt;
+
     private Map<String, AgentProfile> all() {
+        Map<String, AgentProfile> agents = cached;
+        if (agents == null || System.nanoTime() - readAt > REREAD_NANOS) {
+            agents = read();
+            cached = agents;
+            readAt = System.nanoTime();
+        }
+        return agents;
+    }
+
+    private Map<String, AgentProfile> read() {
         Config config = config();
         Map<String, AgentProfile> agents = new LinkedHashMap<>();
         String names = config.getOptionalValue("dockyard.agents", String.class).orElse("CodeActAgent");
