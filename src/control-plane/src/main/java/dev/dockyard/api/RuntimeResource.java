@@ -79,6 +79,9 @@ public class RuntimeResource {
     @Inject
     dev.dockyard.workspace.Microagents microagents;
 
+    @Inject
+    dev.dockyard.runtime.lifecycle.PauseResume pauses;
+
     @jakarta.annotation.Resource
     jakarta.enterprise.concurrent.ManagedExecutorService streams;
 
@@ -373,6 +376,41 @@ public class RuntimeResource {
         auditTrail.record(new dev.dockyard.audit.AuditEntry(java.time.Instant.now(), caller.userId(), runtime.id(),
                 action.type().wireName(), assessment.risk().name(), String.join("; ", assessment.reasons()), decision, status,
                 exitCode, millis, bytes));
+    }
+
+    /** Freezes a READY runtime (API.md); already PAUSED is fine. Answers the runtime. */
+    @POST
+    @Path("{id}/pause")
+    public JsonObject pause(@PathParam("id") String id) {
+        visible(id);
+        if (provisioner.isMigrating(id)) {
+            throw Problem.of(Problem.Kind.RUNTIME_MIGRATING, "Runtime " + id + " is being migrated").toException();
+        }
+        try {
+            return RuntimeView.of(pauses.pause(id));
+        } catch (dev.dockyard.runtime.IllegalTransitionException e) {
+            throw Problem.of(Problem.Kind.RUNTIME_NOT_READY, "Runtime " + id + " is " + e.from()
+                    + "; only a READY runtime can be paused").with("status", Json.createValue(e.from().name()))
+                    .toException();
+        } catch (dev.dockyard.backend.BackendException e) {
+            throw Problem.of(Problem.Kind.BACKEND_FAILED, e.getMessage()).toException();
+        }
+    }
+
+    /** Thaws a PAUSED runtime and answers once it is READY again (API.md); already READY is fine. */
+    @POST
+    @Path("{id}/resume")
+    public JsonObject resume(@PathParam("id") String id) {
+        visible(id);
+        try {
+            return RuntimeView.of(pauses.resume(id));
+        } catch (dev.dockyard.runtime.IllegalTransitionException e) {
+            throw Problem.of(Problem.Kind.RUNTIME_NOT_READY, "Runtime " + id + " is " + e.from()
+                    + "; only a PAUSED runtime can be resumed").with("status", Json.createValue(e.from().name()))
+                    .toException();
+        } catch (dev.dockyard.backend.BackendException e) {
+            throw Problem.of(Problem.Kind.BACKEND_FAILED, e.getMessage()).toException();
+        }
     }
 
     /** The microagents of the runtime's repository (empty without one), read from the sandbox. */

@@ -25,6 +25,12 @@ public interface RuntimeBackend {
 
     SandboxState inspect(String sandboxName);
 
+    /** Freezes every process of the sandbox (cgroup freezer); already frozen is success. */
+    void pause(String sandboxName);
+
+    /** Thaws a frozen sandbox; not frozen is success. */
+    void unpause(String sandboxName);
+
     /**
      * Every sandbox carrying {@link Labels#MANAGED} and owned by {@code controlPlane}, running or not.
      *

@@ -188,6 +188,32 @@ public class DockerBackend implements RuntimeBackend {
     }
 
     @Override
+    public void pause(String sandboxName) {
+        try {
+            docker.pauseContainerCmd(sandboxName).exec();
+        } catch (ConflictException | NotModifiedException e) {
+            // already paused
+        } catch (NotFoundException e) {
+            throw new BackendException("container '" + sandboxName + "' is gone", e);
+        } catch (DockerException e) {
+            throw new BackendException("Docker could not pause the container: " + describe(e), e);
+        }
+    }
+
+    @Override
+    public void unpause(String sandboxName) {
+        try {
+            docker.unpauseContainerCmd(sandboxName).exec();
+        } catch (ConflictException | NotModifiedException e) {
+            // not paused
+        } catch (NotFoundException e) {
+            throw new BackendException("container '" + sandboxName + "' is gone", e);
+        } catch (DockerException e) {
+            throw new BackendException("Docker could not resume the container: " + describe(e), e);
+        }
+    }
+
+    @Override
     public SandboxState inspect(String sandboxName) {
         InspectContainerResponse inspect;
         try {

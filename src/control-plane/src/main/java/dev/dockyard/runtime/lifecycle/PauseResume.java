@@ -1,0 +1,102 @@
+package dev.dockyard.runtime.lifecycle;
+
+import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.runtime.IllegalTransitionException;
+import dev.dockyard.runtime.RuntimeStatus;
+import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.executor.ExecutorClient;
+import dev.dockyard.runtime.provisioning.ProvisioningJournal;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.net.URI;
+import java.util.EnumSet;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Pause and resume (API.md): a paused runtime keeps its container, memory and shell, frozen by
+ * the backend (Docker's cgroup freezer: no CPU, nothing runs), and answers no actions; resuming
+ * thaws it and answers once its executor is ready again. The backend acts first and the status
+ * follows, so a PAUSED runtime is always frozen; a pause that loses a race with a stop is undone.
+ */
+@ApplicationScoped
+public class PauseResume {
+
+    private static final Logger LOG = Logger.getLogger(PauseResume.class.getName());
+    private static final long READY_AGAIN_MS = 10_000;
+
+    @Inject
+    ProvisioningJournal journal;
+
+    @Inject
+    BackendNodes nodes;
+
+    @Inject
+    ExecutorClient executors;
+
+    /** READY → PAUSED; PAUSED stays PAUSED. */
+    public SandboxRuntime pause(String runtimeId) {
+        SandboxRuntime runtime = current(runtimeId);
+        if (runtime.status() == RuntimeStatus.PAUSED) {
+            return runtime;
+        }
+        if (runtime.status() != RuntimeStatus.READY) {
+            throw new IllegalTransitionException(runtimeId, runtime.status(), RuntimeStatus.PAUSED);
+        }
+        RuntimeBackend backend = nodes.on(runtime.node());
+        long start = System.nanoTime();
+        backend.pause(runtime.containerName());
+        if (!journal.transitionIf(runtimeId, EnumSet.of(RuntimeStatus.READY), RuntimeStatus.PAUSED,
+                "Paused on request in " + (System.nanoTime() - start) / 1_000_000 + " ms")) {
+            // it changed meanwhile (stopped, migrated away): leave its container as that change wants it
+            thawQuietly(backend, runtime.containerName());
+            SandboxRuntime now = current(runtimeId);
+            throw new IllegalTransitionException(runtimeId, now.status(), RuntimeStatus.PAUSED);
+        }
+        return current(runtimeId);
+    }
+
+    /** PAUSED → READY once the executor answers again; READY stays READY. */
+    public SandboxRuntime resume(String runtimeId) {
+        SandboxRuntime runtime = current(runtimeId);
+        if (runtime.status() == RuntimeStatus.READY) {
+            return runtime;
+        }
+        if (runtime.status() != RuntimeStatus.PAUSED) {
+            throw new IllegalTransitionException(runtimeId, runtime.status(), RuntimeStatus.READY);
+        }
+        long start = System.nanoTime();
+        nodes.on(runtime.node()).unpause(runtime.containerName());
+        URI executor = URI.create(runtime.executorUrl());
+        long deadline = System.currentTimeMillis() + READY_AGAIN_MS;
+        while (!executors.isReady(executor, runtime.sessionKey())) {
+            if (System.currentTimeMillis() > deadline) {
+                journal.transitionIf(runtimeId, EnumSet.of(RuntimeStatus.PAUSED), RuntimeStatus.ERROR_RUNTIME_DISCONNECTED,
+                        "The executor did not answer within " + READY_AGAIN_MS / 1000 + " s of resuming");
+                return current(runtimeId);
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        journal.transitionIf(runtimeId, EnumSet.of(RuntimeStatus.PAUSED), RuntimeStatus.READY,
+                "Resumed in " + (System.nanoTime() - start) / 1_000_000 + " ms");
+        return current(runtimeId);
+    }
+
+    private SandboxRuntime current(String runtimeId) {
+        return journal.find(runtimeId).orElseThrow(() -> new IllegalStateException("runtime " + runtimeId + " vanished"));
+    }
+
+    private static void thawQuietly(RuntimeBackend backend, String name) {
+        try {
+            backend.unpause(name);
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "thawing " + name, e);
+        }
+    }
+}
