@@ -284,8 +284,14 @@ public class RuntimeResource {
 
     @DELETE
     @Path("{id}")
-    public Response delete(@PathParam("id") String id) {
+    public Response delete(@PathParam("id") String id, @QueryParam("keepWorkspace") String keepWorkspace) {
         visible(id);
+        if ("true".equalsIgnoreCase(keepWorkspace)) {
+            // said plainly rather than ignored: the workspace would be lost while the caller thinks it kept
+            throw Problem.of(Problem.Kind.NOT_IMPLEMENTED, "keepWorkspace=true is not supported yet: the workspace "
+                    + "lives in the sandbox's container and goes with it. Download it first with GET /api/v1/runtimes/"
+                    + id + "/files?path=/workspace, or migrate the runtime instead of deleting it").toException();
+        }
         provisioner.stop(id);
         return Response.noContent().build();
     }
