@@ -106,6 +106,11 @@ class GitWorkspaceIT {
                     + "--exclude-dir=proc --exclude-dir=sys --exclude-dir=dev 2>/dev/null; true"));
             assertEquals("0 0 unset", run(user, id, "echo $(env | grep -cF -f /opt/dockyard/run/git-token) "
                     + "$(ps -eo args | grep -cF -f /opt/dockyard/run/git-token) ${GIT_TOKEN:-unset}"));
+            // git offers it to the repository's server only
+            assertEquals("credential." + url.substring(0, url.indexOf("/repo.git")) + ".helper", run(user, id,
+                    "git config --global --name-only --get-regexp '^credential\\.'"));
+            assertEquals("0", run(user, id, "printf 'protocol=https\\nhost=other.example\\n\\n' | GIT_TERMINAL_PROMPT=0 "
+                    + "git credential fill 2>&1 | grep -cF -f /opt/dockyard/run/git-token; true"));
             assertFalse(DockerCli.ok("inspect", "dockyard-" + id).contains(TOKEN));
             assertFalse(DockerCli.run("logs", "dockyard-" + id).output().contains(TOKEN));
             assertFalse(Files.readString(Path.of(System.getProperty("dockyard.server-log"))).contains(TOKEN));

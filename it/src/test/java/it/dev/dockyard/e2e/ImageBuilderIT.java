@@ -262,6 +262,10 @@ class ImageBuilderIT {
                 .add("extraDeps", Json.createObjectBuilder().add("apt", Json.createArrayBuilder().add("jq; rm -rf /")))
                 .build()).status());
         assertEquals(404, API.get("images/builds/build-unknown").status());
+        String userKey = API.post("users", Json.createObjectBuilder().add("userId", "images-user-"
+                + UUID.randomUUID().toString().substring(0, 8)).build()).json().getString("apiKey");
+        assertEquals(403, API.withKey(userKey).post("images/builds", Json.createObjectBuilder().add("baseImage", BASE)
+                .build()).status());
 
         JsonObject broken = finished(submit(Json.createObjectBuilder().add("baseImage", BASE)
                 .add("extraDeps", Json.createObjectBuilder().add("script", "echo about to fail; exit 3")).build()));

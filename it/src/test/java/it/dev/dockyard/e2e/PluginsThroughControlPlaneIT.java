@@ -37,6 +37,12 @@ class PluginsThroughControlPlaneIT {
                     .build());
             assertEquals("run_ipython", cell.getString("observation"));
             assertTrue(cell.getString("content").startsWith("it-model-for-the-kernel 42"), cell.toString());
+            // a kernel that dies comes back with the runtime's configuration
+            API.act(id, Json.createObjectBuilder().add("action", "run_ipython").add("args",
+                    Json.createObjectBuilder().add("code", "import os; os._exit(1)")).build());
+            JsonObject again = API.act(id, Json.createObjectBuilder().add("action", "run_ipython").add("args",
+                    Json.createObjectBuilder().add("code", "import os\nprint(os.environ.get('LLM_MODEL'))")).build());
+            assertTrue(again.getString("content").startsWith("it-model-for-the-kernel"), again.toString());
         } finally {
             API.delete("runtimes/" + id);
         }

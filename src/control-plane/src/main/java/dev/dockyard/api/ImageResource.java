@@ -41,6 +41,17 @@ public class ImageResource {
     @Inject
     BackendNodes nodes;
 
+    @Inject
+    Caller caller;
+
+    /** Builds run the caller's scripts as root in a build container: an operator's tool, not a user's. */
+    private void requireAdmin() {
+        if (!caller.isAdmin()) {
+            throw Problem.of(Problem.Kind.FORBIDDEN, "Only admins start or read image builds; a runtime on a base "
+                    + "image builds its runtime image itself (progress on its event stream)").toException();
+        }
+    }
+
     @Context
     UriInfo uri;
 
@@ -74,6 +85,7 @@ public class ImageResource {
     @Path("builds")
     @Consumes(MediaType.APPLICATION_JSON)
     public Response build(JsonObject body) {
+        requireAdmin();
         if (body == null) {
             throw Problem.of(Problem.Kind.VALIDATION, "A JSON body is required, at least {\"baseImage\": \"...\"}")
                     .toException();
@@ -103,6 +115,7 @@ public class ImageResource {
     @GET
     @Path("builds/{id}")
     public JsonObject build(@PathParam("id") String id) {
+        requireAdmin();
         return images.build(id).map(ImageResource::view).orElseThrow(() -> Problem.of(Problem.Kind.NOT_FOUND,
                 "No image build " + id + " (builds are remembered until the control plane restarts)").toException());
     }

@@ -64,8 +64,8 @@ final class ProvisionRequestReader {
             }
             env.put(e.getKey(), s.getString());
         }
-        if (envJson.toString().length() > MAX_ENV_JSON) {
-            throw invalid("sandbox.env must be at most " + MAX_ENV_JSON + " characters as JSON");
+        if (envJson.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_ENV_JSON) {
+            throw invalid("sandbox.env must be at most " + MAX_ENV_JSON + " bytes as JSON (UTF-8)");
         }
         java.util.List<String> plugins = plugins(sandbox.get("plugins"));
         String agentName = string(body, "agent", agents.defaultAgent());

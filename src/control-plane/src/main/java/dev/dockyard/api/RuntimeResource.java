@@ -286,6 +286,11 @@ public class RuntimeResource {
     @Path("{id}")
     public Response delete(@PathParam("id") String id, @QueryParam("keepWorkspace") String keepWorkspace) {
         visible(id);
+        if (provisioner.isMigrating(id)) {
+            // the move would bring it back on the other node once ready
+            throw Problem.of(Problem.Kind.RUNTIME_MIGRATING, "Runtime " + id + " is being migrated; delete it once the "
+                    + "move has ended (or delete the runtime it is moving to)").toException();
+        }
         if ("true".equalsIgnoreCase(keepWorkspace)) {
             // said plainly rather than ignored: the workspace would be lost while the caller thinks it kept
             throw Problem.of(Problem.Kind.NOT_IMPLEMENTED, "keepWorkspace=true is not supported yet: the workspace "

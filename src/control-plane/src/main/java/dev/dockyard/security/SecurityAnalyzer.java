@@ -49,9 +49,9 @@ public class SecurityAnalyzer {
             Rule.of(SecurityRisk.HIGH, "filesystem or device overwrite",
                     "\\bmkfs(?:\\.\\w+)?\\b|\\bwipefs\\b|\\bshred\\b.*\\s/dev/|\\bdd\\b[^|;&]*\\bof=/dev/(?!null\\b|zero\\b|stdout\\b|stderr\\b)"
                             + "|>\\s*/dev/(?:sd|nvme|vd|xvd|hd|mmcblk|dm-|mapper/)"),
-            Rule.of(SecurityRisk.HIGH, "fork bomb", "(\\w+|:)\\s*\\(\\s*\\)\\s*\\{[^}]*\\1\\s*\\|\\s*\\1\\s*&[^}]*\\}\\s*;?\\s*\\1"),
+            Rule.of(SecurityRisk.HIGH, "fork bomb", "(?<!\\w)(\\w++|:)\\s*\\(\\s*\\)\\s*\\{[^}]*\\1\\s*\\|\\s*\\1\\s*&[^}]*\\}\\s*;?\\s*\\1"),
             Rule.of(SecurityRisk.HIGH, "kills every process or stops the machine",
-                    "\\bkill\\s+(?:-\\w+\\s+)*-1\\b|\\bkillall5\\b|\\bpkill\\s+(?:-\\w+\\s+)*-u\\s|\\b(?:shutdown|reboot|halt|poweroff)\\b|\\binit\\s+[06]\\b"),
+                    "\\bkill\\s+(?:-\\w+\\s+)*-1\\b|\\bkillall5\\b|\\bpkill\\s+(?:-\\w+\\s+)*-u\\s|(?<![\\w.])(?:shutdown|reboot|halt|poweroff)\\b(?!\\s*\\()|\\binit\\s+[06]\\b"),
             Rule.of(SecurityRisk.HIGH, "recursive permission or owner change of the root or a system directory",
                     "\\bch(?:mod|own|grp)\\s+(?:-\\w+\\s+)*-[a-z]*R[a-z]*\\s+\\S+\\s+(?:/(?:\\s|$)|" + SYSTEM_PATH + ")"),
             // remote code
@@ -119,16 +119,14 @@ public class SecurityAnalyzer {
         Assessment rated = switch (action.type()) {
             case RUN -> rate(SHELL, text(args, "command"));
             case RUN_IPYTHON -> {
-                String code = text(args, "code");
+                // the init code runs in the same kernel: it is rated with the cell
+                String code = text(args, "code") + "\n" + text(args, "kernel_init_code");
                 // shell escapes (!cmd, %%bash) and subprocess strings go through the shell rules too
                 yield worst(rate(PYTHON, code), rate(SHELL, code));
             }
             case WRITE, EDIT -> worst(rate(PATHS, text(args, "path")), writeContent(args));
-            case READ -> {
-                Assessment path = rate(PATHS, text(args, "path"));
-                // reading a system file is not writing one
-                yield path.risk() == SecurityRisk.HIGH ? Assessment.LOW : path;
-            }
+            // reading a system file is not writing one: only the key-file and start-up-file rules apply
+            case READ -> rate(PATHS.subList(1, PATHS.size()), text(args, "path"));
             case BROWSE -> rate(URLS, text(args, "url").toLowerCase(Locale.ROOT));
             case BROWSE_INTERACTIVE -> rate(URLS, gotoUrls(text(args, "browser_actions")));
         };
@@ -152,16 +150,23 @@ public class SecurityAnalyzer {
 
     private static String gotoUrls(String script) {
         StringBuilder urls = new StringBuilder();
-        java.util.regex.Matcher m = Pattern.compile("goto\\(\\s*['\"]([^'\"]+)['\"]").matcher(script);
+        java.util.regex.Matcher m = Pattern.compile("goto\\s*\\(\\s*['\"]([^'\"]+)['\"]").matcher(script);
         while (m.find()) {
             urls.append(m.group(1).toLowerCase(Locale.ROOT)).append('\n');
         }
         return urls.toString();
     }
 
+    /** Longer texts are not matched (the cost would grow with them): they are rated MEDIUM unread. */
+    static final int MAX_RATED_CHARS = 64 * 1024;
+
     static Assessment rate(List<Rule> rules, String text) {
-        if (text.isEmpty()) {
+        if (text.isBlank()) {
             return Assessment.LOW;
+        }
+        if (text.length() > MAX_RATED_CHARS) {
+            return new Assessment(SecurityRisk.MEDIUM, List.of("too long to rate (over " + MAX_RATED_CHARS
+                    + " characters)"));
         }
         SecurityRisk risk = SecurityRisk.LOW;
         List<String> reasons = new ArrayList<>();

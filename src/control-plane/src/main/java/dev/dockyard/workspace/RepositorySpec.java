@@ -46,6 +46,15 @@ public record RepositorySpec(String url, String branch, String newBranch, String
         }
     }
 
+    /**
+     * Where git may use the credential: the URL's scheme, host and port (git's URL-scoped
+     * {@code credential.<url>.helper}), so the token never goes to another server.
+     */
+    public String credentialScope() {
+        URI uri = URI.create(url);
+        return uri.getScheme() + "://" + uri.getRawAuthority();
+    }
+
     /** The directory it is cloned into: /workspace/ + the URL's last path segment without .git. */
     public String directory(String workspace) {
         String path = URI.create(url).getPath().replaceAll("/+$", "");

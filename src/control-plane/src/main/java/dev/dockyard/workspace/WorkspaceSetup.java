@@ -61,10 +61,12 @@ public class WorkspaceSetup {
         JsonObject observation;
         try (var reader = Json.createReader(new StringReader(answer.body()))) {
             observation = reader.readObject();
+        } catch (jakarta.json.JsonException | ClassCastException e) {
+            throw new BackendException(what + ": the executor's answer is not an observation");
         }
         String content = observation.getString("content", "");
-        int exit = observation.getJsonObject("extras") == null ? -1 : observation.getJsonObject("extras")
-                .getJsonObject("metadata").getInt("exit_code", -1);
+        JsonObject extras = observation.get("extras") instanceof JsonObject x ? x : JsonObject.EMPTY_JSON_OBJECT;
+        int exit = extras.get("metadata") instanceof JsonObject metadata ? metadata.getInt("exit_code", -1) : -1;
         if (exit != 0) {
             String tail = content.length() > 1500 ? content.substring(content.length() - 1500) : content;
             throw new BackendException(what + " failed (exit code " + exit + "): " + tail.strip());

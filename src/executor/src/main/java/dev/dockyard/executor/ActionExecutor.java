@@ -136,11 +136,12 @@ public class ActionExecutor implements AutoCloseable {
     static final Path GIT_TOKEN = CONFIGURED_ENV.resolveSibling("git-token");
 
     /**
-     * Gives git (and nothing else) a token for HTTPS remotes: a file only the sandbox user can
-     * read, answered by the bundle's credential helper, which git's global configuration names. The
-     * token never enters a remote URL, .git/config, the environment or a process argument.
+     * Gives git (and nothing else) a token for one server ({@code scope}: scheme://host[:port]): a
+     * file only the sandbox user can read, answered by the bundle's credential helper, which git's
+     * global configuration names for that URL only, so a clone from elsewhere never receives it.
+     * The token never enters a remote URL, .git/config, the environment or a process argument.
      */
-    public void configureGit(String token) throws IOException {
+    public void configureGit(String token, String scope) throws IOException {
         turn.lock();
         try {
             Path tmp = Files.createTempFile(GIT_TOKEN.getParent(), "git", ".tmp",
@@ -149,7 +150,7 @@ public class ActionExecutor implements AutoCloseable {
             Files.writeString(tmp, token);
             Files.move(tmp, GIT_TOKEN, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
                     java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-            Process git = new ProcessBuilder("git", "config", "--global", "credential.helper",
+            Process git = new ProcessBuilder("git", "config", "--global", "credential." + scope + ".helper",
                     settings.bundle().resolve("bin/git-credential-dockyard").toString())
                     .redirectErrorStream(true).start();
             git.getInputStream().readAllBytes();

@@ -39,6 +39,7 @@ public class DockerImageBuilder implements RuntimeImageBuilder {
 
     private static final int LOG_TAIL = 40;
     private static final long BUILD_TIMEOUT_MINUTES = 30;
+    private static final long BUILD_MEMORY_BYTES = 4L * 1024 * 1024 * 1024;
 
     private final DockerClient docker;
 
@@ -99,9 +100,11 @@ public class DockerImageBuilder implements RuntimeImageBuilder {
                     super.onNext(item);
                 }
             };
-            try (InputStream in = Files.newInputStream(tar)) {
+            try (InputStream in = Files.newInputStream(tar); callback) {
                 docker.buildImageCmd(in).withTags(new HashSet<>(tags)).withLabels(labels).withPull(false)
-                        .withNoCache(context.noCache()).withRemove(true).withForcerm(true).exec(callback);
+                        .withNoCache(context.noCache()).withRemove(true).withForcerm(true)
+                        // a build's RUN steps are users' scripts: bounded like a sandbox, not the host
+                        .withMemory(BUILD_MEMORY_BYTES).withMemswap(BUILD_MEMORY_BYTES).exec(callback);
                 return callback.awaitImageId(BUILD_TIMEOUT_MINUTES, TimeUnit.MINUTES);
             } catch (DockerClientException | DockerException e) {
                 String log;

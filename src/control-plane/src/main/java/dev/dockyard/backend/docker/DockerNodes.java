@@ -52,25 +52,29 @@ public class DockerNodes implements BackendNodes {
             if (host.isEmpty() && name.equals(names.get(0))) {
                 host = config.dockerHost();
             }
-            DockerClient client = client(name, host);
+            DockerClient client = client(name, host, Duration.ofSeconds(60), 64);
             clients.put(name, client);
             nodes.put(name, new DockerBackend(client));
-            builders.put(name, new DockerImageBuilder(client));
+            // a build step may print nothing for minutes (a quiet RUN, committing a layer): its own
+            // client, whose read timeout is the build's
+            DockerClient builds = client(name, host, config.imageBuildTimeout(), 8);
+            clients.put(name + "/builds", builds);
+            builders.put(name, new DockerImageBuilder(builds));
         }
     }
 
-    private static DockerClient client(String node, Optional<String> host) {
+    private static DockerClient client(String node, Optional<String> host, Duration responseTimeout, int connections) {
         DefaultDockerClientConfig.Builder builder = DefaultDockerClientConfig.createDefaultConfigBuilder();
         host.ifPresent(builder::withDockerHost);
         DefaultDockerClientConfig clientConfig = builder.build();
         ZerodepDockerHttpClient http = new ZerodepDockerHttpClient.Builder()
                 .dockerHost(clientConfig.getDockerHost())
                 .sslConfig(clientConfig.getSSLConfig())
-                .maxConnections(64)
+                .maxConnections(connections)
                 .connectionTimeout(Duration.ofSeconds(5))
-                .responseTimeout(Duration.ofSeconds(60))
+                .responseTimeout(responseTimeout)
                 .build();
-        LOG.info("Backend node '" + node + "': Docker endpoint " + clientConfig.getDockerHost());
+        LOG.fine("Backend node '" + node + "': Docker endpoint " + clientConfig.getDockerHost());
         return DockerClientImpl.getInstance(clientConfig, http);
     }
 

@@ -124,7 +124,7 @@ public class ExecutorClient {
             body.add("fileAccess", configuration.fileAccess());
         }
         if (configuration.gitToken() != null) {
-            body.add("gitToken", configuration.gitToken());
+            body.add("gitToken", configuration.gitToken()).add("gitScope", configuration.gitScope());
         }
         HttpRequest request = HttpRequest.newBuilder(executor.resolve("/configure")).header(SESSION_HEADER, sessionKey)
                 .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))

@@ -49,9 +49,13 @@ public class PauseResume {
         backend.pause(runtime.containerName());
         if (!journal.transitionIf(runtimeId, EnumSet.of(RuntimeStatus.READY), RuntimeStatus.PAUSED,
                 "Paused on request in " + (System.nanoTime() - start) / 1_000_000 + " ms")) {
-            // it changed meanwhile (stopped, migrated away): leave its container as that change wants it
-            thawQuietly(backend, runtime.containerName());
             SandboxRuntime now = current(runtimeId);
+            if (now.status() == RuntimeStatus.PAUSED) {
+                // a concurrent pause recorded it first: the container is frozen as it should be
+                return now;
+            }
+            // it changed meanwhile (stopped, disconnected): do not leave it frozen behind that change
+            thawQuietly(backend, runtime.containerName());
             throw new IllegalTransitionException(runtimeId, now.status(), RuntimeStatus.PAUSED);
         }
         return current(runtimeId);

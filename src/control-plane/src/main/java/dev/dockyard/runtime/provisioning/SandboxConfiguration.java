@@ -4,10 +4,11 @@ import java.util.Map;
 
 /**
  * What is pushed into a ready sandbox: variables for its shell (secrets among them), its file
- * policy, and the token git alone gets (the repository's credential, or null). Never printed:
+ * policy, and the token git alone gets (the repository's credential, or null) for the repository's
+ * server only ({@code gitScope}: scheme://host[:port]). Never printed:
  * toString names the variables, not their values.
  */
-public record SandboxConfiguration(Map<String, String> env, String fileAccess, String gitToken) {
+public record SandboxConfiguration(Map<String, String> env, String fileAccess, String gitToken, String gitScope) {
 
     public SandboxConfiguration {
         env = Map.copyOf(env);

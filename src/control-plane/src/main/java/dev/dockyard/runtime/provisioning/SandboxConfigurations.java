@@ -44,7 +44,8 @@ public class SandboxConfigurations {
             env.put("LLM_API_KEY", runtime.llmApiKey());
         }
         String fileAccess = agents.find(runtime.agent()).map(AgentProfile::fileAccess).orElse("workspace");
-        return new SandboxConfiguration(env, fileAccess, gitToken);
+        String gitScope = runtime.repository().map(dev.dockyard.workspace.RepositorySpec::credentialScope).orElse(null);
+        return new SandboxConfiguration(env, fileAccess, gitToken, gitToken == null ? null : gitScope);
     }
 
     public void push(URI executor, SandboxRuntime runtime, Map<String, String> credentials) {

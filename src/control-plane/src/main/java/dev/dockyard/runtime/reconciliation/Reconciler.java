@@ -144,7 +144,9 @@ public class Reconciler {
                     ManagedSandbox sandbox = sandboxByRuntime.get(runtime.id());
                     if (sandbox == null || !sandbox.running() && runtime.status() == RuntimeStatus.READY) {
                         String why = sandbox == null ? "its container is gone" : "its container stopped";
-                        if (journal.transitionIf(runtime.id(), SERVING, RuntimeStatus.ERROR_RUNTIME_DISCONNECTED,
+                        // only from the status this pass saw: a pause recorded since is not a disconnection
+                        if (journal.transitionIf(runtime.id(), EnumSet.of(runtime.status()),
+                                RuntimeStatus.ERROR_RUNTIME_DISCONNECTED,
                                 "The runtime is disconnected: " + why)) {
                             disconnected++;
                         }

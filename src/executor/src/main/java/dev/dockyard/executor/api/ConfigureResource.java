@@ -50,10 +50,15 @@ public class ConfigureResource {
         }
         String fileAccess = body == null ? null : body.getString("fileAccess", null);
         String gitToken = body == null ? null : body.getString("gitToken", null);
+        String gitScope = body == null ? null : body.getString("gitScope", null);
+        if (gitToken != null && (gitScope == null || !gitScope.matches("https?://[A-Za-z0-9.\\[\\]:-]+"))) {
+            return ActionResource.detail(Response.Status.BAD_REQUEST, "gitToken needs gitScope: the scheme, host "
+                    + "and port of the one server git may send it to");
+        }
         try {
             lifecycle.executor().configure(env, fileAccess);
             if (gitToken != null) {
-                lifecycle.executor().configureGit(gitToken);
+                lifecycle.executor().configureGit(gitToken, gitScope);
             }
         } catch (IOException e) {
             return ActionResource.detail(Response.Status.INTERNAL_SERVER_ERROR, "Configuration failed: "

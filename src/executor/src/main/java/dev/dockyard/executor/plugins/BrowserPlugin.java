@@ -231,7 +231,9 @@ public final class BrowserPlugin implements Plugin {
                 Thread.sleep(150);
                 settle(left);
             }
-            case "noop" -> Thread.sleep((long) (args.isEmpty() ? 0 : number(args, 0)));
+            // never past the action's own timeout: the executor runs one action at a time
+            case "noop" -> Thread.sleep(Math.max(0, Math.min((long) (args.isEmpty() ? 0 : number(args, 0)),
+                    left.toMillis())));
             default -> {
                 return "unknown browser action '" + name + "' (goto, click, fill, scroll, go_back, go_forward, noop)";
             }

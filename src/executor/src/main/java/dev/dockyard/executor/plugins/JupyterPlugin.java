@@ -53,6 +53,9 @@ public final class JupyterPlugin implements Plugin {
     private OutputStream in;
     private String interpreter = "python3";
     private Thread drain;
+    /** The configuration pushed so far: a restarted bridge gets it again. */
+    private Map<String, String> configured = Map.of();
+    private String initCode = "";
 
     /** @param command the bridge, e.g. {@code [python3, /dockyard/bin/ipython-bridge]} */
     public JupyterPlugin(List<String> command, Map<String, String> environment) {
@@ -133,7 +136,11 @@ public final class JupyterPlugin implements Plugin {
         JsonObjectBuilder request = Json.createObjectBuilder().add("op", "execute").add("code", cell.code())
                 .add("timeout", timeout.toMillis() / 1000.0).add("cwd", cwd.toString());
         if (!cell.kernelInitCode().isEmpty()) {
-            request.add("init", cell.kernelInitCode());
+            initCode = cell.kernelInitCode();
+        }
+        // always the latest: a bridge started again has forgotten it, and runs it before the first cell
+        if (!initCode.isEmpty()) {
+            request.add("init", initCode);
         }
         JsonObject answer;
         try {
@@ -162,6 +169,7 @@ public final class JupyterPlugin implements Plugin {
 
     @Override
     public synchronized void configure(Map<String, String> variables) {
+        configured = Map.copyOf(variables);
         JsonObjectBuilder env = Json.createObjectBuilder();
         variables.forEach(env::add);
         try {
@@ -173,11 +181,31 @@ public final class JupyterPlugin implements Plugin {
 
     private JsonObject call(JsonObject request, Duration timeout) throws IOException {
         if (bridge == null || !bridge.isAlive()) {
-            throw new IOException("the kernel bridge is not running");
+            restartBridge();
         }
         in.write((request.toString() + "\n").getBytes(StandardCharsets.UTF_8));
         in.flush();
         return readLine(timeout);
+    }
+
+    /** A bridge that died (or was stopped for not answering) is started again, with the configuration it had. */
+    private void restartBridge() throws IOException {
+        if (bridge != null) {
+            bridge.destroyForcibly();
+        }
+        try {
+            start();
+        } catch (PluginException e) {
+            throw new IOException("the kernel bridge could not be started again: " + e.getMessage(), e);
+        }
+        if (!configured.isEmpty()) {
+            JsonObjectBuilder env = Json.createObjectBuilder();
+            configured.forEach(env::add);
+            in.write((Json.createObjectBuilder().add("op", "env").add("env", env).build() + "\n")
+                    .getBytes(StandardCharsets.UTF_8));
+            in.flush();
+            readLine(Duration.ofSeconds(60));
+        }
     }
 
     private JsonObject readLine(Duration timeout) throws IOException {
