@@ -120,15 +120,14 @@ public class ImageResource {
                 "No image build " + id + " (builds are remembered until the control plane restarts)").toException());
     }
 
+    /** The node named (the default for null), or a 400 naming the configured ones. */
     private String known(String node) {
-        if (node == null) {
-            return nodes.defaultNode();
+        try {
+            nodes.images(node);
+        } catch (BackendNodes.UnknownNodeException e) {
+            throw Problem.of(Problem.Kind.VALIDATION, e.getMessage()).toException();
         }
-        if (!nodes.names().contains(node)) {
-            throw Problem.of(Problem.Kind.VALIDATION, "unknown backend node '" + node + "'; configured nodes: "
-                    + nodes.names()).toException();
-        }
-        return node;
+        return node == null ? nodes.defaultNode() : node;
     }
 
     private static JsonObject view(RuntimeImageBuilder.ImageInfo image) {

@@ -48,7 +48,6 @@ public final class ImageBuild {
     private volatile String error;
     private volatile int step;
     private volatile int steps;
-    private volatile long contextBytes;
 
     ImageBuild(String id, String node, String baseImage, RuntimeImageTags tags, Instant startedAt) {
         this.id = id;
@@ -63,9 +62,8 @@ public final class ImageBuild {
         followers.add(follower);
     }
 
-    void took(Path chosen, long bytes) {
+    void took(Path chosen) {
         this.path = chosen;
-        this.contextBytes = bytes;
     }
 
     void output(String line) {
@@ -149,10 +147,6 @@ public final class ImageBuild {
 
     public int steps() {
         return steps;
-    }
-
-    public long contextBytes() {
-        return contextBytes;
     }
 
     public List<String> logTail() {

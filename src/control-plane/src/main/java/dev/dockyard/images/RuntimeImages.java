@@ -155,7 +155,7 @@ public class RuntimeImages {
         String from;
         ExtraDependencies install = extra;
         if (!force && builder.imageExists(source)) {
-            build.took(ImageBuild.Path.CACHED, 0);
+            build.took(ImageBuild.Path.CACHED);
             return;
         } else if (!force && builder.imageExists(lock)) {
             path = ImageBuild.Path.LOCK;
@@ -169,7 +169,7 @@ public class RuntimeImages {
             from = build.baseImage();
         }
         String dockerfile = RuntimeDockerfile.render(from, install, config.sandboxUid());
-        build.took(path, 0);
+        build.took(path);
         long started = System.nanoTime();
         LOG.info("Building runtime image " + source + " on node '" + build.node() + "' from " + from + " (path "
                 + path + ")");

@@ -179,17 +179,21 @@ public class Provisioner {
         try {
             refused = journal.registerMigration(migrated, runtimeId, sourceNode, target);
         } catch (RuntimeException e) {
-            settling.remove(migrated.id());
-            migratingFrom.remove(runtimeId);
+            forget(migrated.id(), runtimeId);
             throw e;
         }
         if (refused != null) {
-            settling.remove(migrated.id());
-            migratingFrom.remove(runtimeId);
+            forget(migrated.id(), runtimeId);
             throw new MigrationRefusedException(refused);
         }
         launch(migrated, settled, failAt, new WorkspaceSource(runtimeId, sourceNode, source.containerName()));
         return migrated;
+    }
+
+    /** A migration that was not registered is neither in flight nor under way. */
+    private void forget(String migratedId, String sourceId) {
+        settling.remove(migratedId);
+        migratingFrom.remove(sourceId);
     }
 
     /** Whether the runtime's workspace is being carried to another node right now (it takes no actions). */

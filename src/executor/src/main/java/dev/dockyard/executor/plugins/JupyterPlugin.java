@@ -170,10 +170,8 @@ public final class JupyterPlugin implements Plugin {
     @Override
     public synchronized void configure(Map<String, String> variables) {
         configured = Map.copyOf(variables);
-        JsonObjectBuilder env = Json.createObjectBuilder();
-        variables.forEach(env::add);
         try {
-            call(Json.createObjectBuilder().add("op", "env").add("env", env).build(), Duration.ofSeconds(60));
+            call(envRequest(variables), Duration.ofSeconds(60));
         } catch (IOException e) {
             // the next cell reports a broken bridge; configuration must not fail the executor
         }
@@ -188,6 +186,12 @@ public final class JupyterPlugin implements Plugin {
         return readLine(timeout);
     }
 
+    private static JsonObject envRequest(Map<String, String> variables) {
+        JsonObjectBuilder env = Json.createObjectBuilder();
+        variables.forEach(env::add);
+        return Json.createObjectBuilder().add("op", "env").add("env", env).build();
+    }
+
     /** A bridge that died (or was stopped for not answering) is started again, with the configuration it had. */
     private void restartBridge() throws IOException {
         if (bridge != null) {
@@ -199,10 +203,7 @@ public final class JupyterPlugin implements Plugin {
             throw new IOException("the kernel bridge could not be started again: " + e.getMessage(), e);
         }
         if (!configured.isEmpty()) {
-            JsonObjectBuilder env = Json.createObjectBuilder();
-            configured.forEach(env::add);
-            in.write((Json.createObjectBuilder().add("op", "env").add("env", env).build() + "\n")
-                    .getBytes(StandardCharsets.UTF_8));
+            in.write((envRequest(configured) + "\n").getBytes(StandardCharsets.UTF_8));
             in.flush();
             readLine(Duration.ofSeconds(60));
         }

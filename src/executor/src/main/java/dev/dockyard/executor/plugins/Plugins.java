@@ -60,10 +60,6 @@ public final class Plugins implements AutoCloseable {
         return all;
     }
 
-    public static Plugins none() {
-        return new Plugins();
-    }
-
     public boolean ready() {
         return up.size() == plugins.size();
     }
