@@ -1,6 +1,7 @@
 package dev.dockyard.api;
 
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.runtime.lifecycle.RuntimeGates;
 import dev.dockyard.protocol.InvalidActionException;
 import jakarta.json.bind.JsonbException;
 import jakarta.json.stream.JsonParsingException;
@@ -100,6 +101,16 @@ public final class ProblemMappers {
         @Override
         public Response toResponse(jakarta.json.JsonException e) {
             return Problem.of(Problem.Kind.VALIDATION, "The body is not valid JSON").toResponse();
+        }
+    }
+
+    /** A migration, pause or resume holds the runtime (runtime.lifecycle.RuntimeGates): come back later. */
+    @Provider
+    public static class ForRuntimeBusy implements ExceptionMapper<RuntimeGates.RuntimeBusyException> {
+        @Override
+        public Response toResponse(RuntimeGates.RuntimeBusyException e) {
+            return Problem.of(e.migrating() ? Problem.Kind.RUNTIME_MIGRATING : Problem.Kind.MIGRATION_REFUSED,
+                    e.getMessage()).toResponse();
         }
     }
 

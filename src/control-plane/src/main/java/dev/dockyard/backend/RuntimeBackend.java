@@ -18,6 +18,12 @@ public interface RuntimeBackend {
     URI start(String sandboxName, int executorPort);
 
     /**
+     * Where the control plane reaches the executor of a running sandbox now (a restarted
+     * container may have been given another host port).
+     */
+    URI endpoint(String sandboxName, int executorPort);
+
+    /**
      * Applies the sandbox's steady-state CPU limit once it is ready. Until then it may use more
      * (see {@link SandboxSpec#bootCpus()}): the executor boots CPU-bound, then mostly waits.
      */

@@ -92,6 +92,14 @@ public class DockyardConfig {
     int reconcilerGraceSeconds;
 
     @Inject
+    @ConfigProperty(name = "dockyard.reconciler.disconnected-grace", defaultValue = "300")
+    int disconnectedGraceSeconds;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.migration.drain-timeout", defaultValue = "10")
+    int migrationDrainSeconds;
+
+    @Inject
     @ConfigProperty(name = "dockyard.docker.host")
     Optional<String> dockerHost;
 
@@ -262,6 +270,20 @@ public class DockyardConfig {
      */
     public Duration reconcilerGrace() {
         return Duration.ofSeconds(reconcilerGraceSeconds);
+    }
+
+    /**
+     * How long a runtime may stay ERROR_RUNTIME_DISCONNECTED (its sandbox gone, stopped or not
+     * answering) before the reconciler releases it: ERROR, sandbox removed, conversation and quota
+     * freed. Until then a sandbox that answers again brings it back to READY.
+     */
+    public Duration disconnectedGrace() {
+        return Duration.ofSeconds(disconnectedGraceSeconds);
+    }
+
+    /** How long a migration waits for the actions running in the source to finish before it is refused. */
+    public Duration migrationDrainTimeout() {
+        return Duration.ofSeconds(migrationDrainSeconds);
     }
 
     /**

@@ -10,7 +10,7 @@ import java.util.Set;
  * <pre>
  * STARTING_RUNTIME ─┬─▶ RUNTIME_STARTED ─▶ READY ◀─▶ PAUSED
  *        ▲          └─▶ BUILDING_RUNTIME ─┘ (back to STARTING_RUNTIME)
- * any live status ──▶ ERROR | STOPPED;  READY/PAUSED ──▶ ERROR_RUNTIME_DISCONNECTED ──▶ READY | STOPPED | ERROR
+ * any live status ──▶ ERROR | STOPPED;  READY/PAUSED ──▶ ERROR_RUNTIME_DISCONNECTED ──▶ READY | PAUSED | STOPPED | ERROR
  * </pre>
  */
 public enum RuntimeStatus {
@@ -39,7 +39,7 @@ public enum RuntimeStatus {
             case RUNTIME_STARTED -> EnumSet.of(READY, ERROR, STOPPED);
             case READY -> EnumSet.of(PAUSED, ERROR, ERROR_RUNTIME_DISCONNECTED, STOPPED);
             case PAUSED -> EnumSet.of(READY, ERROR, ERROR_RUNTIME_DISCONNECTED, STOPPED);
-            case ERROR_RUNTIME_DISCONNECTED -> EnumSet.of(READY, ERROR, STOPPED);
+            case ERROR_RUNTIME_DISCONNECTED -> EnumSet.of(READY, PAUSED, ERROR, STOPPED);
             // an ERROR runtime keeps its row (and history); DELETE still stops it for good
             case ERROR -> EnumSet.of(STOPPED);
             case STOPPED -> EnumSet.noneOf(RuntimeStatus.class);

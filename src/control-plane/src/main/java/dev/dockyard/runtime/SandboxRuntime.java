@@ -70,6 +70,10 @@ public class SandboxRuntime {
     @Column(name = "NODE", length = 63)
     private String node;
 
+    /** The control plane (dockyard.instance) that provisioned it and reconciles it; null on rows older than the column. */
+    @Column(name = "CONTROL_PLANE", length = 100)
+    private String controlPlane;
+
     @Column(name = "AGENT", length = 100)
     private String agent;
 
@@ -207,6 +211,16 @@ public class SandboxRuntime {
 
     public String node() {
         return node;
+    }
+
+    /** Records which control plane owns it: only that one reconciles it against its sandboxes. */
+    public void ownedBy(String instance) {
+        this.controlPlane = instance;
+    }
+
+    /** Whether {@code instance} reconciles this runtime (rows from before owners were recorded belong to every instance). */
+    public boolean isOwnedBy(String instance) {
+        return controlPlane == null || controlPlane.equals(instance);
     }
 
     /** Records the request's own variables for the sandbox (sealed at rest, injected after ready). */

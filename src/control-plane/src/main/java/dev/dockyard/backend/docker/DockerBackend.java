@@ -163,6 +163,21 @@ public class DockerBackend implements RuntimeBackend {
             throw new BackendException("the container exited with code " + state.exitCode() + " right after it started"
                     + (state.logTail().isBlank() ? "" : "; its last output:\n" + state.logTail()));
         }
+        return publishedEndpoint(inspect, executorPort);
+    }
+
+    @Override
+    public URI endpoint(String sandboxName, int executorPort) {
+        try {
+            return publishedEndpoint(docker.inspectContainerCmd(sandboxName).exec(), executorPort);
+        } catch (NotFoundException e) {
+            throw new BackendException("container '" + sandboxName + "' is gone", e);
+        } catch (DockerException e) {
+            throw new BackendException("Docker could not inspect the container: " + describe(e), e);
+        }
+    }
+
+    private static URI publishedEndpoint(InspectContainerResponse inspect, int executorPort) {
         Ports.Binding[] bindings = inspect.getNetworkSettings().getPorts().getBindings()
                 .get(ExposedPort.tcp(executorPort));
         if (bindings == null || bindings.length == 0 || bindings[0].getHostPortSpec() == null) {
@@ -295,11 +310,24 @@ public class DockerBackend implements RuntimeBackend {
                             c.getNames() != null && c.getNames().length > 0 ? c.getNames()[0].replaceFirst("^/", "") : c.getId(),
                             c.getLabels().get(Labels.RUNTIME_ID), c.getLabels().get(Labels.CONVERSATION_ID),
                             Instant.ofEpochSecond(c.getCreated() == null ? 0 : c.getCreated()),
-                            "running".equals(c.getState())))
+                            phaseOf(c.getState())))
                     .toList();
         } catch (RuntimeException e) {
             throw new BackendException("Docker could not list the managed containers: " + describe(e), e);
         }
+    }
+
+    /** Docker's list state: a paused container is alive (frozen), only exited/dead ones stopped. */
+    static SandboxState.Phase phaseOf(String state) {
+        if (state == null) {
+            return SandboxState.Phase.EXITED;
+        }
+        return switch (state) {
+            case "running", "restarting" -> SandboxState.Phase.RUNNING;
+            case "paused" -> SandboxState.Phase.PAUSED;
+            case "created" -> SandboxState.Phase.CREATED;
+            default -> SandboxState.Phase.EXITED;
+        };
     }
 
     private static String describe(Exception e) {

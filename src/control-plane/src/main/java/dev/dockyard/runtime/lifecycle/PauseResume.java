@@ -19,6 +19,8 @@ import java.util.logging.Logger;
  * the backend (Docker's cgroup freezer: no CPU, nothing runs), and answers no actions; resuming
  * thaws it and answers once its executor is ready again. The backend acts first and the status
  * follows, so a PAUSED runtime is always frozen; a pause that loses a race with a stop is undone.
+ * Neither runs while a migration holds the runtime ({@link RuntimeGates}): a migration freezes
+ * its source itself, and a pause or thaw in between would undo that or be undone by it.
  */
 @ApplicationScoped
 public class PauseResume {
@@ -35,8 +37,21 @@ public class PauseResume {
     @Inject
     ExecutorClient executors;
 
-    /** READY → PAUSED; PAUSED stays PAUSED. */
+    @Inject
+    RuntimeGates gates;
+
+    /**
+     * READY → PAUSED; PAUSED stays PAUSED.
+     *
+     * @throws RuntimeGates.RuntimeBusyException while the runtime is being migrated
+     */
     public SandboxRuntime pause(String runtimeId) {
+        try (RuntimeGates.Pass pass = gates.enterLifecycle(runtimeId)) {
+            return pauseAdmitted(runtimeId);
+        }
+    }
+
+    private SandboxRuntime pauseAdmitted(String runtimeId) {
         SandboxRuntime runtime = current(runtimeId);
         if (runtime.status() == RuntimeStatus.PAUSED) {
             return runtime;
@@ -61,8 +76,18 @@ public class PauseResume {
         return current(runtimeId);
     }
 
-    /** PAUSED → READY once the executor answers again; READY stays READY. */
+    /**
+     * PAUSED → READY once the executor answers again; READY stays READY.
+     *
+     * @throws RuntimeGates.RuntimeBusyException while the runtime is being migrated
+     */
     public SandboxRuntime resume(String runtimeId) {
+        try (RuntimeGates.Pass pass = gates.enterLifecycle(runtimeId)) {
+            return resumeAdmitted(runtimeId);
+        }
+    }
+
+    private SandboxRuntime resumeAdmitted(String runtimeId) {
         SandboxRuntime runtime = current(runtimeId);
         if (runtime.status() == RuntimeStatus.READY) {
             return runtime;

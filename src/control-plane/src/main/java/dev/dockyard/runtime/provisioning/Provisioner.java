@@ -8,7 +8,9 @@ import dev.dockyard.images.ImageBuild;
 import dev.dockyard.images.RuntimeImages;
 import dev.dockyard.runtime.IllegalTransitionException;
 import dev.dockyard.runtime.RuntimeStatus;
+import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.lifecycle.RuntimeGates;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -22,6 +24,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.logging.Level;
@@ -37,7 +40,12 @@ import java.util.logging.Logger;
  *
  * <p>A migration is a replacement on another backend node whose workspace is copied from the
  * runtime it replaces before the new sandbox starts; the old runtime goes only once the new one is
- * READY, and while the copy is in flight the old one takes no actions (what they wrote would be lost).
+ * READY. The copy is of one point in time: the migration holds the old runtime's gate (no new
+ * action, pause or resume; the running ones finish first) and freezes its sandbox before copying,
+ * so nothing written afterwards can be lost. A failed migration thaws it and it serves on.
+ *
+ * <p>Every status message passes through {@link RuntimeSecrets}: output of the sandbox (a setup
+ * script, a crashing executor) may print the secrets that were injected into it.
  */
 @ApplicationScoped
 public class Provisioner {
@@ -80,6 +88,12 @@ public class Provisioner {
     @Inject
     dev.dockyard.tenancy.Accounts accounts;
 
+    @Inject
+    RuntimeGates gates;
+
+    @Inject
+    RuntimeSecrets secrets;
+
     @Resource
     ManagedExecutorService executor;
 
@@ -89,8 +103,8 @@ public class Provisioner {
     /** Completed when a runtime that is being provisioned settles (READY, ERROR or STOPPED). */
     private final Map<String, CompletableFuture<RuntimeStatus>> settling = new ConcurrentHashMap<>();
 
-    /** Runtimes being migrated away from (source id → the migrating runtime's id). */
-    private final Map<String, String> migratingFrom = new ConcurrentHashMap<>();
+    /** The gates held by migrations under way (source id → its hold, released when the migration settles). */
+    private final Map<String, RuntimeGates.Pass> migrations = new ConcurrentHashMap<>();
 
     /** Where a migration's workspace comes from. */
     private record WorkspaceSource(String runtimeId, String node, String sandboxName) {
@@ -106,6 +120,7 @@ public class Provisioner {
         SandboxRuntime runtime = new SandboxRuntime(request.conversationId(), request.userId(), nodes.on(node).name(),
                 request.image(), request.cpus(), request.memoryMb(), request.timeoutSeconds(), clock.instant());
         runtime.assignNode(node);
+        runtime.ownedBy(config.instance());
         runtime.configuredFor(request.agent().name(), request.llm());
         runtime.withEnvironment(request.environment());
         runtime.withExtraDependencies(request.extraDependencies());
@@ -137,7 +152,9 @@ public class Provisioner {
             settling.remove(runtime.id());
             throw e;
         }
-        launch(runtime, settled, request.failAt(), null);
+        if (!launch(runtime, settled, request.failAt(), null)) {
+            return journal.find(runtime.id()).orElse(runtime);
+        }
         return runtime;
     }
 
@@ -164,17 +181,22 @@ public class Provisioner {
         SandboxRuntime migrated = new SandboxRuntime(source.conversationId(), source.userId(), backend.name(),
                 source.image(), source.cpus(), source.memoryMb(), source.timeoutSeconds(), clock.instant());
         migrated.assignNode(target);
+        migrated.ownedBy(config.instance());
         migrated.configuredFor(source.agent(), new dev.dockyard.agents.LlmSettings(source.llmModel(),
                 source.llmBaseUrl(), source.llmApiKey()));
         migrated.withEnvironment(source.environment());
         migrated.withExtraDependencies(source.extraDependencies());
         migrated.withPlugins(source.plugins());
         source.repository().ifPresent(migrated::withRepository);
-        CompletableFuture<RuntimeStatus> settled = track(migrated.id());
-        if (migratingFrom.putIfAbsent(runtimeId, migrated.id()) != null) {
-            settling.remove(migrated.id());
-            throw new MigrationRefusedException("runtime " + runtimeId + " is being migrated already");
+        RuntimeGates.Pass hold;
+        try {
+            // from here no action, pause or resume reaches the source; the running actions have finished
+            hold = gates.beginMigration(runtimeId, config.migrationDrainTimeout());
+        } catch (RuntimeGates.RuntimeBusyException e) {
+            throw new MigrationRefusedException(e.getMessage());
         }
+        migrations.put(runtimeId, hold);
+        CompletableFuture<RuntimeStatus> settled = track(migrated.id());
         String refused;
         try {
             refused = journal.registerMigration(migrated, runtimeId, sourceNode, target);
@@ -186,19 +208,28 @@ public class Provisioner {
             forget(migrated.id(), runtimeId);
             throw new MigrationRefusedException(refused);
         }
-        launch(migrated, settled, failAt, new WorkspaceSource(runtimeId, sourceNode, source.containerName()));
+        if (!launch(migrated, settled, failAt, new WorkspaceSource(runtimeId, sourceNode, source.containerName()))) {
+            return journal.find(migrated.id()).orElse(migrated);
+        }
         return migrated;
     }
 
     /** A migration that was not registered is neither in flight nor under way. */
     private void forget(String migratedId, String sourceId) {
         settling.remove(migratedId);
-        migratingFrom.remove(sourceId);
+        releaseMigration(sourceId);
+    }
+
+    private void releaseMigration(String sourceId) {
+        RuntimeGates.Pass hold = migrations.remove(sourceId);
+        if (hold != null) {
+            hold.close();
+        }
     }
 
     /** Whether the runtime's workspace is being carried to another node right now (it takes no actions). */
     public boolean isMigrating(String runtimeId) {
-        return migratingFrom.containsKey(runtimeId);
+        return gates.isMigrating(runtimeId);
     }
 
     /** In flight before it is visible: a reconciler pass in between must not take it for an orphan. */
@@ -208,21 +239,56 @@ public class Provisioner {
         return settled;
     }
 
-    private void launch(SandboxRuntime runtime, CompletableFuture<RuntimeStatus> settled, ProvisioningStep failAt,
-                        WorkspaceSource workspace) {
-        executor.execute(() -> {
-            RuntimeStatus outcome = RuntimeStatus.ERROR;
-            try {
-                outcome = bringUp(runtime, nodes.on(runtime.node()), Duration.ofSeconds(runtime.timeoutSeconds()),
-                        failAt, workspace);
-            } finally {
-                settling.remove(runtime.id());
-                if (workspace != null) {
-                    migratingFrom.remove(workspace.runtimeId());
+    /**
+     * Brings the runtime up on a managed thread. Returns false when no thread would take the work
+     * (the executor is shut down or saturated): the runtime is then ERROR at once, not left
+     * "in flight" for ever where the reconciler never touches it.
+     */
+    private boolean launch(SandboxRuntime runtime, CompletableFuture<RuntimeStatus> settled, ProvisioningStep failAt,
+                           WorkspaceSource workspace) {
+        try {
+            executor.execute(() -> {
+                RuntimeStatus outcome = RuntimeStatus.ERROR;
+                try {
+                    outcome = bringUp(runtime, nodes.on(runtime.node()), Duration.ofSeconds(runtime.timeoutSeconds()),
+                            failAt, workspace);
+                } finally {
+                    settle(runtime.id(), settled, outcome, workspace);
                 }
-                settled.complete(outcome);
+            });
+            return true;
+        } catch (RejectedExecutionException e) {
+            LOG.warning("Provisioning of " + runtime.id() + " could not be scheduled: " + e.getMessage());
+            RuntimeStatus outcome = fail(runtime.id(), "Provisioning could not start: the control plane has no "
+                    + "thread for it now (it is shutting down or saturated); try again");
+            settle(runtime.id(), settled, outcome, workspace);
+            return false;
+        }
+    }
+
+    /** The runtime is no longer in flight; a migration that did not succeed thaws its source first. */
+    private void settle(String runtimeId, CompletableFuture<RuntimeStatus> settled, RuntimeStatus outcome,
+                        WorkspaceSource workspace) {
+        settling.remove(runtimeId);
+        if (outcome != RuntimeStatus.READY) {
+            secrets.forget(runtimeId);
+        }
+        if (workspace != null) {
+            if (outcome != RuntimeStatus.READY) {
+                thawQuietly(workspace);
             }
-        });
+            releaseMigration(workspace.runtimeId());
+        }
+        settled.complete(outcome);
+    }
+
+    private void thawQuietly(WorkspaceSource workspace) {
+        try {
+            nodes.on(workspace.node()).unpause(workspace.sandboxName());
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Could not thaw sandbox " + workspace.sandboxName() + " after a failed migration",
+                    e);
+        }
     }
 
     /** Whether this control plane is bringing the runtime up right now. */
@@ -257,6 +323,7 @@ public class Provisioner {
         try {
             SandboxConfiguration configuration = timer.time(step, () -> configurations.of(runtime,
                     credentials.resolveAll(runtime.userId())));
+            secrets.remember(id, configuration.secretValues());
             step = ProvisioningStep.IMAGE;
             RuntimeImages.Resolution image = timer.time(step, () -> images.resolve(runtime.node(), runtime.image(),
                     runtime.extraDependencies(), build -> building(id, build)));
@@ -322,7 +389,9 @@ public class Provisioner {
             removeQuietly(backend, name);
             return fail(id, e.getMessage());
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "Provisioning " + id + " failed unexpectedly at step " + step.label(), e);
+            // the exception's text may quote the sandbox's output: only its redacted form is logged
+            LOG.warning("Provisioning " + id + " failed unexpectedly at step " + step.label() + ": "
+                    + secrets.redact(runtime, e.toString()));
             removeQuietly(backend, name);
             return fail(id, "Provisioning failed at step '" + step.label() + "': " + e);
         }
@@ -340,10 +409,12 @@ public class Provisioner {
     }
 
     /**
-     * Streams the old sandbox's workspace into the new, created one (engine to engine, nothing
+     * Freezes the old sandbox (it stays frozen until the migration settles: taken over, or thawed
+     * if it fails) and streams its workspace into the new, created one (engine to engine, nothing
      * buffered here); owners and modes are kept. Returns the bytes carried.
      */
     private long copyWorkspace(WorkspaceSource source, RuntimeBackend target, String sandboxName) {
+        nodes.on(source.node()).pause(source.sandboxName());
         try (java.io.InputStream archive = nodes.on(source.node()).archive(source.sandboxName(), WORKSPACE);
              CountingInputStream counted = new CountingInputStream(archive)) {
             target.restore(sandboxName, "/", counted);
@@ -361,7 +432,8 @@ public class Provisioner {
             return e.from();
         } catch (RuntimeException e) {
             // the database is failing too: the reconciler will find the runtime stuck and fail it
-            LOG.log(Level.SEVERE, "Could not record the failure of runtime " + id + ": " + message, e);
+            LOG.log(Level.SEVERE, "Could not record the failure of runtime " + id + ": " + secrets.redact(id, message)
+                    + " (" + e + ")");
             return RuntimeStatus.ERROR;
         }
     }

@@ -1,6 +1,7 @@
 package dev.dockyard.runtime.provisioning;
 
 import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.StatusChange;
@@ -17,7 +18,8 @@ import java.util.function.Consumer;
 /**
  * Provisioning's record of intent and outcome: every method is one short transaction of its own
  * ({@code REQUIRES_NEW}), so no transaction is ever open while the backend is called, and a status
- * change commits before anyone acts on it.
+ * change commits before anyone acts on it. Every message it records is first cleared of the
+ * runtime's secrets ({@link RuntimeSecrets}): messages are stored, listed and streamed.
  */
 @ApplicationScoped
 public class ProvisioningJournal {
@@ -33,6 +35,9 @@ public class ProvisioningJournal {
 
     @Inject
     SandboxCompensation compensation;
+
+    @Inject
+    RuntimeSecrets secrets;
 
     /**
      * The outcome of a registration: the new runtime, or the conversation's live runtime that
@@ -103,13 +108,13 @@ public class ProvisioningJournal {
         if (runtime.replaces() != null) {
             Optional<SandboxRuntime> old = runtimes.lock(runtime.replaces());
             if (old.isPresent() && old.get().status().isLive()) {
-                runtimes.record(old.get().transitionTo(RuntimeStatus.STOPPED, "Replaced by " + id, clock.instant()));
+                record(old.get(), RuntimeStatus.STOPPED, "Replaced by " + id);
                 removed = old.get();
                 // the old row gives the conversation up before the new one takes it (unique column)
                 runtimes.flush();
             }
         }
-        runtimes.record(runtime.transitionTo(RuntimeStatus.READY, message, clock.instant()));
+        record(runtime, RuntimeStatus.READY, message);
         if (runtime.replaces() != null) {
             runtime.takeConversation();
         }
@@ -166,8 +171,16 @@ public class ProvisioningJournal {
     private SandboxRuntime apply(String id, RuntimeStatus next, String message, Consumer<SandboxRuntime> change) {
         SandboxRuntime runtime = locked(id);
         change.accept(runtime);
-        runtimes.record(runtime.transitionTo(next, message, clock.instant()));
+        record(runtime, next, message);
         return runtime;
+    }
+
+    /** Within the caller's transaction: the transition, its message cleared of the runtime's secrets. */
+    private void record(SandboxRuntime runtime, RuntimeStatus next, String message) {
+        runtimes.record(runtime.transitionTo(next, secrets.redact(runtime, message), clock.instant()));
+        if (!next.isLive()) {
+            secrets.forget(runtime.id());
+        }
     }
 
     private SandboxRuntime locked(String id) {
@@ -191,7 +204,22 @@ public class ProvisioningJournal {
         if (found.isEmpty() || !expected.contains(found.get().status())) {
             return false;
         }
-        runtimes.record(found.get().transitionTo(next, message, clock.instant()));
+        record(found.get(), next, message);
+        return true;
+    }
+
+    /**
+     * A disconnected runtime whose sandbox is back: moves it to {@code next} (READY or PAUSED)
+     * with the executor's current address, only if it is still disconnected. Returns whether it moved.
+     */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public boolean reconnect(String id, RuntimeStatus next, String executorUrl, String message) {
+        Optional<SandboxRuntime> found = runtimes.lock(id);
+        if (found.isEmpty() || found.get().status() != RuntimeStatus.ERROR_RUNTIME_DISCONNECTED) {
+            return false;
+        }
+        found.get().reachableAt(executorUrl);
+        record(found.get(), next, message);
         return true;
     }
 
@@ -200,7 +228,7 @@ public class ProvisioningJournal {
     public SandboxRuntime stop(String id, String message) {
         SandboxRuntime runtime = locked(id);
         if (runtime.status() != RuntimeStatus.STOPPED) {
-            runtimes.record(runtime.transitionTo(RuntimeStatus.STOPPED, message, clock.instant()));
+            record(runtime, RuntimeStatus.STOPPED, message);
         }
         return runtime;
     }

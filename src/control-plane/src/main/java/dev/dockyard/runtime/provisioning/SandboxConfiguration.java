@@ -1,5 +1,7 @@
 package dev.dockyard.runtime.provisioning;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -12,6 +14,15 @@ public record SandboxConfiguration(Map<String, String> env, String fileAccess, S
 
     public SandboxConfiguration {
         env = Map.copyOf(env);
+    }
+
+    /** Every value pushed into the sandbox that must never be repeated in a message: variables and the git token. */
+    public List<String> secretValues() {
+        List<String> values = new ArrayList<>(env.values());
+        if (gitToken != null) {
+            values.add(gitToken);
+        }
+        return values;
     }
 
     @Override

@@ -7,18 +7,18 @@ import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.executor.ExecutorClient;
 import dev.dockyard.runtime.provisioning.Provisioner;
 import dev.dockyard.runtime.provisioning.ProvisioningJournal;
-import jakarta.annotation.PostConstruct;
-import jakarta.ejb.Schedule;
-import jakarta.ejb.Singleton;
-import jakarta.ejb.Startup;
+import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -26,8 +26,9 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Compares the backend's labelled sandboxes with the live runtimes, at startup and every ten
- * seconds (a non-persistent EJB timer: each control plane sweeps what it sees).
+ * Compares the backend's labelled sandboxes with the live runtimes this control plane owns (an
+ * application service: {@link ReconcilerTimer} runs it at startup and every ten seconds, with no
+ * transaction open; every record it makes is a short transaction of the journal's own).
  *
  * <ul>
  *   <li>A labelled sandbox whose runtime is not live is removed, once it is older than the grace
@@ -36,20 +37,25 @@ import java.util.logging.Logger;
  *       control plane was restarted, or killed, mid-provisioning) becomes ERROR and its sandbox is
  *       removed.</li>
  *   <li>A READY or PAUSED runtime whose sandbox is gone or stopped becomes
- *       ERROR_RUNTIME_DISCONNECTED.</li>
+ *       ERROR_RUNTIME_DISCONNECTED. A frozen sandbox is not a stopped one: a pause (or a
+ *       migration's freeze) freezes the sandbox before it records anything.</li>
+ *   <li>A disconnected runtime whose sandbox runs and answers {@code /ready} again becomes READY
+ *       (PAUSED if its sandbox is frozen); one still disconnected after
+ *       {@link DockyardConfig#disconnectedGrace()} is released: ERROR, its sandbox removed, its
+ *       conversation and quota freed.</li>
  * </ul>
  * Each backend node is compared on its own, against the runtimes placed on it. When a node cannot
  * be listed, the pass does nothing on that node: an incomplete view must never look like missing
- * sandboxes.
+ * sandboxes. Runtimes another control plane owns (dockyard.instance) are left to it.
  */
-@Singleton
-@Startup
+@ApplicationScoped
 public class Reconciler {
 
     private static final Logger LOG = Logger.getLogger(Reconciler.class.getName());
     private static final Set<RuntimeStatus> STARTING = EnumSet.of(RuntimeStatus.STARTING_RUNTIME,
             RuntimeStatus.BUILDING_RUNTIME, RuntimeStatus.RUNTIME_STARTED);
     private static final Set<RuntimeStatus> SERVING = EnumSet.of(RuntimeStatus.READY, RuntimeStatus.PAUSED);
+    private static final Set<RuntimeStatus> DISCONNECTED = EnumSet.of(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED);
 
     @Inject
     BackendNodes nodes;
@@ -61,6 +67,9 @@ public class Reconciler {
     Provisioner provisioner;
 
     @Inject
+    ExecutorClient executors;
+
+    @Inject
     DockyardConfig config;
 
     @Inject
@@ -68,38 +77,35 @@ public class Reconciler {
 
     /** What one pass did, for logs and tests; {@code skipped} when some node's view was incomplete. */
     public record Report(int sandboxesSeen, int orphansRemoved, int interruptedFailed, int disconnected,
-                         boolean skipped) {
+                         int reconnected, int released, boolean skipped) {
+
+        static final Report NOTHING = new Report(0, 0, 0, 0, 0, 0, false);
+        static final Report SKIPPED = new Report(0, 0, 0, 0, 0, 0, true);
+
         Report plus(Report other) {
             return new Report(sandboxesSeen + other.sandboxesSeen, orphansRemoved + other.orphansRemoved,
                     interruptedFailed + other.interruptedFailed, disconnected + other.disconnected,
-                    skipped || other.skipped);
+                    reconnected + other.reconnected, released + other.released, skipped || other.skipped);
+        }
+
+        boolean changedAnything() {
+            return orphansRemoved + interruptedFailed + disconnected + reconnected + released > 0;
         }
     }
-
-    @PostConstruct
-    void atStartup() {
-        pass();
-    }
-
-    @Schedule(second = "*/10", minute = "*", hour = "*", persistent = false, info = "dockyard-reconciler")
-    void periodically() {
-        pass();
-    }
-
 
     public Report pass() {
         List<SandboxRuntime> live;
         try {
-            live = journal.live();
+            live = journal.live().stream().filter(r -> r.isOwnedBy(config.instance())).toList();
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Reconciliation skipped, the database cannot be read: " + e.getMessage());
-            return new Report(0, 0, 0, 0, true);
+            return Report.SKIPPED;
         }
-        Report total = new Report(0, 0, 0, 0, false);
+        Report total = Report.NOTHING;
         for (String node : nodes.names()) {
             total = total.plus(pass(node, live.stream().filter(r -> node.equals(nodeOf(r))).toList()));
         }
-        if (total.orphansRemoved() + total.interruptedFailed() + total.disconnected() > 0) {
+        if (total.changedAnything()) {
             LOG.info("Reconciliation: " + total);
         }
         return total;
@@ -118,7 +124,7 @@ public class Reconciler {
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Reconciliation of node '" + node + "' skipped, the view is incomplete: "
                     + e.getMessage());
-            return new Report(0, 0, 0, 0, true);
+            return Report.SKIPPED;
         }
         Instant now = clock.instant();
         Duration grace = config.reconcilerGrace();
@@ -127,29 +133,28 @@ public class Reconciler {
         Map<String, ManagedSandbox> sandboxByRuntime = new HashMap<>();
         sandboxes.forEach(s -> sandboxByRuntime.put(s.runtimeId(), s));
 
-        int interrupted = 0;
-        int disconnected = 0;
+        Report report = new Report(sandboxes.size(), 0, 0, 0, 0, 0, false);
+        Set<String> removed = new HashSet<>();
         for (SandboxRuntime runtime : live) {
             try {
-                if (STARTING.contains(runtime.status()) && !provisioner.isInFlight(runtime.id())
-                        && runtime.updatedAt().plus(grace).isBefore(now)) {
-                    if (journal.transitionIf(runtime.id(), STARTING, RuntimeStatus.ERROR, "Provisioning was interrupted "
-                            + "at " + runtime.status() + ": no control plane is bringing this runtime up any more "
-                            + "(it was restarted or killed); the sandbox was removed")) {
-                        backend.remove(runtime.containerName());
+                ManagedSandbox sandbox = sandboxByRuntime.get(runtime.id());
+                if (STARTING.contains(runtime.status())) {
+                    if (interrupted(runtime, backend, now, grace)) {
                         liveById.remove(runtime.id());
-                        interrupted++;
+                        removed.add(runtime.containerName());
+                        report = report.plus(new Report(0, 0, 1, 0, 0, 0, false));
                     }
                 } else if (SERVING.contains(runtime.status())) {
-                    ManagedSandbox sandbox = sandboxByRuntime.get(runtime.id());
-                    if (sandbox == null || !sandbox.running() && runtime.status() == RuntimeStatus.READY) {
-                        String why = sandbox == null ? "its container is gone" : "its container stopped";
-                        // only from the status this pass saw: a pause recorded since is not a disconnection
-                        if (journal.transitionIf(runtime.id(), EnumSet.of(runtime.status()),
-                                RuntimeStatus.ERROR_RUNTIME_DISCONNECTED,
-                                "The runtime is disconnected: " + why)) {
-                            disconnected++;
-                        }
+                    if (disconnect(runtime, sandbox)) {
+                        report = report.plus(new Report(0, 0, 0, 1, 0, 0, false));
+                    }
+                } else if (runtime.status() == RuntimeStatus.ERROR_RUNTIME_DISCONNECTED) {
+                    if (reconnect(runtime, sandbox, backend)) {
+                        report = report.plus(new Report(0, 0, 0, 0, 1, 0, false));
+                    } else if (release(runtime, sandbox, backend, now)) {
+                        liveById.remove(runtime.id());
+                        removed.add(runtime.containerName());
+                        report = report.plus(new Report(0, 0, 0, 0, 0, 1, false));
                     }
                 }
             } catch (RuntimeException e) {
@@ -157,16 +162,15 @@ public class Reconciler {
             }
         }
 
-        int orphans = 0;
         for (ManagedSandbox sandbox : sandboxes) {
             // owned by a live runtime placed on this node: a migration's old sandbox, whose runtime
             // is now live elsewhere, is an orphan here
             boolean owned = sandbox.runtimeId() != null && (liveById.containsKey(sandbox.runtimeId())
                     || provisioner.isInFlight(sandbox.runtimeId()));
-            if (!owned && sandbox.createdAt().plus(grace).isBefore(now)) {
+            if (!owned && !removed.contains(sandbox.name()) && sandbox.createdAt().plus(grace).isBefore(now)) {
                 try {
                     backend.remove(sandbox.name());
-                    orphans++;
+                    report = report.plus(new Report(0, 1, 0, 0, 0, 0, false));
                     LOG.info("Removed orphan sandbox " + sandbox.name() + " on node '" + node + "' (runtime "
                             + sandbox.runtimeId() + " is not live there)");
                 } catch (BackendException e) {
@@ -174,6 +178,82 @@ public class Reconciler {
                 }
             }
         }
-        return new Report(sandboxes.size(), orphans, interrupted, disconnected, false);
+        return report;
+    }
+
+    /** A starting runtime nobody here is bringing up any more: ERROR, sandbox removed. */
+    private boolean interrupted(SandboxRuntime runtime, RuntimeBackend backend, Instant now, Duration grace) {
+        if (provisioner.isInFlight(runtime.id()) || !runtime.updatedAt().plus(grace).isBefore(now)) {
+            return false;
+        }
+        if (!journal.transitionIf(runtime.id(), STARTING, RuntimeStatus.ERROR, "Provisioning was interrupted at "
+                + runtime.status() + ": no control plane is bringing this runtime up any more (it was restarted "
+                + "or killed); the sandbox was removed")) {
+            return false;
+        }
+        backend.remove(runtime.containerName());
+        return true;
+    }
+
+    /** A serving runtime whose sandbox is gone or stopped (frozen is neither). */
+    private boolean disconnect(SandboxRuntime runtime, ManagedSandbox sandbox) {
+        String why;
+        if (sandbox == null) {
+            why = "its container is gone";
+        } else if (!sandbox.running() && !sandbox.paused()) {
+            why = "its container stopped";
+        } else {
+            return false;
+        }
+        // only from the status this pass saw: a pause or resume recorded since is not a disconnection
+        return journal.transitionIf(runtime.id(), EnumSet.of(runtime.status()),
+                RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, "The runtime is disconnected: " + why
+                        + "; it is released " + config.disconnectedGrace().toSeconds()
+                        + " s after this unless its sandbox answers again");
+    }
+
+    /** A disconnected runtime whose sandbox is back: READY once its executor answers, PAUSED if frozen. */
+    private boolean reconnect(SandboxRuntime runtime, ManagedSandbox sandbox, RuntimeBackend backend) {
+        if (sandbox == null) {
+            return false;
+        }
+        if (sandbox.paused()) {
+            return journal.reconnect(runtime.id(), RuntimeStatus.PAUSED, runtime.executorUrl(),
+                    "Reconnected: the sandbox is there again, frozen");
+        }
+        if (!sandbox.running()) {
+            return false;
+        }
+        URI endpoint;
+        try {
+            endpoint = backend.endpoint(sandbox.name(), config.executorPort());
+        } catch (BackendException e) {
+            return false;
+        }
+        boolean answers;
+        try {
+            answers = executors.isReady(endpoint, runtime.sessionKey());
+        } catch (RuntimeException e) {
+            answers = false;
+        }
+        return answers && journal.reconnect(runtime.id(), RuntimeStatus.READY, endpoint.toString(),
+                "Reconnected: the sandbox answers again");
+    }
+
+    /** Disconnected for longer than the grace: the runtime ends and lets its conversation and quota go. */
+    private boolean release(SandboxRuntime runtime, ManagedSandbox sandbox, RuntimeBackend backend, Instant now) {
+        Duration grace = config.disconnectedGrace();
+        if (!runtime.updatedAt().plus(grace).isBefore(now)) {
+            return false;
+        }
+        if (!journal.transitionIf(runtime.id(), DISCONNECTED, RuntimeStatus.ERROR, "Released after "
+                + grace.toSeconds() + " s disconnected (" + runtime.statusMessage() + ")"
+                + (sandbox == null ? "" : "; its sandbox was removed"))) {
+            return false;
+        }
+        if (sandbox != null) {
+            backend.remove(sandbox.name());
+        }
+        return true;
     }
 }

@@ -1,0 +1,53 @@
+package dev.dockyard.runtime.reconciliation;
+
+import jakarta.annotation.PostConstruct;
+import jakarta.ejb.ConcurrencyManagement;
+import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.Schedule;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.Startup;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Runs the {@link Reconciler} at startup and every ten seconds (a non-persistent EJB timer: each
+ * control plane sweeps what it owns). No transaction is open during a pass: it calls the backend
+ * and the executors, and a pass longer than the transaction timeout must not roll back and run
+ * again. A pass still running when the next is due makes that one a no-op.
+ */
+@Singleton
+@Startup
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+@ConcurrencyManagement(ConcurrencyManagementType.BEAN)
+public class ReconcilerTimer {
+
+    private final ReentrantLock running = new ReentrantLock();
+
+    @Inject
+    Reconciler reconciler;
+
+    @PostConstruct
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    void atStartup() {
+        runPass();
+    }
+
+    @Schedule(second = "*/10", minute = "*", hour = "*", persistent = false, info = "dockyard-reconciler")
+    void periodically() {
+        runPass();
+    }
+
+    /** One pass now, unless one is under way; null when skipped for that reason. */
+    public Reconciler.Report runPass() {
+        if (!running.tryLock()) {
+            return null;
+        }
+        try {
+            return reconciler.pass();
+        } finally {
+            running.unlock();
+        }
+    }
+}

@@ -1,0 +1,139 @@
+package dev.dockyard.fakes;
+
+import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.ManagedSandbox;
+import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.backend.SandboxSpec;
+import dev.dockyard.backend.SandboxState;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.net.URI;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * A backend whose sandboxes are entries in a map, labelled with the runtime they serve. Records
+ * every call, so tests can assert what was (not) done; {@link #onCall} runs inside each call (e.g.
+ * to check that no transaction is active).
+ */
+public class FakeBackend implements RuntimeBackend {
+
+    public record Sandbox(String name, String runtimeId, Instant createdAt, SandboxState.Phase phase, int port) {
+        Sandbox with(SandboxState.Phase next) {
+            return new Sandbox(name, runtimeId, createdAt, next, port);
+        }
+    }
+
+    private final Map<String, Sandbox> sandboxes = new LinkedHashMap<>();
+    private final List<String> calls = new ArrayList<>();
+    private boolean listable = true;
+    private Consumer<String> onCall = call -> { };
+
+    public synchronized FakeBackend put(String name, String runtimeId, Instant createdAt, SandboxState.Phase phase) {
+        sandboxes.put(name, new Sandbox(name, runtimeId, createdAt, phase, 40000 + sandboxes.size()));
+        return this;
+    }
+
+    public synchronized SandboxState.Phase phase(String name) {
+        Sandbox sandbox = sandboxes.get(name);
+        return sandbox == null ? SandboxState.Phase.MISSING : sandbox.phase();
+    }
+
+    public synchronized void unlistable() {
+        listable = false;
+    }
+
+    public synchronized void onCall(Consumer<String> check) {
+        onCall = check;
+    }
+
+    public synchronized List<String> calls() {
+        return List.copyOf(calls);
+    }
+
+    private void called(String call) {
+        calls.add(call);
+        onCall.accept(call);
+    }
+
+    @Override
+    public String name() {
+        return "fake";
+    }
+
+    @Override
+    public synchronized String create(SandboxSpec spec) {
+        called("create " + spec.name());
+        put(spec.name(), spec.runtimeId(), Instant.EPOCH, SandboxState.Phase.CREATED);
+        return "id-" + spec.name();
+    }
+
+    @Override
+    public synchronized URI start(String sandboxName, int executorPort) {
+        called("start " + sandboxName);
+        sandboxes.computeIfPresent(sandboxName, (n, s) -> s.with(SandboxState.Phase.RUNNING));
+        return endpoint(sandboxName, executorPort);
+    }
+
+    @Override
+    public synchronized URI endpoint(String sandboxName, int executorPort) {
+        Sandbox sandbox = sandboxes.get(sandboxName);
+        if (sandbox == null) {
+            throw new BackendException("container '" + sandboxName + "' is gone", null);
+        }
+        return URI.create("http://127.0.0.1:" + sandbox.port());
+    }
+
+    @Override
+    public synchronized void settle(String sandboxName, double cpus) {
+        called("settle " + sandboxName);
+    }
+
+    @Override
+    public synchronized SandboxState inspect(String sandboxName) {
+        return new SandboxState(phase(sandboxName), null, "");
+    }
+
+    @Override
+    public synchronized void pause(String sandboxName) {
+        called("pause " + sandboxName);
+        sandboxes.computeIfPresent(sandboxName, (n, s) -> s.with(SandboxState.Phase.PAUSED));
+    }
+
+    @Override
+    public synchronized void unpause(String sandboxName) {
+        called("unpause " + sandboxName);
+        sandboxes.computeIfPresent(sandboxName, (n, s) -> s.with(SandboxState.Phase.RUNNING));
+    }
+
+    @Override
+    public synchronized List<ManagedSandbox> listManaged(String controlPlane) {
+        called("list");
+        if (!listable) {
+            throw new BackendException("the engine does not answer", null);
+        }
+        return sandboxes.values().stream().map(s -> new ManagedSandbox(s.name(), s.runtimeId(), "conv", s.createdAt(),
+                s.phase())).toList();
+    }
+
+    @Override
+    public synchronized InputStream archive(String sandboxName, String path) {
+        called("archive " + sandboxName + " " + path);
+        return new ByteArrayInputStream(new byte[0]);
+    }
+
+    @Override
+    public synchronized void restore(String sandboxName, String directory, InputStream tar) {
+        called("restore " + sandboxName + " " + directory);
+    }
+
+    @Override
+    public synchronized void remove(String sandboxName) {
+        called("remove " + sandboxName);
+        sandboxes.remove(sandboxName);
+    }
+}

@@ -1,0 +1,38 @@
+package dev.dockyard.fakes;
+
+import dev.dockyard.config.DockyardConfig;
+import java.time.Duration;
+
+/** The settings the lifecycle and reconciliation read, without MicroProfile Config. */
+public class TestConfig extends DockyardConfig {
+
+    public String instance = "test";
+    public Duration reconcilerGrace = Duration.ofSeconds(20);
+    public Duration disconnectedGrace = Duration.ofSeconds(300);
+    public Duration migrationDrain = Duration.ofSeconds(2);
+
+    @Override
+    public String instance() {
+        return instance;
+    }
+
+    @Override
+    public Duration reconcilerGrace() {
+        return reconcilerGrace;
+    }
+
+    @Override
+    public Duration disconnectedGrace() {
+        return disconnectedGrace;
+    }
+
+    @Override
+    public Duration migrationDrainTimeout() {
+        return migrationDrain;
+    }
+
+    @Override
+    public int executorPort() {
+        return 8000;
+    }
+}

@@ -1,0 +1,77 @@
+package dev.dockyard.runtime.lifecycle;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dockyard.backend.SandboxState.Phase;
+import dev.dockyard.fakes.FakeBackend;
+import dev.dockyard.fakes.FakeNodes;
+import dev.dockyard.fakes.FakeRuntimes;
+import dev.dockyard.fakes.MutableClock;
+import dev.dockyard.runtime.RuntimeSecrets;
+import dev.dockyard.runtime.RuntimeStatus;
+import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.StatusChange;
+import dev.dockyard.runtime.executor.ExecutorClient;
+import dev.dockyard.runtime.provisioning.Journals;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class PauseResumeTest {
+
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final FakeRuntimes runtimes = new FakeRuntimes();
+    private final FakeNodes nodes = new FakeNodes("local");
+    private final FakeBackend backend = nodes.backend("local");
+    private final RuntimeGates gates = new RuntimeGates();
+    private final PauseResume pauses = new PauseResume();
+    private SandboxRuntime runtime;
+
+    @BeforeEach
+    void wire() {
+        pauses.journal = Journals.over(runtimes, clock, new RuntimeSecrets());
+        pauses.nodes = nodes;
+        pauses.gates = gates;
+        pauses.executors = new ExecutorClient() {
+            @Override
+            public boolean isReady(URI executor, String sessionKey) {
+                return true;
+            }
+        };
+        runtime = new SandboxRuntime("conv", "alice", "fake", "img", 1, 512, 60, clock.instant());
+        runtime.assignNode("local");
+        runtime.reachableAt("http://127.0.0.1:1");
+        runtimes.add(runtime, new StatusChange(runtime.id(), runtime.status(), "requested", clock.instant()));
+        runtimes.record(runtime.transitionTo(RuntimeStatus.RUNTIME_STARTED, "started", clock.instant()));
+        runtimes.record(runtime.transitionTo(RuntimeStatus.READY, "ready", clock.instant()));
+        backend.put(runtime.containerName(), runtime.id(), clock.instant(), Phase.RUNNING);
+    }
+
+    @Test
+    void shouldPauseAndResume() {
+        assertEquals(RuntimeStatus.PAUSED, pauses.pause(runtime.id()).status());
+        assertEquals(Phase.PAUSED, backend.phase(runtime.containerName()));
+        assertEquals(RuntimeStatus.READY, pauses.resume(runtime.id()).status());
+        assertEquals(Phase.RUNNING, backend.phase(runtime.containerName()));
+    }
+
+    @Test
+    void shouldNeitherPauseNorThawARuntimeAMigrationHolds() {
+        // the migration froze the source itself: a pause or a resume now would undo or be undone
+        try (RuntimeGates.Pass migration = gates.beginMigration(runtime.id(), Duration.ofSeconds(1))) {
+            backend.pause(runtime.containerName());
+
+            RuntimeGates.RuntimeBusyException refused = assertThrows(RuntimeGates.RuntimeBusyException.class,
+                    () -> pauses.pause(runtime.id()));
+            assertTrue(refused.migrating());
+            assertThrows(RuntimeGates.RuntimeBusyException.class, () -> pauses.resume(runtime.id()));
+
+            assertEquals(Phase.PAUSED, backend.phase(runtime.containerName()), "the migration's freeze stands");
+            assertEquals(RuntimeStatus.READY, runtimes.find(runtime.id()).orElseThrow().status());
+        }
+    }
+}

@@ -1,0 +1,213 @@
+package dev.dockyard.runtime.reconciliation;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dockyard.backend.SandboxState.Phase;
+import dev.dockyard.fakes.FakeBackend;
+import dev.dockyard.fakes.FakeNodes;
+import dev.dockyard.fakes.FakeRuntimes;
+import dev.dockyard.fakes.MutableClock;
+import dev.dockyard.fakes.TestConfig;
+import dev.dockyard.runtime.RuntimeSecrets;
+import dev.dockyard.runtime.RuntimeStatus;
+import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.StatusChange;
+import dev.dockyard.runtime.executor.ExecutorClient;
+import dev.dockyard.runtime.provisioning.Journals;
+import dev.dockyard.runtime.provisioning.Provisioner;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The reconciler's decisions, on a fake backend and an in-memory table, with a clock moved by hand. */
+class ReconcilerTest {
+
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final FakeRuntimes runtimes = new FakeRuntimes();
+    private final FakeNodes nodes = new FakeNodes("local");
+    private final FakeBackend backend = nodes.backend("local");
+    private final TestConfig config = new TestConfig();
+    private final Set<URI> answering = new HashSet<>();
+    private final Set<String> inFlight = new HashSet<>();
+    private final Reconciler reconciler = new Reconciler();
+
+    @BeforeEach
+    void wire() {
+        reconciler.nodes = nodes;
+        reconciler.journal = Journals.over(runtimes, clock, new RuntimeSecrets());
+        reconciler.config = config;
+        reconciler.clock = clock;
+        reconciler.provisioner = new Provisioner() {
+            @Override
+            public boolean isInFlight(String runtimeId) {
+                return inFlight.contains(runtimeId);
+            }
+        };
+        reconciler.executors = new ExecutorClient() {
+            @Override
+            public boolean isReady(URI executor, String sessionKey) {
+                return answering.contains(executor);
+            }
+        };
+    }
+
+    private SandboxRuntime runtime(RuntimeStatus... path) {
+        SandboxRuntime runtime = new SandboxRuntime("conv-" + runtimes.live().size(), "alice", "fake", "img", 1.0, 512,
+                60, clock.instant());
+        runtime.assignNode("local");
+        runtime.ownedBy(config.instance);
+        runtimes.add(runtime, new StatusChange(runtime.id(), runtime.status(), "requested", clock.instant()));
+        for (RuntimeStatus next : path) {
+            runtimes.record(runtime.transitionTo(next, "test", clock.instant()));
+        }
+        return runtime;
+    }
+
+    private SandboxRuntime ready() {
+        SandboxRuntime runtime = runtime(RuntimeStatus.RUNTIME_STARTED, RuntimeStatus.READY);
+        backend.put(runtime.containerName(), runtime.id(), clock.instant(), Phase.RUNNING);
+        return runtime;
+    }
+
+    private RuntimeStatus statusOf(SandboxRuntime runtime) {
+        return runtimes.find(runtime.id()).orElseThrow().status();
+    }
+
+    @Test
+    void shouldNotTakeAFrozenSandboxForAStoppedOne() {
+        // a pause freezes the sandbox before it records PAUSED: the pass in between sees READY + frozen
+        SandboxRuntime runtime = ready();
+        backend.pause(runtime.containerName());
+
+        Reconciler.Report report = reconciler.pass();
+
+        assertEquals(RuntimeStatus.READY, statusOf(runtime));
+        assertEquals(0, report.disconnected());
+    }
+
+    @Test
+    void shouldDisconnectARuntimeWhoseContainerStoppedEvenWhenPaused() {
+        SandboxRuntime ready = ready();
+        SandboxRuntime paused = ready();
+        runtimes.record(paused.transitionTo(RuntimeStatus.PAUSED, "paused", clock.instant()));
+        backend.put(ready.containerName(), ready.id(), clock.instant(), Phase.EXITED);
+        backend.put(paused.containerName(), paused.id(), clock.instant(), Phase.EXITED);
+
+        assertEquals(2, reconciler.pass().disconnected());
+        assertEquals(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, statusOf(ready));
+        assertEquals(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, statusOf(paused));
+    }
+
+    @Test
+    void shouldReconnectWhenTheSandboxAnswersAgain() {
+        SandboxRuntime runtime = ready();
+        backend.put(runtime.containerName(), runtime.id(), clock.instant(), Phase.EXITED);
+        reconciler.pass();
+        assertEquals(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, statusOf(runtime));
+
+        // started again (by hand, or by the engine): running, but its executor not up yet
+        backend.start(runtime.containerName(), 8000);
+        clock.advance(Duration.ofSeconds(10));
+        assertEquals(0, reconciler.pass().reconnected());
+        assertEquals(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, statusOf(runtime));
+
+        URI endpoint = backend.endpoint(runtime.containerName(), 8000);
+        answering.add(endpoint);
+        clock.advance(Duration.ofSeconds(10));
+        assertEquals(1, reconciler.pass().reconnected());
+        SandboxRuntime back = runtimes.find(runtime.id()).orElseThrow();
+        assertEquals(RuntimeStatus.READY, back.status());
+        assertEquals(endpoint.toString(), back.executorUrl());
+        assertTrue(back.statusMessage().startsWith("Reconnected"), back.statusMessage());
+    }
+
+    @Test
+    void shouldReconnectAsPausedWhenTheSandboxIsFrozen() {
+        SandboxRuntime runtime = ready();
+        runtimes.record(runtime.transitionTo(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, "lost", clock.instant()));
+        backend.pause(runtime.containerName());
+
+        assertEquals(1, reconciler.pass().reconnected());
+        assertEquals(RuntimeStatus.PAUSED, statusOf(runtime));
+    }
+
+    @Test
+    void shouldReleaseADisconnectedRuntimeAfterTheGraceAndRemoveItsSandbox() {
+        SandboxRuntime runtime = ready();
+        backend.put(runtime.containerName(), runtime.id(), clock.instant(), Phase.EXITED);
+        reconciler.pass();
+
+        clock.advance(config.disconnectedGrace.minusSeconds(1));
+        assertEquals(0, reconciler.pass().released());
+        assertEquals(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, statusOf(runtime));
+        assertEquals(Phase.EXITED, backend.phase(runtime.containerName()));
+
+        clock.advance(Duration.ofSeconds(2));
+        Reconciler.Report report = reconciler.pass();
+        assertEquals(1, report.released());
+        assertEquals(0, report.orphansRemoved(), "its sandbox is removed once, as part of the release");
+        SandboxRuntime released = runtimes.find(runtime.id()).orElseThrow();
+        assertEquals(RuntimeStatus.ERROR, released.status());
+        assertFalse(released.status().isLive(), "the conversation and the quota are free again");
+        assertTrue(released.statusMessage().startsWith("Released after 300 s disconnected"), released.statusMessage());
+        assertEquals(Phase.MISSING, backend.phase(runtime.containerName()));
+        assertTrue(runtimes.findLive("alice", runtime.conversationId()).isEmpty());
+    }
+
+    @Test
+    void shouldLeaveRuntimesOfAnotherControlPlaneAlone() {
+        SandboxRuntime theirs = runtime(RuntimeStatus.RUNTIME_STARTED, RuntimeStatus.READY);
+        theirs.ownedBy("other-instance");
+        // its sandbox is labelled for the other instance: this one's listing does not show it
+
+        reconciler.pass();
+
+        assertEquals(RuntimeStatus.READY, statusOf(theirs));
+    }
+
+    @Test
+    void shouldDoNothingWhenTheViewIsIncomplete() {
+        SandboxRuntime runtime = runtime(RuntimeStatus.RUNTIME_STARTED, RuntimeStatus.READY);
+        backend.unlistable();
+
+        Reconciler.Report report = reconciler.pass();
+
+        assertTrue(report.skipped());
+        assertEquals(RuntimeStatus.READY, statusOf(runtime));
+        assertEquals(java.util.List.of("list"), backend.calls());
+    }
+
+    @Test
+    void shouldRemoveAnOrphanOnlyAfterTheGrace() {
+        backend.put("dockyard-rt-gone", "rt-gone", clock.instant(), Phase.RUNNING);
+
+        assertEquals(0, reconciler.pass().orphansRemoved());
+        clock.advance(config.reconcilerGrace.plusSeconds(1));
+        assertEquals(1, reconciler.pass().orphansRemoved());
+        assertEquals(Phase.MISSING, backend.phase("dockyard-rt-gone"));
+    }
+
+    @Test
+    void shouldFailAnInterruptedProvisioningButNotOneInFlight() {
+        SandboxRuntime interrupted = runtime(RuntimeStatus.RUNTIME_STARTED);
+        backend.put(interrupted.containerName(), interrupted.id(), clock.instant(), Phase.RUNNING);
+        SandboxRuntime working = runtime(RuntimeStatus.RUNTIME_STARTED);
+        backend.put(working.containerName(), working.id(), clock.instant(), Phase.RUNNING);
+        inFlight.add(working.id());
+        clock.advance(config.reconcilerGrace.plusSeconds(1));
+
+        Reconciler.Report report = reconciler.pass();
+        assertEquals(1, report.interruptedFailed());
+        assertEquals(0, report.orphansRemoved());
+        assertEquals(RuntimeStatus.ERROR, statusOf(interrupted));
+        assertEquals(Phase.MISSING, backend.phase(interrupted.containerName()));
+        assertEquals(RuntimeStatus.RUNTIME_STARTED, statusOf(working));
+        assertEquals(Phase.RUNNING, backend.phase(working.containerName()));
+    }
+}
