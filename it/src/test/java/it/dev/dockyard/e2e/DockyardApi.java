@@ -4,12 +4,18 @@ import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonStructure;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.StringReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /** A thin client for the control plane under test: real HTTP on 127.0.0.1. */
 final class DockyardApi {
@@ -100,6 +106,39 @@ final class DockyardApi {
             throw new AssertionError("action failed with " + answer.status() + ": " + answer.body());
         }
         return answer.json();
+    }
+
+    /**
+     * What the runtime's event stream sends within {@code within} (history first, then live
+     * events), as raw text; the stream is closed after that time at the latest.
+     */
+    String events(String runtimeId, Duration within) {
+        HttpRequest request = request("runtimes/" + runtimeId + "/events").header("Accept", "text/event-stream")
+                .GET().build();
+        CompletableFuture<HttpResponse<InputStream>> pending = http.sendAsync(request,
+                HttpResponse.BodyHandlers.ofInputStream());
+        StringBuilder text = new StringBuilder();
+        long deadline = System.nanoTime() + within.toNanos();
+        try (InputStream body = pending.get(within.toMillis(), TimeUnit.MILLISECONDS).body()) {
+            byte[] chunk = new byte[8192];
+            while (System.nanoTime() < deadline) {
+                if (body.available() == 0) {
+                    Thread.sleep(50);
+                    continue;
+                }
+                int n = body.read(chunk);
+                if (n < 0) {
+                    break;
+                }
+                text.append(new String(chunk, 0, n, StandardCharsets.UTF_8));
+            }
+        } catch (IOException | ExecutionException | TimeoutException e) {
+            throw new AssertionError("event stream failed: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+        return text.toString();
     }
 
     private HttpRequest.Builder request(String path) {

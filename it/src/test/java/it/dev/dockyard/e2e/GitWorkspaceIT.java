@@ -8,6 +8,7 @@ import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -35,6 +36,12 @@ class GitWorkspaceIT {
             "printf '#!/bin/bash\\necho setup-ran > setup-marker.txt\\n' > .openhands/setup.sh",
             "echo hello > README.md && git add -A && git commit -q -m init",
             "git clone -q --bare /tmp/src /tmp/srv/repo.git && git -C /tmp/srv/repo.git update-server-info",
+            // a repository whose setup script prints the runtime's secrets, then fails
+            "mkdir -p /tmp/leaky/.openhands && cd /tmp/leaky && git init -q -b main",
+            "git config user.email it@dockyard.test && git config user.name it",
+            "printf '#!/bin/bash\\necho \"env $LEAKY_SECRET llm $LLM_API_KEY\"\\nexit 3\\n' > .openhands/setup.sh",
+            "git add -A && git commit -q -m leaky",
+            "git clone -q --bare /tmp/leaky /tmp/srv/leaky.git && git -C /tmp/srv/leaky.git update-server-info",
             "exec python3 -c \"$SERVER_PY\"");
     private static final String SERVER_PY = String.join("\n",
             "import base64, functools, http.server, os",
@@ -147,6 +154,39 @@ class GitWorkspaceIT {
         assertEquals(400, user.post("runtimes", Json.createObjectBuilder().add("conversationId", "x")
                 .add("repository", Json.createObjectBuilder().add("url", "http://someone:" + TOKEN + "@host/r.git"))
                 .build()).status());
+    }
+
+    @Test
+    void shouldKeepSecretsPrintedByAFailingSetupScriptOutOfEveryMessage() throws Exception {
+        String envSecret = "envcanary-" + UUID.randomUUID();
+        String llmSecret = "llmcanary-" + UUID.randomUUID();
+        DockyardApi.Answer answer = user.provision(Json.createObjectBuilder()
+                .add("conversationId", "it-git-leaky-" + UUID.randomUUID())
+                .add("llm", Json.createObjectBuilder().add("model", "m").add("apiKey", llmSecret))
+                .add("sandbox", Json.createObjectBuilder().add("env", Json.createObjectBuilder()
+                        .add("LEAKY_SECRET", envSecret)))
+                .add("repository", Json.createObjectBuilder().add("url", url.replace("repo.git", "leaky.git"))
+                        .add("credential", "GIT_TOKEN")).build(), 180);
+        JsonObject runtime = answer.json();
+        String id = runtime.getString("id");
+        try {
+            assertEquals("ERROR", runtime.getString("status"), answer.body());
+            String message = runtime.getString("statusMessage");
+            // the script's output explains the failure, with the secrets it printed masked
+            assertTrue(message.contains("env [redacted] llm [redacted]"), message);
+            String events = user.events(id, Duration.ofSeconds(5));
+            assertTrue(events.contains("[redacted]"), events);
+            for (String secret : List.of(envSecret, llmSecret, TOKEN)) {
+                assertFalse(answer.body().contains(secret));
+                assertFalse(user.get("runtimes/" + id).body().contains(secret));
+                assertFalse(user.get("runtimes?conversationId=" + runtime.getString("conversationId")).body()
+                        .contains(secret));
+                assertFalse(events.contains(secret), events);
+                assertFalse(Files.readString(Path.of(System.getProperty("dockyard.server-log"))).contains(secret));
+            }
+        } finally {
+            user.delete("runtimes/" + id);
+        }
     }
 
     private static String run(DockyardApi api, String runtimeId, String command) {

@@ -7,8 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -143,6 +151,66 @@ class MigrationIT {
                 API.delete("runtimes/" + newId);
             }
         }
+    }
+
+    @Test
+    void shouldLandEveryWriteAnsweredDuringTheMoveInTheTargetAndRefuseTheRest() throws Exception {
+        String conversation = "it-migrate-writes-" + UUID.randomUUID();
+        String oldId = provisioned(conversation, Json.createObjectBuilder().build());
+        String newId = null;
+        ExecutorService writers = Executors.newFixedThreadPool(2);
+        Map<String, Integer> answers = new ConcurrentHashMap<>();
+        AtomicBoolean moving = new AtomicBoolean(true);
+        try {
+            run(oldId, "mkdir -p /workspace/w");
+            List<Future<?>> writing = new ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                int thread = t;
+                writing.add(writers.submit(() -> {
+                    for (int i = 0; moving.get() && i < 5000; i++) {
+                        String name = "w" + thread + "-" + i;
+                        answers.put(name, API.post("runtimes/" + oldId + "/actions", write("/workspace/w/" + name, name))
+                                .status());
+                    }
+                }));
+            }
+            Thread.sleep(300);
+            DockyardApi.Answer moved = API.migrate(oldId, "{\"node\": \"node2\"}", null, 120);
+            Thread.sleep(200);
+            moving.set(false);
+            for (Future<?> w : writing) {
+                w.get(60, TimeUnit.SECONDS);
+            }
+            assertEquals(201, moved.status(), moved.body());
+            newId = moved.json().getString("id");
+
+            List<String> landed = List.of(run(newId, "ls /workspace/w").split("\\s+"));
+            int accepted = 0;
+            int refused = 0;
+            for (Map.Entry<String, Integer> answer : answers.entrySet()) {
+                if (answer.getValue() == 200) {
+                    accepted++;
+                    assertTrue(landed.contains(answer.getKey()), answer.getKey() + " was written (200) but is not in the target");
+                } else {
+                    refused++;
+                    assertEquals(409, answer.getValue(), answer.getKey());
+                    assertFalse(landed.contains(answer.getKey()), answer.getKey() + " was refused but landed");
+                }
+            }
+            assertTrue(accepted > 0 && refused > 0, accepted + " written, " + refused + " refused");
+        } finally {
+            moving.set(false);
+            writers.shutdownNow();
+            API.delete("runtimes/" + oldId);
+            if (newId != null) {
+                API.delete("runtimes/" + newId);
+            }
+        }
+    }
+
+    private static JsonObject write(String path, String content) {
+        return Json.createObjectBuilder().add("action", "write")
+                .add("args", Json.createObjectBuilder().add("path", path).add("content", content)).build();
     }
 
     @Test
