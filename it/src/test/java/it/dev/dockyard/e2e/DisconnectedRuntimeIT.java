@@ -12,8 +12,9 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /**
- * ERROR_RUNTIME_DISCONNECTED is not a dead end: a runtime whose container runs and answers again
- * is READY again, and one whose container is gone is released after the grace (20 s here,
+ * ERROR_RUNTIME_DISCONNECTED is not a dead end: a runtime whose container stopped (as an engine
+ * restart stops them all) is started again by the reconciler and is READY again once its executor
+ * answers, and one whose container is gone is released after the grace (30 s here,
  * DOCKYARD_RECONCILER_DISCONNECTED_GRACE), freeing its conversation and quota.
  */
 class DisconnectedRuntimeIT {
@@ -39,7 +40,7 @@ class DisconnectedRuntimeIT {
     }
 
     @Test
-    void shouldBeReadyAgainWhenItsContainerRunsAndAnswersAgain() {
+    void shouldStartAStoppedSandboxAgainAndBeReadyWithItsWorkspaceAndConfiguration() {
         String id = ready("it-disconnected-" + UUID.randomUUID());
         try {
             run(id, "echo kept > /workspace/kept.txt");
@@ -47,8 +48,7 @@ class DisconnectedRuntimeIT {
             JsonObject lost = awaitStatus(id, "ERROR_RUNTIME_DISCONNECTED", Duration.ofSeconds(40));
             assertTrue(lost.getString("statusMessage").contains("its container stopped"), lost.toString());
 
-            DockerCli.ok("start", "dockyard-" + id);
-            JsonObject back = awaitStatus(id, "READY", Duration.ofSeconds(60));
+            JsonObject back = awaitStatus(id, "READY", Duration.ofSeconds(30));
             assertTrue(back.getString("statusMessage").startsWith("Reconnected"), back.toString());
             assertEquals("kept", run(id, "cat /workspace/kept.txt"));
             assertEquals("still configured", run(id, "echo $GREETING"));
@@ -69,7 +69,7 @@ class DisconnectedRuntimeIT {
                     .build()).status(), "held while disconnected");
 
             JsonObject released = awaitStatus(id, "ERROR", Duration.ofSeconds(60));
-            assertTrue(released.getString("statusMessage").startsWith("Released after 20 s disconnected"),
+            assertTrue(released.getString("statusMessage").startsWith("Released after 30 s disconnected"),
                     released.toString());
             next = ready(conversation);
             assertEquals(List.of("dockyard-" + next), DockerCli.containersLabelled("dev.dockyard.conversation-id="

@@ -18,6 +18,12 @@ public interface RuntimeBackend {
     URI start(String sandboxName, int executorPort);
 
     /**
+     * Starts a stopped sandbox again (its container kept its files), handing its executor the
+     * session key anew; returns where the executor will answer once it has booted.
+     */
+    URI revive(String sandboxName, String sessionKey, String user, int executorPort);
+
+    /**
      * Where the control plane reaches the executor of a running sandbox now (a restarted
      * container may have been given another host port).
      */

@@ -80,6 +80,16 @@ public class FakeBackend implements RuntimeBackend {
     }
 
     @Override
+    public synchronized URI revive(String sandboxName, String sessionKey, String user, int executorPort) {
+        called("revive " + sandboxName);
+        if (!sandboxes.containsKey(sandboxName)) {
+            throw new BackendException("container '" + sandboxName + "' is gone", null);
+        }
+        sandboxes.computeIfPresent(sandboxName, (n, s) -> s.with(SandboxState.Phase.RUNNING));
+        return endpoint(sandboxName, executorPort);
+    }
+
+    @Override
     public synchronized URI endpoint(String sandboxName, int executorPort) {
         Sandbox sandbox = sandboxes.get(sandboxName);
         if (sandbox == null) {

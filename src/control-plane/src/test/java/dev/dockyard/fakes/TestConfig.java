@@ -32,6 +32,11 @@ public class TestConfig extends DockyardConfig {
     }
 
     @Override
+    public String sandboxUser() {
+        return "1000:1000";
+    }
+
+    @Override
     public int executorPort() {
         return 8000;
     }

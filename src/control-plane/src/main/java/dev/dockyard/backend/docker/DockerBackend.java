@@ -4,6 +4,7 @@ import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.InspectContainerResponse;
 import com.github.dockerjava.api.exception.ConflictException;
 import com.github.dockerjava.api.exception.DockerException;
+import com.github.dockerjava.api.exception.InternalServerErrorException;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.exception.NotModifiedException;
 import com.github.dockerjava.api.model.Capability;
@@ -90,9 +91,15 @@ public class DockerBackend implements RuntimeBackend {
         } catch (DockerException | IllegalArgumentException e) {
             throw new BackendException("Docker refused to create the container: " + describe(e), e);
         }
+        handKey(id, keyArchive(spec.sessionKey(), spec.plugins(), spec.user()));
+        return id;
+    }
+
+    /** Copies the key (and plugins) file into the sandbox, where its executor reads it at boot. */
+    private void handKey(String container, byte[] archive) {
         try {
-            docker.copyArchiveToContainerCmd(id)
-                    .withTarInputStream(new ByteArrayInputStream(keyArchive(spec)))
+            docker.copyArchiveToContainerCmd(container)
+                    .withTarInputStream(new ByteArrayInputStream(archive))
                     .withRemotePath(KEY_DIR)
                     .exec();
         } catch (NotFoundException e) {
@@ -101,20 +108,25 @@ public class DockerBackend implements RuntimeBackend {
         } catch (DockerException e) {
             throw new BackendException("could not hand the session key to the container: " + describe(e), e);
         }
-        return id;
+    }
+
+    @Override
+    public URI revive(String sandboxName, String sessionKey, String user, int executorPort) {
+        // the executor deleted its key file when it first booted: it refuses to start without a new one
+        handKey(sandboxName, keyArchive(sessionKey, List.of(), user));
+        return start(sandboxName, executorPort);
     }
 
     /**
      * The key file, readable only by the sandbox user (the executor reads it once and deletes it),
      * and the plugins to start, one name a line (no file when there are none).
      */
-    private static byte[] keyArchive(SandboxSpec spec) {
+    private static byte[] keyArchive(String sessionKey, List<String> plugins, String user) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (TarArchiveOutputStream tar = new TarArchiveOutputStream(out)) {
-            add(tar, KEY_FILE, spec.sessionKey().getBytes(StandardCharsets.UTF_8), 0100400, spec.user());
-            if (!spec.plugins().isEmpty()) {
-                add(tar, PLUGINS_FILE, String.join("\n", spec.plugins()).getBytes(StandardCharsets.UTF_8), 0100400,
-                        spec.user());
+            add(tar, KEY_FILE, sessionKey.getBytes(StandardCharsets.UTF_8), 0100400, user);
+            if (!plugins.isEmpty()) {
+                add(tar, PLUGINS_FILE, String.join("\n", plugins).getBytes(StandardCharsets.UTF_8), 0100400, user);
             }
         } catch (IOException e) {
             throw new IllegalStateException("building an in-memory tar", e);
@@ -221,6 +233,11 @@ public class DockerBackend implements RuntimeBackend {
             docker.unpauseContainerCmd(sandboxName).exec();
         } catch (ConflictException | NotModifiedException e) {
             // not paused
+        } catch (InternalServerErrorException e) {
+            // Docker answers 500 "… is not paused" for a running container: thawed is what was asked
+            if (!describe(e).contains("is not paused")) {
+                throw new BackendException("Docker could not resume the container: " + describe(e), e);
+            }
         } catch (NotFoundException e) {
             throw new BackendException("container '" + sandboxName + "' is gone", e);
         } catch (DockerException e) {

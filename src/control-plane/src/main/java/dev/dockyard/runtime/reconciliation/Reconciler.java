@@ -39,8 +39,9 @@ import java.util.logging.Logger;
  *   <li>A READY or PAUSED runtime whose sandbox is gone or stopped becomes
  *       ERROR_RUNTIME_DISCONNECTED. A frozen sandbox is not a stopped one: a pause (or a
  *       migration's freeze) freezes the sandbox before it records anything.</li>
- *   <li>A disconnected runtime whose sandbox runs and answers {@code /ready} again becomes READY
- *       (PAUSED if its sandbox is frozen); one still disconnected after
+ *   <li>A disconnected runtime whose sandbox stopped (an engine restart stops every container) is
+ *       started again, its key handed anew; one whose sandbox runs and answers {@code /ready}
+ *       becomes READY (PAUSED if its sandbox is frozen); one still disconnected after
  *       {@link DockyardConfig#disconnectedGrace()} is released: ERROR, its sandbox removed, its
  *       conversation and quota freed.</li>
  * </ul>
@@ -212,7 +213,10 @@ public class Reconciler {
                         + " s after this unless its sandbox answers again");
     }
 
-    /** A disconnected runtime whose sandbox is back: READY once its executor answers, PAUSED if frozen. */
+    /**
+     * A disconnected runtime whose sandbox is there: READY once its executor answers, PAUSED if
+     * frozen; a stopped one is started again (a later pass finds its executor up).
+     */
     private boolean reconnect(SandboxRuntime runtime, ManagedSandbox sandbox, RuntimeBackend backend) {
         if (sandbox == null) {
             return false;
@@ -222,6 +226,7 @@ public class Reconciler {
                     "Reconnected: the sandbox is there again, frozen");
         }
         if (!sandbox.running()) {
+            revive(runtime, sandbox, backend);
             return false;
         }
         URI endpoint;
@@ -238,6 +243,16 @@ public class Reconciler {
         }
         return answers && journal.reconnect(runtime.id(), RuntimeStatus.READY, endpoint.toString(),
                 "Reconnected: the sandbox answers again");
+    }
+
+    private void revive(SandboxRuntime runtime, ManagedSandbox sandbox, RuntimeBackend backend) {
+        try {
+            backend.revive(sandbox.name(), runtime.sessionKey(), config.sandboxUser(), config.executorPort());
+            LOG.info("Started the stopped sandbox of disconnected runtime " + runtime.id() + " again");
+        } catch (BackendException e) {
+            LOG.warning("Could not start the sandbox of disconnected runtime " + runtime.id() + " again: "
+                    + e.getMessage());
+        }
     }
 
     /** Disconnected for longer than the grace: the runtime ends and lets its conversation and quota go. */

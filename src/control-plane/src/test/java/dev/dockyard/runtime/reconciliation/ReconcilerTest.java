@@ -105,16 +105,17 @@ class ReconcilerTest {
     }
 
     @Test
-    void shouldReconnectWhenTheSandboxAnswersAgain() {
+    void shouldStartAStoppedSandboxAgainAndReconnectOnceItAnswers() {
         SandboxRuntime runtime = ready();
         backend.put(runtime.containerName(), runtime.id(), clock.instant(), Phase.EXITED);
         reconciler.pass();
         assertEquals(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, statusOf(runtime));
 
-        // started again (by hand, or by the engine): running, but its executor not up yet
-        backend.start(runtime.containerName(), 8000);
+        // the next pass starts it again; its executor is not up yet
         clock.advance(Duration.ofSeconds(10));
         assertEquals(0, reconciler.pass().reconnected());
+        assertTrue(backend.calls().contains("revive " + runtime.containerName()), backend.calls().toString());
+        assertEquals(Phase.RUNNING, backend.phase(runtime.containerName()));
         assertEquals(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, statusOf(runtime));
 
         URI endpoint = backend.endpoint(runtime.containerName(), 8000);
@@ -140,13 +141,15 @@ class ReconcilerTest {
     @Test
     void shouldReleaseADisconnectedRuntimeAfterTheGraceAndRemoveItsSandbox() {
         SandboxRuntime runtime = ready();
+        // it stopped; started again by the next pass, it never answers: released after the grace
         backend.put(runtime.containerName(), runtime.id(), clock.instant(), Phase.EXITED);
         reconciler.pass();
+        assertEquals(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, statusOf(runtime));
 
         clock.advance(config.disconnectedGrace.minusSeconds(1));
         assertEquals(0, reconciler.pass().released());
         assertEquals(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, statusOf(runtime));
-        assertEquals(Phase.EXITED, backend.phase(runtime.containerName()));
+        assertEquals(Phase.RUNNING, backend.phase(runtime.containerName()), "started again, but it never answers");
 
         clock.advance(Duration.ofSeconds(2));
         Reconciler.Report report = reconciler.pass();
@@ -158,6 +161,19 @@ class ReconcilerTest {
         assertTrue(released.statusMessage().startsWith("Released after 300 s disconnected"), released.statusMessage());
         assertEquals(Phase.MISSING, backend.phase(runtime.containerName()));
         assertTrue(runtimes.findLive("alice", runtime.conversationId()).isEmpty());
+    }
+
+    @Test
+    void shouldReleaseARuntimeWhoseSandboxIsGoneAfterTheGrace() {
+        SandboxRuntime runtime = ready();
+        backend.remove(runtime.containerName());
+        reconciler.pass();
+        assertEquals(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, statusOf(runtime));
+        assertTrue(runtimes.find(runtime.id()).orElseThrow().statusMessage().contains("its container is gone"));
+
+        clock.advance(config.disconnectedGrace.plusSeconds(1));
+        assertEquals(1, reconciler.pass().released());
+        assertEquals(RuntimeStatus.ERROR, statusOf(runtime));
     }
 
     @Test

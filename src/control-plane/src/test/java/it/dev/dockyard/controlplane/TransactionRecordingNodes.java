@@ -87,6 +87,12 @@ public class TransactionRecordingNodes implements BackendNodes {
         }
 
         @Override
+        public URI revive(String sandboxName, String sessionKey, String user, int executorPort) {
+            called("revive");
+            return URI.create("http://127.0.0.1:9");
+        }
+
+        @Override
         public URI endpoint(String sandboxName, int executorPort) {
             called("endpoint");
             return URI.create("http://127.0.0.1:9");
