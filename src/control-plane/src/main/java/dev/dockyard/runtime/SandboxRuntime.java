@@ -9,9 +9,7 @@ import jakarta.persistence.Index;
 import jakarta.persistence.Table;
 import jakarta.persistence.UniqueConstraint;
 import jakarta.persistence.Version;
-import java.security.SecureRandom;
 import java.time.Instant;
-import java.util.HexFormat;
 
 /**
  * One sandbox runtime serving one agent conversation: what was asked for, where it runs and where
@@ -20,6 +18,8 @@ import java.util.HexFormat;
  * <p>{@code liveConversation} holds "user/conversation" while the runtime is live and null after:
  * a unique constraint on it lets the database, not the application, guarantee one live runtime per
  * conversation. The session key is the executor's secret; it never leaves the control plane.
+ * The life cycle's rules are {@link RuntimeStatus}'s; new ids and keys come from {@link RuntimeKeys};
+ * structured settings are kept as JSON text by {@code RuntimeSettingsJson}.
  */
 @Entity
 @Table(name = "DY_RUNTIME",
@@ -28,7 +28,6 @@ import java.util.HexFormat;
                    @Index(name = "DY_RUNTIME_STATUS", columnList = "STATUS")})
 public class SandboxRuntime {
 
-    private static final SecureRandom RANDOM = new SecureRandom();
     private static final int MAX_MESSAGE = 2000;
 
     @Id
@@ -147,7 +146,7 @@ public class SandboxRuntime {
 
     public SandboxRuntime(String conversationId, String userId, String backend, String image, double cpus,
                           int memoryMb, int timeoutSeconds, Instant now) {
-        this.id = "rt-" + randomHex(8);
+        this.id = RuntimeKeys.newRuntimeId();
         this.conversationId = conversationId;
         this.userId = userId;
         this.liveConversation = liveKey(userId, conversationId);
@@ -157,7 +156,7 @@ public class SandboxRuntime {
         this.image = image;
         // deterministic: the container can be found (and removed) by name even before its id is known
         this.containerName = "dockyard-" + id;
-        this.sessionKey = randomToken(24);
+        this.sessionKey = RuntimeKeys.newSessionKey();
         this.cpus = cpus;
         this.memoryMb = memoryMb;
         this.timeoutSeconds = timeoutSeconds;
@@ -225,21 +224,12 @@ public class SandboxRuntime {
 
     /** Records the request's own variables for the sandbox (sealed at rest, injected after ready). */
     public void withEnvironment(java.util.Map<String, String> environment) {
-        jakarta.json.JsonObjectBuilder json = jakarta.json.Json.createObjectBuilder();
-        environment.forEach(json::add);
-        this.sandboxEnv = environment.isEmpty() ? null : json.build().toString();
+        this.sandboxEnv = RuntimeSettingsJson.environment(environment);
     }
 
     /** The request's own variables, for injection only. */
     public java.util.Map<String, String> environment() {
-        if (sandboxEnv == null) {
-            return java.util.Map.of();
-        }
-        java.util.Map<String, String> environment = new java.util.LinkedHashMap<>();
-        try (jakarta.json.JsonReader reader = jakarta.json.Json.createReader(new java.io.StringReader(sandboxEnv))) {
-            reader.readObject().forEach((k, v) -> environment.put(k, ((jakarta.json.JsonString) v).getString()));
-        }
-        return environment;
+        return RuntimeSettingsJson.environment(sandboxEnv);
     }
 
     public void withRepository(dev.dockyard.workspace.RepositorySpec spec) {
@@ -267,25 +257,11 @@ public class SandboxRuntime {
     }
 
     public void withExtraDependencies(dev.dockyard.images.ExtraDependencies extra) {
-        if (extra.aptPackages().isEmpty() && extra.script().isEmpty()) {
-            this.extraDeps = null;
-            return;
-        }
-        jakarta.json.JsonArrayBuilder apt = jakarta.json.Json.createArrayBuilder();
-        extra.aptPackages().forEach(apt::add);
-        this.extraDeps = jakarta.json.Json.createObjectBuilder().add("apt", apt).add("script", extra.script()).build()
-                .toString();
+        this.extraDeps = RuntimeSettingsJson.extraDependencies(extra);
     }
 
     public dev.dockyard.images.ExtraDependencies extraDependencies() {
-        if (extraDeps == null) {
-            return dev.dockyard.images.ExtraDependencies.NONE;
-        }
-        try (jakarta.json.JsonReader reader = jakarta.json.Json.createReader(new java.io.StringReader(extraDeps))) {
-            jakarta.json.JsonObject json = reader.readObject();
-            return new dev.dockyard.images.ExtraDependencies(json.getJsonArray("apt").getValuesAs(
-                    jakarta.json.JsonString::getString), json.getString("script", ""));
-        }
+        return RuntimeSettingsJson.extraDependencies(extraDeps);
     }
 
     public String agent() {
@@ -336,18 +312,6 @@ public class SandboxRuntime {
             return message;
         }
         return message.substring(0, MAX_MESSAGE - 3) + "...";
-    }
-
-    private static String randomToken(int bytes) {
-        byte[] b = new byte[bytes];
-        RANDOM.nextBytes(b);
-        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(b);
-    }
-
-    private static String randomHex(int bytes) {
-        byte[] b = new byte[bytes];
-        RANDOM.nextBytes(b);
-        return HexFormat.of().formatHex(b);
     }
 
     public String id() {
