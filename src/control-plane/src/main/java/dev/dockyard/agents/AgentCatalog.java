@@ -1,14 +1,15 @@
 package dev.dockyard.agents;
 
+import dev.dockyard.security.SecurityPolicy;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
-import dev.dockyard.security.SecurityPolicy;
 
 /**
  * The agents of MP Config: {@code dockyard.agents} lists their names; for each,
@@ -34,7 +35,7 @@ public class AgentCatalog {
     }
 
     /** Read again at most every few seconds: every action asks for its agent's policy. */
-    private static final long REREAD_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+    private static final long REREAD_NANOS = TimeUnit.SECONDS.toNanos(5);
     private volatile Map<String, AgentProfile> cached;
     private volatile long readAt;
 
@@ -58,7 +59,7 @@ public class AgentCatalog {
                     config.getOptionalValue(prefix + "llm-model", String.class).orElse(null),
                     config.getOptionalValue(prefix + "llm-base-url", String.class).orElse(null), null);
             String fileAccess = config.getOptionalValue(prefix + "file-access", String.class).orElse("workspace");
-            java.util.List<String> plugins = Arrays.stream(config.getOptionalValue(prefix + "plugins", String.class)
+            List<String> plugins = Arrays.stream(config.getOptionalValue(prefix + "plugins", String.class)
                     .orElse("").split(",")).map(String::strip).filter(p -> !p.isEmpty()).toList();
             agents.put(name, new AgentProfile(name, defaults, fileAccess, policy(config, prefix), plugins));
         }

@@ -1,6 +1,8 @@
 package dev.dockyard.audit;
 
+import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -8,7 +10,11 @@ import jakarta.persistence.PersistenceContext;
 import jakarta.persistence.TypedQuery;
 import jakarta.transaction.Transactional;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -31,24 +37,24 @@ public class AuditTrail {
     AuditTrail self;
 
     @Resource
-    jakarta.enterprise.concurrent.ManagedScheduledExecutorService scheduler;
+    ManagedScheduledExecutorService scheduler;
 
-    private final java.util.concurrent.ConcurrentLinkedQueue<AuditEntry> queued =
-            new java.util.concurrent.ConcurrentLinkedQueue<>();
-    private final java.util.concurrent.atomic.AtomicBoolean drainScheduled =
-            new java.util.concurrent.atomic.AtomicBoolean();
+    private final ConcurrentLinkedQueue<AuditEntry> queued =
+            new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean drainScheduled =
+            new AtomicBoolean();
 
     /** Records the entry soon, after the answer has gone. */
     public void record(AuditEntry entry) {
         queued.add(entry);
         if (drainScheduled.compareAndSet(false, true)) {
-            scheduler.schedule(this::drain, BATCH_DELAY_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+            scheduler.schedule(this::drain, BATCH_DELAY_MS, TimeUnit.MILLISECONDS);
         }
     }
 
     private void drain() {
         drainScheduled.set(false);
-        List<AuditEntry> batch = new java.util.ArrayList<>();
+        List<AuditEntry> batch = new ArrayList<>();
         for (AuditEntry e; (e = queued.poll()) != null; ) {
             batch.add(e);
         }
@@ -62,7 +68,7 @@ public class AuditTrail {
         }
     }
 
-    @jakarta.annotation.PreDestroy
+    @PreDestroy
     void flush() {
         drain();
     }

@@ -1,5 +1,6 @@
 package dev.dockyard.backend;
 
+import dev.dockyard.images.RuntimeImageBuilder;
 import java.util.List;
 
 /**
@@ -30,7 +31,7 @@ public interface BackendNodes {
      *
      * @throws UnknownNodeException when no such node is configured
      */
-    dev.dockyard.images.RuntimeImageBuilder images(String node);
+    RuntimeImageBuilder images(String node);
 
     /** A node name that is not configured. */
     class UnknownNodeException extends IllegalArgumentException {

@@ -1,6 +1,8 @@
 package dev.dockyard.backend;
 
+import java.io.InputStream;
 import java.net.URI;
+import java.util.List;
 
 /**
  * Runs sandboxes. Calls may block on a remote engine and must never be made inside a transaction.
@@ -48,16 +50,16 @@ public interface RuntimeBackend {
      *
      * @throws BackendException when the backend cannot be listed: callers must then act on nothing
      */
-    java.util.List<ManagedSandbox> listManaged(String controlPlane);
+    List<ManagedSandbox> listManaged(String controlPlane);
 
     /**
      * A tar stream of {@code path} in the sandbox, its last name component as the top entry and
      * owners kept; the caller closes it.
      */
-    java.io.InputStream archive(String sandboxName, String path);
+    InputStream archive(String sandboxName, String path);
 
     /** Unpacks a tar stream (owners kept) into {@code directory} of the sandbox, e.g. a created one before it starts. */
-    void restore(String sandboxName, String directory, java.io.InputStream tar);
+    void restore(String sandboxName, String directory, InputStream tar);
 
     /** Stops and removes the sandbox with its anonymous volumes; nothing there is success too. */
     void remove(String sandboxName);

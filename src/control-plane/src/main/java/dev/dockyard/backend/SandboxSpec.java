@@ -14,7 +14,7 @@ import java.util.Map;
  */
 public record SandboxSpec(String runtimeId, String conversationId, String controlPlane, String name, String image, double cpus,
                           double bootCpus, int memoryMb, long pidsLimit, String user, int executorPort,
-                          String sessionKey, java.util.List<String> plugins) {
+                          String sessionKey, List<String> plugins) {
 
     public SandboxSpec {
         plugins = List.copyOf(plugins);

@@ -2,9 +2,13 @@ package dev.dockyard.config;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Properties;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -185,8 +189,8 @@ public class DockyardConfig {
     }
 
     /** The executor bundle every runtime image carries (target/executor-bundle of the executor module). */
-    public java.nio.file.Path imageBundle() {
-        return java.nio.file.Path.of(imageBundle);
+    public Path imageBundle() {
+        return Path.of(imageBundle);
     }
 
     /** How long a repository's setup script may run at provisioning. */
@@ -206,12 +210,12 @@ public class DockyardConfig {
     private static final String VERSION = readVersion();
 
     private static String readVersion() {
-        java.util.Properties build = new java.util.Properties();
-        try (java.io.InputStream in = DockyardConfig.class.getResourceAsStream("/dev/dockyard/build.properties")) {
+        Properties build = new Properties();
+        try (InputStream in = DockyardConfig.class.getResourceAsStream("/dev/dockyard/build.properties")) {
             if (in != null) {
                 build.load(in);
             }
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             // the fallback below
         }
         return build.getProperty("version", "0").replace("-SNAPSHOT", "");

@@ -4,6 +4,8 @@ import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.StatusChange;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
+import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.LockModeType;
 import jakarta.persistence.PersistenceContext;
@@ -21,8 +23,8 @@ public class RuntimeRepository {
     @PersistenceContext(unitName = "dockyard")
     EntityManager em;
 
-    @jakarta.inject.Inject
-    jakarta.enterprise.event.Event<StatusChange> changes;
+    @Inject
+    Event<StatusChange> changes;
 
     public Optional<SandboxRuntime> find(String id) {
         return Optional.ofNullable(em.find(SandboxRuntime.class, id));

@@ -1,6 +1,11 @@
 package dev.dockyard.runtime;
 
+import dev.dockyard.agents.LlmSettings;
+import dev.dockyard.images.ExtraDependencies;
+import dev.dockyard.secrets.SealedString;
+import dev.dockyard.workspace.RepositorySpec;
 import jakarta.persistence.Column;
+import jakarta.persistence.Convert;
 import jakarta.persistence.Entity;
 import jakarta.persistence.EnumType;
 import jakarta.persistence.Enumerated;
@@ -10,6 +15,9 @@ import jakarta.persistence.Table;
 import jakarta.persistence.UniqueConstraint;
 import jakarta.persistence.Version;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * One sandbox runtime serving one agent conversation: what was asked for, where it runs and where
@@ -84,7 +92,7 @@ public class SandboxRuntime {
 
     /** Sealed at rest, never in an answer; kept so that a replacement or a refresh can inject it again. */
     @Column(name = "LLM_API_KEY", length = 2000)
-    @jakarta.persistence.Convert(converter = dev.dockyard.secrets.SealedString.class)
+    @Convert(converter = SealedString.class)
     private String llmApiKey;
 
     /**
@@ -93,7 +101,7 @@ public class SandboxRuntime {
      * migration gets it again.
      */
     @Column(name = "SANDBOX_ENV", length = 32000)
-    @jakarta.persistence.Convert(converter = dev.dockyard.secrets.SealedString.class)
+    @Convert(converter = SealedString.class)
     private String sandboxEnv;
 
     /** The image the sandbox runs: the requested one, or the runtime image built from it as a base. */
@@ -117,7 +125,7 @@ public class SandboxRuntime {
     private String replaces;
 
     @Column(name = "SESSION_KEY", nullable = false, length = 256)
-    @jakarta.persistence.Convert(converter = dev.dockyard.secrets.SealedString.class)
+    @Convert(converter = SealedString.class)
     private String sessionKey;
 
     private double cpus;
@@ -196,7 +204,7 @@ public class SandboxRuntime {
     }
 
     /** Records the agent the runtime serves and its LLM settings (the key sealed at rest). */
-    public void configuredFor(String agentName, dev.dockyard.agents.LlmSettings llm) {
+    public void configuredFor(String agentName, LlmSettings llm) {
         this.agent = agentName;
         this.llmModel = llm.model();
         this.llmBaseUrl = llm.baseUrl();
@@ -223,29 +231,29 @@ public class SandboxRuntime {
     }
 
     /** Records the request's own variables for the sandbox (sealed at rest, injected after ready). */
-    public void withEnvironment(java.util.Map<String, String> environment) {
+    public void withEnvironment(Map<String, String> environment) {
         this.sandboxEnv = RuntimeSettingsJson.environment(environment);
     }
 
     /** The request's own variables, for injection only. */
-    public java.util.Map<String, String> environment() {
+    public Map<String, String> environment() {
         return RuntimeSettingsJson.environment(sandboxEnv);
     }
 
-    public void withRepository(dev.dockyard.workspace.RepositorySpec spec) {
+    public void withRepository(RepositorySpec spec) {
         this.repository = spec == null ? null : spec.toJson();
     }
 
-    public java.util.Optional<dev.dockyard.workspace.RepositorySpec> repository() {
-        return java.util.Optional.ofNullable(repository).map(dev.dockyard.workspace.RepositorySpec::fromJson);
+    public Optional<RepositorySpec> repository() {
+        return Optional.ofNullable(repository).map(RepositorySpec::fromJson);
     }
 
-    public void withPlugins(java.util.List<String> names) {
+    public void withPlugins(List<String> names) {
         this.plugins = names.isEmpty() ? null : String.join(",", names);
     }
 
-    public java.util.List<String> plugins() {
-        return plugins == null ? java.util.List.of() : java.util.List.of(plugins.split(","));
+    public List<String> plugins() {
+        return plugins == null ? List.of() : List.of(plugins.split(","));
     }
 
     public void runsImage(String image) {
@@ -256,11 +264,11 @@ public class SandboxRuntime {
         return runtimeImage;
     }
 
-    public void withExtraDependencies(dev.dockyard.images.ExtraDependencies extra) {
+    public void withExtraDependencies(ExtraDependencies extra) {
         this.extraDeps = RuntimeSettingsJson.extraDependencies(extra);
     }
 
-    public dev.dockyard.images.ExtraDependencies extraDependencies() {
+    public ExtraDependencies extraDependencies() {
         return RuntimeSettingsJson.extraDependencies(extraDeps);
     }
 

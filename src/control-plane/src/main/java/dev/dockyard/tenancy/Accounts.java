@@ -1,6 +1,7 @@
 package dev.dockyard.tenancy;
 
 import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.runtime.RuntimeStatus;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -8,6 +9,7 @@ import jakarta.persistence.LockModeType;
 import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
 import java.time.Clock;
+import java.util.List;
 import java.util.Optional;
 
 /** Users, their keys and their quotas. */
@@ -91,8 +93,8 @@ public class Accounts {
         Object[] use = em.createQuery("select count(r), coalesce(sum(r.cpus), 0), coalesce(sum(r.memoryMb), 0) "
                         + "from SandboxRuntime r where r.userId = :user and r.status not in :ended", Object[].class)
                 .setParameter("user", userId)
-                .setParameter("ended", java.util.List.of(dev.dockyard.runtime.RuntimeStatus.STOPPED,
-                        dev.dockyard.runtime.RuntimeStatus.ERROR))
+                .setParameter("ended", List.of(RuntimeStatus.STOPPED,
+                        RuntimeStatus.ERROR))
                 .getSingleResult();
         long runtimes = ((Number) use[0]).longValue();
         double usedCpus = ((Number) use[1]).doubleValue();

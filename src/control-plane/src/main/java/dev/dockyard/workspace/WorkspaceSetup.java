@@ -6,6 +6,7 @@ import dev.dockyard.runtime.executor.ExecutorClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
+import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
 import java.io.StringReader;
 import java.net.URI;
@@ -61,7 +62,7 @@ public class WorkspaceSetup {
         JsonObject observation;
         try (var reader = Json.createReader(new StringReader(answer.body()))) {
             observation = reader.readObject();
-        } catch (jakarta.json.JsonException | ClassCastException e) {
+        } catch (JsonException | ClassCastException e) {
             throw new BackendException(what + ": the executor's answer is not an observation");
         }
         String content = observation.getString("content", "");

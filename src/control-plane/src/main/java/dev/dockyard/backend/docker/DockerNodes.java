@@ -7,6 +7,7 @@ import com.github.dockerjava.zerodep.ZerodepDockerHttpClient;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.images.RuntimeImageBuilder;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -109,7 +110,7 @@ public class DockerNodes implements BackendNodes {
     }
 
     @Override
-    public dev.dockyard.images.RuntimeImageBuilder images(String node) {
+    public RuntimeImageBuilder images(String node) {
         DockerImageBuilder builder = builders.get(node == null ? defaultNode() : node);
         if (builder == null) {
             throw new UnknownNodeException(node, names());

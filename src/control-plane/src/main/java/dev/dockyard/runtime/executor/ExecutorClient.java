@@ -1,18 +1,23 @@
 package dev.dockyard.runtime.executor;
 
+import dev.dockyard.backend.BackendException;
+import dev.dockyard.runtime.provisioning.SandboxConfiguration;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.json.Json;
+import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.StringReader;
 import java.net.HttpURLConnection;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
@@ -42,12 +47,12 @@ public class ExecutorClient {
         try {
             HttpResponse<String> answer = http.send(request, HttpResponse.BodyHandlers.ofString());
             if (answer.statusCode() == 503 && answer.body().contains("\"failed\"")) {
-                try (var reader = Json.createReader(new java.io.StringReader(answer.body()))) {
+                try (var reader = Json.createReader(new StringReader(answer.body()))) {
                     JsonObject failed = reader.readObject();
                     if ("failed".equals(failed.getString("status", ""))) {
                         throw new PluginFailedException(failed.getString("plugin", "?"), failed.getString("detail", ""));
                     }
-                } catch (jakarta.json.JsonException notJson) {
+                } catch (JsonException notJson) {
                     return false;
                 }
             }
@@ -116,10 +121,10 @@ public class ExecutorClient {
      * it is built here, sent, and never logged; a failure names the status only.
      */
     public void configure(URI executor, String sessionKey,
-                          dev.dockyard.runtime.provisioning.SandboxConfiguration configuration) {
-        jakarta.json.JsonObjectBuilder vars = Json.createObjectBuilder();
+                          SandboxConfiguration configuration) {
+        JsonObjectBuilder vars = Json.createObjectBuilder();
         configuration.env().forEach(vars::add);
-        jakarta.json.JsonObjectBuilder body = Json.createObjectBuilder().add("env", vars);
+        JsonObjectBuilder body = Json.createObjectBuilder().add("env", vars);
         if (configuration.fileAccess() != null) {
             body.add("fileAccess", configuration.fileAccess());
         }
@@ -132,15 +137,15 @@ public class ExecutorClient {
         try {
             int status = http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
             if (status != 204) {
-                throw new dev.dockyard.backend.BackendException("the executor refused the configuration (HTTP "
+                throw new BackendException("the executor refused the configuration (HTTP "
                         + status + ")");
             }
         } catch (IOException e) {
-            throw new dev.dockyard.backend.BackendException("the executor could not be configured: "
+            throw new BackendException("the executor could not be configured: "
                     + e.getClass().getSimpleName());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new dev.dockyard.backend.BackendException("interrupted while configuring the executor");
+            throw new BackendException("interrupted while configuring the executor");
         }
     }
 

@@ -1,21 +1,32 @@
 package dev.dockyard.runtime.provisioning;
 
+import dev.dockyard.agents.LlmSettings;
+import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.credentials.Credentials;
 import dev.dockyard.images.ImageBuild;
 import dev.dockyard.images.RuntimeImages;
 import dev.dockyard.runtime.IllegalTransitionException;
-import dev.dockyard.runtime.RuntimeStatus;
+import dev.dockyard.runtime.RuntimeProgress;
 import dev.dockyard.runtime.RuntimeSecrets;
+import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.StatusEvents;
+import dev.dockyard.runtime.executor.ExecutorClient;
 import dev.dockyard.runtime.lifecycle.RuntimeGates;
+import dev.dockyard.tenancy.Accounts;
+import dev.dockyard.workspace.WorkspaceSetup;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.PersistenceException;
+import jakarta.transaction.TransactionalException;
+import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -62,19 +73,19 @@ public class Provisioner {
     RuntimeImages images;
 
     @Inject
-    dev.dockyard.workspace.WorkspaceSetup workspaceSetup;
+    WorkspaceSetup workspaceSetup;
 
     @Inject
-    dev.dockyard.runtime.StatusEvents statusEvents;
+    StatusEvents statusEvents;
 
     @Inject
     ReadinessProbe readiness;
 
     @Inject
-    dev.dockyard.runtime.executor.ExecutorClient executors;
+    ExecutorClient executors;
 
     @Inject
-    dev.dockyard.credentials.Credentials credentials;
+    Credentials credentials;
 
     @Inject
     SandboxConfigurations configurations;
@@ -86,7 +97,7 @@ public class Provisioner {
     Clock clock;
 
     @Inject
-    dev.dockyard.tenancy.Accounts accounts;
+    Accounts accounts;
 
     @Inject
     RuntimeGates gates;
@@ -128,7 +139,7 @@ public class Provisioner {
         runtime.withRepository(request.repository());
         try {
             accounts.ensure(request.userId(), request.role());
-        } catch (PersistenceException | jakarta.transaction.TransactionalException raced) {
+        } catch (PersistenceException | TransactionalException raced) {
             // a parallel first request created the row: it exists, which is all that matters
         }
         CompletableFuture<RuntimeStatus> settled = track(runtime.id());
@@ -140,7 +151,7 @@ public class Provisioner {
             if (registration.existing() != null) {
                 throw new ConversationBusyException(registration.existing());
             }
-        } catch (PersistenceException | jakarta.transaction.TransactionalException e) {
+        } catch (PersistenceException | TransactionalException e) {
             settling.remove(runtime.id());
             // lost a race for the conversation: the unique constraint fired; report the winner
             Optional<SandboxRuntime> winner = journal.live(request.userId(), request.conversationId());
@@ -182,7 +193,7 @@ public class Provisioner {
                 source.image(), source.cpus(), source.memoryMb(), source.timeoutSeconds(), clock.instant());
         migrated.assignNode(target);
         migrated.ownedBy(config.instance());
-        migrated.configuredFor(source.agent(), new dev.dockyard.agents.LlmSettings(source.llmModel(),
+        migrated.configuredFor(source.agent(), new LlmSettings(source.llmModel(),
                 source.llmBaseUrl(), source.llmApiKey()));
         migrated.withEnvironment(source.environment());
         migrated.withExtraDependencies(source.extraDependencies());
@@ -404,7 +415,7 @@ public class Provisioner {
     private void building(String runtimeId, ImageBuild build) {
         journal.transition(runtimeId, RuntimeStatus.BUILDING_RUNTIME, "Building runtime image "
                 + build.tags().image(build.tags().source()) + " from " + build.baseImage() + " (build " + build.id() + ")");
-        build.follow(line -> statusEvents.progress(new dev.dockyard.runtime.RuntimeProgress(runtimeId, build.id(),
+        build.follow(line -> statusEvents.progress(new RuntimeProgress(runtimeId, build.id(),
                 build.step(), build.steps(), line)));
     }
 
@@ -415,12 +426,12 @@ public class Provisioner {
      */
     private long copyWorkspace(WorkspaceSource source, RuntimeBackend target, String sandboxName) {
         nodes.on(source.node()).pause(source.sandboxName());
-        try (java.io.InputStream archive = nodes.on(source.node()).archive(source.sandboxName(), WORKSPACE);
+        try (InputStream archive = nodes.on(source.node()).archive(source.sandboxName(), WORKSPACE);
              CountingInputStream counted = new CountingInputStream(archive)) {
             target.restore(sandboxName, "/", counted);
             return counted.count();
-        } catch (java.io.IOException e) {
-            throw new dev.dockyard.backend.BackendException("the workspace archive broke off: " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new BackendException("the workspace archive broke off: " + e.getMessage(), e);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.dockyard.runtime.provisioning;
 
+import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.persistence.RuntimeRepository;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
@@ -10,9 +11,12 @@ import dev.dockyard.tenancy.QuotaExceededException;
 import dev.dockyard.tenancy.Role;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import jakarta.persistence.PersistenceException;
 import jakarta.transaction.Transactional;
 import java.time.Clock;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -151,12 +155,12 @@ public class ProvisioningJournal {
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public SandboxRuntime transition(String id, RuntimeStatus next, String message, Consumer<SandboxRuntime> change,
-                                     dev.dockyard.backend.RuntimeBackend backend, String sandboxName,
+                                     RuntimeBackend backend, String sandboxName,
                                      boolean rollback) {
         compensation.removeOnRollback(backend, sandboxName);
         SandboxRuntime runtime = apply(id, next, message, change);
         if (rollback) {
-            throw new jakarta.persistence.PersistenceException("fault injected at step 'record': the transaction "
+            throw new PersistenceException("fault injected at step 'record': the transaction "
                     + "recording the started sandbox rolls back");
         }
         return runtime;
@@ -190,7 +194,7 @@ public class ProvisioningJournal {
 
     /** Every live runtime, read in a transaction of its own. */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public java.util.List<SandboxRuntime> live() {
+    public List<SandboxRuntime> live() {
         return runtimes.live();
     }
 
@@ -199,7 +203,7 @@ public class ProvisioningJournal {
      * reconciler's view may be stale by the time it acts. Returns whether it moved.
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public boolean transitionIf(String id, java.util.Set<RuntimeStatus> expected, RuntimeStatus next, String message) {
+    public boolean transitionIf(String id, Set<RuntimeStatus> expected, RuntimeStatus next, String message) {
         Optional<SandboxRuntime> found = runtimes.lock(id);
         if (found.isEmpty() || !expected.contains(found.get().status())) {
             return false;

@@ -1,5 +1,11 @@
 package dev.dockyard.runtime.provisioning;
 
+import dev.dockyard.agents.AgentProfile;
+import dev.dockyard.agents.LlmSettings;
+import dev.dockyard.images.ExtraDependencies;
+import dev.dockyard.tenancy.Role;
+import dev.dockyard.workspace.RepositorySpec;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -14,11 +20,11 @@ import java.util.Map;
  * @param replace        replace the conversation's live runtime (the new one READY before the old one goes)
  * @param failAt         a step to fail on purpose (fault injection, when enabled), else null
  */
-public record ProvisioningRequest(String userId, dev.dockyard.tenancy.Role role, String conversationId,
-                                  dev.dockyard.agents.AgentProfile agent, dev.dockyard.agents.LlmSettings llm, String image, double cpus, int memoryMb,
+public record ProvisioningRequest(String userId, Role role, String conversationId,
+                                  AgentProfile agent, LlmSettings llm, String image, double cpus, int memoryMb,
                                   int timeoutSeconds, Map<String, String> environment,
-                                  dev.dockyard.images.ExtraDependencies extraDependencies,
-                                  java.util.List<String> plugins, dev.dockyard.workspace.RepositorySpec repository,
+                                  ExtraDependencies extraDependencies,
+                                  List<String> plugins, RepositorySpec repository,
                                   boolean replace,
                                   ProvisioningStep failAt) {
 

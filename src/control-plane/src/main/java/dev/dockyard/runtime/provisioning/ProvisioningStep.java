@@ -1,5 +1,8 @@
 package dev.dockyard.runtime.provisioning;
 
+import java.util.Arrays;
+import java.util.Optional;
+
 /** The steps of bringing a runtime up, named in the ERROR message of the one that failed. */
 public enum ProvisioningStep {
     /** The user's provider credentials validated (and refreshed) before anything is created. */
@@ -29,7 +32,7 @@ public enum ProvisioningStep {
         return label;
     }
 
-    public static java.util.Optional<ProvisioningStep> byLabel(String label) {
-        return java.util.Arrays.stream(values()).filter(s -> s.label.equals(label)).findFirst();
+    public static Optional<ProvisioningStep> byLabel(String label) {
+        return Arrays.stream(values()).filter(s -> s.label.equals(label)).findFirst();
     }
 }

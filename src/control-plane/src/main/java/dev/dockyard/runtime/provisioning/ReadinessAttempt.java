@@ -1,5 +1,6 @@
 package dev.dockyard.runtime.provisioning;
 
+import dev.dockyard.backend.RuntimeBackend;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -11,7 +12,7 @@ public final class ReadinessAttempt {
     /** Asking the backend costs more than a refused connection: only every so many tries. */
     private static final int INSPECT_EVERY = 10;
 
-    private final dev.dockyard.backend.RuntimeBackend backend;
+    private final RuntimeBackend backend;
     private final String sandboxName;
     private final URI executor;
     private final String sessionKey;
@@ -20,7 +21,7 @@ public final class ReadinessAttempt {
     private final Clock clock;
     private int tries;
 
-    public ReadinessAttempt(dev.dockyard.backend.RuntimeBackend backend, String sandboxName, URI executor,
+    public ReadinessAttempt(RuntimeBackend backend, String sandboxName, URI executor,
                             String sessionKey, Duration timeout, Clock clock) {
         this.backend = backend;
         this.sandboxName = sandboxName;
@@ -44,7 +45,7 @@ public final class ReadinessAttempt {
     }
 
     /** The backend (node) running the sandbox, asked whether it died. */
-    dev.dockyard.backend.RuntimeBackend backend() {
+    RuntimeBackend backend() {
         return backend;
     }
 

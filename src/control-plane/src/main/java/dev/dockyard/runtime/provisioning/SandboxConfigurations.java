@@ -4,6 +4,7 @@ import dev.dockyard.agents.AgentCatalog;
 import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.executor.ExecutorClient;
+import dev.dockyard.workspace.RepositorySpec;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.net.URI;
@@ -31,7 +32,7 @@ public class SandboxConfigurations {
         Map<String, String> env = new LinkedHashMap<>(runtime.environment());
         env.putAll(credentials);
         // the repository's credential goes to git's credential helper alone, not to the shell
-        String gitCredential = runtime.repository().map(dev.dockyard.workspace.RepositorySpec::credential).orElse(null);
+        String gitCredential = runtime.repository().map(RepositorySpec::credential).orElse(null);
         String gitToken = gitCredential == null ? null : env.remove(gitCredential);
         env.put("DOCKYARD_AGENT", runtime.agent());
         if (runtime.llmModel() != null) {
@@ -44,7 +45,7 @@ public class SandboxConfigurations {
             env.put("LLM_API_KEY", runtime.llmApiKey());
         }
         String fileAccess = agents.find(runtime.agent()).map(AgentProfile::fileAccess).orElse("workspace");
-        String gitScope = runtime.repository().map(dev.dockyard.workspace.RepositorySpec::credentialScope).orElse(null);
+        String gitScope = runtime.repository().map(RepositorySpec::credentialScope).orElse(null);
         return new SandboxConfiguration(env, fileAccess, gitToken, gitToken == null ? null : gitScope);
     }
 

@@ -1,6 +1,10 @@
 package dev.dockyard.runtime.provisioning;
 
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.credentials.CredentialException;
+import dev.dockyard.images.ImageBuildException;
+import jakarta.persistence.PersistenceException;
+import jakarta.transaction.TransactionalException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.StringJoiner;
@@ -31,11 +35,11 @@ final class StepTimer {
             }
             return action.get();
         } catch (BackendException | ReadinessProbe.SandboxNotReadyException
-                 | dev.dockyard.credentials.CredentialException | dev.dockyard.images.ImageBuildException e) {
+                 | CredentialException | ImageBuildException e) {
             throw new StepFailedException(step, e.getMessage(), e);
         } catch (FaultToleranceException e) {
             throw new StepFailedException(step, "gave up waiting: " + e.getMessage(), e);
-        } catch (jakarta.transaction.TransactionalException | jakarta.persistence.PersistenceException e) {
+        } catch (TransactionalException | PersistenceException e) {
             throw new StepFailedException(step, "the database refused the record (" + e + ")", e);
         } finally {
             millis.put(step, (System.nanoTime() - start) / 1_000_000);
