@@ -397,24 +397,31 @@ public final class BashSession implements AutoCloseable {
         write(pieces.toString());
     }
 
-    /** Whether the shell's terminal is in canonical (line) mode now, as {@code stty} reports it. */
-    private boolean canonicalTerminal() throws IOException {
+    /**
+     * Whether the shell's terminal is in canonical (line) mode now, as {@code stty} reports it.
+     * Canonical is the mode the shell set up, so it is the answer when the mode cannot be read.
+     */
+    private boolean canonicalTerminal() {
         Optional<ProcessHandle> shell = process.children().findFirst();
         if (shell.isEmpty()) {
             return true;
         }
-        Path tty = Files.readSymbolicLink(Path.of("/proc", String.valueOf(shell.get().pid()), "fd", "0"));
-        Process stty = new ProcessBuilder("stty", "-a", "-F", tty.toString()).redirectErrorStream(true).start();
-        String settings = new String(stty.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         try {
+            Path tty = Files.readSymbolicLink(Path.of("/proc", String.valueOf(shell.get().pid()), "fd", "0"));
+            Process stty = new ProcessBuilder("stty", "-a", "-F", tty.toString()).redirectErrorStream(true).start();
+            String settings = new String(stty.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!stty.waitFor(5, TimeUnit.SECONDS) || stty.exitValue() != 0) {
-                throw new IOException("stty could not read the terminal's mode: " + settings.strip());
+                LOG.fine(() -> "stty could not read the terminal's mode: " + settings.strip());
+                return true;
             }
+            return !settings.contains("-icanon");
+        } catch (IOException e) {
+            LOG.log(Level.FINE, "the terminal's mode is unknown", e);
+            return true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IOException("interrupted", e);
+            return true;
         }
-        return !settings.contains("-icanon");
     }
 
     private static String clean(String output) {

@@ -192,6 +192,13 @@ class BashSessionTest {
     }
 
     @Test
+    void shouldSendALongInputLineUnchangedToAProgramInRawMode() throws Exception {
+        run("stty -icanon min 1; read -r line; stty icanon; echo ${#line}");
+        // in raw mode an end-of-file character would be one more character of the line
+        assertEquals("10000", input("r".repeat(10_000)).content());
+    }
+
+    @Test
     void shouldStartAgainAfterExit() throws Exception {
         CmdOutputObservation obs = run("exit");
         assertTrue(obs.metadata().suffix().contains("shell exited"), obs.metadata().suffix());
