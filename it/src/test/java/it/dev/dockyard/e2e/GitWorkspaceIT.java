@@ -11,6 +11,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,6 +36,8 @@ class GitWorkspaceIT {
             "printf -- '---\\nname: repo-guide\\ntype: repo\\n---\\nRun make test.\\n' > .openhands/microagents/repo.md",
             "printf -- '---\\ntriggers:\\n  - docker\\n---\\nNo docker daemon here.\\n' > .openhands/microagents/docker.md",
             "printf '#!/bin/bash\\necho setup-ran > setup-marker.txt\\n' > .openhands/setup.sh",
+            // longer than the 30,000 characters of one command's output: must still come back whole
+            "mkdir -p .dockyard/microagents && seq -f 'knowledge line %g' 1 2500 > .dockyard/microagents/long.md",
             "echo hello > README.md && git add -A && git commit -q -m init",
             "git clone -q --bare /tmp/src /tmp/srv/repo.git && git -C /tmp/srv/repo.git update-server-info",
             // a repository whose setup script prints the runtime's secrets, then fails
@@ -125,7 +129,12 @@ class GitWorkspaceIT {
 
             JsonObject microagents = user.get("runtimes/" + id + "/microagents").json();
             List<JsonObject> agents = microagents.getJsonArray("microagents").getValuesAs(JsonObject.class);
-            assertEquals(2, agents.size(), microagents.toString());
+            assertEquals(3, agents.size(), microagents.toString());
+            JsonObject longOne = agents.stream().filter(a -> a.getString("name").equals("long")).findFirst().orElseThrow();
+            String expected = IntStream.rangeClosed(1, 2500).mapToObj(i -> "knowledge line " + i)
+                    .collect(Collectors.joining("\n"));
+            assertTrue(expected.length() > 40_000);
+            assertEquals(expected, longOne.getString("content"));
             JsonObject docker = agents.stream().filter(a -> a.getString("name").equals("docker")).findFirst().orElseThrow();
             assertEquals("knowledge", docker.getString("type"));
             assertEquals("docker", docker.getJsonArray("triggers").getString(0));

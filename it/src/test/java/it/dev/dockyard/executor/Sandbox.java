@@ -113,6 +113,12 @@ final class Sandbox implements AutoCloseable {
         return execute(action("run", args().add("command", text).add("is_input", true)));
     }
 
+    /** POST /configure (the control plane's push of configuration after ready). */
+    HttpResponse<String> configure(JsonObject body) {
+        return send(request("configure").header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString())));
+    }
+
     /** Brings the shell back to an idle prompt in /workspace, whatever the last test left running. */
     void reset() {
         JsonObject probe = run("cd /workspace");

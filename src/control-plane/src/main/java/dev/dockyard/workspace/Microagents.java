@@ -6,12 +6,18 @@ import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
+import dev.dockyard.backend.BackendException;
+import java.io.ByteArrayOutputStream;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The microagents of a runtime's repository (OpenHands' {@code .openhands/microagents/*.md}, and
@@ -21,7 +27,14 @@ import java.util.Map;
 @ApplicationScoped
 public class Microagents {
 
-    private static final String SEPARATOR = "=====DOCKYARD-MICROAGENT ";
+    /** A microagent is read up to this many bytes; a longer one ends with {@link #cutMarker}. */
+    static final int MAX_FILE_BYTES = 256 * 1024;
+    /**
+     * Bytes read per command: base64 makes them 28,000 characters, under the 30,000 characters an
+     * observation carries, and base64 survives the trimming of trailing whitespace.
+     */
+    static final int CHUNK_BYTES = 21_000;
+    private static final Pattern LISTED = Pattern.compile(" *(\\d+)\t([^\\n]+)");
 
     @Inject
     WorkspaceSetup commands;
@@ -41,27 +54,60 @@ public class Microagents {
         }
     }
 
+    /**
+     * Lists the files with their sizes, then reads each in base64 chunks: one command's output is
+     * cut at 30,000 characters, so a single {@code cat} of everything would lose the middle of any
+     * microagent (or set of them) longer than that.
+     */
     public List<Microagent> of(URI executor, String sessionKey, RepositorySpec repository) {
-        String dir = repository.directory(WorkspaceSetup.WORKSPACE);
-        String listing = commands.run(executor, sessionKey, "reading microagents", "cd " + WorkspaceSetup.quote(dir)
+        String dir = WorkspaceSetup.quote(repository.directory(WorkspaceSetup.WORKSPACE));
+        String listing = commands.run(executor, sessionKey, "listing microagents", "cd " + dir
                 + " 2>/dev/null || exit 0; for f in .openhands/microagents/*.md .dockyard/microagents/*.md; do "
-                + "[ -f \"$f\" ] || continue; printf '\\n" + SEPARATOR + "%s=====\\n' \"$f\"; cat \"$f\"; done",
+                + "if [ -f \"$f\" ]; then printf '%s\\t%s\\n' \"$(wc -c < \"$f\")\" \"$f\"; fi; done",
                 Duration.ofSeconds(30));
-        return parse(listing);
-    }
-
-    static List<Microagent> parse(String listing) {
         List<Microagent> agents = new ArrayList<>();
-        String[] parts = ("\n" + listing).split("\n" + SEPARATOR);
-        for (int i = 1; i < parts.length; i++) {
-            int end = parts[i].indexOf("=====\n");
-            if (end < 0) {
-                continue;
+        for (String line : listing.split("\n")) {
+            Matcher listed = LISTED.matcher(line);
+            if (listed.matches()) {
+                String source = listed.group(2);
+                long size = Long.parseLong(listed.group(1));
+                agents.add(parse(source, read(executor, sessionKey, dir, source, size)));
             }
-            String source = parts[i].substring(0, end);
-            agents.add(parse(source, parts[i].substring(end + 6)));
         }
         return agents;
+    }
+
+    /** The file's text, up to {@link #MAX_FILE_BYTES}, chunk by chunk. */
+    private String read(URI executor, String sessionKey, String dir, String source, long size) {
+        long wanted = Math.min(size, MAX_FILE_BYTES);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream((int) wanted);
+        while (bytes.size() < wanted) {
+            long count = Math.min(CHUNK_BYTES, wanted - bytes.size());
+            String chunk = commands.run(executor, sessionKey, "reading microagent " + source, "cd " + dir
+                    + " && tail -c +" + (bytes.size() + 1) + " -- " + WorkspaceSetup.quote(source) + " | head -c "
+                    + count + " | base64 -w0", Duration.ofSeconds(30)).strip();
+            byte[] decoded;
+            try {
+                decoded = Base64.getDecoder().decode(chunk);
+            } catch (IllegalArgumentException e) {
+                throw new BackendException("reading microagent " + source + ": the sandbox's answer is not base64");
+            }
+            if (decoded.length == 0) {
+                break; // the file shrank since it was listed
+            }
+            bytes.writeBytes(decoded);
+        }
+        String text = bytes.toString(StandardCharsets.UTF_8);
+        if (size <= MAX_FILE_BYTES) {
+            return text;
+        }
+        // the cut may fall inside a character: its replacement is no part of the file
+        return text.replaceAll("\uFFFD+$", "") + cutMarker(source, size);
+    }
+
+    static String cutMarker(String source, long size) {
+        return "\n\n[Microagent cut: " + source + " has " + size + " bytes; only the first " + MAX_FILE_BYTES
+                + " are read.]";
     }
 
     /** Front matter between two "---" lines: key: value, lists as "- item" lines or [a, b]. */

@@ -17,9 +17,12 @@ import dev.dockyard.protocol.Observation;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -45,6 +48,8 @@ public class ActionExecutor implements AutoCloseable {
     private final long startedAtMillis = System.currentTimeMillis();
     private volatile long lastActionAtMillis = startedAtMillis;
     private volatile BashSession shell;
+    private final AtomicBoolean configurationPending = new AtomicBoolean();
+    private final Object configurationFile = new Object();
     private final dev.dockyard.executor.plugins.Plugins plugins;
 
     public ActionExecutor(ExecutorSettings settings, Map<String, String> processEnvironment) throws IOException {
@@ -90,11 +95,28 @@ public class ActionExecutor implements AutoCloseable {
 
     private BashSession startShell() throws IOException {
         BashSession started = BashSession.start(settings.shell(), settings.workspace(), shellEnvironment,
-                settings.noOutputTimeout());
+                settings.noOutputTimeout(), privateDirectory());
+        configurationPending.set(false);
         if (Files.exists(CONFIGURED_ENV)) {
             started.execute(sourceConfigured(), settings.defaultTimeout());
         }
         return started;
+    }
+
+    /**
+     * Where long commands are written for the shell to source: the configuration's directory
+     * (700, the sandbox user's); outside a sandbox, where that cannot be made, a private
+     * temporary directory.
+     */
+    private static Path privateDirectory() throws IOException {
+        Path dir = CONFIGURED_ENV.getParent();
+        try {
+            return Files.createDirectories(dir);
+        } catch (IOException e) {
+            LOG.log(Level.FINE, "no " + dir + "; long commands go to a temporary directory", e);
+            return Files.createTempDirectory("dockyard-shell", PosixFilePermissions.asFileAttribute(
+                    PosixFilePermissions.fromString("rwx------")));
+        }
     }
 
     private static CmdRunAction sourceConfigured() {
@@ -102,33 +124,66 @@ public class ActionExecutor implements AutoCloseable {
                 dev.dockyard.protocol.SecurityRisk.LOW, null);
     }
 
+    /** How configuration reached the persistent shell. */
+    public enum Delivery {
+        /** Sourced into the shell before the answer. */
+        SOURCED,
+        /** A command was running: the shell sources it before the next command the agent runs. */
+        PENDING
+    }
+
     /**
      * Configuration pushed by the control plane after the executor is ready (warm sandboxes are
-     * configured late): variables are written to a file only the sandbox user can read and
-     * sourced into the persistent shell (and into any shell started later); they never pass
-     * through a command line, a process argument or an observation.
+     * configured late, credentials are refreshed): variables are written to a file only the
+     * sandbox user can read and sourced into the persistent shell (and into any shell started
+     * later); they never pass through a command line, a process argument or an observation.
+     *
+     * <p>A running command must neither hold this call (an action may block for minutes) nor make
+     * the shell miss the values: when the shell is busy, the file is sourced, hidden, just before
+     * the next command the agent runs in it.
      */
-    public void configure(Map<String, String> variables, String fileAccess) throws IOException {
-        turn.lock();
-        try {
+    public Delivery configure(Map<String, String> variables, String fileAccess) throws IOException {
+        synchronized (configurationFile) {
             StringBuilder script = new StringBuilder("# written by the Dockyard executor\n");
             variables.forEach((k, v) -> script.append("export ").append(k).append('=')
                     .append(BashSession.shellQuote(v)).append('\n'));
             Path dir = CONFIGURED_ENV.getParent();
             Files.createDirectories(dir);
             Path tmp = Files.createTempFile(dir, "env", ".tmp",
-                    java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             Files.writeString(tmp, script.toString());
-            Files.move(tmp, CONFIGURED_ENV, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-            if (fileAccess != null) {
-                guard.allowAnywhere("anywhere".equalsIgnoreCase(fileAccess));
-            }
-            liveShell().execute(sourceConfigured(), settings.defaultTimeout());
-            plugins.configure(variables);
+            Files.move(tmp, CONFIGURED_ENV, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            // set only once the file is in place, so whoever clears it sources these values
+            configurationPending.set(true);
+        }
+        if (fileAccess != null) {
+            guard.allowAnywhere("anywhere".equalsIgnoreCase(fileAccess));
+        }
+        plugins.configure(variables);
+        if (!turn.tryLock()) {
+            return configurationPending.get() ? Delivery.PENDING : Delivery.SOURCED;
+        }
+        try {
+            liveShell();
+            sourcePendingConfiguration();
+            return configurationPending.get() ? Delivery.PENDING : Delivery.SOURCED;
         } finally {
             turn.unlock();
+        }
+    }
+
+    /** With the turn held: sources the configuration file if it changed and the shell is idle. */
+    private void sourcePendingConfiguration() throws IOException {
+        if (!configurationPending.compareAndSet(true, false)) {
+            return;
+        }
+        boolean sourced = false;
+        try {
+            sourced = shell.runIfIdle(sourceConfigured(), settings.defaultTimeout());
+        } finally {
+            if (!sourced) {
+                configurationPending.set(true);
+            }
         }
     }
 
@@ -145,11 +200,9 @@ public class ActionExecutor implements AutoCloseable {
         turn.lock();
         try {
             Path tmp = Files.createTempFile(GIT_TOKEN.getParent(), "git", ".tmp",
-                    java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-                            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             Files.writeString(tmp, token);
-            Files.move(tmp, GIT_TOKEN, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            Files.move(tmp, GIT_TOKEN, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             Process git = new ProcessBuilder("git", "config", "--global", "credential." + scope + ".helper",
                     settings.bundle().resolve("bin/git-credential-dockyard").toString())
                     .redirectErrorStream(true).start();
@@ -187,7 +240,11 @@ public class ActionExecutor implements AutoCloseable {
                 Path cwd = run.cwd() == null ? liveShell().workingDirectory() : Path.of(run.cwd());
                 return StaticCommand.run(settings.shell(), run, cwd, shellEnvironment, timeout);
             }
-            return liveShell().execute(run, timeout);
+            BashSession live = liveShell();
+            if (!run.isInput() && !run.command().isBlank()) {
+                sourcePendingConfiguration();
+            }
+            return live.execute(run, timeout);
         }
         if (action instanceof FileReadAction read) {
             if ("oh_aci".equals(read.implSource()) || read.viewRange() != null) {

@@ -1,5 +1,6 @@
 package dev.dockyard.executor.api;
 
+import dev.dockyard.executor.ActionExecutor;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
@@ -11,6 +12,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.io.IOException;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Pattern;
 
@@ -19,10 +21,16 @@ import java.util.regex.Pattern;
  * "workspace"|"anywhere", "gitToken": "..."}} from the control plane after the executor is ready.
  * The git token is for git alone (its credential helper), never the shell's environment. Answers
  * 204 and never echoes a value.
+ *
+ * <p>204 means the values are stored and will be in the persistent shell before the agent's next
+ * command runs there: sourced at once when the shell is idle, or, while a command runs, just
+ * before the next one. Header {@value #DELIVERY_HEADER} says which ({@code sourced} or
+ * {@code pending}).
  */
 @Path("configure")
 public class ConfigureResource {
 
+    static final String DELIVERY_HEADER = "Dockyard-Shell-Configuration";
     private static final Pattern NAME = Pattern.compile("^[A-Za-z_][A-Za-z0-9_]*$");
     private final ExecutorLifecycle lifecycle;
 
@@ -55,8 +63,9 @@ public class ConfigureResource {
             return ActionResource.detail(Response.Status.BAD_REQUEST, "gitToken needs gitScope: the scheme, host "
                     + "and port of the one server git may send it to");
         }
+        ActionExecutor.Delivery delivery;
         try {
-            lifecycle.executor().configure(env, fileAccess);
+            delivery = lifecycle.executor().configure(env, fileAccess);
             if (gitToken != null) {
                 lifecycle.executor().configureGit(gitToken, gitScope);
             }
@@ -64,6 +73,6 @@ public class ConfigureResource {
             return ActionResource.detail(Response.Status.INTERNAL_SERVER_ERROR, "Configuration failed: "
                     + e.getClass().getSimpleName());
         }
-        return Response.noContent().build();
+        return Response.noContent().header(DELIVERY_HEADER, delivery.name().toLowerCase(Locale.ROOT)).build();
     }
 }

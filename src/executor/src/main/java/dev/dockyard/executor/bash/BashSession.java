@@ -11,6 +11,7 @@ import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +33,13 @@ import java.util.logging.Logger;
  * no-output timeout) keeps running; the observation says so and the agent may then send an empty
  * command to read more, {@code is_input} text, or a control key. A new command is refused while
  * one still runs. Not thread-safe by design: the caller runs one action at a time.
+ *
+ * <p>The terminal is in canonical mode (that is what makes {@code C-d} an end of input for
+ * {@code cat}), and canonical mode keeps at most 4095 bytes of a line, interprets control
+ * characters and turns a carriage return into a newline. So a command is typed only when it is
+ * short and plain; anything else is written to a file in the shell's private directory (the
+ * sandbox user's, mode 600) and sourced by a short typed line: it runs in the current shell, as
+ * one unit, exactly as sent. Long {@code is_input} lines are pushed to the reader in pieces.
  */
 public final class BashSession implements AutoCloseable {
 
@@ -42,6 +50,11 @@ public final class BashSession implements AutoCloseable {
             + "send keys (\"C-c\", \"C-z\", \"C-d\") to interrupt/kill the previous command before sending your "
             + "new command, or use the timeout parameter in execute_bash for future commands.";
     static final String CONTINUED_PREFIX = "[Below is the output of the previous command.]\n";
+    /** Below the terminal's 4095-byte line: longer commands go through a file. */
+    static final int MAX_TYPED_BYTES = 4000;
+    /** One piece of a long input line, in chars: at most 4 bytes each, below the terminal's line. */
+    static final int INPUT_PIECE_CHARS = 1000;
+    private static final char END_OF_FILE = '\u0004';
     private static final Map<String, Character> CONTROL_KEYS = Map.of("C-c", '\u0003', "C-z", '\u001a', "C-d", '\u0004');
 
     private final Process process;
@@ -50,15 +63,20 @@ public final class BashSession implements AutoCloseable {
     private final OutputBuffer buffer = new OutputBuffer();
     private final String pythonPath;
     private final Duration noOutputTimeout;
+    private final Path scripts;
 
     // all guarded by lock
+    private long scriptCount;
+    /** The file the running (or last) long command was sourced from; removed once it is done. */
+    private Path script;
     private long lastOutputNanos = System.nanoTime();
     private boolean exited;
     private boolean running;
     private CmdOutputMetadata lastPrompt;
 
-    private BashSession(Process process, String pythonPath, Duration noOutputTimeout) {
+    private BashSession(Process process, String pythonPath, Duration noOutputTimeout, Path scripts) {
         this.process = process;
+        this.scripts = scripts;
         this.terminal = process.getOutputStream();
         this.pythonPath = pythonPath;
         this.noOutputTimeout = noOutputTimeout;
@@ -68,9 +86,10 @@ public final class BashSession implements AutoCloseable {
      * Starts bash in {@code workdir} and waits for its first prompt.
      *
      * @param environment the variables the shell inherits (secrets of the executor already removed)
+     * @param scripts a directory only the sandbox user can read, for commands too long to type
      */
     public static BashSession start(String shell, Path workdir, Map<String, String> environment,
-                                    Duration noOutputTimeout) throws IOException {
+                                    Duration noOutputTimeout, Path scripts) throws IOException {
         String bash = shell + " --noediting --noprofile --norc -i";
         // A signal ignored when a shell starts stays ignored for everything it runs, and a parent
         // started in the background (nohup, `cmd &` in a script) ignores SIGINT: C-c would then do
@@ -85,7 +104,7 @@ public final class BashSession implements AutoCloseable {
         builder.environment().putIfAbsent("TERM", "xterm-256color");
         builder.environment().putIfAbsent("PAGER", "cat");
         builder.environment().putIfAbsent("GIT_PAGER", "cat");
-        BashSession session = new BashSession(builder.start(), findPython(environment), noOutputTimeout);
+        BashSession session = new BashSession(builder.start(), findPython(environment), noOutputTimeout, scripts);
         session.startReader();
         session.initialise(workdir);
         return session;
@@ -169,6 +188,7 @@ public final class BashSession implements AutoCloseable {
                     lastPrompt = done.get().metadata();
                     buffer.discardBefore(done.get().end());
                     running = false;
+                    forgetScript();
                 }
             }
             if (exited) {
@@ -188,7 +208,7 @@ public final class BashSession implements AutoCloseable {
                 }
                 buffer.clear();
                 lastOutputNanos = System.nanoTime();
-                write(asOneUnit(command) + "\n");
+                write(typedLine(asOneUnit(command)));
                 running = true;
             } else {
                 prefix = CONTINUED_PREFIX;
@@ -196,7 +216,7 @@ public final class BashSession implements AutoCloseable {
                     write(String.valueOf(CONTROL_KEYS.get(command)));
                     keySuffix = " CTRL+" + Character.toUpperCase(command.charAt(2)) + " was sent.";
                 } else if (action.isInput()) {
-                    write(command + "\n");
+                    writeInput(command);
                 } else if (!command.isEmpty()) {
                     String output = takeUnconsumed();
                     var metadata = CmdOutputMetadata.unknown().withNotes(CONTINUED_PREFIX,
@@ -209,6 +229,33 @@ public final class BashSession implements AutoCloseable {
                 lastOutputNanos = System.nanoTime();
             }
             return awaitCompletion(command, action, hardTimeout, prefix, keySuffix);
+        }
+    }
+
+    /**
+     * Runs a command of the executor's own (its observation is nobody's) unless the agent's
+     * command is still running; a command that ended unseen counts as done, as for
+     * {@link #execute}.
+     *
+     * @return whether it ran to its prompt with exit code 0
+     */
+    public boolean runIfIdle(CmdRunAction action, Duration hardTimeout) throws IOException {
+        synchronized (lock) {
+            if (running) {
+                Optional<Prompt.Match> done = Prompt.find(buffer, pythonPath);
+                if (done.isEmpty()) {
+                    return false;
+                }
+                lastPrompt = done.get().metadata();
+                buffer.discardBefore(done.get().end());
+                running = false;
+                forgetScript();
+            }
+            if (exited) {
+                return false;
+            }
+            CmdOutputObservation result = execute(action, hardTimeout);
+            return !running && result.metadata().exitCode() == 0;
         }
     }
 
@@ -252,6 +299,7 @@ public final class BashSession implements AutoCloseable {
         String output = clean(buffer.substring(Math.min(buffer.consumed(), prompt.start()), prompt.start()));
         buffer.discardBefore(prompt.end());
         running = false;
+        forgetScript();
         lastPrompt = prompt.metadata();
         var metadata = prompt.metadata().withNotes(prefix,
                 "\n[The command completed with exit code " + prompt.metadata().exitCode() + "." + keySuffix + "]");
@@ -274,6 +322,106 @@ public final class BashSession implements AutoCloseable {
      */
     static String asOneUnit(String command) {
         return command.indexOf('\n') < 0 ? command : "{\n" + command + "\n}";
+    }
+
+    /**
+     * What is typed for a command: the command itself when the terminal passes it on untouched,
+     * else a line that sources it from a file. {@code source} reads the whole file before it runs
+     * anything, keeps {@code $?}, and its status is the command's; the backslash keeps an alias
+     * named {@code builtin} out of the way.
+     */
+    private String typedLine(String unit) throws IOException {
+        forgetScript();
+        if (typeable(unit)) {
+            return unit + "\n";
+        }
+        Files.createDirectories(scripts);
+        Path file = scripts.resolve("command-" + ProcessHandle.current().pid() + "-" + (++scriptCount) + ".sh");
+        Files.deleteIfExists(file);
+        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.writeString(file, unit + "\n", StandardCharsets.UTF_8);
+        script = file;
+        return "\\builtin source " + shellQuote(file.toString()) + "\n";
+    }
+
+    /** Short, and nothing the terminal would act on (a carriage return, C-c, C-u, DEL...). */
+    static boolean typeable(String unit) {
+        if (unit.length() > MAX_TYPED_BYTES || unit.getBytes(StandardCharsets.UTF_8).length > MAX_TYPED_BYTES) {
+            return false;
+        }
+        for (int i = 0; i < unit.length(); i++) {
+            char c = unit.charAt(i);
+            if (c < ' ' && c != '\n' && c != '\t' || c == '\u007f') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void forgetScript() {
+        if (script != null) {
+            try {
+                Files.deleteIfExists(script);
+            } catch (IOException e) {
+                LOG.log(Level.FINE, "could not remove " + script, e);
+            }
+            script = null;
+        }
+    }
+
+    /**
+     * Text for the running program. A line of the terminal holds at most 4095 bytes in canonical
+     * mode; a longer one is sent in pieces, each pushed to the reader by an end-of-file character
+     * (which, after text on the line, ends a read without ending the input), so a program reading
+     * lines gets the whole line. A program that switched the terminal to raw mode has no such
+     * limit and gets the text as it is.
+     */
+    private void writeInput(String text) throws IOException {
+        String line = text + "\n";
+        if (line.getBytes(StandardCharsets.UTF_8).length <= MAX_TYPED_BYTES || !canonicalTerminal()) {
+            write(line);
+            return;
+        }
+        StringBuilder pieces = new StringBuilder(line.length() + line.length() / INPUT_PIECE_CHARS + 1);
+        int sinceBreak = 0;
+        for (int i = 0; i < line.length(); i++) {
+            char c = line.charAt(i);
+            boolean pairContinues = Character.isLowSurrogate(c);
+            if (sinceBreak >= INPUT_PIECE_CHARS && !pairContinues) {
+                pieces.append(END_OF_FILE);
+                sinceBreak = 0;
+            }
+            pieces.append(c);
+            sinceBreak = c == '\n' ? 0 : sinceBreak + 1;
+        }
+        write(pieces.toString());
+    }
+
+    /**
+     * Whether the shell's terminal is in canonical (line) mode now, as {@code stty} reports it.
+     * Canonical is the mode the shell set up, so it is the answer when the mode cannot be read.
+     */
+    private boolean canonicalTerminal() {
+        Optional<ProcessHandle> shell = process.children().findFirst();
+        if (shell.isEmpty()) {
+            return true;
+        }
+        try {
+            Path tty = Files.readSymbolicLink(Path.of("/proc", String.valueOf(shell.get().pid()), "fd", "0"));
+            Process stty = new ProcessBuilder("stty", "-a", "-F", tty.toString()).redirectErrorStream(true).start();
+            String settings = new String(stty.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!stty.waitFor(5, TimeUnit.SECONDS) || stty.exitValue() != 0) {
+                LOG.fine(() -> "stty could not read the terminal's mode: " + settings.strip());
+                return true;
+            }
+            return !settings.contains("-icanon");
+        } catch (IOException e) {
+            LOG.log(Level.FINE, "the terminal's mode is unknown", e);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return true;
+        }
     }
 
     private static String clean(String output) {
@@ -321,6 +469,9 @@ public final class BashSession implements AutoCloseable {
 
     @Override
     public void close() {
+        synchronized (lock) {
+            forgetScript();
+        }
         process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
     }

@@ -16,7 +16,8 @@ import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
-import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -31,10 +32,17 @@ import java.util.stream.Stream;
  * the texts agents were trained on. A failed command answers {@code ERROR:\n<why>} in an edit
  * observation, as OpenHands does; every change carries a unified diff (no context lines, the
  * path on both header lines) and can be undone, {@value #HISTORY_PER_FILE} steps back per file.
+ *
+ * <p>The undo history lives in the executor's bounded heap, so it is bounded too: at most
+ * {@value #MAX_HISTORY_FILES} files and {@value #MAX_HISTORY_CHARS} characters in all. Beyond
+ * either, the least recently edited file's history goes first; only when the file being edited
+ * alone is over the budget does it lose its own oldest steps (its newest step is always kept).
  */
 public final class FileEditor {
 
     static final int HISTORY_PER_FILE = 10;
+    static final int MAX_HISTORY_FILES = 64;
+    static final long MAX_HISTORY_CHARS = 32L * 1024 * 1024;
     static final int SNIPPET_CONTEXT = 4;
     static final int MAX_RESPONSE_CHARS = 16_000;
     static final String FILE_TRUNCATED_NOTICE = "<response clipped><NOTE>Due to the max output limit, only part of "
@@ -49,10 +57,20 @@ public final class FileEditor {
             + "indentation, no duplicate lines, etc). Edit the file again if necessary.";
 
     private final PathGuard guard;
-    private final Map<Path, Deque<String>> history = new HashMap<>();
+    private final int maxHistoryFiles;
+    private final long maxHistoryChars;
+    /** In access order: the least recently edited (or undone) file comes first. */
+    private final LinkedHashMap<Path, Deque<String>> history = new LinkedHashMap<>(16, 0.75f, true);
+    private long historyChars;
 
     public FileEditor(PathGuard guard) {
+        this(guard, MAX_HISTORY_FILES, MAX_HISTORY_CHARS);
+    }
+
+    FileEditor(PathGuard guard, int maxHistoryFiles, long maxHistoryChars) {
         this.guard = guard;
+        this.maxHistoryFiles = maxHistoryFiles;
+        this.maxHistoryChars = maxHistoryChars;
     }
 
     /** A refusal with the editor's wording; rendered as {@code ERROR:\n<message>}. */
@@ -324,6 +342,10 @@ public final class FileEditor {
             throw new ToolError("No edit history found for " + path + ".");
         }
         String previous = past.pop();
+        historyChars -= previous.length();
+        if (past.isEmpty()) {
+            history.remove(path);
+        }
         write(path, previous);
         return "Last edit to " + path + " undone successfully. "
                 + numbered(truncate(String.join("\n", lines(previous)), FILE_TRUNCATED_NOTICE), path.toString(), 1);
@@ -392,8 +414,21 @@ public final class FileEditor {
     private void remember(Path path, String text) {
         Deque<String> past = history.computeIfAbsent(path, p -> new ArrayDeque<>());
         past.push(text);
+        historyChars += text.length();
         while (past.size() > HISTORY_PER_FILE) {
-            past.removeLast();
+            historyChars -= past.removeLast().length();
+        }
+        Iterator<Map.Entry<Path, Deque<String>>> leastRecent = history.entrySet().iterator();
+        while ((history.size() > maxHistoryFiles || historyChars > maxHistoryChars) && leastRecent.hasNext()) {
+            Map.Entry<Path, Deque<String>> oldest = leastRecent.next();
+            if (oldest.getKey().equals(path)) {
+                continue;
+            }
+            oldest.getValue().forEach(step -> historyChars -= step.length());
+            leastRecent.remove();
+        }
+        while (historyChars > maxHistoryChars && past.size() > 1) {
+            historyChars -= past.removeLast().length();
         }
     }
 

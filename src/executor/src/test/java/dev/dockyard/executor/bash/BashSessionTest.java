@@ -6,10 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.dockyard.protocol.CmdOutputObservation;
 import dev.dockyard.protocol.CmdRunAction;
 import dev.dockyard.protocol.SecurityRisk;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -23,12 +28,15 @@ class BashSessionTest {
     @TempDir
     Path workspace;
 
+    @TempDir
+    Path scripts;
+
     private BashSession shell;
 
     @BeforeEach
     void start() throws Exception {
         Map<String, String> env = new HashMap<>(System.getenv());
-        shell = BashSession.start("/bin/bash", workspace, env, Duration.ofSeconds(2));
+        shell = BashSession.start("/bin/bash", workspace, env, Duration.ofSeconds(2), scripts);
     }
 
     @AfterEach
@@ -120,9 +128,84 @@ class BashSessionTest {
     }
 
     @Test
+    void shouldRunAHundredThousandByteOneLineCommandExactly() throws Exception {
+        String text = "0123456789abcdefghijklmnopqrstuvwxyz-+=.,:ABCDEFGHIJKLMNOPQRSTUVWXYZ".repeat(2000)
+                .substring(0, 100_000);
+        CmdOutputObservation obs = run("printf %s '" + text + "' | sha256sum");
+        assertEquals(sha256(text) + "  -", obs.content());
+        assertEquals(0, obs.metadata().exitCode());
+        assertEquals("ok", run("echo ok").content(), "the shell takes short commands again");
+        try (Stream<Path> left = Files.list(scripts)) {
+            assertEquals(0, left.count(), "the long command's file is removed once it is done");
+        }
+    }
+
+    @Test
+    void shouldInterruptALongCommandWithCtrlC() throws Exception {
+        CmdOutputObservation obs = shell.execute(new CmdRunAction("echo started; sleep 30 # " + "s".repeat(5000),
+                false, "", true, false, null, false, SecurityRisk.UNKNOWN, 1.0), Duration.ofSeconds(1));
+        assertEquals("started", obs.content());
+        assertEquals(-1, obs.metadata().exitCode());
+        CmdOutputObservation interrupted = input("C-c");
+        assertEquals(130, interrupted.metadata().exitCode());
+        assertEquals("next", run("echo next").content());
+    }
+
+    @Test
+    void shouldRunTheRestOfALineLongerThanTheTerminalLimit() throws Exception {
+        assertEquals("4101", run("echo " + "x".repeat(4100) + " | wc -c").content());
+    }
+
+    @Test
+    void shouldKeepDirectoryAndVariablesSetByALongCommand() throws Exception {
+        run("cd /tmp && export DY_LONG=" + "v".repeat(6000));
+        assertEquals("6000 /tmp", run("echo ${#DY_LONG} $PWD").content());
+        assertEquals("/tmp", shell.workingDirectory().toString());
+    }
+
+    @Test
+    void shouldRunNothingOfALongMultiLineCommandWithASyntaxError() throws Exception {
+        CmdOutputObservation obs = run("echo first-line\necho " + "y".repeat(5000) + "\nif then");
+        assertTrue(obs.content().contains("syntax error"), obs.content());
+        assertTrue(!obs.content().contains("first-line"), obs.content());
+        assertEquals(2, obs.metadata().exitCode());
+    }
+
+    @Test
+    void shouldReportTheExitCodeOfALongCommand() throws Exception {
+        assertEquals(7, run("(exit 7) # " + "z".repeat(5000)).metadata().exitCode());
+    }
+
+    @Test
+    void shouldPassCharactersTheTerminalWouldInterpret() throws Exception {
+        // a carriage return would become a newline and a C-u would erase the line, if typed
+        assertEquals("5", run("printf %s 'a\rb\u0015c' | wc -c").content());
+    }
+
+    @Test
+    void shouldDeliverAnInputLineLongerThanTheTerminalLimit() throws Exception {
+        CmdOutputObservation waiting = run("read -r line; echo ${#line} ${line: -3}");
+        assertTrue(waiting.metadata().suffix().contains("no new output"), waiting.metadata().suffix());
+        CmdOutputObservation answered = input("w".repeat(9997) + "end");
+        assertEquals("10000 end", answered.content());
+        assertEquals(0, answered.metadata().exitCode());
+    }
+
+    @Test
+    void shouldSendALongInputLineUnchangedToAProgramInRawMode() throws Exception {
+        run("stty -icanon min 1; read -r line; stty icanon; echo ${#line}");
+        // in raw mode an end-of-file character would be one more character of the line
+        assertEquals("10000", input("r".repeat(10_000)).content());
+    }
+
+    @Test
     void shouldStartAgainAfterExit() throws Exception {
         CmdOutputObservation obs = run("exit");
         assertTrue(obs.metadata().suffix().contains("shell exited"), obs.metadata().suffix());
         assertTrue(!shell.isAlive());
+    }
+
+    private static String sha256(String text) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
     }
 }

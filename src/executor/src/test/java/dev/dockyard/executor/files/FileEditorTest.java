@@ -121,6 +121,69 @@ class FileEditorTest {
     }
 
     @Test
+    void shouldForgetTheLeastRecentlyEditedFilesBeyondTheFileLimit() throws Exception {
+        int files = FileEditor.MAX_HISTORY_FILES + 6;
+        for (int i = 0; i < files; i++) {
+            Files.writeString(workspace.resolve("f" + i + ".txt"), "old\n");
+            edit("str_replace", file("f" + i + ".txt"), null, "old", "new", null);
+        }
+        for (int i = 0; i < 6; i++) {
+            assertEquals("ERROR:\nNo edit history found for " + file("f" + i + ".txt") + ".",
+                    edit("undo_edit", file("f" + i + ".txt"), null, null, null, null).content());
+        }
+        for (int i = 6; i < files; i++) {
+            edit("undo_edit", file("f" + i + ".txt"), null, null, null, null);
+            assertEquals("old\n", Files.readString(workspace.resolve("f" + i + ".txt")));
+        }
+    }
+
+    @Test
+    void shouldKeepTenStepsWithinTheByteBudgetAndDropTheLeastRecentFileBeyondIt() throws Exception {
+        editor = new FileEditor(new PathGuard(workspace, false), 100, 35_000);
+        String body = "x".repeat(1_000) + "\n";
+        Files.writeString(workspace.resolve("a.txt"), body + "a0\n");
+        for (int i = 1; i <= 12; i++) {
+            edit("str_replace", file("a.txt"), null, "a" + (i - 1), "a" + i, null);
+        }
+        Files.writeString(workspace.resolve("b.txt"), body.repeat(5) + "b0\n");
+        for (int i = 1; i <= 3; i++) {
+            edit("str_replace", file("b.txt"), null, "b" + (i - 1), "b" + i, null);
+        }
+        // a: 10 steps of ~1 KB, b: 3 steps of ~5 KB: within 35,000 characters, everything is kept
+        for (int i = 2; i >= 0; i--) {
+            edit("undo_edit", file("b.txt"), null, null, null, null);
+            assertTrue(Files.readString(workspace.resolve("b.txt")).endsWith("b" + i + "\n"));
+        }
+        for (int i = 1; i <= 3; i++) {
+            edit("str_replace", file("b.txt"), null, "b" + (i - 1), "b" + i, null);
+        }
+        edit("undo_edit", file("a.txt"), null, null, null, null);
+        assertTrue(Files.readString(workspace.resolve("a.txt")).endsWith("a11\n"));
+        // b now grows past the budget: a, the least recently edited, loses its history first
+        for (int i = 4; i <= 6; i++) {
+            edit("str_replace", file("b.txt"), null, "b" + (i - 1), "b" + i, null);
+        }
+        assertEquals("ERROR:\nNo edit history found for " + file("a.txt") + ".",
+                edit("undo_edit", file("a.txt"), null, null, null, null).content());
+        for (int i = 5; i >= 0; i--) {
+            edit("undo_edit", file("b.txt"), null, null, null, null);
+            assertTrue(Files.readString(workspace.resolve("b.txt")).endsWith("b" + i + "\n"));
+        }
+    }
+
+    @Test
+    void shouldKeepTheNewestStepOfAFileLargerThanTheBudget() throws Exception {
+        editor = new FileEditor(new PathGuard(workspace, false), 100, 1_000);
+        Files.writeString(workspace.resolve("big.txt"), "y".repeat(2_000) + "\nc0\n");
+        edit("str_replace", file("big.txt"), null, "c0", "c1", null);
+        edit("str_replace", file("big.txt"), null, "c1", "c2", null);
+        edit("undo_edit", file("big.txt"), null, null, null, null);
+        assertTrue(Files.readString(workspace.resolve("big.txt")).endsWith("c1\n"));
+        assertEquals("ERROR:\nNo edit history found for " + file("big.txt") + ".",
+                edit("undo_edit", file("big.txt"), null, null, null, null).content());
+    }
+
+    @Test
     void shouldViewNumberedLinesAndRanges() throws Exception {
         Files.writeString(workspace.resolve("v.txt"), "a\nb\nc\nd\n");
         FileReadObservation all = (FileReadObservation) editor.view(file("v.txt"), null, workspace);
