@@ -162,15 +162,16 @@ public final class Bench {
 
     /**
      * A minimal HTTP/1.1 client on one kept-alive socket: what is timed is the server's round trip,
-     * not a client library's thread hand-offs (java.net.http adds about a millisecond here).
+     * not a client library's thread hand-offs (java.net.http adds about a millisecond here). Nested
+     * because the benchmark runs as one source file; the latency ITs use it from here.
      */
-    private static final class KeepAlive implements AutoCloseable {
+    public static final class KeepAlive implements AutoCloseable {
         private final java.net.Socket socket;
         private final java.io.BufferedInputStream in;
         private final java.io.OutputStream out;
         private final String host;
 
-        KeepAlive(URI uri) throws IOException {
+        public KeepAlive(URI uri) throws IOException {
             socket = new java.net.Socket(uri.getHost(), uri.getPort());
             socket.setTcpNoDelay(true);
             in = new java.io.BufferedInputStream(socket.getInputStream());
@@ -178,7 +179,8 @@ public final class Bench {
             host = uri.getHost() + ":" + uri.getPort();
         }
 
-        String post(String path, String headerName, String headerValue, String body) throws IOException {
+        /** POSTs JSON and answers the body of a 200 (anything else throws). */
+        public String post(String path, String headerName, String headerValue, String body) throws IOException {
             byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
             String head = "POST " + path + " HTTP/1.1\r\nHost: " + host + "\r\n" + headerName + ": " + headerValue
                     + "\r\nContent-Type: application/json\r\nContent-Length: " + bytes.length + "\r\n\r\n";
