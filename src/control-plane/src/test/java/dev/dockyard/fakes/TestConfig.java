@@ -9,7 +9,7 @@ public class TestConfig extends DockyardConfig {
     public String instance = "test";
     public Duration reconcilerGrace = Duration.ofSeconds(20);
     public Duration disconnectedGrace = Duration.ofSeconds(300);
-    public Duration migrationDrain = Duration.ofSeconds(2);
+    public Duration migrationDrain = Duration.ofMillis(200);
 
     @Override
     public String instance() {

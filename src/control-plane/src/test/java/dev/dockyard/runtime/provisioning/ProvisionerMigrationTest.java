@@ -1,0 +1,163 @@
+package dev.dockyard.runtime.provisioning;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.backend.SandboxState.Phase;
+import dev.dockyard.credentials.Credentials;
+import dev.dockyard.fakes.FakeBackend;
+import dev.dockyard.fakes.FakeNodes;
+import dev.dockyard.fakes.FakeRuntimes;
+import dev.dockyard.fakes.MutableClock;
+import dev.dockyard.fakes.TestConfig;
+import dev.dockyard.images.ExtraDependencies;
+import dev.dockyard.images.ImageBuild;
+import dev.dockyard.images.RuntimeImages;
+import dev.dockyard.runtime.RuntimeSecrets;
+import dev.dockyard.runtime.RuntimeStatus;
+import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.StatusChange;
+import dev.dockyard.runtime.executor.ExecutorClient;
+import dev.dockyard.runtime.lifecycle.RuntimeGates;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
+import java.lang.reflect.Proxy;
+import java.net.URI;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A migration on fake nodes, run on the calling thread: the source is frozen before its workspace
+ * is read and admits no action while it is, goes once the target is READY, and is thawed and
+ * serving again when the move fails.
+ */
+class ProvisionerMigrationTest {
+
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final FakeRuntimes runtimes = new FakeRuntimes();
+    private final FakeNodes nodes = new FakeNodes("local", "node2");
+    private final FakeBackend source = nodes.backend("local");
+    private final FakeBackend target = nodes.backend("node2");
+    private final RuntimeGates gates = new RuntimeGates();
+    private final Provisioner provisioner = new Provisioner();
+    private final List<String> duringArchive = new ArrayList<>();
+    private SandboxRuntime old;
+
+    /** Runs every task at once on the calling thread. */
+    private static ManagedExecutorService inline() {
+        return (ManagedExecutorService) Proxy.newProxyInstance(ProvisionerMigrationTest.class.getClassLoader(),
+                new Class<?>[] {ManagedExecutorService.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("execute")) {
+                        ((Runnable) args[0]).run();
+                        return null;
+                    }
+                    throw new UnsupportedOperationException(method.getName());
+                });
+    }
+
+    @BeforeEach
+    void wire() {
+        RuntimeSecrets secrets = new RuntimeSecrets();
+        ProvisioningJournal journal = Journals.over(runtimes, clock, secrets);
+        journal.compensation = new SandboxCompensation() {
+            @Override
+            public void removeOnRollback(RuntimeBackend backend, String sandboxName) {
+            }
+        };
+        provisioner.journal = journal;
+        provisioner.nodes = nodes;
+        provisioner.clock = clock;
+        provisioner.config = new TestConfig();
+        provisioner.gates = gates;
+        provisioner.secrets = secrets;
+        provisioner.executor = inline();
+        provisioner.credentials = new Credentials() {
+            @Override
+            public Map<String, String> resolveAll(String userId) {
+                return Map.of();
+            }
+        };
+        provisioner.configurations = new SandboxConfigurations() {
+            @Override
+            public SandboxConfiguration of(SandboxRuntime runtime, Map<String, String> credentials) {
+                return new SandboxConfiguration(Map.of(), null, null, null);
+            }
+        };
+        provisioner.images = new RuntimeImages() {
+            @Override
+            public Resolution resolve(String node, String image, ExtraDependencies extra, Consumer<ImageBuild> onBuild) {
+                return new Resolution(image, null);
+            }
+        };
+        provisioner.readiness = new ReadinessProbe() {
+            @Override
+            public void probe(ReadinessAttempt attempt) {
+            }
+        };
+        provisioner.executors = new ExecutorClient() {
+            @Override
+            public void configure(URI executor, String sessionKey, SandboxConfiguration configuration) {
+            }
+        };
+
+        old = new SandboxRuntime("conv", "alice", "fake", "img", 1, 512, 60, clock.instant());
+        old.assignNode("local");
+        runtimes.add(old, new StatusChange(old.id(), old.status(), "requested", clock.instant()));
+        runtimes.record(old.transitionTo(RuntimeStatus.RUNTIME_STARTED, "started", clock.instant()));
+        runtimes.record(old.transitionTo(RuntimeStatus.READY, "ready", clock.instant()));
+        source.put(old.containerName(), old.id(), clock.instant(), Phase.RUNNING);
+        source.onCall(call -> {
+            if (call.startsWith("archive ")) {
+                duringArchive.add("source " + source.phase(old.containerName()));
+                try (RuntimeGates.Pass pass = gates.enterAction(old.id())) {
+                    duringArchive.add("an action was admitted");
+                } catch (RuntimeGates.RuntimeBusyException refused) {
+                    duringArchive.add("actions refused");
+                }
+            }
+        });
+    }
+
+    @Test
+    void shouldFreezeTheSourceForTheCopyAndRemoveItOnceTheTargetIsReady() {
+        SandboxRuntime moved = provisioner.migrate(old.id(), "node2", null);
+
+        assertEquals(List.of("source PAUSED", "actions refused"), duringArchive);
+        List<String> calls = source.calls();
+        assertTrue(calls.indexOf("pause " + old.containerName()) < calls.indexOf("archive " + old.containerName() + " /workspace"),
+                calls.toString());
+        assertEquals(RuntimeStatus.READY, runtimes.find(moved.id()).orElseThrow().status());
+        assertEquals(RuntimeStatus.STOPPED, runtimes.find(old.id()).orElseThrow().status());
+        assertEquals(Phase.MISSING, source.phase(old.containerName()));
+        assertFalse(gates.isMigrating(old.id()));
+    }
+
+    @Test
+    void shouldThawTheSourceAndLetItServeWhenTheMoveFails() {
+        SandboxRuntime moved = provisioner.migrate(old.id(), "node2", ProvisioningStep.READINESS);
+
+        assertEquals(RuntimeStatus.ERROR, runtimes.find(moved.id()).orElseThrow().status());
+        assertEquals(RuntimeStatus.READY, runtimes.find(old.id()).orElseThrow().status());
+        assertEquals(Phase.RUNNING, source.phase(old.containerName()), "thawed");
+        assertEquals(Phase.MISSING, target.phase("dockyard-" + moved.id()), "nothing left on the target");
+        gates.enterAction(old.id()).close();
+    }
+
+    @Test
+    void shouldRefuseAMigrationWhileAnActionRuns() {
+        try (RuntimeGates.Pass action = gates.enterAction(old.id())) {
+            MigrationRefusedException refused = assertThrows(MigrationRefusedException.class,
+                    () -> provisioner.migrate(old.id(), "node2", null));
+            assertTrue(refused.getMessage().contains("still running"), refused.getMessage());
+        }
+        assertEquals(RuntimeStatus.READY, runtimes.find(old.id()).orElseThrow().status());
+        assertEquals(List.of(), target.calls());
+    }
+}
