@@ -18,9 +18,13 @@ import java.util.regex.Pattern;
  * same harm), path (file actions) or URL (browsing), with the risk it implies and a reason. The
  * action's risk is the highest matching rule's, LOW when none matches.
  *
- * <p>Patterns, not a shell parser: they catch the shapes agents and prompt injections actually
- * produce (and their usual spellings), and err towards MEDIUM where a shape is ambiguous. The
- * table is the product's behaviour: change it only with its unit test.
+ * <p>The container is the boundary: what stays in the sandbox's own filesystem is at most MEDIUM,
+ * HIGH is for what reaches beyond it (devices, kernel, engine, network exfiltration), escalates
+ * privilege or destroys the workspace. Writes are rated by their real target, found by a one-pass
+ * shell lexer ({@link ShellWrites}); the rest are patterns that catch the shapes agents and prompt
+ * injections actually produce, and err towards MEDIUM where a shape is ambiguous. The table is
+ * the product's behaviour: change it only with its unit tests and the corpus test (at most 1% of
+ * ordinary agent commands held, every dangerous one held).
  */
 @ApplicationScoped
 public class SecurityAnalyzer {
