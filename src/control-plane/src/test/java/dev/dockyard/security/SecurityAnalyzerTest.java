@@ -241,8 +241,9 @@ class SecurityAnalyzerTest {
         Assessment cell = assess(Json.createObjectBuilder().add("action", "run_ipython")
                 .add("args", Json.createObjectBuilder().add("code", text)).build());
         long millis = (System.nanoTime() - start) / 1_000_000;
-        // linear: ~60 KB of anything takes well under a second; the quadratic paths this caught took 12-400 s
-        assertTrue(millis < 3_000, unit + ": " + millis + " ms");
+        // linear: ~60 KB of anything takes under a second on an idle machine (3 s seen beside a parallel
+        // build); the quadratic paths this caught took 12-400 s. Not a speed target: a blow-up guard.
+        assertTrue(millis < 10_000, unit + ": " + millis + " ms");
         assertTrue(command.risk() != SecurityRisk.UNKNOWN && cell.risk() != SecurityRisk.UNKNOWN);
     }
 
