@@ -151,6 +151,59 @@ class ImageBuilderIT {
     }
 
     @Test
+    void shouldNeverBuildOneTenantsScriptIntoAnothersImage() {
+        JsonObject plain = build(Json.createObjectBuilder().add("baseImage", BASE).build());
+        String versioned = plain.getJsonObject("tags").getString("versioned");
+        String cleanId = DockerCli.inspect(versioned, "{{.Id}}");
+        String run = UUID.randomUUID().toString();
+        // two tenants' extra dependencies, fresh for this run: nothing of theirs is tagged yet
+        JsonObject a = build(Json.createObjectBuilder().add("baseImage", BASE).add("extraDeps", Json
+                .createObjectBuilder().add("script", "echo " + run + " > /opt/a-marker")).build());
+        assertEquals(cleanId, DockerCli.inspect(versioned, "{{.Id}}"),
+                "a build with extra dependencies must leave the clean versioned image where it was");
+        JsonObject b = build(Json.createObjectBuilder().add("baseImage", BASE).add("extraDeps", Json
+                .createObjectBuilder().add("script", "echo " + run + " > /opt/b-marker")).build());
+        assertNotEquals("LOCK", b.getString("path"), b.toString());
+
+        List<String> clean = layerList(versioned);
+        List<String> shared = new ArrayList<>(layerList(a.getString("image")));
+        shared.retainAll(layerList(b.getString("image")));
+        shared.removeAll(clean);
+        assertEquals(List.of(), shared, "B's image holds layers of A's that B never asked for");
+        DockerCli.Result markers = DockerCli.run("run", "--rm", "--entrypoint", "/bin/sh", b.getString("image"), "-c",
+                "ls /opt/a-marker /opt/b-marker 2>&1; true");
+        assertTrue(markers.output().contains("/opt/a-marker: No such file"), markers.output());
+        assertTrue(markers.output().lines().anyMatch("/opt/b-marker"::equals), markers.output());
+        System.out.printf("image build, path %s (+ script, on the clean versioned image): %d ms%n", b.getString("path"),
+                b.getInt("durationMs"));
+    }
+
+    private static List<String> layerList(String image) {
+        return Json.createReader(new java.io.StringReader(layers(image))).readArray().stream()
+                .map(v -> ((jakarta.json.JsonString) v).getString()).toList();
+    }
+
+    @Test
+    void shouldRefuseAUsersBuildScriptUnlessTheSettingAllowsIt() {
+        String userKey = API.post("users", Json.createObjectBuilder().add("userId", "images-script-"
+                + UUID.randomUUID().toString().substring(0, 8)).build()).json().getString("apiKey");
+        DockyardApi user = API.withKey(userKey);
+        DockyardApi.Answer refused = user.provision(Json.createObjectBuilder().add("conversationId", "it-image-script-"
+                + UUID.randomUUID()).add("sandbox", Json.createObjectBuilder().add("image", BASE).add("extraDeps",
+                Json.createObjectBuilder().add("script", "touch /opt/user-was-root"))).build(), 0);
+        try {
+            assertEquals(403, refused.status(), refused.body());
+            assertTrue(refused.contentType().startsWith("application/problem+json"), refused.contentType());
+            assertTrue(refused.json().getString("detail").contains("dockyard.images.scripts"), refused.body());
+            assertEquals(0, user.get("runtimes").json().getJsonArray("runtimes").size(), "nothing was provisioned");
+        } finally {
+            if (refused.status() == 202) {
+                API.delete("runtimes/" + refused.json().getString("id"));
+            }
+        }
+    }
+
+    @Test
     void shouldProvisionOnABaseWithoutJavaWithOneBuildForConcurrentRequests() throws Exception {
         // a fresh source tag for this run: a script of its own
         JsonObject extraDeps = Json.createObjectBuilder().add("script", "echo " + UUID.randomUUID()
