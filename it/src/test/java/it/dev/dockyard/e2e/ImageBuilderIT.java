@@ -26,8 +26,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The runtime image builder on the real engine: the reuse chain's four paths, a base without Java,
- * one build for concurrent provisions, and clear failures. The test control plane tags into
+ * The runtime image builder on the real engine: the reuse chain's four paths, reuse that never
+ * crosses two tenants' extra dependencies, who may run build scripts, a base without Java, one
+ * build for concurrent provisions, and clear failures. The test control plane tags into
  * {@code dockyard/it-runtime} and builds with a copy of the executor bundle that these tests may
  * change; everything tagged there is removed at the end.
  */
