@@ -26,8 +26,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The runtime image builder on the real engine: the reuse chain's four paths, a base without Java,
- * one build for concurrent provisions, and clear failures. The test control plane tags into
+ * The runtime image builder on the real engine: the reuse chain's four paths, reuse that never
+ * crosses two tenants' extra dependencies, who may run build scripts, a base without Java, one
+ * build for concurrent provisions, and clear failures. The test control plane tags into
  * {@code dockyard/it-runtime} and builds with a copy of the executor bundle that these tests may
  * change; everything tagged there is removed at the end.
  */
@@ -148,6 +149,58 @@ class ImageBuilderIT {
         assertEquals(0, jq.exitCode(), jq.output());
         assertTrue(jq.output().contains("extra"), jq.output());
         System.out.printf("image build, path VERSIONED (+ apt jq): %d ms%n", extra.getInt("durationMs"));
+    }
+
+    @Test
+    void shouldNeverBuildOneTenantsScriptIntoAnothersImage() {
+        JsonObject plain = build(Json.createObjectBuilder().add("baseImage", BASE).build());
+        String versioned = plain.getJsonObject("tags").getString("versioned");
+        String cleanId = DockerCli.inspect(versioned, "{{.Id}}");
+        List<String> clean = layerList(versioned);
+        String run = UUID.randomUUID().toString();
+        // two tenants' extra dependencies, fresh for this run: nothing of theirs is tagged yet
+        JsonObject a = build(Json.createObjectBuilder().add("baseImage", BASE).add("extraDeps", Json
+                .createObjectBuilder().add("script", "echo " + run + " > /opt/a-marker")).build());
+        JsonObject b = build(Json.createObjectBuilder().add("baseImage", BASE).add("extraDeps", Json
+                .createObjectBuilder().add("script", "echo " + run + " > /opt/b-marker")).build());
+        assertEquals("VERSIONED", b.getString("path"), b.toString());
+
+        List<String> shared = new ArrayList<>(layerList(a.getString("image")));
+        shared.retainAll(layerList(b.getString("image")));
+        shared.removeAll(clean);
+        assertEquals(List.of(), shared, "B's image holds layers of A's that B never asked for");
+        DockerCli.Result markers = DockerCli.run("run", "--rm", "--entrypoint", "/bin/sh", b.getString("image"), "-c",
+                "for f in a b; do if [ -e /opt/$f-marker ]; then echo $f-present; else echo $f-absent; fi; done");
+        assertEquals("a-absent\nb-present", markers.output().strip(), "what B's image holds of A's and its own");
+        assertEquals(cleanId, DockerCli.inspect(versioned, "{{.Id}}"),
+                "a build with extra dependencies must leave the clean versioned image where it was");
+        System.out.printf("image build, path %s (+ script, on the clean versioned image): %d ms%n", b.getString("path"),
+                b.getInt("durationMs"));
+    }
+
+    private static List<String> layerList(String image) {
+        return Json.createReader(new java.io.StringReader(layers(image))).readArray().stream()
+                .map(v -> ((jakarta.json.JsonString) v).getString()).toList();
+    }
+
+    @Test
+    void shouldRefuseAUsersBuildScriptUnlessTheSettingAllowsIt() {
+        String userKey = API.post("users", Json.createObjectBuilder().add("userId", "images-script-"
+                + UUID.randomUUID().toString().substring(0, 8)).build()).json().getString("apiKey");
+        DockyardApi user = API.withKey(userKey);
+        DockyardApi.Answer refused = user.provision(Json.createObjectBuilder().add("conversationId", "it-image-script-"
+                + UUID.randomUUID()).add("sandbox", Json.createObjectBuilder().add("image", BASE).add("extraDeps",
+                Json.createObjectBuilder().add("script", "touch /opt/user-was-root"))).build(), 0);
+        try {
+            assertEquals(403, refused.status(), refused.body());
+            assertTrue(refused.contentType().startsWith("application/problem+json"), refused.contentType());
+            assertTrue(refused.json().getString("detail").contains("dockyard.images.scripts"), refused.body());
+            assertEquals(0, user.get("runtimes").json().getJsonArray("runtimes").size(), "nothing was provisioned");
+        } finally {
+            if (refused.status() == 202) {
+                API.delete("runtimes/" + refused.json().getString("id"));
+            }
+        }
     }
 
     @Test

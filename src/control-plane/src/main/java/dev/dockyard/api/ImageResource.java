@@ -2,6 +2,7 @@ package dev.dockyard.api;
 
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.Labels;
+import dev.dockyard.images.BuildScriptPolicy;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.images.ImageBuild;
 import dev.dockyard.images.ImageBuildException;
@@ -96,6 +97,8 @@ public class ImageResource {
         }
         ProvisionRequestReader.requireImage(baseName.getString(), "baseImage");
         ExtraDependencies extra = ProvisionRequestReader.extraDependencies(body, "extraDeps");
+        BuildScriptPolicy.requireAllowed(caller.isAdmin(), extra,
+                reason -> Problem.of(Problem.Kind.FORBIDDEN, reason).toException());
         JsonValue force = body.get("force");
         if (force != null && force.getValueType() != JsonValue.ValueType.NULL && force != JsonValue.TRUE
                 && force != JsonValue.FALSE) {

@@ -1,6 +1,7 @@
 package dev.dockyard.api;
 
 import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.images.BuildScriptPolicy;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
@@ -88,6 +89,8 @@ final class ProvisionRequestReader {
             replace = replaceValue.getValueType() == JsonValue.ValueType.TRUE;
         }
         dev.dockyard.images.ExtraDependencies extra = extraDependencies(sandbox, "sandbox.extraDeps");
+        BuildScriptPolicy.requireAllowed(role == dev.dockyard.tenancy.Role.ADMIN, extra,
+                reason -> Problem.of(Problem.Kind.FORBIDDEN, "sandbox." + reason).toException());
         java.util.Set<String> allPlugins = new java.util.LinkedHashSet<>(agent.plugins());
         allPlugins.addAll(plugins);
         if (allPlugins.contains("browser") && string(sandbox, "image", null) == null) {

@@ -13,4 +13,8 @@ public record ExtraDependencies(List<String> aptPackages, String script) {
         aptPackages = List.copyOf(new TreeSet<>(aptPackages == null ? List.of() : aptPackages));
         script = script == null ? "" : script.strip();
     }
+
+    public boolean isEmpty() {
+        return aptPackages.isEmpty() && script.isEmpty();
+    }
 }

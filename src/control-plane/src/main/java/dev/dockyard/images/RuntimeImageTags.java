@@ -9,6 +9,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -16,14 +17,23 @@ import java.util.stream.Stream;
  * The three tags of a runtime image (OpenHands' scheme), most general first:
  * <ul>
  *   <li>versioned {@code dy_v{version}_{base, sanitised, last 96 chars}}: this Dockyard version on
- *       this base, whatever else;</li>
+ *       this base with no extra dependencies. Only a build without extra dependencies applies it,
+ *       so it always names a clean image that any later build on the base may start from;</li>
  *   <li>lock {@code dy_v{version}_{16 hex of hash(base, executor dependency lock, Liberty version,
  *       extra dependencies)}}: everything but the executor's own code is the same;</li>
  *   <li>source {@code {lock}_{16 hex of hash(executor bundle contents)}}: exactly this image.</li>
  * </ul>
  * A source-tag hit needs no build; a lock-tag hit rebuilds only the bundle layer on top of it.
+ * Every runtime image also carries {@link #EXTRA_DEPS_LABEL}: what users put into it, so that an
+ * image is only ever started from by a build that asked for exactly that ({@link ReuseChain}).
+ *
+ * @param extraDeps {@link #NO_EXTRA_DEPS}, or 16 hex of the extra dependencies' hash
  */
-public record RuntimeImageTags(String repository, String versioned, String lock, String source) {
+public record RuntimeImageTags(String repository, String versioned, String lock, String source, String extraDeps) {
+
+    /** The label naming a runtime image's extra dependencies, as {@link #extraDeps()}. */
+    public static final String EXTRA_DEPS_LABEL = "dev.dockyard.extra-deps";
+    public static final String NO_EXTRA_DEPS = "none";
 
     public static final String DEFAULT_REPOSITORY = "dockyard/runtime";
     private static final int MAX_BASE_CHARS = 96;
@@ -36,6 +46,8 @@ public record RuntimeImageTags(String repository, String versioned, String lock,
                                       String libertyVersion, ExtraDependencies extra, String bundleHash) {
         String prefix = "dy_v" + sanitise(version) + "_";
         String versioned = prefix + lastChars(sanitise(baseImage), MAX_BASE_CHARS);
+        String extraDeps = extra.isEmpty() ? NO_EXTRA_DEPS
+                : hash(String.join("\n", extra.aptPackages()), extra.script()).substring(0, 16);
         String lock = prefix + hash(baseImage, dependencyLock, libertyVersion, String.join("\n", extra.aptPackages()),
                 extra.script()).substring(0, 16);
         String source = lock + "_" + bundleHash.substring(0, 16);
@@ -44,7 +56,7 @@ public record RuntimeImageTags(String repository, String versioned, String lock,
                 throw new IllegalArgumentException("not a valid Docker tag: " + tag);
             }
         }
-        return new RuntimeImageTags(repository, versioned, lock, source);
+        return new RuntimeImageTags(repository, versioned, lock, source, extraDeps);
     }
 
     /** '/' becomes _s_, ':' _t_, '@' _a_; anything else a tag cannot hold becomes '_'. */
@@ -56,6 +68,16 @@ public record RuntimeImageTags(String repository, String versioned, String lock,
         String tail = s.length() <= n ? s : s.substring(s.length() - n);
         // a tag may not start with '.' or '-'
         return tail.replaceFirst("^[.-]", "_");
+    }
+
+    /** Whether the image has nothing of a user's in it: only then may it carry the versioned tag. */
+    public boolean clean() {
+        return NO_EXTRA_DEPS.equals(extraDeps);
+    }
+
+    /** The images a build of these tags applies: the versioned one only when it is clean. */
+    public Set<String> applied() {
+        return clean() ? Set.of(image(source), image(lock), image(versioned)) : Set.of(image(source), image(lock));
     }
 
     public String image(String tag) {

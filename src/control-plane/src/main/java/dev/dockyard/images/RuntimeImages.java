@@ -13,7 +13,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -27,10 +26,12 @@ import java.util.logging.Logger;
  *
  * <p>An image labelled {@link Labels#RUNTIME_IMAGE} runs as it is. Any other image is a base: its
  * three tags ({@link RuntimeImageTags}) are computed from the base, the executor bundle and the
- * extra dependencies, and the reuse chain decides — source tag present: nothing to build; lock tag
- * present: build on it, adding only the bundle; versioned tag present: build on it; else build on
- * the base. Every build applies all three tags. Concurrent requests for the same image on the same
- * node share one build.
+ * extra dependencies, and the reuse chain ({@link ReuseChain}) decides — source tag present:
+ * nothing to build; lock tag present: build on it, adding only the bundle; clean versioned tag
+ * present: build on it; else build on the base. A build applies the source and lock tags, and the
+ * versioned tag only when it has no extra dependencies, so that no build ever starts from what
+ * another user's extra dependencies put into an image. Concurrent requests for the same image on
+ * the same node share one build.
  */
 @ApplicationScoped
 public class RuntimeImages {
@@ -78,13 +79,12 @@ public class RuntimeImages {
         RuntimeImageBuilder builder = nodes.images(node);
         RuntimeImageBuilder.ImageInfo info = builder.inspect(image).orElseThrow(() -> new ImageBuildException(
                 "image '" + image + "' not found on node '" + nodeName(node) + "' (images are never pulled)"));
-        if ("true".equals(info.labels().get(Labels.RUNTIME_IMAGE)) && extra.aptPackages().isEmpty()
-                && extra.script().isEmpty()) {
+        if ("true".equals(info.labels().get(Labels.RUNTIME_IMAGE)) && extra.isEmpty()) {
             return new Resolution(image, null);
         }
         RuntimeImageTags tags = tags(image, extra);
         String source = tags.image(tags.source());
-        if (builder.imageExists(source)) {
+        if (ReuseChain.holds(builder::inspect, source, tags.extraDeps())) {
             return new Resolution(source, null);
         }
         ImageBuild build = submit(node, image, extra, false);
@@ -148,33 +148,19 @@ public class RuntimeImages {
     private void run(ImageBuild build, RuntimeImageBuilder builder, ExecutorBundle using, ExtraDependencies extra,
                      boolean force) {
         RuntimeImageTags tags = build.tags();
-        String source = tags.image(tags.source());
-        String lock = tags.image(tags.lock());
-        String versioned = tags.image(tags.versioned());
-        ImageBuild.Path path;
-        String from;
-        ExtraDependencies install = extra;
-        if (!force && builder.imageExists(source)) {
-            build.took(ImageBuild.Path.CACHED);
+        ReuseChain.Plan plan = ReuseChain.plan(tags, build.baseImage(), extra, force, builder::inspect);
+        build.took(plan.path());
+        if (plan.path() == ImageBuild.Path.CACHED) {
             return;
-        } else if (!force && builder.imageExists(lock)) {
-            path = ImageBuild.Path.LOCK;
-            from = lock;
-            install = ExtraDependencies.NONE;
-        } else if (!force && builder.imageExists(versioned)) {
-            path = ImageBuild.Path.VERSIONED;
-            from = versioned;
-        } else {
-            path = ImageBuild.Path.BASE;
-            from = build.baseImage();
         }
-        String dockerfile = RuntimeDockerfile.render(from, install, config.sandboxUid());
-        build.took(path);
+        String source = tags.image(tags.source());
+        String dockerfile = RuntimeDockerfile.render(plan.from(), plan.install(), config.sandboxUid());
         long started = System.nanoTime();
-        LOG.info("Building runtime image " + source + " on node '" + build.node() + "' from " + from + " (path "
-                + path + ")");
-        builder.build(new BuildContext(dockerfile, using.dir(), force), Set.of(source, lock, versioned),
-                Map.of(Labels.RUNTIME_IMAGE, "true", Labels.BASE_IMAGE, build.baseImage()), build::output);
+        LOG.info("Building runtime image " + source + " on node '" + build.node() + "' from " + plan.from() + " (path "
+                + plan.path() + ")");
+        builder.build(new BuildContext(dockerfile, using.dir(), force), plan.applies(),
+                Map.of(Labels.RUNTIME_IMAGE, "true", Labels.BASE_IMAGE, build.baseImage(),
+                        RuntimeImageTags.EXTRA_DEPS_LABEL, tags.extraDeps()), build::output);
         LOG.info("Built runtime image " + source + " in " + (System.nanoTime() - started) / 1_000_000 + " ms");
     }
 

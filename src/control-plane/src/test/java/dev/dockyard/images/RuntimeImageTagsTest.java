@@ -1,6 +1,7 @@
 package dev.dockyard.images;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -97,5 +98,29 @@ class RuntimeImageTagsTest {
         Files.writeString(dir.resolve("executor.war"), "war-bytes");
         Files.move(dir.resolve("wlp/bin/start"), dir.resolve("wlp/bin/begin"));
         assertNotEquals(first, RuntimeImageTags.bundleHash(dir), "a renamed file is a different bundle");
+    }
+
+    @Test
+    void shouldApplyTheVersionedTagOnlyToACleanImage() {
+        RuntimeImageTags plain = standard();
+        assertTrue(plain.clean());
+        assertEquals(RuntimeImageTags.NO_EXTRA_DEPS, plain.extraDeps());
+        assertEquals(java.util.Set.of(plain.image(plain.source()), plain.image(plain.lock()),
+                plain.image(plain.versioned())), plain.applied());
+        for (ExtraDependencies extra : List.of(new ExtraDependencies(List.of("jq"), ""),
+                new ExtraDependencies(List.of(), "echo a"))) {
+            RuntimeImageTags withExtra = tags("dockyard/sandbox-base:bookworm", "protocol-0.1.0", "26.0.0.3", extra,
+                    BUNDLE);
+            assertFalse(withExtra.clean());
+            assertTrue(withExtra.extraDeps().matches("[0-9a-f]{16}"), withExtra.extraDeps());
+            assertEquals(plain.versioned(), withExtra.versioned(), "the clean image it may start from");
+            assertEquals(java.util.Set.of(withExtra.image(withExtra.source()), withExtra.image(withExtra.lock())),
+                    withExtra.applied());
+        }
+        assertNotEquals(tags("b", "l", "v", new ExtraDependencies(List.of(), "echo a"), BUNDLE).extraDeps(),
+                tags("b", "l", "v", new ExtraDependencies(List.of(), "echo b"), BUNDLE).extraDeps());
+        assertEquals(tags("b", "l", "v", new ExtraDependencies(List.of(), "echo a"), BUNDLE).extraDeps(),
+                tags("other", "l2", "v2", new ExtraDependencies(List.of(), "echo a"), "f".repeat(32)).extraDeps(),
+                "the label names the extra dependencies only");
     }
 }
