@@ -89,7 +89,7 @@ public class RuntimeService {
         // runtime elsewhere, outside that transaction's completion
         AutoCloseable following = statusEvents.follow(id, change -> {
             if (!change.status().isStarting()) {
-                executor.execute(() -> complete(settled, runtime));
+                handOff(() -> complete(settled, runtime));
             }
         });
         Runnable cancel = deadlines.after(wait, () -> complete(settled, runtime));
@@ -102,6 +102,10 @@ public class RuntimeService {
             complete(settled, runtime);
         }
         return settled;
+    }
+
+    void handOff(Runnable task) {
+        executor.execute(task);
     }
 
     private void complete(CompletableFuture<SandboxRuntime> settled, SandboxRuntime runtime) {
