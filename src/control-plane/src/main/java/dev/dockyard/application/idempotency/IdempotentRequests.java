@@ -7,8 +7,10 @@ import jakarta.inject.Inject;
 import jakarta.persistence.PersistenceException;
 import jakarta.transaction.TransactionalException;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -35,8 +37,11 @@ public class IdempotentRequests {
     @Inject
     Deadlines deadlines;
 
-    /** Retries waiting for a first answer being made here: completed with it, or empty when it failed. */
-    private final Map<String, CompletableFuture<Optional<StoredAnswer>>> waiting = new ConcurrentHashMap<>();
+    /**
+     * Retries waiting for a first answer being made here, each completed with it, or empty when it
+     * failed. A set is changed only inside the map's atomic compute for its key.
+     */
+    private final Map<String, Set<CompletableFuture<Optional<StoredAnswer>>>> waiting = new ConcurrentHashMap<>();
 
     /** An answer as stored: its HTTP status and body. */
     public record StoredAnswer(int status, String body) {
@@ -96,16 +101,18 @@ public class IdempotentRequests {
 
     private <T> CompletionStage<Outcome<T>> replay(String id, String requestHash) {
         Optional<IdempotentAnswer> found = keys.find(id);
-        if (found.isEmpty() || !found.get().completed()) {
-            CompletableFuture<Optional<StoredAnswer>> signal = waiting.computeIfAbsent(id,
-                    k -> new CompletableFuture<>());
+        CompletableFuture<Optional<StoredAnswer>> signal = null;
+        if (found.isEmpty() || !found.get().completed() && found.get().requestHash().equals(requestHash)) {
+            signal = new CompletableFuture<>();
+            register(id, signal);
             // looked at again once registered: a first answer stored in between would never signal us
             found = keys.find(id);
-            if (found.isEmpty() || found.get().completed()) {
-                waiting.remove(id, signal);
-            } else {
-                return waitFor(id, requestHash, found.get(), signal);
-            }
+        }
+        if (found.isPresent() && !found.get().completed() && found.get().requestHash().equals(requestHash)) {
+            return waitFor(id, signal);
+        }
+        if (signal != null) {
+            unregister(id, signal);
         }
         if (found.isEmpty()) {
             return CompletableFuture.failedFuture(firstFailed());
@@ -116,14 +123,10 @@ public class IdempotentRequests {
         return CompletableFuture.completedFuture(replayOf(found.get()));
     }
 
-    private <T> CompletionStage<Outcome<T>> waitFor(String id, String requestHash, IdempotentAnswer claim,
-                                                    CompletableFuture<Optional<StoredAnswer>> signal) {
-        if (!claim.requestHash().equals(requestHash)) {
-            return CompletableFuture.failedFuture(reused());
-        }
+    private <T> CompletionStage<Outcome<T>> waitFor(String id, CompletableFuture<Optional<StoredAnswer>> signal) {
         CompletableFuture<Outcome<T>> result = new CompletableFuture<>();
         Runnable cancel = deadlines.after(REPLAY_WAIT, () -> {
-            waiting.remove(id, signal);
+            unregister(id, signal);
             // the first may be answered by another control plane on the same database: one last look
             try {
                 Optional<IdempotentAnswer> last = keys.find(id);
@@ -148,6 +151,21 @@ public class IdempotentRequests {
         return result;
     }
 
+    private void register(String id, CompletableFuture<Optional<StoredAnswer>> signal) {
+        waiting.compute(id, (key, set) -> {
+            Set<CompletableFuture<Optional<StoredAnswer>>> all = set == null ? new HashSet<>() : set;
+            all.add(signal);
+            return all;
+        });
+    }
+
+    private void unregister(String id, CompletableFuture<Optional<StoredAnswer>> signal) {
+        waiting.computeIfPresent(id, (key, set) -> {
+            set.remove(signal);
+            return set.isEmpty() ? null : set;
+        });
+    }
+
     private void failed(String id) {
         try {
             keys.release(id);
@@ -157,9 +175,10 @@ public class IdempotentRequests {
     }
 
     private void signal(String id, Optional<StoredAnswer> answer) {
-        CompletableFuture<Optional<StoredAnswer>> signal = waiting.remove(id);
-        if (signal != null) {
-            signal.complete(answer);
+        // taken out of the map whole: nobody adds to a set once it has left it
+        Set<CompletableFuture<Optional<StoredAnswer>>> signals = waiting.remove(id);
+        if (signals != null) {
+            signals.forEach(signal -> signal.complete(answer));
         }
     }
 
