@@ -82,16 +82,26 @@ public class RuntimeEventStreams {
         stream.start(history);
     }
 
+    /** Runs a stream's sending task; a short one, never a wait. */
+    void run(Runnable task) {
+        executor.execute(task);
+    }
+
     /** Streams open now. */
     public int openStreams() {
         return open.size();
     }
 
-    private synchronized void startKeepAlive() {
+    synchronized void startKeepAlive() {
         if (keepAlive == null) {
-            keepAlive = scheduler.scheduleAtFixedRate(() -> open.forEach(s -> s.offer(PING)),
-                    KEEP_ALIVE.toMillis(), KEEP_ALIVE.toMillis(), TimeUnit.MILLISECONDS);
+            keepAlive = scheduler.scheduleAtFixedRate(this::ping, KEEP_ALIVE.toMillis(), KEEP_ALIVE.toMillis(),
+                    TimeUnit.MILLISECONDS);
         }
+    }
+
+    /** A keep-alive comment to every open stream; a stream whose client left ends on it. */
+    void ping() {
+        open.forEach(s -> s.offer(PING));
     }
 
     @PreDestroy
@@ -139,7 +149,7 @@ public class RuntimeEventStreams {
 
         private void submit() {
             try {
-                executor.execute(this::drain);
+                run(this::drain);
             } catch (RuntimeException rejected) {
                 // the server is stopping
                 close();
