@@ -85,11 +85,15 @@ public class RuntimeService {
             return CompletableFuture.completedFuture(current(runtime));
         }
         CompletableFuture<SandboxRuntime> settled = new CompletableFuture<>();
+        long until = System.nanoTime() + wait.toNanos();
         // status changes arrive after their transaction commits, on the committing thread: read the
         // runtime elsewhere, outside that transaction's completion
         AutoCloseable following = statusEvents.follow(id, change -> {
             if (!change.status().isStarting()) {
-                handOff(() -> complete(settled, runtime));
+                handOff(() -> {
+                    finishing(id, until);
+                    complete(settled, runtime);
+                });
             }
         });
         Runnable cancel = deadlines.after(wait, () -> complete(settled, runtime));
@@ -102,6 +106,19 @@ public class RuntimeService {
             complete(settled, runtime);
         }
         return settled;
+    }
+
+    /**
+     * After the settling change the provisioning may still hand over (remove the sandbox of the
+     * runtime it replaces): answered once that is done too, as callers rely on. The Provisioner
+     * offers only a blocking wait for it, so a managed thread waits for that tail (a container
+     * removal), never for the provisioning itself.
+     */
+    private void finishing(String id, long until) {
+        long left = until - System.nanoTime();
+        if (left > 0) {
+            provisioner.awaitSettled(id, Duration.ofNanos(left));
+        }
     }
 
     void handOff(Runnable task) {

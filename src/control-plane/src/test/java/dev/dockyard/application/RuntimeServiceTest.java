@@ -29,6 +29,7 @@ class RuntimeServiceTest {
     private final List<Consumer<StatusChange>> followers = new ArrayList<>();
     private final List<Duration> deadlines = new ArrayList<>();
     private final List<Runnable> due = new ArrayList<>();
+    private final List<Duration> tails = new ArrayList<>();
     private boolean inFlight = true;
     private int closed;
     private final RuntimeService service = new RuntimeService() {
@@ -48,6 +49,12 @@ class RuntimeServiceTest {
             @Override
             public boolean isInFlight(String runtimeId) {
                 return inFlight;
+            }
+
+            @Override
+            public Optional<RuntimeStatus> awaitSettled(String runtimeId, Duration wait) {
+                tails.add(wait);
+                return Optional.of(RuntimeStatus.READY);
             }
         };
         service.statusEvents = new StatusEvents() {
@@ -86,9 +93,12 @@ class RuntimeServiceTest {
 
         change(RuntimeStatus.RUNTIME_STARTED);
         assertFalse(settled.isDone(), "still starting");
+        assertTrue(tails.isEmpty());
 
         change(RuntimeStatus.READY);
         assertSame(current, settled.get(), "answers the runtime as it is now");
+        assertEquals(1, tails.size(), "waits for the hand-over after READY, within what is left of the wait");
+        assertTrue(tails.get(0).compareTo(Duration.ofSeconds(90)) <= 0 && !tails.get(0).isNegative());
         assertTrue(due.isEmpty(), "the deadline is cancelled");
         assertTrue(followers.isEmpty());
         assertEquals(1, closed);
