@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -33,8 +34,8 @@ class RuntimeEventStreamsTest {
     private final List<Object> statusFollowers = new ArrayList<>();
     private final List<StatusChange> history = new ArrayList<>();
     private final FakeSink sink = new FakeSink();
-    private java.util.function.Consumer<StatusChange> follower;
-    private java.util.function.Consumer<RuntimeProgress> progressFollower;
+    private Consumer<StatusChange> follower;
+    private Consumer<RuntimeProgress> progressFollower;
     private int unfollowed;
 
     private final RuntimeEventStreams streams = new RuntimeEventStreams() {
@@ -53,7 +54,7 @@ class RuntimeEventStreamsTest {
     void wire() {
         streams.statusEvents = new StatusEvents() {
             @Override
-            public AutoCloseable follow(String runtimeId, java.util.function.Consumer<StatusChange> listener) {
+            public AutoCloseable follow(String runtimeId, Consumer<StatusChange> listener) {
                 follower = listener;
                 statusFollowers.add(listener);
                 return () -> unfollowed++;
@@ -61,7 +62,7 @@ class RuntimeEventStreamsTest {
 
             @Override
             public AutoCloseable followProgress(String runtimeId,
-                                                java.util.function.Consumer<RuntimeProgress> listener) {
+                                                Consumer<RuntimeProgress> listener) {
                 progressFollower = listener;
                 return () -> unfollowed++;
             }

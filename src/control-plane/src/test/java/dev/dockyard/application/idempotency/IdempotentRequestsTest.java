@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.application.Deadlines;
@@ -99,7 +100,7 @@ class IdempotentRequestsTest {
     }
 
     private static Refused refusal(CompletionStage<?> stage) {
-        ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+        ExecutionException e = assertThrows(ExecutionException.class,
                 () -> stage.toCompletableFuture().get());
         return assertInstanceOf(Refused.class, e.getCause());
     }
@@ -184,7 +185,7 @@ class IdempotentRequestsTest {
 
         firstAnswer.completeExceptionally(new IllegalStateException("backend down"));
 
-        ExecutionException failed = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+        ExecutionException failed = assertThrows(ExecutionException.class,
                 first::get);
         assertInstanceOf(IllegalStateException.class, failed.getCause());
         assertEquals(Refused.Reason.CONVERSATION_BUSY, refusal(retry).reason());
