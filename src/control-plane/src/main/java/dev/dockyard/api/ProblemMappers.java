@@ -1,5 +1,6 @@
 package dev.dockyard.api;
 
+import dev.dockyard.application.Refused;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.runtime.lifecycle.RuntimeGates;
 import dev.dockyard.protocol.InvalidActionException;
@@ -31,6 +32,21 @@ public final class ProblemMappers {
         public Response toResponse(Problem.ProblemException e) {
             return e.problem().toResponse();
         }
+    }
+
+    @Provider
+    public static class ForRefused implements ExceptionMapper<Refused> {
+        @Override
+        public Response toResponse(Refused e) {
+            return problemOf(e).toResponse();
+        }
+    }
+
+    /** A use case's refusal as the problem kind of the same name, with its members. */
+    static Problem problemOf(Refused e) {
+        Problem problem = Problem.of(Problem.Kind.valueOf(e.reason().name()), e.getMessage());
+        e.members().forEach(problem::with);
+        return problem;
     }
 
     @Provider

@@ -68,6 +68,10 @@ public class DockyardConfig {
     int actionTimeoutSeconds;
 
     @Inject
+    @ConfigProperty(name = "dockyard.actions.max-timeout-seconds", defaultValue = "3600")
+    int maxActionTimeoutSeconds;
+
+    @Inject
     @ConfigProperty(name = "dockyard.quota.max-runtimes", defaultValue = "10")
     int quotaMaxRuntimes;
 
@@ -236,6 +240,15 @@ public class DockyardConfig {
     /** Default hard timeout of an action that names none, as in OpenHands' sandbox config. */
     public Duration actionTimeout() {
         return Duration.ofSeconds(actionTimeoutSeconds);
+    }
+
+    /**
+     * The longest hard timeout an action may ask for (at least one second): the control plane's
+     * read of the executor's answer lasts that long plus a grace, so without a bound one action
+     * could hold a request thread for weeks.
+     */
+    public Duration maxActionTimeout() {
+        return Duration.ofSeconds(Math.max(1, maxActionTimeoutSeconds));
     }
 
     /** Default per-user limit on live runtimes (admins may override it per user). */

@@ -1,4 +1,4 @@
-package dev.dockyard.api.idempotency;
+package dev.dockyard.application.idempotency;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;

@@ -1,4 +1,4 @@
-package dev.dockyard.api.idempotency;
+package dev.dockyard.application.idempotency;
 
 import jakarta.ejb.Schedule;
 import jakarta.ejb.Singleton;

@@ -1,4 +1,4 @@
-package dev.dockyard.api.idempotency;
+package dev.dockyard.application.idempotency;
 
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;

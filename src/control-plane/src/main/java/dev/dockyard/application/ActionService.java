@@ -1,0 +1,165 @@
+package dev.dockyard.application;
+
+import dev.dockyard.agents.AgentCatalog;
+import dev.dockyard.agents.AgentProfile;
+import dev.dockyard.audit.AuditEntry;
+import dev.dockyard.audit.AuditTrail;
+import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.protocol.Action;
+import dev.dockyard.protocol.ProtocolJson;
+import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.executor.ExecutorClient;
+import dev.dockyard.security.Assessment;
+import dev.dockyard.security.SecurityAnalyzer;
+import dev.dockyard.security.SecurityPolicy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import java.io.StringReader;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Acting in a runtime: the action is read and its timeout bounded, rated by the security analyser,
+ * decided by the agent's policy, forwarded to the sandbox's executor and audited, whatever the
+ * outcome. Answers the observation dict verbatim (PROTOCOL.md).
+ */
+@ApplicationScoped
+public class ActionService {
+
+    private static final Pattern EXIT_CODE = Pattern.compile("(?<!\\\\)\"exit_code\":\\s*(-?\\d+)");
+
+    @Inject
+    DockyardConfig config;
+
+    @Inject
+    ReadyRuntimes ready;
+
+    @Inject
+    SecurityAnalyzer analyzer;
+
+    @Inject
+    AgentCatalog agents;
+
+    @Inject
+    AuditTrail auditTrail;
+
+    @Inject
+    ExecutorClient executors;
+
+    @Inject
+    Clock clock;
+
+    /**
+     * Runs one action dict for {@code userId} in {@code runtime} and answers the observation.
+     *
+     * @throws Refused when the action is invalid, too long, blocked, unconfirmed, or the runtime or
+     *                 its executor cannot take it
+     */
+    public String act(String userId, SandboxRuntime runtime, JsonObject actionDict, String requestId) {
+        Action action = ProtocolJson.actionFromJson(actionDict);
+        Duration timeout = timeout(action.timeout(), config.actionTimeout(), config.maxActionTimeout());
+        ready.require(runtime);
+        Assessment assessment = analyzer.assess(action, actionDict);
+        SecurityPolicy policy = agents.find(runtime.agent()).map(AgentProfile::security).orElse(SecurityPolicy.DEFAULT);
+        AuditEntry.Decision decision = AuditEntry.Decision.ALLOWED;
+        switch (policy.decide(assessment.risk())) {
+            case BLOCK -> {
+                audit(userId, runtime, action, assessment, AuditEntry.Decision.BLOCKED, 403, null, 0, 0);
+                throw refusal(Refused.Reason.ACTION_BLOCKED, "The security policy of agent '" + runtime.agent()
+                        + "' blocks " + assessment.risk() + " risk actions", assessment);
+            }
+            case CONFIRM -> {
+                if (!confirmed(actionDict)) {
+                    audit(userId, runtime, action, assessment, AuditEntry.Decision.AWAITING_CONFIRMATION, 409, null,
+                            0, 0);
+                    throw refusal(Refused.Reason.CONFIRMATION_REQUIRED, "This action is rated " + assessment.risk()
+                            + " risk; resubmit it with \"confirmation_state\": \"confirmed\" to run it", assessment);
+                }
+                decision = AuditEntry.Decision.CONFIRMED;
+            }
+            case ALLOW -> {
+                // runs
+            }
+        }
+        ExecutorClient.ExecutorAnswer answer;
+        long started = System.nanoTime();
+        try {
+            answer = executors.execute(URI.create(runtime.executorUrl()), runtime.sessionKey(), actionDict, timeout,
+                    requestId);
+        } catch (ExecutorClient.ExecutorUnreachableException e) {
+            audit(userId, runtime, action, assessment, decision, 502, null, (System.nanoTime() - started) / 1_000_000,
+                    0);
+            throw new Refused(Refused.Reason.EXECUTOR_FAILED, e.getMessage());
+        }
+        audit(userId, runtime, action, assessment, decision, answer.status(), exitCode(answer.body()),
+                (System.nanoTime() - started) / 1_000_000, answer.body().length());
+        return switch (answer.status()) {
+            case 200 -> answer.body();
+            case 400 -> throw new Refused(Refused.Reason.INVALID_ACTION, detail(answer.body()));
+            case 409 -> throw new Refused(Refused.Reason.REQUEST_ID_REUSED, detail(answer.body()));
+            default -> throw new Refused(Refused.Reason.EXECUTOR_FAILED, "The executor answered " + answer.status()
+                    + ": " + detail(answer.body()));
+        };
+    }
+
+    /**
+     * The hard timeout an action gets: its own (positive, checked by the protocol) up to the
+     * maximum, else the default, itself never above the maximum.
+     *
+     * @throws Refused (INVALID_ACTION, with member {@code maximum}) when the action asks for more
+     */
+    static Duration timeout(Double requestedSeconds, Duration byDefault, Duration maximum) {
+        if (requestedSeconds == null) {
+            return byDefault.compareTo(maximum) > 0 ? maximum : byDefault;
+        }
+        if (!(requestedSeconds <= maximum.toSeconds())) {
+            throw new Refused(Refused.Reason.INVALID_ACTION, "timeout must be at most " + maximum.toSeconds()
+                    + " seconds (dockyard.actions.max-timeout-seconds), not " + requestedSeconds)
+                    .with("maximum", Json.createValue(maximum.toSeconds()));
+        }
+        return Duration.ofMillis((long) (requestedSeconds * 1000));
+    }
+
+    /** The observation's exit code, if it has one (inside output text the key would be escaped). */
+    static Integer exitCode(String observation) {
+        Matcher m = EXIT_CODE.matcher(observation);
+        return m.find() ? Integer.valueOf(m.group(1)) : null;
+    }
+
+    /** OpenHands' confirmation: {@code "confirmation_state": "confirmed"} on the action or in its args. */
+    private static boolean confirmed(JsonObject actionDict) {
+        JsonObject args = actionDict.get("args") instanceof JsonObject a ? a : JsonValue.EMPTY_JSON_OBJECT;
+        return "confirmed".equals(actionDict.getString("confirmation_state", null))
+                || "confirmed".equals(args.getString("confirmation_state", null));
+    }
+
+    private static Refused refusal(Refused.Reason reason, String detail, Assessment assessment) {
+        JsonArrayBuilder reasons = Json.createArrayBuilder();
+        assessment.reasons().forEach(reasons::add);
+        return new Refused(reason, detail).with("risk", Json.createValue(assessment.risk().name()))
+                .with("securityRisk", Json.createValue(assessment.risk().wireValue())).with("reasons", reasons.build());
+    }
+
+    private void audit(String userId, SandboxRuntime runtime, Action action, Assessment assessment,
+                       AuditEntry.Decision decision, int status, Integer exitCode, long millis, long bytes) {
+        auditTrail.record(new AuditEntry(clock.instant(), userId, runtime.id(), action.type().wireName(),
+                assessment.risk().name(), String.join("; ", assessment.reasons()), decision, status, exitCode, millis,
+                bytes));
+    }
+
+    /** The {@code detail} of an executor's problem answer, or the start of whatever it answered. */
+    static String detail(String body) {
+        try (var reader = Json.createReader(new StringReader(body))) {
+            return reader.readObject().getString("detail", body);
+        } catch (RuntimeException e) {
+            return body.length() > 500 ? body.substring(0, 500) : body;
+        }
+    }
+}

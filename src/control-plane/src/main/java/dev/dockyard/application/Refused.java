@@ -1,0 +1,43 @@
+package dev.dockyard.application;
+
+import jakarta.json.JsonValue;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A use case said no: why, in words for the caller, plus members the answer carries (e.g. the
+ * {@code maximum} an action's timeout may have). Each reason is answered as the API's problem
+ * kind of the same name.
+ */
+public class Refused extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    /** The reasons, named as the API's problem kinds they become. */
+    public enum Reason {
+        VALIDATION, INVALID_ACTION, NOT_FOUND, CONVERSATION_BUSY, RUNTIME_NOT_READY, ACTION_BLOCKED,
+        CONFIRMATION_REQUIRED, RUNTIME_MIGRATING, MIGRATION_REFUSED, NOT_IMPLEMENTED, IDEMPOTENCY_KEY_REUSED, REQUEST_ID_REUSED, EXECUTOR_FAILED,
+        BACKEND_FAILED, INTERNAL
+    }
+
+    private final Reason reason;
+    private final transient Map<String, JsonValue> members = new LinkedHashMap<>();
+
+    public Refused(Reason reason, String detail) {
+        super(detail, null, false, false);
+        this.reason = reason;
+    }
+
+    public Refused with(String member, JsonValue value) {
+        members.put(member, value);
+        return this;
+    }
+
+    public Reason reason() {
+        return reason;
+    }
+
+    public Map<String, JsonValue> members() {
+        return members;
+    }
+}

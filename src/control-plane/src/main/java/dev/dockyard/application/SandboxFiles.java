@@ -1,0 +1,96 @@
+package dev.dockyard.application;
+
+import dev.dockyard.backend.BackendException;
+import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.executor.ExecutorClient;
+import dev.dockyard.workspace.Microagents;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/** What goes into and comes out of a READY sandbox besides actions: files, trees, microagents. */
+@ApplicationScoped
+public class SandboxFiles {
+
+    @Inject
+    ReadyRuntimes ready;
+
+    @Inject
+    ExecutorClient executors;
+
+    @Inject
+    Microagents microagents;
+
+    /** A download under way: the zip stream (the caller closes it) and how the executor named it. */
+    public record Download(InputStream zip, String contentDisposition) {
+    }
+
+    /** Puts an upload (a .zip is unpacked) at {@code destination}; answers the executor's JSON. */
+    public String upload(SandboxRuntime runtime, String contentType, InputStream body, String destination,
+                         boolean recursive) {
+        ready.require(runtime);
+        if (destination == null || !destination.startsWith("/")) {
+            throw new Refused(Refused.Reason.VALIDATION, "destination must be an absolute path in the sandbox");
+        }
+        ExecutorClient.ExecutorAnswer answer;
+        try {
+            answer = executors.upload(URI.create(runtime.executorUrl()), runtime.sessionKey(), contentType, body,
+                    destination, recursive);
+        } catch (ExecutorClient.ExecutorUnreachableException e) {
+            throw new Refused(Refused.Reason.EXECUTOR_FAILED, e.getMessage());
+        }
+        return switch (answer.status()) {
+            case 200 -> answer.body();
+            case 400 -> throw new Refused(Refused.Reason.VALIDATION, ActionService.detail(answer.body()));
+            default -> throw new Refused(Refused.Reason.EXECUTOR_FAILED, "The executor answered " + answer.status()
+                    + ": " + ActionService.detail(answer.body()));
+        };
+    }
+
+    /** Streams a file or a whole tree out of the sandbox as a zip. */
+    public Download download(SandboxRuntime runtime, String path) {
+        ready.require(runtime);
+        if (path == null || !path.startsWith("/")) {
+            throw new Refused(Refused.Reason.VALIDATION, "path must be an absolute path in the sandbox");
+        }
+        HttpResponse<InputStream> answer;
+        try {
+            answer = executors.download(URI.create(runtime.executorUrl()), runtime.sessionKey(), path);
+        } catch (ExecutorClient.ExecutorUnreachableException e) {
+            throw new Refused(Refused.Reason.EXECUTOR_FAILED, e.getMessage());
+        }
+        if (answer.statusCode() != 200) {
+            String text;
+            try (InputStream in = answer.body()) {
+                text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                text = "";
+            }
+            Refused.Reason reason = switch (answer.statusCode()) {
+                case 404 -> Refused.Reason.NOT_FOUND;
+                case 400 -> Refused.Reason.VALIDATION;
+                default -> Refused.Reason.EXECUTOR_FAILED;
+            };
+            throw new Refused(reason, ActionService.detail(text));
+        }
+        return new Download(answer.body(), answer.headers().firstValue("Content-Disposition").orElse("attachment"));
+    }
+
+    /** The microagents of the runtime's repository (none without one), read from the sandbox. */
+    public List<Microagents.Microagent> microagents(SandboxRuntime runtime) {
+        ready.require(runtime);
+        if (runtime.repository().isEmpty()) {
+            return List.of();
+        }
+        try {
+            return microagents.of(URI.create(runtime.executorUrl()), runtime.sessionKey(), runtime.repository().get());
+        } catch (BackendException e) {
+            throw new Refused(Refused.Reason.EXECUTOR_FAILED, e.getMessage());
+        }
+    }
+}

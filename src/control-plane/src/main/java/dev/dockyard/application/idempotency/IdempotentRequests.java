@@ -1,0 +1,207 @@
+package dev.dockyard.application.idempotency;
+
+import dev.dockyard.application.Deadlines;
+import dev.dockyard.application.Refused;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.PersistenceException;
+import jakarta.transaction.TransactionalException;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * Requests carrying an {@code Idempotency-Key}: the first one claims the key, is carried out, and
+ * its answer is stored; every retry with the same key and body gets that answer again, without
+ * carrying the request out twice. A retry that comes while the first is still being answered
+ * waits for it without holding a thread: the first's answer completes it (an event in this
+ * control plane), else a deadline after {@link #REPLAY_WAIT} looks once more and says "busy".
+ */
+@ApplicationScoped
+public class IdempotentRequests {
+
+    /** How long a retry waits for the first request's answer. */
+    public static final Duration REPLAY_WAIT = Duration.ofSeconds(60);
+
+    @Inject
+    IdempotencyKeys keys;
+
+    @Inject
+    Deadlines deadlines;
+
+    /**
+     * Retries waiting for a first answer being made here, each completed with it, or empty when it
+     * failed. A set is changed only inside the map's atomic compute for its key.
+     */
+    private final Map<String, Set<CompletableFuture<Optional<StoredAnswer>>>> waiting = new ConcurrentHashMap<>();
+
+    /** An answer as stored: its HTTP status and body. */
+    public record StoredAnswer(int status, String body) {
+    }
+
+    /** Either the first request's own answer, or the stored one replayed. */
+    public record Outcome<T>(T first, StoredAnswer replayed) {
+        public boolean isReplay() {
+            return replayed != null;
+        }
+    }
+
+    /**
+     * Carries out {@code first} once for the key {@code id}: the first caller gets its own answer,
+     * later ones (same {@code requestHash}) the stored one.
+     *
+     * @param stored how an answer of {@code first} is stored; a failure of {@code first} forgets the
+     *               claim so a retry can carry the request out
+     * @return completed exceptionally with {@link Refused} when the key was used for another
+     *         request, or the first is still being answered after {@link #REPLAY_WAIT}
+     */
+    public <T> CompletionStage<Outcome<T>> once(String id, String requestHash, Supplier<CompletionStage<T>> first,
+                                                Function<T, StoredAnswer> stored) {
+        try {
+            keys.claim(id, requestHash);
+        } catch (PersistenceException | TransactionalException taken) {
+            return replay(id, requestHash);
+        }
+        CompletableFuture<Outcome<T>> result = new CompletableFuture<>();
+        CompletionStage<T> answer;
+        try {
+            answer = first.get();
+        } catch (RuntimeException e) {
+            failed(id);
+            return CompletableFuture.failedFuture(e);
+        }
+        answer.whenComplete((value, error) -> {
+            if (error != null) {
+                failed(id);
+                result.completeExceptionally(unwrap(error));
+                return;
+            }
+            StoredAnswer kept;
+            try {
+                kept = stored.apply(value);
+                keys.complete(id, kept.status(), kept.body());
+            } catch (RuntimeException e) {
+                failed(id);
+                result.completeExceptionally(e);
+                return;
+            }
+            signal(id, Optional.of(kept));
+            result.complete(new Outcome<>(value, null));
+        });
+        return result;
+    }
+
+    private <T> CompletionStage<Outcome<T>> replay(String id, String requestHash) {
+        Optional<IdempotentAnswer> found = keys.find(id);
+        CompletableFuture<Optional<StoredAnswer>> signal = null;
+        if (found.isEmpty() || !found.get().completed() && found.get().requestHash().equals(requestHash)) {
+            signal = new CompletableFuture<>();
+            register(id, signal);
+            // looked at again once registered: a first answer stored in between would never signal us
+            found = keys.find(id);
+        }
+        if (found.isPresent() && !found.get().completed() && found.get().requestHash().equals(requestHash)) {
+            return waitFor(id, signal);
+        }
+        if (signal != null) {
+            unregister(id, signal);
+        }
+        if (found.isEmpty()) {
+            return CompletableFuture.failedFuture(firstFailed());
+        }
+        if (!found.get().requestHash().equals(requestHash)) {
+            return CompletableFuture.failedFuture(reused());
+        }
+        return CompletableFuture.completedFuture(replayOf(found.get()));
+    }
+
+    private <T> CompletionStage<Outcome<T>> waitFor(String id, CompletableFuture<Optional<StoredAnswer>> signal) {
+        CompletableFuture<Outcome<T>> result = new CompletableFuture<>();
+        Runnable cancel = deadlines.after(REPLAY_WAIT, () -> {
+            unregister(id, signal);
+            // the first may be answered by another control plane on the same database: one last look
+            try {
+                Optional<IdempotentAnswer> last = keys.find(id);
+                if (last.isPresent() && last.get().completed()) {
+                    result.complete(replayOf(last.get()));
+                } else {
+                    result.completeExceptionally(new Refused(Refused.Reason.CONVERSATION_BUSY,
+                            "The first request with this Idempotency-Key is still being answered; retry later"));
+                }
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+            }
+        });
+        signal.whenComplete((answer, error) -> {
+            cancel.run();
+            if (answer != null && answer.isPresent()) {
+                result.complete(new Outcome<>(null, answer.get()));
+            } else {
+                result.completeExceptionally(firstFailed());
+            }
+        });
+        return result;
+    }
+
+    private void register(String id, CompletableFuture<Optional<StoredAnswer>> signal) {
+        waiting.compute(id, (key, set) -> {
+            Set<CompletableFuture<Optional<StoredAnswer>>> all = set == null ? new HashSet<>() : set;
+            all.add(signal);
+            return all;
+        });
+    }
+
+    private void unregister(String id, CompletableFuture<Optional<StoredAnswer>> signal) {
+        waiting.computeIfPresent(id, (key, set) -> {
+            set.remove(signal);
+            return set.isEmpty() ? null : set;
+        });
+    }
+
+    private void failed(String id) {
+        try {
+            keys.release(id);
+        } finally {
+            signal(id, Optional.empty());
+        }
+    }
+
+    private void signal(String id, Optional<StoredAnswer> answer) {
+        // taken out of the map whole: nobody adds to a set once it has left it
+        Set<CompletableFuture<Optional<StoredAnswer>>> signals = waiting.remove(id);
+        if (signals != null) {
+            signals.forEach(signal -> signal.complete(answer));
+        }
+    }
+
+    private static <T> Outcome<T> replayOf(IdempotentAnswer answer) {
+        return new Outcome<>(null, new StoredAnswer(answer.status(), answer.body()));
+    }
+
+    private static Refused reused() {
+        return new Refused(Refused.Reason.IDEMPOTENCY_KEY_REUSED,
+                "Idempotency-Key was already used for a different request");
+    }
+
+    private static Refused firstFailed() {
+        return new Refused(Refused.Reason.CONVERSATION_BUSY,
+                "The first request with this Idempotency-Key failed before it was answered; retry it");
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    }
+
+    /** Waiting retries right now (for tests and metrics). */
+    int waitingKeys() {
+        return waiting.size();
+    }
+}

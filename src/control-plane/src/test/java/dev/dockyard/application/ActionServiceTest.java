@@ -1,0 +1,42 @@
+package dev.dockyard.application;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import jakarta.json.JsonNumber;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class ActionServiceTest {
+
+    private static final Duration DEFAULT = Duration.ofSeconds(120);
+    private static final Duration MAXIMUM = Duration.ofSeconds(3600);
+
+    @Test
+    void shouldRefuseActionTimeoutOverMaximum() {
+        Refused refused = assertThrows(Refused.class, () -> ActionService.timeout(1e9, DEFAULT, MAXIMUM));
+        assertEquals(Refused.Reason.INVALID_ACTION, refused.reason());
+        assertEquals(3600, ((JsonNumber) refused.members().get("maximum")).intValue());
+        assertTrue(refused.getMessage().contains("at most 3600 seconds"), refused.getMessage());
+        assertThrows(Refused.class, () -> ActionService.timeout(Double.POSITIVE_INFINITY, DEFAULT, MAXIMUM));
+        assertThrows(Refused.class, () -> ActionService.timeout(3600.5, DEFAULT, MAXIMUM));
+    }
+
+    @Test
+    void shouldKeepTimeoutsWithinMaximum() {
+        assertEquals(Duration.ofSeconds(3600), ActionService.timeout(3600.0, DEFAULT, MAXIMUM));
+        assertEquals(Duration.ofMillis(1500), ActionService.timeout(1.5, DEFAULT, MAXIMUM));
+        assertEquals(DEFAULT, ActionService.timeout(null, DEFAULT, MAXIMUM));
+        assertEquals(Duration.ofSeconds(60), ActionService.timeout(null, DEFAULT, Duration.ofSeconds(60)),
+                "a default above the maximum is cut to it");
+    }
+
+    @Test
+    void shouldReadExitCodeOnlyOutsideOutputText() {
+        assertEquals(2, ActionService.exitCode("{\"content\":\"x\",\"extras\":{\"metadata\":{\"exit_code\": 2}}}"));
+        assertEquals(-1, ActionService.exitCode("{\"extras\":{\"exit_code\":-1}}"));
+        assertNull(ActionService.exitCode("{\"content\":\"\\\"exit_code\\\": 7\"}"));
+    }
+}

@@ -1,0 +1,199 @@
+package dev.dockyard.application.idempotency;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dockyard.application.Deadlines;
+import dev.dockyard.application.Refused;
+import jakarta.persistence.EntityExistsException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Replays of idempotent requests on an in-memory key store and a hand-driven timer: nothing sleeps. */
+class IdempotentRequestsTest {
+
+    /** The key store as the database behaves: a second claim of a key fails on its primary key. */
+    static final class FakeKeys extends IdempotencyKeys {
+        final Map<String, IdempotentAnswer> rows = new HashMap<>();
+        int finds;
+
+        @Override
+        public synchronized void claim(String id, String requestHash) {
+            if (rows.containsKey(id)) {
+                throw new EntityExistsException("duplicate key " + id);
+            }
+            rows.put(id, new IdempotentAnswer(id, requestHash, Instant.EPOCH));
+        }
+
+        @Override
+        public synchronized Optional<IdempotentAnswer> find(String id) {
+            finds++;
+            return Optional.ofNullable(rows.get(id));
+        }
+
+        @Override
+        public synchronized void complete(String id, int status, String body) {
+            rows.get(id).complete(status, body);
+        }
+
+        @Override
+        public synchronized void release(String id) {
+            rows.computeIfPresent(id, (k, a) -> a.completed() ? a : null);
+        }
+    }
+
+    /** Deadlines that fire only when the test says so. */
+    static final class ManualDeadlines implements Deadlines {
+        final List<Runnable> due = new ArrayList<>();
+        final List<Duration> delays = new ArrayList<>();
+        int cancelled;
+
+        @Override
+        public Runnable after(Duration delay, Runnable task) {
+            delays.add(delay);
+            due.add(task);
+            return () -> {
+                if (due.remove(task)) {
+                    cancelled++;
+                }
+            };
+        }
+
+        void fireAll() {
+            List<Runnable> now = new ArrayList<>(due);
+            due.clear();
+            now.forEach(Runnable::run);
+        }
+    }
+
+    private final FakeKeys keys = new FakeKeys();
+    private final ManualDeadlines deadlines = new ManualDeadlines();
+    private final IdempotentRequests requests = new IdempotentRequests();
+    private final AtomicInteger carriedOut = new AtomicInteger();
+
+    @BeforeEach
+    void wire() {
+        requests.keys = keys;
+        requests.deadlines = deadlines;
+    }
+
+    private CompletionStage<IdempotentRequests.Outcome<String>> send(String hash, CompletableFuture<String> answer) {
+        return requests.once("alice/k1", hash, () -> {
+            carriedOut.incrementAndGet();
+            return answer;
+        }, body -> new IdempotentRequests.StoredAnswer(201, body));
+    }
+
+    private static Refused refusal(CompletionStage<?> stage) {
+        ExecutionException e = assertThrows(ExecutionException.class,
+                () -> stage.toCompletableFuture().get());
+        return assertInstanceOf(Refused.class, e.getCause());
+    }
+
+    @Test
+    void shouldAnswerWaitingRetryWhenFirstAnswerIsStored() throws Exception {
+        CompletableFuture<String> firstAnswer = new CompletableFuture<>();
+        CompletableFuture<IdempotentRequests.Outcome<String>> first = send("h", firstAnswer).toCompletableFuture();
+        CompletableFuture<IdempotentRequests.Outcome<String>> retry = send("h", new CompletableFuture<>())
+                .toCompletableFuture();
+
+        assertFalse(retry.isDone(), "the retry waits for the first answer");
+        assertEquals(1, requests.waitingKeys());
+        assertEquals(List.of(IdempotentRequests.REPLAY_WAIT), deadlines.delays);
+        int findsWhileWaiting = keys.finds;
+
+        firstAnswer.complete("{\"id\":\"rt-1\"}");
+
+        assertEquals("{\"id\":\"rt-1\"}", first.get().first());
+        assertFalse(first.get().isReplay());
+        assertTrue(retry.get().isReplay());
+        assertEquals(new IdempotentRequests.StoredAnswer(201, "{\"id\":\"rt-1\"}"), retry.get().replayed());
+        assertEquals(1, carriedOut.get(), "carried out once");
+        assertEquals(findsWhileWaiting, keys.finds, "completed by the first answer, not by looking again");
+        assertEquals(1, deadlines.cancelled, "the retry's deadline is cancelled");
+        assertEquals(0, requests.waitingKeys());
+    }
+
+    @Test
+    void shouldReplayStoredAnswerAtOnce() throws Exception {
+        send("h", CompletableFuture.completedFuture("{\"id\":\"rt-2\"}")).toCompletableFuture().get();
+
+        IdempotentRequests.Outcome<String> again = send("h", new CompletableFuture<>()).toCompletableFuture().get();
+
+        assertEquals("{\"id\":\"rt-2\"}", again.replayed().body());
+        assertNull(again.first());
+        assertTrue(deadlines.delays.isEmpty(), "nothing to wait for");
+        assertEquals(1, carriedOut.get());
+    }
+
+    @Test
+    void shouldRefuseRetryWithAnotherBody() {
+        send("h", new CompletableFuture<>());
+
+        Refused refused = refusal(send("other", new CompletableFuture<>()));
+
+        assertEquals(Refused.Reason.IDEMPOTENCY_KEY_REUSED, refused.reason());
+        assertEquals(0, requests.waitingKeys());
+    }
+
+    @Test
+    void shouldAnswerBusyWhenFirstIsNotAnsweredWithinReplayWait() {
+        send("h", new CompletableFuture<>());
+        CompletionStage<IdempotentRequests.Outcome<String>> retry = send("h", new CompletableFuture<>());
+        assertFalse(retry.toCompletableFuture().isDone());
+
+        deadlines.fireAll();
+
+        Refused refused = refusal(retry);
+        assertEquals(Refused.Reason.CONVERSATION_BUSY, refused.reason());
+        assertTrue(refused.getMessage().contains("still being answered"), refused.getMessage());
+        assertEquals(0, requests.waitingKeys());
+    }
+
+    @Test
+    void shouldReplayAnswerStoredElsewhereWhenDeadlineLooksOnceMore() throws Exception {
+        send("h", new CompletableFuture<>());
+        CompletionStage<IdempotentRequests.Outcome<String>> retry = send("h", new CompletableFuture<>());
+        // another control plane on the same database answered: no event reaches this one
+        keys.complete("alice/k1", 202, "{\"id\":\"rt-3\"}");
+
+        deadlines.fireAll();
+
+        assertEquals(202, retry.toCompletableFuture().get().replayed().status());
+    }
+
+    @Test
+    void shouldReleaseKeyAndTellRetriesWhenFirstFails() throws Exception {
+        CompletableFuture<String> firstAnswer = new CompletableFuture<>();
+        CompletableFuture<IdempotentRequests.Outcome<String>> first = send("h", firstAnswer).toCompletableFuture();
+        CompletionStage<IdempotentRequests.Outcome<String>> retry = send("h", new CompletableFuture<>());
+
+        firstAnswer.completeExceptionally(new IllegalStateException("backend down"));
+
+        ExecutionException failed = assertThrows(ExecutionException.class,
+                first::get);
+        assertInstanceOf(IllegalStateException.class, failed.getCause());
+        assertEquals(Refused.Reason.CONVERSATION_BUSY, refusal(retry).reason());
+        assertTrue(keys.rows.isEmpty(), "the claim is released");
+
+        IdempotentRequests.Outcome<String> rerun = send("h", CompletableFuture.completedFuture("{\"id\":\"rt-4\"}"))
+                .toCompletableFuture().get();
+        assertFalse(rerun.isReplay(), "a retry after the failure carries the request out");
+        assertEquals(2, carriedOut.get());
+    }
+}
