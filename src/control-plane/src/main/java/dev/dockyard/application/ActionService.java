@@ -9,6 +9,7 @@ import dev.dockyard.protocol.Action;
 import dev.dockyard.protocol.ProtocolJson;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.executor.ExecutorClient;
+import dev.dockyard.runtime.lifecycle.RuntimeGates;
 import dev.dockyard.security.Assessment;
 import dev.dockyard.security.SecurityAnalyzer;
 import dev.dockyard.security.SecurityPolicy;
@@ -65,7 +66,14 @@ public class ActionService {
     public String act(String userId, SandboxRuntime runtime, JsonObject actionDict, String requestId) {
         Action action = ProtocolJson.actionFromJson(actionDict);
         Duration timeout = timeout(action.timeout(), config.actionTimeout(), config.maxActionTimeout());
-        ready.require(runtime);
+        try (RuntimeGates.Pass admitted = ready.admit(runtime)) {
+            return run(userId, runtime, action, actionDict, timeout, requestId);
+        }
+    }
+
+    /** Within the runtime's gate: policy, audit, forward. */
+    private String run(String userId, SandboxRuntime runtime, Action action, JsonObject actionDict, Duration timeout,
+                       String requestId) {
         Assessment assessment = analyzer.assess(action, actionDict);
         SecurityPolicy policy = agents.find(runtime.agent()).map(AgentProfile::security).orElse(SecurityPolicy.DEFAULT);
         AuditEntry.Decision decision = AuditEntry.Decision.ALLOWED;

@@ -4,8 +4,8 @@ import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.persistence.RuntimeRepository;
 import dev.dockyard.runtime.IllegalTransitionException;
+import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
-import dev.dockyard.runtime.StatusEvents;
 import dev.dockyard.runtime.lifecycle.PauseResume;
 import dev.dockyard.runtime.provisioning.MigrationRefusedException;
 import dev.dockyard.runtime.provisioning.Provisioner;
@@ -17,10 +17,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * A runtime's life cycle as the API drives it: provision, wait for it to settle, migrate, pause,
@@ -30,7 +29,6 @@ import java.util.logging.Logger;
 @ApplicationScoped
 public class RuntimeService {
 
-    private static final Logger LOG = Logger.getLogger(RuntimeService.class.getName());
 
     /** The longest {@code Prefer: wait} honoured (API.md): a wait holds no thread, only a timer. */
     public static final int MAX_WAIT_SECONDS = 600;
@@ -41,8 +39,6 @@ public class RuntimeService {
     @Inject
     RuntimeRepository runtimes;
 
-    @Inject
-    StatusEvents statusEvents;
 
     @Inject
     PauseResume pauses;
@@ -75,50 +71,21 @@ public class RuntimeService {
     }
 
     /**
-     * The runtime once it has settled (READY, ERROR, STOPPED…) or once {@code wait} has passed,
-     * whichever comes first, as it is then. Completed by the committed status change that settles
-     * it, or by a timer: no thread waits.
+     * The runtime once it has settled (READY, ERROR, STOPPED…, the hand-over from a runtime it
+     * replaces included) or once {@code wait} has passed, whichever comes first, as it is then.
+     * Completed by the provisioning as it settles, or by a timer: no thread waits.
      */
     public CompletionStage<SandboxRuntime> settled(SandboxRuntime runtime, Duration wait) {
-        String id = runtime.id();
-        if (!provisioner.isInFlight(id)) {
+        Optional<CompletionStage<RuntimeStatus>> settling = provisioner.whenSettled(runtime.id());
+        if (settling.isEmpty()) {
             return CompletableFuture.completedFuture(current(runtime));
         }
         CompletableFuture<SandboxRuntime> settled = new CompletableFuture<>();
-        long until = System.nanoTime() + wait.toNanos();
-        // status changes arrive after their transaction commits, on the committing thread: read the
-        // runtime elsewhere, outside that transaction's completion
-        AutoCloseable following = statusEvents.follow(id, change -> {
-            if (!change.status().isStarting()) {
-                handOff(() -> {
-                    finishing(id, until);
-                    complete(settled, runtime);
-                });
-            }
-        });
+        // completed on the provisioning's own thread: read the runtime on another
+        settling.get().whenComplete((status, failure) -> handOff(() -> complete(settled, runtime)));
         Runnable cancel = deadlines.after(wait, () -> complete(settled, runtime));
-        settled.whenComplete((r, e) -> {
-            cancel.run();
-            close(following);
-        });
-        if (!provisioner.isInFlight(id)) {
-            // settled between the first look and following it
-            complete(settled, runtime);
-        }
+        settled.whenComplete((r, e) -> cancel.run());
         return settled;
-    }
-
-    /**
-     * After the settling change the provisioning may still hand over (remove the sandbox of the
-     * runtime it replaces): answered once that is done too, as callers rely on. The Provisioner
-     * offers only a blocking wait for it, so a managed thread waits for that tail (a container
-     * removal), never for the provisioning itself.
-     */
-    private void finishing(String id, long until) {
-        long left = until - System.nanoTime();
-        if (left > 0) {
-            provisioner.awaitSettled(id, Duration.ofNanos(left));
-        }
     }
 
     void handOff(Runnable task) {
@@ -138,14 +105,6 @@ public class RuntimeService {
 
     private SandboxRuntime current(SandboxRuntime runtime) {
         return runtimes.find(runtime.id()).orElse(runtime);
-    }
-
-    private static void close(AutoCloseable following) {
-        try {
-            following.close();
-        } catch (Exception e) {
-            LOG.log(Level.FINE, "could not stop following", e);
-        }
     }
 
     /** Stops and removes the runtime; refused while it is being migrated or when asked to keep the workspace. */

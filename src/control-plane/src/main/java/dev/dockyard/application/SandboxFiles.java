@@ -3,6 +3,7 @@ package dev.dockyard.application;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.executor.ExecutorClient;
+import dev.dockyard.runtime.lifecycle.RuntimeGates;
 import dev.dockyard.workspace.Microagents;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -33,12 +34,12 @@ public class SandboxFiles {
     /** Puts an upload (a .zip is unpacked) at {@code destination}; answers the executor's JSON. */
     public String upload(SandboxRuntime runtime, String contentType, InputStream body, String destination,
                          boolean recursive) {
-        ready.require(runtime);
         if (destination == null || !destination.startsWith("/")) {
             throw new Refused(Refused.Reason.VALIDATION, "destination must be an absolute path in the sandbox");
         }
         ExecutorClient.ExecutorAnswer answer;
-        try {
+        // held while the upload writes: a migration starts only once it has landed
+        try (RuntimeGates.Pass admitted = ready.admit(runtime)) {
             answer = executors.upload(URI.create(runtime.executorUrl()), runtime.sessionKey(), contentType, body,
                     destination, recursive);
         } catch (ExecutorClient.ExecutorUnreachableException e) {
@@ -54,12 +55,12 @@ public class SandboxFiles {
 
     /** Streams a file or a whole tree out of the sandbox as a zip. */
     public Download download(SandboxRuntime runtime, String path) {
-        ready.require(runtime);
         if (path == null || !path.startsWith("/")) {
             throw new Refused(Refused.Reason.VALIDATION, "path must be an absolute path in the sandbox");
         }
         HttpResponse<InputStream> answer;
-        try {
+        // a read: admitted like any transfer, but the zip streams on after the pass is given back
+        try (RuntimeGates.Pass admitted = ready.admit(runtime)) {
             answer = executors.download(URI.create(runtime.executorUrl()), runtime.sessionKey(), path);
         } catch (ExecutorClient.ExecutorUnreachableException e) {
             throw new Refused(Refused.Reason.EXECUTOR_FAILED, e.getMessage());
@@ -83,11 +84,11 @@ public class SandboxFiles {
 
     /** The microagents of the runtime's repository (none without one), read from the sandbox. */
     public List<Microagents.Microagent> microagents(SandboxRuntime runtime) {
-        ready.require(runtime);
         if (runtime.repository().isEmpty()) {
+            ready.admit(runtime).close();
             return List.of();
         }
-        try {
+        try (RuntimeGates.Pass admitted = ready.admit(runtime)) {
             return microagents.of(URI.create(runtime.executorUrl()), runtime.sessionKey(), runtime.repository().get());
         } catch (BackendException e) {
             throw new Refused(Refused.Reason.EXECUTOR_FAILED, e.getMessage());

@@ -33,11 +33,9 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -307,22 +305,13 @@ public class Provisioner {
         return settling.containsKey(runtimeId);
     }
 
-    /** Waits up to {@code wait} for a runtime that is being provisioned to settle. */
-    public Optional<RuntimeStatus> awaitSettled(String runtimeId, Duration wait) {
-        CompletableFuture<RuntimeStatus> settled = settling.get(runtimeId);
-        if (settled == null) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(settled.get(wait.toMillis(), TimeUnit.MILLISECONDS));
-        } catch (TimeoutException e) {
-            return Optional.empty();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return Optional.empty();
-        } catch (ExecutionException e) {
-            return Optional.empty();
-        }
+    /**
+     * Completes when a runtime that is being provisioned has settled, its hand-over included (the
+     * sandbox of a runtime it replaced removed): for callers that must not hold a thread meanwhile.
+     * Empty when nothing here is provisioning it.
+     */
+    public Optional<CompletionStage<RuntimeStatus>> whenSettled(String runtimeId) {
+        return Optional.ofNullable(settling.get(runtimeId)).map(CompletableFuture::minimalCompletionStage);
     }
 
     private RuntimeStatus bringUp(SandboxRuntime runtime, RuntimeBackend backend, Duration timeout,
