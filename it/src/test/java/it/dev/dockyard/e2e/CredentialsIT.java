@@ -7,11 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.sun.net.httpserver.HttpServer;
 import jakarta.json.Json;
 import java.net.InetSocketAddress;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
@@ -29,6 +33,8 @@ class CredentialsIT {
     private static HttpServer tokenEndpoint;
     private static final AtomicInteger ISSUED = new AtomicInteger();
     private static final AtomicBoolean BROKEN = new AtomicBoolean();
+    private static final AtomicBoolean BROKEN_ENDPOINT_FIXED = new AtomicBoolean();
+    private static final Set<String> VALID_REFRESH_TOKENS = ConcurrentHashMap.newKeySet();
 
     @BeforeAll
     static void startTokenEndpoint() throws Exception {
@@ -37,15 +43,19 @@ class CredentialsIT {
             String form = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
             String answer;
             int status;
-            if (BROKEN.get() || !form.contains("grant_type=refresh_token") || !form.contains("refresh_token=rt-")) {
+            String presented = formValue(form, "refresh_token");
+            if (BROKEN.get() || !form.contains("grant_type=refresh_token") || !spend(presented)) {
                 status = 400;
                 answer = "{\"error\":\"invalid_grant\",\"error_description\":\"refresh token revoked\"}";
             } else {
                 int n = ISSUED.incrementAndGet();
                 status = 200;
-                // a short-lived token, always inside the refresh window: every refresh makes a new one
+                // a short-lived token, always inside the refresh window: every refresh makes a new one,
+                // and the refresh token rotates: the one presented is spent, as with GitHub's and Google's
+                String next = "rt-" + UUID.randomUUID();
+                VALID_REFRESH_TOKENS.add(next);
                 answer = "{\"access_token\":\"at-" + n + "\",\"token_type\":\"bearer\",\"expires_in\":5,"
-                        + "\"refresh_token\":\"rt-" + (n + 1) + "\"}";
+                        + "\"refresh_token\":\"" + next + "\"}";
             }
             byte[] bytes = answer.getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().add("Content-Type", "application/json");
@@ -53,7 +63,36 @@ class CredentialsIT {
             exchange.getResponseBody().write(bytes);
             exchange.close();
         });
+        tokenEndpoint.createContext("/broken", exchange -> {
+            exchange.getRequestBody().readAllBytes();
+            byte[] bytes = (BROKEN_ENDPOINT_FIXED.get() ? "{\"access_token\":\"at-b\",\"expires_in\":5}"
+                    : "{\"error\":\"invalid_client\"}").getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().add("Content-Type", "application/json");
+            exchange.sendResponseHeaders(BROKEN_ENDPOINT_FIXED.get() ? 200 : 401, bytes.length);
+            exchange.getResponseBody().write(bytes);
+            exchange.close();
+        });
         tokenEndpoint.start();
+    }
+
+    /** A refresh token the endpoint issued (or the tests handed out) and nobody presented yet. */
+    private static String issue() {
+        String token = "rt-" + UUID.randomUUID();
+        VALID_REFRESH_TOKENS.add(token);
+        return token;
+    }
+
+    private static boolean spend(String refreshToken) {
+        return refreshToken != null && VALID_REFRESH_TOKENS.remove(refreshToken);
+    }
+
+    private static String formValue(String form, String key) {
+        for (String pair : form.split("&")) {
+            if (pair.startsWith(key + "=")) {
+                return URLDecoder.decode(pair.substring(key.length() + 1), StandardCharsets.UTF_8);
+            }
+        }
+        return null;
     }
 
     @AfterAll
@@ -63,6 +102,10 @@ class CredentialsIT {
 
     private static String endpoint() {
         return "http://127.0.0.1:" + tokenEndpoint.getAddress().getPort() + "/token";
+    }
+
+    private static String brokenEndpoint() {
+        return "http://127.0.0.1:" + tokenEndpoint.getAddress().getPort() + "/broken";
     }
 
     private static DockyardApi newUser() {
@@ -107,7 +150,7 @@ class CredentialsIT {
         DockyardApi user = newUser();
         BROKEN.set(false);
         assertEquals(204, user.put("credentials/OAUTH_TOKEN", Json.createObjectBuilder().add("type", "oauth2")
-                .add("refreshToken", "rt-0").add("tokenEndpoint", endpoint()).add("clientId", "dockyard-it")
+                .add("refreshToken", issue()).add("tokenEndpoint", endpoint()).add("clientId", "dockyard-it")
                 .build()).status());
         DockyardApi.Answer runtime = user.provision(Json.createObjectBuilder()
                 .add("conversationId", "it-oauth-" + UUID.randomUUID()).build(), 120);
@@ -133,14 +176,14 @@ class CredentialsIT {
         BROKEN.set(true);
         try {
             DockyardApi.Answer refused = user.put("credentials/REVOKED", Json.createObjectBuilder().add("type", "oauth2")
-                    .add("refreshToken", "rt-0").add("tokenEndpoint", endpoint()).build());
+                    .add("refreshToken", issue()).add("tokenEndpoint", endpoint()).build());
             assertEquals(400, refused.status(), refused.body());
             assertTrue(refused.body().contains("invalid_grant"), refused.body());
-            assertFalse(refused.body().contains("rt-0"), "the refresh token is not echoed");
+            assertFalse(refused.body().contains("rt-"), "the refresh token is not echoed");
 
             BROKEN.set(false);
             assertEquals(204, user.put("credentials/LATER_REVOKED", Json.createObjectBuilder().add("type", "oauth2")
-                    .add("refreshToken", "rt-0").add("tokenEndpoint", endpoint()).build()).status());
+                    .add("refreshToken", issue()).add("tokenEndpoint", endpoint()).build()).status());
             BROKEN.set(true);
             DockyardApi.Answer failed = user.provision(Json.createObjectBuilder()
                     .add("conversationId", "it-revoked-" + UUID.randomUUID()).build(), 60);
@@ -148,11 +191,61 @@ class CredentialsIT {
             assertTrue(failed.json().getString("statusMessage").startsWith(
                     "Provisioning failed at step 'credentials': credential LATER_REVOKED could not be refreshed: "
                             + "invalid_grant"), failed.json().getString("statusMessage"));
-            assertEquals(java.util.List.of(), DockerCli.containersLabelled("dev.dockyard.runtime-id="
+            assertEquals(List.of(), DockerCli.containersLabelled("dev.dockyard.runtime-id="
                     + failed.json().getString("id")));
         } finally {
             BROKEN.set(false);
             user.delete("credentials/LATER_REVOKED");
         }
+    }
+
+    @Test
+    void shouldKeepTheRotatedTokenOfOneCredentialWhenAnotherFailsToRefresh() {
+        DockyardApi user = newUser();
+        BROKEN.set(false);
+        BROKEN_ENDPOINT_FIXED.set(true);
+        try {
+            // A rotates on every refresh; B's endpoint stops answering after B was stored
+            assertEquals(204, user.put("credentials/A_ROTATING", Json.createObjectBuilder().add("type", "oauth2")
+                    .add("refreshToken", issue()).add("tokenEndpoint", endpoint()).build()).status());
+            assertEquals(204, user.put("credentials/B_FAILING", Json.createObjectBuilder().add("type", "oauth2")
+                    .add("refreshToken", "rt-b").add("tokenEndpoint", brokenEndpoint()).build()).status());
+            BROKEN_ENDPOINT_FIXED.set(false);
+            // both tokens expire within the refresh window: the next provisioning refreshes A (rotating
+            // it at the provider) before B's endpoint refuses
+
+            DockyardApi.Answer failed = user.provision(Json.createObjectBuilder()
+                    .add("conversationId", "it-rotate-" + UUID.randomUUID()).build(), 60);
+            assertEquals("ERROR", failed.json().getString("status"), failed.body());
+            assertTrue(failed.json().getString("statusMessage").contains("credential B_FAILING"),
+                    failed.json().getString("statusMessage"));
+
+            // A's refresh spent its token at the provider: the rotated one must have been stored
+            assertEquals(204, user.delete("credentials/B_FAILING").status());
+            DockyardApi.Answer runtime = user.provision(Json.createObjectBuilder()
+                    .add("conversationId", "it-rotate-" + UUID.randomUUID()).build(), 120);
+            assertEquals(201, runtime.status(), runtime.body());
+            assertEquals("READY", runtime.json().getString("status"), runtime.body());
+            user.delete("runtimes/" + runtime.json().getString("id"));
+        } finally {
+            BROKEN_ENDPOINT_FIXED.set(false);
+            user.delete("credentials/A_ROTATING");
+            user.delete("credentials/B_FAILING");
+        }
+    }
+
+    @Test
+    void shouldRefuseATokenEndpointAnAdminDidNotAllow() {
+        DockyardApi user = newUser();
+        int before = ISSUED.get();
+        for (String endpoint : List.of("http://localhost:" + tokenEndpoint.getAddress().getPort() + "/token",
+                "https://127.0.0.2/token", "https://169.254.169.254/latest/meta-data", "file:///etc/passwd")) {
+            DockyardApi.Answer refused = user.put("credentials/ELSEWHERE", Json.createObjectBuilder()
+                    .add("type", "oauth2").add("refreshToken", issue()).add("tokenEndpoint", endpoint).build());
+            assertEquals(400, refused.status(), endpoint + ": " + refused.body());
+            assertTrue(refused.body().contains("tokenEndpoint"), refused.body());
+        }
+        assertEquals(before, ISSUED.get(), "no refresh token was sent anywhere");
+        assertFalse(user.get("credentials").body().contains("ELSEWHERE"));
     }
 }

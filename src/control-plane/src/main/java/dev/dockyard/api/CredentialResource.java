@@ -18,7 +18,6 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import java.net.URI;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -26,7 +25,8 @@ import java.util.regex.Pattern;
  * The caller's provider credentials, exported into their sandboxes under their name:
  * {@code PUT /credentials/{name}} with {@code {"type":"secret","value"}} or
  * {@code {"type":"oauth2","refreshToken","tokenEndpoint","clientId","clientSecret"?}}. Listing
- * shows names, types and expiry, never a value.
+ * shows names, types and expiry, never a value. An OAuth2 credential is refreshed once before it
+ * is stored, against an endpoint the {@link dev.dockyard.credentials.TokenEndpointPolicy} allows.
  */
 @Path("credentials")
 @RequestScoped
@@ -55,28 +55,16 @@ public class CredentialResource {
         if ("secret".equals(type)) {
             credential.secret(required(body, "value"));
         } else if ("oauth2".equals(type)) {
-            String endpoint = required(body, "tokenEndpoint");
-            URI uri;
-            try {
-                uri = URI.create(endpoint);
-            } catch (IllegalArgumentException e) {
-                throw invalid("tokenEndpoint must be an http(s) URL");
-            }
-            if (uri.getScheme() == null || !uri.getScheme().matches("https?") || uri.getHost() == null) {
-                throw invalid("tokenEndpoint must be an http(s) URL");
-            }
-            credential.oauth2(required(body, "refreshToken"), endpoint, body.getString("clientId", null),
-                    body.getString("clientSecret", null));
-            try {
-                // validated now, so that a bad refresh token is the user's 400, not a failed provisioning later
-                credentials.provider("oauth2").resolve(credential, java.time.Instant.now(), java.time.Duration.ZERO);
-            } catch (CredentialException e) {
-                throw invalid(e.getMessage());
-            }
+            credential.oauth2(required(body, "refreshToken"), required(body, "tokenEndpoint"),
+                    body.getString("clientId", null), body.getString("clientSecret", null));
         } else {
             throw invalid("type must be \"secret\" or \"oauth2\"");
         }
-        credentials.save(credential);
+        try {
+            credentials.store(credential);
+        } catch (CredentialException e) {
+            throw invalid(e.getMessage());
+        }
         return Response.noContent().build();
     }
 

@@ -7,8 +7,11 @@ import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -86,6 +89,11 @@ public class DockyardConfig {
     @Inject
     @ConfigProperty(name = "dockyard.credentials.refresh-window", defaultValue = "300")
     int credentialRefreshWindowSeconds;
+
+    /** Hosts whose token endpoints may be plain http (a company's own identity provider, a test's). */
+    @Inject
+    @ConfigProperty(name = "dockyard.credentials.allowed-token-hosts")
+    Optional<List<String>> allowedTokenHosts;
 
     @Inject
     @ConfigProperty(name = "dockyard.fault-injection", defaultValue = "false")
@@ -321,5 +329,12 @@ public class DockyardConfig {
     /** The first node's Docker endpoint; empty means DOCKER_HOST or the local socket. */
     public Optional<String> dockerHost() {
         return dockerHost.filter(h -> !h.isBlank());
+    }
+
+    /** Hosts an admin allows for OAuth2 token endpoints beyond the https default, lower case. */
+    public Set<String> allowedTokenHosts() {
+        return allowedTokenHosts == null ? Set.of() : allowedTokenHosts.orElse(List.of()).stream()
+                .map(h -> h.strip().toLowerCase(Locale.ROOT)).filter(h -> !h.isEmpty())
+                .collect(Collectors.toUnmodifiableSet());
     }
 }

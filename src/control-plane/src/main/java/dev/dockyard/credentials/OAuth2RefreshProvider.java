@@ -1,6 +1,7 @@
 package dev.dockyard.credentials;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.io.IOException;
@@ -18,10 +19,14 @@ import java.util.Base64;
 /**
  * OAuth2 access tokens from a refresh token: the {@code refresh_token} grant of RFC 6749 §6
  * against the credential's token endpoint, with client authentication by HTTP Basic when a client
- * secret is stored. A rotated refresh token replaces the old one.
+ * secret is stored. A rotated refresh token replaces the old one. Tokens go only where the
+ * {@link TokenEndpointPolicy} allows, never following a redirect.
  */
 @ApplicationScoped
 public class OAuth2RefreshProvider implements CredentialProvider {
+
+    @Inject
+    TokenEndpointPolicy policy;
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
             .followRedirects(HttpClient.Redirect.NEVER).build();
@@ -46,7 +51,7 @@ public class OAuth2RefreshProvider implements CredentialProvider {
         String form = "grant_type=refresh_token&refresh_token=" + encode(credential.refreshToken())
                 + (credential.clientId() != null && credential.clientSecret() == null
                         ? "&client_id=" + encode(credential.clientId()) : "");
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(credential.tokenEndpoint()))
+        HttpRequest.Builder request = HttpRequest.newBuilder(endpoint(credential))
                 .timeout(Duration.ofSeconds(15)).header("Content-Type", "application/x-www-form-urlencoded")
                 .header("Accept", "application/json").POST(HttpRequest.BodyPublishers.ofString(form));
         if (credential.clientId() != null && credential.clientSecret() != null) {
@@ -79,6 +84,14 @@ public class OAuth2RefreshProvider implements CredentialProvider {
         Instant expires = token.containsKey("expires_in")
                 ? now.plusSeconds(token.getJsonNumber("expires_in").longValue()) : null;
         credential.refreshed(token.getString("access_token"), expires, token.getString("refresh_token", null));
+    }
+
+    private URI endpoint(StoredCredential credential) {
+        try {
+            return policy.check(credential.tokenEndpoint());
+        } catch (CredentialException e) {
+            throw new CredentialException("credential " + credential.name() + ": " + e.getMessage());
+        }
     }
 
     private static String encode(String value) {

@@ -89,6 +89,10 @@ public class StoredCredential {
         }
     }
 
+    public String id() {
+        return id;
+    }
+
     public String userId() {
         return userId;
     }

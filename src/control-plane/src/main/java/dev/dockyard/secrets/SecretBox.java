@@ -2,9 +2,9 @@ package dev.dockyard.secrets;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
@@ -85,13 +85,30 @@ public final class SecretBox {
         if (configured.isPresent()) {
             return decode(configured.get());
         }
-        Path file = Path.of("dockyard-secrets.key").toAbsolutePath();
+        return loadOrCreateKey(Path.of("dockyard-secrets.key").toAbsolutePath());
+    }
+
+    /**
+     * The key in {@code file}, generated first when there is none. The file only ever appears
+     * complete and with mode 600: the key is written to a temporary file created with that mode,
+     * then linked under its name (a link never replaces a file, so of two servers starting at
+     * once, the second reads the first one's key).
+     */
+    static byte[] loadOrCreateKey(Path file) {
         try {
             if (!Files.exists(file)) {
                 byte[] fresh = new byte[32];
                 RANDOM.nextBytes(fresh);
-                Files.writeString(file, Base64.getEncoder().encodeToString(fresh), StandardOpenOption.CREATE_NEW);
-                Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+                Path temporary = Files.createTempFile(file.getParent(), ".dockyard-secrets", ".tmp",
+                        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+                try {
+                    Files.writeString(temporary, Base64.getEncoder().encodeToString(fresh));
+                    Files.createLink(file, temporary);
+                } catch (FileAlreadyExistsException e) {
+                    // another server made it first: use theirs
+                } finally {
+                    Files.deleteIfExists(temporary);
+                }
             }
             return decode(Files.readString(file).strip());
         } catch (IOException | UnsupportedOperationException e) {

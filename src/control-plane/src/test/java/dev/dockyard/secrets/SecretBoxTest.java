@@ -1,13 +1,28 @@
 package dev.dockyard.secrets;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
 import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class SecretBoxTest {
 
@@ -37,5 +52,70 @@ class SecretBoxTest {
         assertThrows(IllegalStateException.class, () -> SecretBox.open(sealed, OTHER));
         String tampered = sealed.substring(0, sealed.length() - 4) + (sealed.endsWith("AAAA") ? "BBBB" : "AAAA");
         assertThrows(IllegalStateException.class, () -> SecretBox.open(tampered, KEY));
+    }
+
+    @Test
+    void shouldCreateTheKeyFileWithOwnerOnlyModeAndNeverShowItOtherwise(@TempDir Path dir) throws Exception {
+        AtomicBoolean creating = new AtomicBoolean(true);
+        List<String> seen = new CopyOnWriteArrayList<>();
+        Thread watcher = new Thread(() -> {
+            while (creating.get()) {
+                try (Stream<Path> files = Files.list(dir)) {
+                    files.forEach(f -> {
+                        try {
+                            String mode = PosixFilePermissions.toString(Files.getPosixFilePermissions(f));
+                            if (!mode.equals("rw-------")) {
+                                seen.add(f.getFileName() + " " + mode);
+                            }
+                        } catch (IOException gone) {
+                            // removed between listing and reading: nothing seen
+                        }
+                    });
+                } catch (IOException | UncheckedIOException e) {
+                    // a file vanished during the listing
+                }
+            }
+        });
+        watcher.start();
+        try {
+            for (int i = 0; i < 200; i++) {
+                Path file = dir.resolve("key-" + i);
+                byte[] key = SecretBox.loadOrCreateKey(file);
+                assertEquals(32, key.length);
+                assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+            }
+        } finally {
+            creating.set(false);
+            watcher.join();
+        }
+        assertEquals(List.of(), seen, "a key file was visible with a wider mode");
+        try (Stream<Path> files = Files.list(dir)) {
+            assertEquals(200, files.count(), "no temporary file is left behind");
+        }
+    }
+
+    @Test
+    void shouldHandTwoServersStartingAtOnceTheSameKey(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("dockyard-secrets.key");
+        ExecutorService two = Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 20; round++) {
+                Path shared = dir.resolve("round-" + round + ".key");
+                CountDownLatch start = new CountDownLatch(1);
+                Future<byte[]> a = two.submit(() -> {
+                    start.await();
+                    return SecretBox.loadOrCreateKey(shared);
+                });
+                Future<byte[]> b = two.submit(() -> {
+                    start.await();
+                    return SecretBox.loadOrCreateKey(shared);
+                });
+                start.countDown();
+                assertArrayEquals(a.get(), b.get());
+            }
+        } finally {
+            two.shutdownNow();
+        }
+        assertArrayEquals(SecretBox.loadOrCreateKey(file), SecretBox.loadOrCreateKey(file));
     }
 }

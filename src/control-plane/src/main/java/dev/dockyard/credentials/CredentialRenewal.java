@@ -1,0 +1,62 @@
+package dev.dockyard.credentials;
+
+import dev.dockyard.runtime.RuntimeStatus;
+import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.provisioning.ProvisioningJournal;
+import dev.dockyard.runtime.provisioning.SandboxConfigurations;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.net.URI;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Logger;
+
+/**
+ * Keeps the credentials inside running sandboxes valid: each pass renews the credentials that
+ * near expiry of every user with a READY runtime and pushes the values into those runtimes. It
+ * runs with no transaction (token endpoints and executors are called; what is stored is stored
+ * per credential by {@link Credentials}). A credential that cannot be renewed keeps its last
+ * value in the sandboxes, so one broken credential never takes the others' fresh values away.
+ */
+@ApplicationScoped
+public class CredentialRenewal {
+
+    private static final Logger LOG = Logger.getLogger(CredentialRenewal.class.getName());
+
+    @Inject
+    Credentials credentials;
+
+    @Inject
+    ProvisioningJournal journal;
+
+    @Inject
+    SandboxConfigurations configurations;
+
+    /** One pass; the number of sandboxes that received fresh values. */
+    public int renewExpiring() {
+        int pushed = 0;
+        for (String userId : credentials.usersNeedingRefresh()) {
+            List<SandboxRuntime> ready = journal.live().stream()
+                    .filter(r -> r.userId().equals(userId) && r.status() == RuntimeStatus.READY).toList();
+            if (ready.isEmpty()) {
+                continue; // nothing to keep fresh: the next provisioning refreshes before injecting
+            }
+            Credentials.Resolution resolution = credentials.resolve(userId);
+            for (CredentialException failure : resolution.failures()) {
+                LOG.warning("A credential of " + userId + " could not be renewed: " + failure.getMessage());
+            }
+            Map<String, String> values = new LinkedHashMap<>(resolution.stale());
+            values.putAll(resolution.values());
+            for (SandboxRuntime runtime : ready) {
+                try {
+                    configurations.push(URI.create(runtime.executorUrl()), runtime, values);
+                    pushed++;
+                } catch (RuntimeException e) {
+                    LOG.warning("Fresh credentials could not be pushed into " + runtime.id() + ": " + e.getMessage());
+                }
+            }
+        }
+        return pushed;
+    }
+}
