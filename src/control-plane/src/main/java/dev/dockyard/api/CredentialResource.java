@@ -19,6 +19,8 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -69,7 +71,7 @@ public class CredentialResource {
                     body.getString("clientSecret", null));
             try {
                 // validated now, so that a bad refresh token is the user's 400, not a failed provisioning later
-                credentials.provider("oauth2").resolve(credential, java.time.Instant.now(), java.time.Duration.ZERO);
+                credentials.provider("oauth2").resolve(credential, Instant.now(), Duration.ZERO);
             } catch (CredentialException e) {
                 throw invalid(e.getMessage());
             }
