@@ -1,6 +1,10 @@
 package it.dev.dockyard.bench;
 
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -166,15 +170,15 @@ public final class Bench {
      * because the benchmark runs as one source file; the latency ITs use it from here.
      */
     public static final class KeepAlive implements AutoCloseable {
-        private final java.net.Socket socket;
-        private final java.io.BufferedInputStream in;
-        private final java.io.OutputStream out;
+        private final Socket socket;
+        private final BufferedInputStream in;
+        private final OutputStream out;
         private final String host;
 
         public KeepAlive(URI uri) throws IOException {
-            socket = new java.net.Socket(uri.getHost(), uri.getPort());
+            socket = new Socket(uri.getHost(), uri.getPort());
             socket.setTcpNoDelay(true);
-            in = new java.io.BufferedInputStream(socket.getInputStream());
+            in = new BufferedInputStream(socket.getInputStream());
             out = socket.getOutputStream();
             host = uri.getHost() + ":" + uri.getPort();
         }
@@ -184,7 +188,7 @@ public final class Bench {
             byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
             String head = "POST " + path + " HTTP/1.1\r\nHost: " + host + "\r\n" + headerName + ": " + headerValue
                     + "\r\nContent-Type: application/json\r\nContent-Length: " + bytes.length + "\r\n\r\n";
-            java.io.ByteArrayOutputStream request = new java.io.ByteArrayOutputStream();
+            ByteArrayOutputStream request = new ByteArrayOutputStream();
             request.writeBytes(head.getBytes(StandardCharsets.ISO_8859_1));
             request.writeBytes(bytes);
             out.write(request.toByteArray());
@@ -200,7 +204,7 @@ public final class Bench {
                     chunked = true;
                 }
             }
-            java.io.ByteArrayOutputStream answer = new java.io.ByteArrayOutputStream();
+            ByteArrayOutputStream answer = new ByteArrayOutputStream();
             if (chunked) {
                 for (int size = Integer.parseInt(line().strip(), 16); size > 0; size = Integer.parseInt(line().strip(), 16)) {
                     answer.writeBytes(in.readNBytes(size));

@@ -2,6 +2,7 @@ package it.dev.dockyard.e2e;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -62,7 +63,7 @@ final class DockerCli {
     /** Removes every image tagged in {@code repository} (the tests' own runtime image repository). */
     static void removeRepository(String repository) {
         String tags = ok("images", repository, "--format", "{{.Repository}}:{{.Tag}}");
-        List<String> rmi = new java.util.ArrayList<>(List.of("rmi", "-f"));
+        List<String> rmi = new ArrayList<>(List.of("rmi", "-f"));
         tags.lines().filter(t -> !t.isBlank()).forEach(rmi::add);
         if (rmi.size() > 2) {
             run(rmi.toArray(String[]::new));

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
+import java.io.StringReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -41,7 +42,7 @@ class FaultInjectionIT {
                 .POST(HttpRequest.BodyPublishers.ofString(Json.createObjectBuilder()
                         .add("conversationId", "it-fault-" + step).build().toString())).build();
         HttpResponse<String> answer = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
-        JsonObject runtime = Json.createReader(new java.io.StringReader(answer.body())).readObject();
+        JsonObject runtime = Json.createReader(new StringReader(answer.body())).readObject();
         String id = runtime.getString("id");
         assertEquals("ERROR", runtime.getString("status"), answer.body());
         assertTrue(runtime.getString("statusMessage").startsWith("Provisioning failed at step '" + step + "'"),

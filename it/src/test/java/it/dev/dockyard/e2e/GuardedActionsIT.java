@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import org.awaitility.Awaitility;
@@ -94,7 +95,7 @@ class GuardedActionsIT {
             Awaitility.await().atMost(Duration.ofSeconds(10)).until(() ->
                     API.get("runtimes/" + id + "/audit").json().getJsonArray("entries").size() >= 3);
             // the admin-wide trail has them too, and another user sees none of it
-            String since = java.time.Instant.now().minusSeconds(600).toString();
+            String since = Instant.now().minusSeconds(600).toString();
             JsonObject all = API.get("audit?since=" + since + "&limit=1000").json();
             assertTrue(all.getJsonArray("entries").stream().map(JsonObject.class::cast)
                     .anyMatch(e -> e.getString("runtimeId").equals(id) && e.getString("decision").equals("BLOCKED")),

@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import java.io.IOException;
+import java.io.StringReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -19,6 +22,10 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -41,7 +48,7 @@ class ImageBuilderIT {
     private static final Path BUNDLE = Path.of(System.getProperty("dockyard.bundle", "target/executor-bundle"));
 
     @BeforeAll
-    static void baseWithoutJava() throws java.io.IOException {
+    static void baseWithoutJava() throws IOException {
         // the offline base minus every JDK/JRE package: the runtime image must bring its own Java
         Path dir = Files.createTempDirectory("it-base");
         Files.writeString(dir.resolve("Dockerfile"), "FROM " + BASE + "\nRUN apt-get purge -y -q 'openjdk-*' "
@@ -179,8 +186,8 @@ class ImageBuilderIT {
     }
 
     private static List<String> layerList(String image) {
-        return Json.createReader(new java.io.StringReader(layers(image))).readArray().stream()
-                .map(v -> ((jakarta.json.JsonString) v).getString()).toList();
+        return Json.createReader(new StringReader(layers(image))).readArray().stream()
+                .map(v -> ((JsonString) v).getString()).toList();
     }
 
     @Test
@@ -237,13 +244,13 @@ class ImageBuilderIT {
                 runtimeImage = runtime.getString("runtimeImage");
                 assertTrue(runtimeImage.startsWith(REPOSITORY + ":"), runtimeImage);
                 String history = String.join("\n", events(id));
-                java.util.regex.Matcher build = java.util.regex.Pattern.compile("\\(build (build-[0-9a-f-]+)\\)")
+                Matcher build = Pattern.compile("\\(build (build-[0-9a-f-]+)\\)")
                         .matcher(history);
                 assertTrue(build.find(), history);
                 builds.add(build.group(1));
             }
             assertEquals(1, builds.stream().distinct().count(), "one build for both: " + builds);
-            stream.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            stream.get(30, TimeUnit.SECONDS);
             assertTrue(progress.stream().anyMatch(p -> p.contains("\"line\":\"Step ")), progress.toString());
 
             JsonObject java = API.act(ids.get(0), DockyardApi.run("command -v java || echo no java; echo $((6 * 7))"));
@@ -275,7 +282,7 @@ class ImageBuilderIT {
         return lines;
     }
 
-    private static void stream(String runtimeId, Duration timeout, java.util.function.BiConsumer<String, String> each) {
+    private static void stream(String runtimeId, Duration timeout, BiConsumer<String, String> each) {
         HttpRequest request = HttpRequest.newBuilder(URI.create(System.getProperty("dockyard.url",
                         "http://127.0.0.1:19080") + "/api/v1/runtimes/" + runtimeId + "/events"))
                 .header("X-API-Key", System.getProperty("dockyard.admin-key")).timeout(timeout).build();
@@ -296,7 +303,7 @@ class ImageBuilderIT {
                     }
                 }
             }
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new AssertionError(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

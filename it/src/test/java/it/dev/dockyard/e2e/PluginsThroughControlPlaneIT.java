@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
@@ -31,7 +32,7 @@ class PluginsThroughControlPlaneIT {
         String id = answer.json().getString("id");
         try {
             assertEquals(List.of("jupyter"), answer.json().getJsonArray("plugins").getValuesAs(
-                    jakarta.json.JsonString::getString));
+                    JsonString::getString));
             JsonObject cell = API.act(id, Json.createObjectBuilder().add("action", "run_ipython").add("args",
                     Json.createObjectBuilder().add("code", "import os\nprint(os.environ.get('LLM_MODEL'), 6 * 7)"))
                     .build());

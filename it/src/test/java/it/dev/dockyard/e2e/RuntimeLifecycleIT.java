@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -164,11 +167,11 @@ class RuntimeLifecycleIT {
 
     private static String writeDockerfile(String text) {
         try {
-            java.nio.file.Path file = java.nio.file.Files.createTempFile("dockyard-it", ".Dockerfile");
-            java.nio.file.Files.writeString(file, text);
+            Path file = Files.createTempFile("dockyard-it", ".Dockerfile");
+            Files.writeString(file, text);
             file.toFile().deleteOnExit();
             return file.toString();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new AssertionError(e);
         }
     }

@@ -17,6 +17,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /** GET /api/v1/runtimes/{id}/events: one status event per transition, history first, then live. */
@@ -52,7 +53,7 @@ class StatusEventsIT {
         assertEquals(202, answer.status(), answer.body());
         String id = answer.json().getString("id");
         CompletableFuture<List<JsonObject>> stream = follow(id);
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(90))
+        Awaitility.await().atMost(Duration.ofSeconds(90))
                 .until(() -> API.get("runtimes/" + id).json().getString("status").equals("READY"));
         assertEquals(204, API.delete("runtimes/" + id).status());
 
@@ -71,7 +72,7 @@ class StatusEventsIT {
                 .add("conversationId", "it-events-bad-" + UUID.randomUUID())
                 .add("sandbox", Json.createObjectBuilder().add("image", "dockyard/absent:none")).build());
         String id = answer.json().getString("id");
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60))
+        Awaitility.await().atMost(Duration.ofSeconds(60))
                 .until(() -> API.get("runtimes/" + id).json().getString("status").equals("ERROR"));
         List<String> statuses = follow(id).get(30, TimeUnit.SECONDS).stream().map(e -> e.getString("status")).toList();
         assertEquals(List.of("STARTING_RUNTIME", "ERROR"), statuses);

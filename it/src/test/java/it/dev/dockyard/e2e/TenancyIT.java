@@ -4,16 +4,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import it.dev.dockyard.executor.Multipart;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /** Users, keys, isolation, quotas and one runtime per conversation, through the API on real parts. */
@@ -53,7 +57,7 @@ class TenancyIT {
             assertEquals(404, bob.get("runtimes/" + id).status());
             assertEquals(404, bob.post("runtimes/" + id + "/actions", DockyardApi.run("id")).status());
             assertEquals(404, bob.get("runtimes/" + id + "/files?path=/workspace").status());
-            it.dev.dockyard.executor.Multipart multipart = new it.dev.dockyard.executor.Multipart();
+            Multipart multipart = new Multipart();
             assertEquals(404, bob.postBytes("runtimes/" + id + "/files?destination=/workspace", multipart.contentType(),
                     multipart.file("x.txt", "x".getBytes())).status());
             assertEquals(404, bob.delete("runtimes/" + id).status());
@@ -100,7 +104,7 @@ class TenancyIT {
         }
         try {
             assertEquals(Map.of(202, 3, 429, 27), statuses);
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(90)).until(() -> admitted.stream()
+            Awaitility.await().atMost(Duration.ofSeconds(90)).until(() -> admitted.stream()
                     .allMatch(id -> quoted.get("runtimes/" + id).json().getString("status").equals("READY")));
             // the ledger (live runtimes) and Docker agree
             assertEquals(3, DockerCli.containersLabelled("dev.dockyard.control-plane=" + System.getProperty(
@@ -126,7 +130,7 @@ class TenancyIT {
             posts.add(CompletableFuture.supplyAsync(() -> user.post("runtimes",
                     Json.createObjectBuilder().add("conversationId", conversation).build())));
         }
-        Set<String> named = new java.util.HashSet<>();
+        Set<String> named = new HashSet<>();
         int created = 0;
         for (CompletableFuture<DockyardApi.Answer> post : posts) {
             DockyardApi.Answer answer = post.get();
@@ -140,7 +144,7 @@ class TenancyIT {
         }
         String id = named.iterator().next();
         try {
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(90))
+            Awaitility.await().atMost(Duration.ofSeconds(90))
                     .until(() -> !user.get("runtimes/" + id).json().getString("status").contains("START"));
             assertEquals(1, created);
             assertEquals(1, named.size(), "every answer names the same runtime: " + named);

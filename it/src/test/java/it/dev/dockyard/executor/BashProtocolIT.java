@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import it.dev.dockyard.bench.Bench.KeepAlive;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -343,20 +344,20 @@ class BashProtocolIT extends SandboxTest {
 
     @Test
     void shouldRefuseWrongOrMissingSessionKey() {
-        HttpResponse<String> noKey = sandbox.send(java.net.http.HttpRequest.newBuilder(sandbox.executor.resolve("ready")));
+        HttpResponse<String> noKey = sandbox.send(HttpRequest.newBuilder(sandbox.executor.resolve("ready")));
         assertEquals(403, noKey.statusCode());
         assertEquals("{\"detail\":\"Invalid API Key\"}", noKey.body());
-        HttpResponse<String> wrong = sandbox.send(java.net.http.HttpRequest.newBuilder(
+        HttpResponse<String> wrong = sandbox.send(HttpRequest.newBuilder(
                 sandbox.executor.resolve("execute_action")).header("X-Session-API-Key", "nope")
-                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{}")));
+                .POST(HttpRequest.BodyPublishers.ofString("{}")));
         assertEquals(403, wrong.statusCode());
     }
 
     @Test
     void shouldAnswerAliveAndServerInfoWithoutKey() {
-        HttpResponse<String> alive = sandbox.send(java.net.http.HttpRequest.newBuilder(sandbox.executor.resolve("alive")));
+        HttpResponse<String> alive = sandbox.send(HttpRequest.newBuilder(sandbox.executor.resolve("alive")));
         assertEquals("{\"status\":\"ok\"}", alive.body());
-        JsonObject info = Sandbox.json(sandbox.send(java.net.http.HttpRequest.newBuilder(
+        JsonObject info = Sandbox.json(sandbox.send(HttpRequest.newBuilder(
                 sandbox.executor.resolve("server_info"))).body());
         assertTrue(info.getJsonNumber("uptime").doubleValue() > 0);
         assertTrue(info.containsKey("idle_time"));

@@ -1,9 +1,11 @@
 package it.dev.dockyard.executor;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
@@ -43,8 +45,8 @@ public final class Multipart {
     }
 
     public static Map<String, String> unzip(byte[] bytes) {
-        Map<String, String> entries = new java.util.TreeMap<>();
-        try (ZipInputStream zip = new ZipInputStream(new java.io.ByteArrayInputStream(bytes))) {
+        Map<String, String> entries = new TreeMap<>();
+        try (ZipInputStream zip = new ZipInputStream(new ByteArrayInputStream(bytes))) {
             ZipEntry entry;
             while ((entry = zip.getNextEntry()) != null) {
                 entries.put(entry.getName(), new String(zip.readAllBytes(), StandardCharsets.UTF_8));

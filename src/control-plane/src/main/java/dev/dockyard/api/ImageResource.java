@@ -14,6 +14,7 @@ import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -92,7 +93,7 @@ public class ImageResource {
                     .toException();
         }
         JsonValue base = body.get("baseImage");
-        if (!(base instanceof jakarta.json.JsonString baseName)) {
+        if (!(base instanceof JsonString baseName)) {
             throw Problem.of(Problem.Kind.VALIDATION, "baseImage is required (a string)").toException();
         }
         ProvisionRequestReader.requireImage(baseName.getString(), "baseImage");

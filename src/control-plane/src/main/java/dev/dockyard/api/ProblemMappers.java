@@ -4,6 +4,7 @@ import dev.dockyard.application.Refused;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.runtime.lifecycle.RuntimeGates;
 import dev.dockyard.protocol.InvalidActionException;
+import jakarta.json.JsonException;
 import jakarta.json.bind.JsonbException;
 import jakarta.json.stream.JsonParsingException;
 import jakarta.ws.rs.NotAcceptableException;
@@ -96,7 +97,7 @@ public final class ProblemMappers {
         private static boolean isJsonError(Throwable e) {
             for (Throwable t = e; t != null; t = t.getCause()) {
                 if (t instanceof JsonParsingException || t instanceof JsonbException
-                        || t instanceof jakarta.json.JsonException) {
+                        || t instanceof JsonException) {
                     return true;
                 }
             }
@@ -113,9 +114,9 @@ public final class ProblemMappers {
     }
 
     @Provider
-    public static class ForJson implements ExceptionMapper<jakarta.json.JsonException> {
+    public static class ForJson implements ExceptionMapper<JsonException> {
         @Override
-        public Response toResponse(jakarta.json.JsonException e) {
+        public Response toResponse(JsonException e) {
             return Problem.of(Problem.Kind.VALIDATION, "The body is not valid JSON").toResponse();
         }
     }

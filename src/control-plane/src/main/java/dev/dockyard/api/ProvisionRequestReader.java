@@ -1,14 +1,26 @@
 package dev.dockyard.api;
 
+import dev.dockyard.agents.AgentCatalog;
+import dev.dockyard.agents.AgentProfile;
+import dev.dockyard.agents.LlmSettings;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.BuildScriptPolicy;
+import dev.dockyard.images.ExtraDependencies;
+import dev.dockyard.images.RuntimeDockerfile;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
+import dev.dockyard.tenancy.Role;
+import dev.dockyard.workspace.RepositorySpec;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -27,8 +39,8 @@ final class ProvisionRequestReader {
     private ProvisionRequestReader() {
     }
 
-    static ProvisioningRequest read(JsonObject body, String userId, dev.dockyard.tenancy.Role role,
-                                    DockyardConfig config, dev.dockyard.agents.AgentCatalog agents) {
+    static ProvisioningRequest read(JsonObject body, String userId, Role role,
+                                    DockyardConfig config, AgentCatalog agents) {
         if (body == null) {
             throw invalid("A JSON body is required, at least {\"conversationId\": \"...\"}");
         }
@@ -65,15 +77,15 @@ final class ProvisionRequestReader {
             }
             env.put(e.getKey(), s.getString());
         }
-        if (envJson.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_ENV_JSON) {
+        if (envJson.toString().getBytes(StandardCharsets.UTF_8).length > MAX_ENV_JSON) {
             throw invalid("sandbox.env must be at most " + MAX_ENV_JSON + " bytes as JSON (UTF-8)");
         }
-        java.util.List<String> plugins = plugins(sandbox.get("plugins"));
+        List<String> plugins = plugins(sandbox.get("plugins"));
         String agentName = string(body, "agent", agents.defaultAgent());
-        dev.dockyard.agents.AgentProfile agent = agents.find(agentName).orElseThrow(() -> invalid("agent '" + agentName
+        AgentProfile agent = agents.find(agentName).orElseThrow(() -> invalid("agent '" + agentName
                 + "' is not known; known agents: " + agents.names()));
         JsonObject llmJson = object(body, "llm");
-        dev.dockyard.agents.LlmSettings llm = new dev.dockyard.agents.LlmSettings(string(llmJson, "model", null),
+        LlmSettings llm = new LlmSettings(string(llmJson, "model", null),
                 string(llmJson, "baseUrl", null), string(llmJson, "apiKey", null)).over(agent.llmDefaults());
         if (llm.apiKey() != null && (llm.apiKey().length() > 1000 || llm.apiKey().chars().anyMatch(Character::isISOControl))) {
             // never echo the value: it is a secret
@@ -88,27 +100,27 @@ final class ProvisionRequestReader {
             }
             replace = replaceValue.getValueType() == JsonValue.ValueType.TRUE;
         }
-        dev.dockyard.images.ExtraDependencies extra = extraDependencies(sandbox, "sandbox.extraDeps");
-        BuildScriptPolicy.requireAllowed(role == dev.dockyard.tenancy.Role.ADMIN, extra,
+        ExtraDependencies extra = extraDependencies(sandbox, "sandbox.extraDeps");
+        BuildScriptPolicy.requireAllowed(role == Role.ADMIN, extra,
                 reason -> Problem.of(Problem.Kind.FORBIDDEN, "sandbox." + reason).toException());
-        java.util.Set<String> allPlugins = new java.util.LinkedHashSet<>(agent.plugins());
+        Set<String> allPlugins = new LinkedHashSet<>(agent.plugins());
         allPlugins.addAll(plugins);
         if (allPlugins.contains("browser") && string(sandbox, "image", null) == null) {
             // the browser needs Chromium: the image variant that has it, unless the request chose an image
             image = config.sandboxBrowserImage();
         }
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeout, env,
-                extra, java.util.List.copyOf(allPlugins), repository(body), replace, null);
+                extra, List.copyOf(allPlugins), repository(body), replace, null);
     }
 
-    private static dev.dockyard.workspace.RepositorySpec repository(JsonObject body) {
+    private static RepositorySpec repository(JsonObject body) {
         JsonValue value = body.get("repository");
         if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {
             return null;
         }
         JsonObject repo = object(body, "repository");
         try {
-            return new dev.dockyard.workspace.RepositorySpec(string(repo, "url", null), string(repo, "branch", null),
+            return new RepositorySpec(string(repo, "url", null), string(repo, "branch", null),
                     string(repo, "newBranch", null), string(repo, "credential", null));
         } catch (IllegalArgumentException e) {
             throw invalid(e.getMessage());
@@ -116,16 +128,16 @@ final class ProvisionRequestReader {
     }
 
     /** Plugins a sandbox can start (the executor's); asked for by the request and the agent. */
-    static final java.util.List<String> AVAILABLE_PLUGINS = java.util.List.of("jupyter", "browser");
+    static final List<String> AVAILABLE_PLUGINS = List.of("jupyter", "browser");
 
-    private static java.util.List<String> plugins(JsonValue value) {
+    private static List<String> plugins(JsonValue value) {
         if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {
-            return java.util.List.of();
+            return List.of();
         }
         if (value.getValueType() != JsonValue.ValueType.ARRAY) {
             throw invalid("sandbox.plugins must be an array of plugin names");
         }
-        java.util.List<String> names = new java.util.ArrayList<>();
+        List<String> names = new ArrayList<>();
         for (JsonValue v : value.asJsonArray()) {
             if (!(v instanceof JsonString s)) {
                 throw invalid("sandbox.plugins must be an array of plugin names");
@@ -143,10 +155,10 @@ final class ProvisionRequestReader {
      * Extra dependencies of a runtime image, {@code {"apt": ["pkg", ...], "script": "..."}} under
      * {@code name} (the last component of it is the member of {@code parent}), both optional.
      */
-    static dev.dockyard.images.ExtraDependencies extraDependencies(JsonObject parent, String name) {
+    static ExtraDependencies extraDependencies(JsonObject parent, String name) {
         JsonObject json = object(parent, name.substring(name.lastIndexOf('.') + 1));
         JsonValue apt = json.get("apt");
-        java.util.List<String> packages = new java.util.ArrayList<>();
+        List<String> packages = new ArrayList<>();
         if (apt != null && apt.getValueType() != JsonValue.ValueType.NULL) {
             if (apt.getValueType() != JsonValue.ValueType.ARRAY) {
                 throw invalid(name + ".apt must be an array of package names");
@@ -158,10 +170,10 @@ final class ProvisionRequestReader {
                 packages.add(s.getString());
             }
         }
-        dev.dockyard.images.ExtraDependencies extra = new dev.dockyard.images.ExtraDependencies(packages,
+        ExtraDependencies extra = new ExtraDependencies(packages,
                 string(json, "script", ""));
         try {
-            dev.dockyard.images.RuntimeDockerfile.requireValid(extra);
+            RuntimeDockerfile.requireValid(extra);
         } catch (IllegalArgumentException e) {
             throw invalid(name + ": " + e.getMessage());
         }

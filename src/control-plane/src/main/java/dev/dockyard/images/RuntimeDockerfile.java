@@ -1,5 +1,6 @@
 package dev.dockyard.images;
 
+import jakarta.json.Json;
 import java.util.regex.Pattern;
 
 /**
@@ -62,6 +63,6 @@ public final class RuntimeDockerfile {
     }
 
     private static String jsonString(String s) {
-        return jakarta.json.Json.createValue(s).toString();
+        return Json.createValue(s).toString();
     }
 }

@@ -9,6 +9,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -54,7 +55,7 @@ public class RuntimeImages {
     /** Builds running now, by node and source tag: the second request for one joins the first. */
     private final Map<String, ImageBuild> running = new ConcurrentHashMap<>();
     /** Recent builds by id, for the API; the oldest fall out. */
-    private final Map<String, ImageBuild> recent = java.util.Collections.synchronizedMap(
+    private final Map<String, ImageBuild> recent = Collections.synchronizedMap(
             new LinkedHashMap<>(16, 0.75f, false) {
                 @Override
                 protected boolean removeEldestEntry(Map.Entry<String, ImageBuild> eldest) {

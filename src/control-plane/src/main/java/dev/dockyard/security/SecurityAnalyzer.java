@@ -1,5 +1,6 @@
 package dev.dockyard.security;
 
+import dev.dockyard.protocol.Action;
 import dev.dockyard.protocol.SecurityRisk;
 
 import jakarta.enterprise.context.ApplicationScoped;
@@ -159,7 +160,7 @@ public class SecurityAnalyzer {
      * Rates an action (PROTOCOL.md; {@code action} as parsed, {@code dict} as sent): the rules'
      * verdict, raised to the action's own {@code security_risk} when that is higher.
      */
-    public Assessment assess(dev.dockyard.protocol.Action action, JsonObject dict) {
+    public Assessment assess(Action action, JsonObject dict) {
         JsonObject args = dict.get("args") instanceof JsonObject a ? a : JsonValue.EMPTY_JSON_OBJECT;
         Assessment rated = switch (action.type()) {
             case RUN -> rateShell(text(args, "command"));

@@ -4,12 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dockyard.agents.AgentCatalog;
+import dev.dockyard.agents.AgentProfile;
+import dev.dockyard.agents.LlmSettings;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
+import dev.dockyard.security.SecurityPolicy;
+import dev.dockyard.tenancy.Role;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.io.StringReader;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -27,12 +33,12 @@ class ProvisionRequestReaderTest {
         @Override public int maxMemoryMb() { return 16384; }
     };
 
-    private final dev.dockyard.agents.AgentCatalog agents = new dev.dockyard.agents.AgentCatalog() {
+    private final AgentCatalog agents = new AgentCatalog() {
         @Override
-        public Optional<dev.dockyard.agents.AgentProfile> find(String name) {
-            return name.equals("CodeActAgent") ? Optional.of(new dev.dockyard.agents.AgentProfile(name,
-                    new dev.dockyard.agents.LlmSettings("default-model", null, null), "workspace",
-                    dev.dockyard.security.SecurityPolicy.DEFAULT, java.util.List.of())) : Optional.empty();
+        public Optional<AgentProfile> find(String name) {
+            return name.equals("CodeActAgent") ? Optional.of(new AgentProfile(name,
+                    new LlmSettings("default-model", null, null), "workspace",
+                    SecurityPolicy.DEFAULT, List.of())) : Optional.empty();
         }
 
         @Override
@@ -41,8 +47,8 @@ class ProvisionRequestReaderTest {
         }
 
         @Override
-        public java.util.List<String> names() {
-            return java.util.List.of("CodeActAgent");
+        public List<String> names() {
+            return List.of("CodeActAgent");
         }
     };
 
@@ -53,7 +59,7 @@ class ProvisionRequestReaderTest {
     }
 
     private ProvisioningRequest read(String text) {
-        return ProvisionRequestReader.read(json(text), "alice", dev.dockyard.tenancy.Role.USER, config, agents);
+        return ProvisionRequestReader.read(json(text), "alice", Role.USER, config, agents);
     }
 
     private Problem problem(String text) {
@@ -101,7 +107,7 @@ class ProvisionRequestReaderTest {
 
     @Test
     void shouldReadPluginsAndRefuseTheOnesItCannotStartAndReadReplace() {
-        assertEquals(java.util.List.of("jupyter"),
+        assertEquals(List.of("jupyter"),
                 read("{\"conversationId\":\"c\",\"sandbox\":{\"plugins\":[\"jupyter\"]}}").plugins());
         // the browser plugin brings its image variant, unless the request names an image
         assertEquals("dockyard/sandbox-browser:latest",

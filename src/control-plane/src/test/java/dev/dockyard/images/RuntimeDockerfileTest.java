@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -42,8 +44,8 @@ class RuntimeDockerfileTest {
     @Test
     void shouldFollowTheBuildSteps() {
         ImageBuild build = new ImageBuild("b", "local", "base", RuntimeImageTags.of("r", "1", "base", "lock", "26",
-                ExtraDependencies.NONE, "0123456789abcdef0123"), java.time.Instant.EPOCH);
-        List<String> heard = new java.util.ArrayList<>();
+                ExtraDependencies.NONE, "0123456789abcdef0123"), Instant.EPOCH);
+        List<String> heard = new ArrayList<>();
         build.follow(heard::add);
         build.output("Step 3/14 : COPY dockyard/jre /dockyard/jre");
         build.output(" ---> Using cache");

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -105,7 +106,7 @@ class RuntimeImageTagsTest {
         RuntimeImageTags plain = standard();
         assertTrue(plain.clean());
         assertEquals(RuntimeImageTags.NO_EXTRA_DEPS, plain.extraDeps());
-        assertEquals(java.util.Set.of(plain.image(plain.source()), plain.image(plain.lock()),
+        assertEquals(Set.of(plain.image(plain.source()), plain.image(plain.lock()),
                 plain.image(plain.versioned())), plain.applied());
         for (ExtraDependencies extra : List.of(new ExtraDependencies(List.of("jq"), ""),
                 new ExtraDependencies(List.of(), "echo a"))) {
@@ -114,7 +115,7 @@ class RuntimeImageTagsTest {
             assertFalse(withExtra.clean());
             assertTrue(withExtra.extraDeps().matches("[0-9a-f]{16}"), withExtra.extraDeps());
             assertEquals(plain.versioned(), withExtra.versioned(), "the clean image it may start from");
-            assertEquals(java.util.Set.of(withExtra.image(withExtra.source()), withExtra.image(withExtra.lock())),
+            assertEquals(Set.of(withExtra.image(withExtra.source()), withExtra.image(withExtra.lock())),
                     withExtra.applied());
         }
         assertNotEquals(tags("b", "l", "v", new ExtraDependencies(List.of(), "echo a"), BUNDLE).extraDeps(),

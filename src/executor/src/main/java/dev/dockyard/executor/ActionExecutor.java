@@ -7,13 +7,19 @@ import dev.dockyard.executor.files.FileActions;
 import dev.dockyard.executor.files.FileEditor;
 import dev.dockyard.executor.files.FileTransfer;
 import dev.dockyard.executor.files.PathGuard;
+import dev.dockyard.executor.plugins.BrowserPlugin;
+import dev.dockyard.executor.plugins.JupyterPlugin;
+import dev.dockyard.executor.plugins.Plugin;
+import dev.dockyard.executor.plugins.Plugins;
 import dev.dockyard.protocol.Action;
+import dev.dockyard.protocol.ActionType;
 import dev.dockyard.protocol.CmdRunAction;
 import dev.dockyard.protocol.ErrorObservation;
 import dev.dockyard.protocol.FileEditAction;
 import dev.dockyard.protocol.FileReadAction;
 import dev.dockyard.protocol.FileWriteAction;
 import dev.dockyard.protocol.Observation;
+import dev.dockyard.protocol.SecurityRisk;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +27,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
@@ -50,7 +57,7 @@ public class ActionExecutor implements AutoCloseable {
     private volatile BashSession shell;
     private final AtomicBoolean configurationPending = new AtomicBoolean();
     private final Object configurationFile = new Object();
-    private final dev.dockyard.executor.plugins.Plugins plugins;
+    private final Plugins plugins;
 
     public ActionExecutor(ExecutorSettings settings, Map<String, String> processEnvironment) throws IOException {
         this.settings = settings;
@@ -61,22 +68,22 @@ public class ActionExecutor implements AutoCloseable {
         this.transfer = new FileTransfer(guard);
         this.editor = new FileEditor(guard);
         this.shell = startShell();
-        this.plugins = dev.dockyard.executor.plugins.Plugins.start(settings.plugins(), this::plugin);
+        this.plugins = Plugins.start(settings.plugins(), this::plugin);
     }
 
     /** The bridge to a plugin's own processes, with the shell's environment (never the executor's secrets). */
-    private dev.dockyard.executor.plugins.Plugin plugin(String name) {
-        if (name.equals(dev.dockyard.executor.plugins.JupyterPlugin.NAME)) {
-            return new dev.dockyard.executor.plugins.JupyterPlugin(java.util.List.of("python3",
+    private Plugin plugin(String name) {
+        if (name.equals(JupyterPlugin.NAME)) {
+            return new JupyterPlugin(List.of("python3",
                     settings.bundle().resolve("bin/ipython-bridge").toString()), shellEnvironment);
         }
-        if (name.equals(dev.dockyard.executor.plugins.BrowserPlugin.NAME)) {
-            return new dev.dockyard.executor.plugins.BrowserPlugin(shellEnvironment);
+        if (name.equals(BrowserPlugin.NAME)) {
+            return new BrowserPlugin(shellEnvironment);
         }
         throw new IllegalArgumentException("unknown plugin '" + name + "'");
     }
 
-    public dev.dockyard.executor.plugins.Plugins plugins() {
+    public Plugins plugins() {
         return plugins;
     }
 
@@ -121,7 +128,7 @@ public class ActionExecutor implements AutoCloseable {
 
     private static CmdRunAction sourceConfigured() {
         return new CmdRunAction(". " + CONFIGURED_ENV, false, "", true, false, null, true,
-                dev.dockyard.protocol.SecurityRisk.LOW, null);
+                SecurityRisk.LOW, null);
     }
 
     /** How configuration reached the persistent shell. */
@@ -262,7 +269,7 @@ public class ActionExecutor implements AutoCloseable {
         if (plugin.isPresent()) {
             return plugin.get().execute(action, timeout, liveShell().workingDirectory());
         }
-        String needs = action.type() == dev.dockyard.protocol.ActionType.RUN_IPYTHON ? "jupyter" : "browser";
+        String needs = action.type() == ActionType.RUN_IPYTHON ? "jupyter" : "browser";
         return ErrorObservation.of("Action '" + action.type().wireName() + "' needs the " + needs + " plugin, which "
                 + "this sandbox was not started with (provision it with \"sandbox\": {\"plugins\": [\"" + needs
                 + "\"]}).");

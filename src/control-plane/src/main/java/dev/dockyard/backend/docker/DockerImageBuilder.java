@@ -11,11 +11,13 @@ import com.github.dockerjava.api.model.Image;
 import dev.dockyard.images.BuildContext;
 import dev.dockyard.images.ImageBuildException;
 import dev.dockyard.images.RuntimeImageBuilder;
+import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -130,7 +132,7 @@ public class DockerImageBuilder implements RuntimeImageBuilder {
     /** Dockerfile at the top, the bundle under dockyard/, modes kept, one fixed mtime. */
     private static void writeContext(BuildContext context, Path tarFile) throws IOException {
         try (OutputStream out = Files.newOutputStream(tarFile);
-             TarArchiveOutputStream tar = new TarArchiveOutputStream(new java.io.BufferedOutputStream(out, 1 << 16))) {
+             TarArchiveOutputStream tar = new TarArchiveOutputStream(new BufferedOutputStream(out, 1 << 16))) {
             tar.setLongFileMode(TarArchiveOutputStream.LONGFILE_POSIX);
             tar.setBigNumberMode(TarArchiveOutputStream.BIGNUMBER_POSIX);
             byte[] dockerfile = context.dockerfile().getBytes(StandardCharsets.UTF_8);
@@ -163,7 +165,7 @@ public class DockerImageBuilder implements RuntimeImageBuilder {
                 entry.setModTime(0);
                 tar.putArchiveEntry(entry);
                 // not entry.isFile(): commons-compress counts a symlink entry as a file
-                if (Files.isRegularFile(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                if (Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
                     Files.copy(path, tar);
                 }
                 tar.closeArchiveEntry();

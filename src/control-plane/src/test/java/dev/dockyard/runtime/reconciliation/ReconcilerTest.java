@@ -21,6 +21,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -196,7 +197,7 @@ class ReconcilerTest {
 
         assertTrue(report.skipped());
         assertEquals(RuntimeStatus.READY, statusOf(runtime));
-        assertEquals(java.util.List.of("list"), backend.calls());
+        assertEquals(List.of("list"), backend.calls());
     }
 
     @Test

@@ -11,6 +11,7 @@ import jakarta.ws.rs.core.Response;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Paths;
+import java.util.Optional;
 
 /** Liveness, readiness (a Dockyard addition) and the OpenHands {@code /server_info}. */
 @Path("/")
@@ -82,12 +83,12 @@ public class HealthResource {
                 .build();
     }
 
-    private static java.util.Optional<Long> readCgroup(String file) {
+    private static Optional<Long> readCgroup(String file) {
         try {
             String value = Files.readString(Paths.get("/sys/fs/cgroup", file)).strip();
-            return value.equals("max") ? java.util.Optional.empty() : java.util.Optional.of(Long.parseLong(value));
+            return value.equals("max") ? Optional.empty() : Optional.of(Long.parseLong(value));
         } catch (IOException | NumberFormatException e) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
     }
 

@@ -5,6 +5,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -17,7 +19,7 @@ import java.util.Optional;
  */
 public record ExecutorSettings(byte[] sessionKey, Path workspace, Duration defaultTimeout,
                                Duration noOutputTimeout, String shell, boolean filesAnywhere,
-                               java.util.List<String> plugins) {
+                               List<String> plugins) {
 
     public static final String SESSION_KEY_ENV = "SESSION_API_KEY";
     public static final String SESSION_KEY_FILE_ENV = "SESSION_API_KEY_FILE";
@@ -28,10 +30,10 @@ public record ExecutorSettings(byte[] sessionKey, Path workspace, Duration defau
     }
 
     /** Variables the agent's shell must never inherit. */
-    public static final java.util.List<String> PRIVATE_ENV = java.util.List.of(SESSION_KEY_ENV, SESSION_KEY_FILE_ENV);
+    public static final List<String> PRIVATE_ENV = List.of(SESSION_KEY_ENV, SESSION_KEY_FILE_ENV);
 
     public static ExecutorSettings fromEnvironment(Map<String, String> env) {
-        java.util.List<String> plugins = plugins(env);
+        List<String> plugins = plugins(env);
         byte[] key = readSessionKey(env).orElseThrow(() -> new IllegalStateException(
                 "No session key: set " + SESSION_KEY_ENV + " or " + SESSION_KEY_FILE_ENV
                         + "; the executor never runs unauthenticated"));
@@ -51,7 +53,7 @@ public record ExecutorSettings(byte[] sessionKey, Path workspace, Duration defau
      * {@code plugins} beside the session key file, one name a line (the control plane writes it
      * into the container before it starts, with the key). Read before the key file is consumed.
      */
-    private static java.util.List<String> plugins(Map<String, String> env) {
+    private static List<String> plugins(Map<String, String> env) {
         String listed = env.get("DOCKYARD_PLUGINS");
         if (listed == null) {
             String keyFile = env.get(SESSION_KEY_FILE_ENV);
@@ -64,7 +66,7 @@ public record ExecutorSettings(byte[] sessionKey, Path workspace, Duration defau
                 }
             }
         }
-        return listed == null ? java.util.List.of() : java.util.Arrays.stream(listed.split(","))
+        return listed == null ? List.of() : Arrays.stream(listed.split(","))
                 .map(String::strip).filter(n -> !n.isEmpty()).distinct().toList();
     }
 

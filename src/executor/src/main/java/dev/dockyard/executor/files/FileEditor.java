@@ -2,15 +2,18 @@ package dev.dockyard.executor.files;
 
 import com.github.difflib.DiffUtils;
 import com.github.difflib.UnifiedDiffUtils;
+import dev.dockyard.protocol.ErrorObservation;
 import dev.dockyard.protocol.FileEditAction;
 import dev.dockyard.protocol.FileEditObservation;
 import dev.dockyard.protocol.FileReadObservation;
 import dev.dockyard.protocol.Observation;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitOption;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -227,9 +230,9 @@ public final class FileEditor {
     private static String viewDirectory(Path dir) throws ToolError {
         List<Path> entries;
         int hidden;
-        try (Stream<Path> all = Files.walk(dir, 2, java.nio.file.FileVisitOption.FOLLOW_LINKS)) {
+        try (Stream<Path> all = Files.walk(dir, 2, FileVisitOption.FOLLOW_LINKS)) {
             entries = all.filter(p -> !isHidden(dir, p)).collect(Collectors.toList());
-        } catch (IOException | java.io.UncheckedIOException e) {
+        } catch (IOException | UncheckedIOException e) {
             throw new ToolError(e.getMessage());
         }
         try (Stream<Path> top = Files.list(dir)) {
@@ -360,7 +363,7 @@ public final class FileEditor {
         try {
             path = guard.check(action.path(), workingDir);
         } catch (PathGuard.PathRefusedException e) {
-            return dev.dockyard.protocol.ErrorObservation.of(e.getMessage());
+            return ErrorObservation.of(e.getMessage());
         }
         String content = action.content() == null ? "" : action.content();
         try {
@@ -383,13 +386,13 @@ public final class FileEditor {
                 updated.addAll(List.of(content.split("\n", -1)));
             } else {
                 if (start < 1 || start > Math.max(total, 1) || (end != -1 && start > end)) {
-                    return dev.dockyard.protocol.ErrorObservation.of("Invalid range for editing: start=" + start
+                    return ErrorObservation.of("Invalid range for editing: start=" + start
                             + ", end=" + end + ", total lines=" + total + ". start must be >= 1 and <=" + total
                             + " (total lines of the edited file), start <= end, or start == -1 (append to the end of "
                             + "the file).");
                 }
                 if (end != -1 && (end < 1 || end > total)) {
-                    return dev.dockyard.protocol.ErrorObservation.of("Invalid range for editing: start=" + start
+                    return ErrorObservation.of("Invalid range for editing: start=" + start
                             + ", end=" + end + ", total lines=" + total + ". end must be >= 1 and <= " + total
                             + " (total lines of the edited file), end >= start, or end == -1 (to edit till the end "
                             + "of the file).");
@@ -405,7 +408,7 @@ public final class FileEditor {
             String diff = diff(action.path(), before, after);
             return new FileEditObservation(diff, action.path(), true, before, after, "llm_based_edit", diff);
         } catch (ToolError e) {
-            return dev.dockyard.protocol.ErrorObservation.of(e.getMessage());
+            return ErrorObservation.of(e.getMessage());
         }
     }
 

@@ -3,6 +3,7 @@ package dev.dockyard.executor.files;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.PushbackInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -187,7 +188,7 @@ public final class MultipartFile {
         }
     }
 
-    private static final class OutputStreamNull extends java.io.OutputStream {
+    private static final class OutputStreamNull extends OutputStream {
         static final OutputStreamNull INSTANCE = new OutputStreamNull();
 
         @Override

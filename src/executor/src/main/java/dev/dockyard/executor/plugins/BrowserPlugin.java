@@ -8,6 +8,7 @@ import dev.dockyard.protocol.Observation;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import java.io.IOException;
 import java.io.StringReader;
@@ -263,7 +264,7 @@ public final class BrowserPlugin implements Plugin {
                     : details.getString("text", "script error"));
         }
         JsonValue value = result.getJsonObject("result").get("value");
-        return value instanceof jakarta.json.JsonString s ? s.getString() : value == null ? "" : value.toString();
+        return value instanceof JsonString s ? s.getString() : value == null ? "" : value.toString();
     }
 
     private BrowseObservation observe(String trigger, String lastAction, String error) {

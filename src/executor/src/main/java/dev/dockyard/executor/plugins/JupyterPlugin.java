@@ -21,10 +21,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * {@code run_ipython} on one persistent IPython kernel. The kernel is driven by a small Python
@@ -214,14 +216,14 @@ public final class JupyterPlugin implements Plugin {
         String text;
         try {
             text = line.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             line.cancel(true);
             bridge.destroyForcibly();
             throw new IOException("no answer within " + timeout.toSeconds() + " s; the bridge was stopped");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted");
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw new IOException(e.getCause().getMessage(), e.getCause());
         }
         if (text == null) {

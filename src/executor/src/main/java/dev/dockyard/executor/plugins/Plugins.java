@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -23,8 +24,8 @@ public final class Plugins implements AutoCloseable {
     public static final Set<String> KNOWN = Set.of(JupyterPlugin.NAME, BrowserPlugin.NAME);
 
     private final Map<String, Plugin> plugins = new LinkedHashMap<>();
-    private final Map<String, String> failures = new java.util.concurrent.ConcurrentHashMap<>();
-    private final Set<String> up = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Map<String, String> failures = new ConcurrentHashMap<>();
+    private final Set<String> up = ConcurrentHashMap.newKeySet();
 
     private Plugins() {
     }
