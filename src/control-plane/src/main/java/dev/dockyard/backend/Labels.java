@@ -18,6 +18,12 @@ public final class Labels {
     public static final String CONTROL_PLANE = "dev.dockyard.control-plane";
 
     /**
+     * On sandboxes of any image that run their own process instead of Dockyard's executor: they
+     * keep their environment file, so a restart needs nothing handed in again.
+     */
+    public static final String PROCESS = "dev.dockyard.process";
+
+    /**
      * On runtime images (not containers): the image carries the executor bundle and can run as a
      * sandbox as it is. An image without it is a base, which the image builder turns into one.
      */

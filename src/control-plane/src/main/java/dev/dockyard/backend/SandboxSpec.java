@@ -1,5 +1,6 @@
 package dev.dockyard.backend;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -11,17 +12,34 @@ import java.util.Map;
  * the request's own variables included, goes in through the executor once it is ready.
  * {@code plugins}: the executor plugins to start (PROTOCOL.md's /ready waits for them), handed to
  * the sandbox beside the key.
+ *
+ * <p>A sandbox of another image runs {@code process} instead of the executor (null for Dockyard's
+ * executor); {@code executorPort} is then its main port. {@code servicePorts} are the further
+ * ports published (on 127.0.0.1 only, like the main one) for the service URL proxy.
  */
 public record SandboxSpec(String runtimeId, String conversationId, String controlPlane, String name, String image, double cpus,
                           double bootCpus, int memoryMb, long pidsLimit, String user, int executorPort,
-                          String sessionKey, List<String> plugins) {
+                          String sessionKey, List<String> plugins, SandboxProcess process, List<Integer> servicePorts) {
 
     public SandboxSpec {
         plugins = List.copyOf(plugins);
+        servicePorts = List.copyOf(servicePorts);
+    }
+
+    /** A sandbox running Dockyard's executor, no further ports. */
+    public SandboxSpec(String runtimeId, String conversationId, String controlPlane, String name, String image,
+                       double cpus, double bootCpus, int memoryMb, long pidsLimit, String user, int executorPort,
+                       String sessionKey, List<String> plugins) {
+        this(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb, pidsLimit, user,
+                executorPort, sessionKey, plugins, null, List.of());
     }
 
     public Map<String, String> labels() {
-        return Labels.of(runtimeId, conversationId, controlPlane);
+        Map<String, String> labels = new HashMap<>(Labels.of(runtimeId, conversationId, controlPlane));
+        if (process != null) {
+            labels.put(Labels.PROCESS, "true");
+        }
+        return Map.copyOf(labels);
     }
 
     @Override

@@ -90,6 +90,14 @@ public class DockyardConfig {
     @ConfigProperty(name = "dockyard.credentials.refresh-window", defaultValue = "300")
     int credentialRefreshWindowSeconds;
 
+    /**
+     * The variables a program of another image finds the sandbox's key in: OpenHands' agent
+     * server reads OH_SESSION_API_KEYS_0, its legacy action server SESSION_API_KEY.
+     */
+    @Inject
+    @ConfigProperty(name = "dockyard.programs.session-key-variables", defaultValue = "SESSION_API_KEY,OH_SESSION_API_KEYS_0")
+    List<String> programSessionKeyVariables;
+
     /** Hosts whose token endpoints may be plain http (a company's own identity provider, a test's). */
     @Inject
     @ConfigProperty(name = "dockyard.credentials.allowed-token-hosts")
@@ -336,5 +344,9 @@ public class DockyardConfig {
         return allowedTokenHosts == null ? Set.of() : allowedTokenHosts.orElse(List.of()).stream()
                 .map(h -> h.strip().toLowerCase(Locale.ROOT)).filter(h -> !h.isEmpty())
                 .collect(Collectors.toUnmodifiableSet());
+    }
+
+    public List<String> programSessionKeyVariables() {
+        return programSessionKeyVariables.stream().map(String::strip).filter(v -> !v.isEmpty()).toList();
     }
 }

@@ -3,6 +3,7 @@ package dev.dockyard.runtime;
 import dev.dockyard.images.ExtraDependencies;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonReader;
@@ -13,7 +14,8 @@ import java.util.Map;
 
 /**
  * How a runtime's structured settings are kept in its text columns (JSON, then sealed where
- * secret): the request's variables and its image's extra dependencies. Null stands for none.
+ * secret): the request's variables, its image's extra dependencies and the program a runtime
+ * of another image runs. Null stands for none.
  */
 final class RuntimeSettingsJson {
 
@@ -54,6 +56,59 @@ final class RuntimeSettingsJson {
         JsonObject extra = read(json);
         return new ExtraDependencies(extra.getJsonArray("apt").getValuesAs(JsonString::getString),
                 extra.getString("script", ""));
+    }
+
+    static String program(SandboxProgram program) {
+        if (program == null) {
+            return null;
+        }
+        JsonArrayBuilder command = Json.createArrayBuilder();
+        program.command().forEach(command::add);
+        JsonObjectBuilder environment = Json.createObjectBuilder();
+        program.environment().forEach(environment::add);
+        JsonObjectBuilder json = Json.createObjectBuilder().add("command", command).add("environment", environment)
+                .add("mainPort", program.mainPort());
+        if (program.workingDir() != null) {
+            json.add("workingDir", program.workingDir());
+        }
+        if (program.user() != null) {
+            json.add("user", program.user());
+        }
+        if (program.fsGroup() != null) {
+            json.add("fsGroup", program.fsGroup());
+        }
+        return json.build().toString();
+    }
+
+    static SandboxProgram program(String json) {
+        if (json == null) {
+            return null;
+        }
+        JsonObject program = read(json);
+        Map<String, String> environment = new LinkedHashMap<>();
+        program.getJsonObject("environment").forEach((k, v) -> environment.put(k, ((JsonString) v).getString()));
+        return new SandboxProgram(program.getJsonArray("command").getValuesAs(JsonString::getString),
+                program.getString("workingDir", null), environment, program.getString("user", null),
+                program.containsKey("fsGroup") ? program.getJsonNumber("fsGroup").longValue() : null,
+                program.getInt("mainPort"));
+    }
+
+    static String ports(Map<String, Integer> ports) {
+        if (ports.isEmpty()) {
+            return null;
+        }
+        JsonObjectBuilder json = Json.createObjectBuilder();
+        ports.forEach(json::add);
+        return json.build().toString();
+    }
+
+    static Map<String, Integer> ports(String json) {
+        if (json == null) {
+            return Map.of();
+        }
+        Map<String, Integer> ports = new LinkedHashMap<>();
+        read(json).forEach((k, v) -> ports.put(k, ((JsonNumber) v).intValue()));
+        return ports;
     }
 
     private static JsonObject read(String json) {

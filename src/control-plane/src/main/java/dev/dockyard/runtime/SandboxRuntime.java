@@ -124,6 +124,32 @@ public class SandboxRuntime {
     @Column(name = "REPLACES", length = 40)
     private String replaces;
 
+    /**
+     * What the sandbox runs when it is not Dockyard's executor (see {@link SandboxProgram}), as
+     * JSON, sealed at rest (its environment may hold secrets); null for an executor runtime.
+     */
+    @Column(name = "PROGRAM", length = 32000)
+    @Convert(converter = SealedString.class)
+    private String program;
+
+    /**
+     * Service name → sandbox port for the services beside the main one that the proxy carries
+     * (OpenHands' {@code vscode}, {@code work-1}, {@code work-2}), as JSON; null for none.
+     */
+    @Column(name = "SERVICE_PORTS", length = 1000)
+    private String servicePorts;
+
+    /**
+     * The key clients present to reach the runtime's services through the control plane's proxy
+     * (OpenHands' {@code session_api_key}). Unlike the session key, which the sandbox holds and
+     * which never leaves the control plane, it is handed out, and it is replaced on resume: the
+     * proxy swaps one for the other, so replacing it takes effect at once without touching the
+     * sandbox. Null on rows older than the column: their services are not reachable.
+     */
+    @Column(name = "SERVICE_KEY", length = 256)
+    @Convert(converter = SealedString.class)
+    private String serviceKey;
+
     @Column(name = "SESSION_KEY", nullable = false, length = 256)
     @Convert(converter = SealedString.class)
     private String sessionKey;
@@ -165,6 +191,7 @@ public class SandboxRuntime {
         // deterministic: the container can be found (and removed) by name even before its id is known
         this.containerName = "dockyard-" + id;
         this.sessionKey = RuntimeKeys.newSessionKey();
+        this.serviceKey = RuntimeKeys.newSessionKey();
         this.cpus = cpus;
         this.memoryMb = memoryMb;
         this.timeoutSeconds = timeoutSeconds;
@@ -376,6 +403,39 @@ public class SandboxRuntime {
 
     public int timeoutSeconds() {
         return timeoutSeconds;
+    }
+
+    public void runsProgram(SandboxProgram newProgram) {
+        this.program = RuntimeSettingsJson.program(newProgram);
+    }
+
+    /** What the sandbox runs when it is not Dockyard's executor. */
+    public Optional<SandboxProgram> program() {
+        return Optional.ofNullable(RuntimeSettingsJson.program(program));
+    }
+
+    public void publishesPorts(Map<String, Integer> ports) {
+        this.servicePorts = RuntimeSettingsJson.ports(ports);
+    }
+
+    /** The services beside the main one reachable through the proxy: name → sandbox port. */
+    public Map<String, Integer> servicePorts() {
+        return RuntimeSettingsJson.ports(servicePorts);
+    }
+
+    /** The sandbox port of the main service: the program's, or the executor's. */
+    public int mainPort(int executorPort) {
+        return program().map(SandboxProgram::mainPort).orElse(executorPort);
+    }
+
+    public String serviceKey() {
+        return serviceKey;
+    }
+
+    /** A new service key: the one handed out before stops working. */
+    public String renewServiceKey() {
+        serviceKey = RuntimeKeys.newSessionKey();
+        return serviceKey;
     }
 
     public Instant createdAt() {

@@ -1,6 +1,7 @@
 package dev.dockyard.backend.docker;
 
 import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.command.CreateContainerCmd;
 import com.github.dockerjava.api.command.InspectContainerResponse;
 import com.github.dockerjava.api.exception.ConflictException;
 import com.github.dockerjava.api.exception.DockerException;
@@ -8,6 +9,7 @@ import com.github.dockerjava.api.exception.InternalServerErrorException;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.exception.NotModifiedException;
 import com.github.dockerjava.api.model.Capability;
+import com.github.dockerjava.api.model.ContainerConfig;
 import com.github.dockerjava.api.model.ExposedPort;
 import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.PortBinding;
@@ -17,6 +19,7 @@ import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.Labels;
 import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.backend.SandboxProcess;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxState;
 import java.io.ByteArrayInputStream;
@@ -26,6 +29,7 @@ import java.io.InputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -59,10 +63,14 @@ public class DockerBackend implements RuntimeBackend {
 
     @Override
     public String create(SandboxSpec spec) {
-        ExposedPort executorPort = ExposedPort.tcp(spec.executorPort());
+        List<ExposedPort> exposed = new ArrayList<>();
+        exposed.add(ExposedPort.tcp(spec.executorPort()));
+        spec.servicePorts().stream().filter(p -> p != spec.executorPort()).distinct()
+                .forEach(p -> exposed.add(ExposedPort.tcp(p)));
         long memoryBytes = spec.memoryMb() * 1024L * 1024L;
         HostConfig host = HostConfig.newHostConfig()
-                .withPortBindings(new PortBinding(Ports.Binding.bindIp("127.0.0.1"), executorPort))
+                .withPortBindings(exposed.stream()
+                        .map(p -> new PortBinding(Ports.Binding.bindIp("127.0.0.1"), p)).toList())
                 .withNanoCPUs(nanoCpus(spec.bootCpus() == 0 ? 0 : Math.max(spec.bootCpus(), spec.cpus())))
                 .withMemory(memoryBytes)
                 .withMemorySwap(memoryBytes)
@@ -74,16 +82,24 @@ public class DockerBackend implements RuntimeBackend {
                 .withCapDrop(Capability.ALL)
                 .withSecurityOpts(List.of("no-new-privileges"))
                 .withRestartPolicy(RestartPolicy.noRestart());
+        SandboxProcess process = spec.process();
+        if (process != null && process.fsGroup() != null) {
+            host.withGroupAdd(List.of(String.valueOf(process.fsGroup())));
+        }
         String id;
         try {
-            id = docker.createContainerCmd(spec.image())
+            CreateContainerCmd create = docker.createContainerCmd(spec.image())
                     .withName(spec.name())
                     .withLabels(spec.labels())
-                    .withUser(spec.user())
-                    .withExposedPorts(executorPort)
-                    .withHostConfig(host)
-                    .exec()
-                    .getId();
+                    .withExposedPorts(exposed)
+                    .withHostConfig(host);
+            if (spec.user() != null) {
+                create.withUser(spec.user());
+            }
+            if (process != null) {
+                ProcessLaunch.configure(create, process, imageCommand(spec.image(), process));
+            }
+            id = create.exec().getId();
         } catch (NotFoundException e) {
             throw new BackendException("image '" + spec.image() + "' not found", e);
         } catch (ConflictException e) {
@@ -91,8 +107,45 @@ public class DockerBackend implements RuntimeBackend {
         } catch (DockerException | IllegalArgumentException e) {
             throw new BackendException("Docker refused to create the container: " + describe(e), e);
         }
-        handKey(id, keyArchive(spec.sessionKey(), spec.plugins(), spec.user()));
+        if (process == null) {
+            handKey(id, keyArchive(spec.sessionKey(), spec.plugins(), spec.user()));
+        } else {
+            copyIn(id, "/", ProcessLaunch.environmentArchive(process.environment(), spec.user()),
+                    "could not hand the environment to the container");
+        }
         return id;
+    }
+
+    /** The image's own entrypoint and command, for a process that gave none. */
+    private List<String> imageCommand(String image, SandboxProcess process) {
+        if (!process.command().isEmpty()) {
+            return process.command();
+        }
+        try {
+            ContainerConfig config = docker.inspectImageCmd(image).exec().getConfig();
+            List<String> command = new ArrayList<>();
+            if (config != null && config.getEntrypoint() != null) {
+                command.addAll(List.of(config.getEntrypoint()));
+            }
+            if (config != null && config.getCmd() != null) {
+                command.addAll(List.of(config.getCmd()));
+            }
+            if (command.isEmpty()) {
+                throw new BackendException("image '" + image + "' has no entrypoint or command, and none was given");
+            }
+            return command;
+        } catch (NotFoundException e) {
+            throw new BackendException("image '" + image + "' not found", e);
+        }
+    }
+
+    private void copyIn(String container, String path, byte[] archive, String what) {
+        try {
+            docker.copyArchiveToContainerCmd(container).withTarInputStream(new ByteArrayInputStream(archive))
+                    .withRemotePath(path).exec();
+        } catch (DockerException e) {
+            throw new BackendException(what + ": " + describe(e), e);
+        }
     }
 
     /** Copies the key (and plugins) file into the sandbox, where its executor reads it at boot. */
@@ -112,9 +165,20 @@ public class DockerBackend implements RuntimeBackend {
 
     @Override
     public URI revive(String sandboxName, String sessionKey, String user, int executorPort) {
-        // the executor deleted its key file when it first booted: it refuses to start without a new one
-        handKey(sandboxName, keyArchive(sessionKey, List.of(), user));
+        if (!runsProcess(sandboxName)) {
+            // the executor deleted its key file when it first booted: it refuses to start without a new one
+            handKey(sandboxName, keyArchive(sessionKey, List.of(), user));
+        }
         return start(sandboxName, executorPort);
+    }
+
+    private boolean runsProcess(String sandboxName) {
+        try {
+            Map<String, String> labels = docker.inspectContainerCmd(sandboxName).exec().getConfig().getLabels();
+            return labels != null && "true".equals(labels.get(Labels.PROCESS));
+        } catch (NotFoundException e) {
+            throw new BackendException("container '" + sandboxName + "' is gone", e);
+        }
     }
 
     /**

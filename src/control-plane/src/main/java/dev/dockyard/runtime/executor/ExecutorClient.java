@@ -1,6 +1,7 @@
 package dev.dockyard.runtime.executor;
 
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.provisioning.SandboxConfiguration;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.json.Json;
@@ -41,6 +42,31 @@ public class ExecutorClient {
             .build();
 
     /** True when the executor answers {@code GET /ready} with 200; false while it is not up yet. */
+    /**
+     * Whether the runtime's sandbox serves: Dockyard's executor says it is ready, or the program of
+     * another image answers HTTP on its main port.
+     */
+    public boolean isServing(SandboxRuntime runtime, URI endpoint) {
+        return runtime.program().isPresent() ? answersHttp(endpoint) : isReady(endpoint, runtime.sessionKey());
+    }
+
+    /**
+     * Whether a server of another image answers on its main port: any HTTP answer below 500 to
+     * {@code GET /alive} (OpenHands' servers answer 200 there once up; others may say 404, and
+     * still answer).
+     */
+    public boolean answersHttp(URI endpoint) {
+        HttpRequest request = HttpRequest.newBuilder(endpoint.resolve("/alive")).timeout(READY_TIMEOUT).GET().build();
+        try {
+            return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() < 500;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
     public boolean isReady(URI executor, String sessionKey) {
         HttpRequest request = HttpRequest.newBuilder(executor.resolve("/ready"))
                 .header(SESSION_HEADER, sessionKey).timeout(READY_TIMEOUT).GET().build();

@@ -99,7 +99,7 @@ public class PauseResume {
         nodes.on(runtime.node()).unpause(runtime.containerName());
         URI executor = URI.create(runtime.executorUrl());
         long deadline = System.currentTimeMillis() + READY_AGAIN_MS;
-        while (!executors.isReady(executor, runtime.sessionKey())) {
+        while (!executors.isServing(runtime, executor)) {
             if (System.currentTimeMillis() > deadline) {
                 journal.transitionIf(runtimeId, EnumSet.of(RuntimeStatus.PAUSED), RuntimeStatus.ERROR_RUNTIME_DISCONNECTED,
                         "The executor did not answer within " + READY_AGAIN_MS / 1000 + " s of resuming");

@@ -4,6 +4,7 @@ import dev.dockyard.agents.LlmSettings;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.backend.SandboxProcess;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.credentials.Credentials;
@@ -13,6 +14,7 @@ import dev.dockyard.runtime.IllegalTransitionException;
 import dev.dockyard.runtime.RuntimeProgress;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
+import dev.dockyard.runtime.SandboxProgram;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.StatusEvents;
 import dev.dockyard.runtime.executor.ExecutorClient;
@@ -30,6 +32,8 @@ import java.io.InputStream;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -135,6 +139,8 @@ public class Provisioner {
         runtime.withExtraDependencies(request.extraDependencies());
         runtime.withPlugins(request.plugins());
         runtime.withRepository(request.repository());
+        runtime.runsProgram(request.program());
+        runtime.publishesPorts(request.servicePorts());
         try {
             accounts.ensure(request.userId(), request.role());
         } catch (PersistenceException | TransactionalException raced) {
@@ -197,6 +203,8 @@ public class Provisioner {
         migrated.withExtraDependencies(source.extraDependencies());
         migrated.withPlugins(source.plugins());
         source.repository().ifPresent(migrated::withRepository);
+        migrated.runsProgram(source.program().orElse(null));
+        migrated.publishesPorts(source.servicePorts());
         RuntimeGates.Pass hold;
         try {
             // from here no action, pause or resume reaches the source; the running actions have finished
@@ -320,20 +328,28 @@ public class Provisioner {
         String name = runtime.containerName();
         StepTimer timer = new StepTimer(failAt);
         ProvisioningStep step = ProvisioningStep.CREDENTIALS;
+        Optional<SandboxProgram> program = runtime.program();
         try {
-            SandboxConfiguration configuration = timer.time(step, () -> configurations.of(runtime,
-                    credentials.resolveAll(runtime.userId())));
-            secrets.remember(id, configuration.secretValues());
-            step = ProvisioningStep.IMAGE;
-            RuntimeImages.Resolution image = timer.time(step, () -> images.resolve(runtime.node(), runtime.image(),
-                    runtime.extraDependencies(), build -> building(id, build)));
+            SandboxConfiguration configuration = null;
+            RuntimeImages.Resolution image;
+            if (program.isEmpty()) {
+                configuration = timer.time(step, () -> configurations.of(runtime,
+                        credentials.resolveAll(runtime.userId())));
+                secrets.remember(id, configuration.secretValues());
+                step = ProvisioningStep.IMAGE;
+                image = timer.time(step, () -> images.resolve(runtime.node(), runtime.image(),
+                        runtime.extraDependencies(), build -> building(id, build)));
+            } else {
+                // its own server: no Dockyard configuration to resolve and inject, no image to build
+                secrets.remember(id, program.get().environment().values());
+                step = ProvisioningStep.IMAGE;
+                image = timer.time(step, () -> present(runtime));
+            }
             if (image.build() != null) {
                 journal.transition(id, RuntimeStatus.STARTING_RUNTIME, "Runtime image " + image.image() + " built ("
                         + image.build().path().name().toLowerCase() + " path); starting the sandbox");
             }
-            SandboxSpec spec = new SandboxSpec(id, runtime.conversationId(), config.instance(), name, image.image(),
-                    runtime.cpus(), config.sandboxBootCpus(), runtime.memoryMb(), config.sandboxPidsLimit(),
-                    config.sandboxUser(), config.executorPort(), runtime.sessionKey(), runtime.plugins());
+            SandboxSpec spec = spec(runtime, image.image(), program.orElse(null));
             step = ProvisioningStep.CREATE;
             String containerId = timer.time(step, () -> backend.create(spec));
             long workspaceBytes = 0;
@@ -352,23 +368,26 @@ public class Provisioner {
                     }, backend, spec.name(), failAt == ProvisioningStep.RECORD));
             step = ProvisioningStep.READINESS;
             ReadinessAttempt attempt = new ReadinessAttempt(backend, spec.name(), endpoint, spec.sessionKey(), timeout,
-                    clock);
+                    clock, program.isPresent());
             timer.time(step, () -> {
                 readiness.probe(attempt);
                 return null;
             });
-            step = ProvisioningStep.INJECT;
-            timer.time(step, () -> {
-                executors.configure(endpoint, spec.sessionKey(), configuration);
-                return null;
-            });
-            if (workspace == null && runtime.repository().isPresent()) {
-                // a migration carries the workspace over: the repository is cloned once, at first provisioning
-                step = ProvisioningStep.REPOSITORY;
+            if (program.isEmpty()) {
+                step = ProvisioningStep.INJECT;
+                SandboxConfiguration injected = configuration;
                 timer.time(step, () -> {
-                    workspaceSetup.prepare(endpoint, spec.sessionKey(), runtime.repository().get());
+                    executors.configure(endpoint, spec.sessionKey(), injected);
                     return null;
                 });
+                if (workspace == null && runtime.repository().isPresent()) {
+                    // a migration carries the workspace over: the repository is cloned once, at first provisioning
+                    step = ProvisioningStep.REPOSITORY;
+                    timer.time(step, () -> {
+                        workspaceSetup.prepare(endpoint, spec.sessionKey(), runtime.repository().get());
+                        return null;
+                    });
+                }
             }
             step = ProvisioningStep.LIMITS;
             timer.time(step, () -> {
@@ -395,6 +414,39 @@ public class Provisioner {
             removeQuietly(backend, name);
             return fail(id, "Provisioning failed at step '" + step.label() + "': " + e);
         }
+    }
+
+    /** What the backend creates for the runtime: Dockyard's executor, or the program of another image. */
+    private SandboxSpec spec(SandboxRuntime runtime, String image, SandboxProgram program) {
+        List<Integer> servicePorts = List.copyOf(runtime.servicePorts().values());
+        if (program == null) {
+            return new SandboxSpec(runtime.id(), runtime.conversationId(), config.instance(), runtime.containerName(),
+                    image, runtime.cpus(), config.sandboxBootCpus(), runtime.memoryMb(), config.sandboxPidsLimit(),
+                    config.sandboxUser(), config.executorPort(), runtime.sessionKey(), runtime.plugins(), null,
+                    servicePorts);
+        }
+        Map<String, String> environment = new LinkedHashMap<>(program.environment());
+        // the program's own server checks its clients' key: the sandbox's key, which the proxy puts
+        // in place of the service key clients hold (see dev.dockyard.proxy)
+        for (String variable : config.programSessionKeyVariables()) {
+            environment.put(variable, runtime.sessionKey());
+        }
+        environment.put("RUNTIME_ID", runtime.id());
+        SandboxProcess process = new SandboxProcess(program.command(), program.workingDir(), environment,
+                program.fsGroup());
+        // an image's own server boots as it likes: no boot CPU allowance, the steady limit from the start
+        return new SandboxSpec(runtime.id(), runtime.conversationId(), config.instance(), runtime.containerName(),
+                image, runtime.cpus(), 0, runtime.memoryMb(), config.sandboxPidsLimit(), program.user(),
+                program.mainPort(), runtime.sessionKey(), List.of(), process, servicePorts);
+    }
+
+    /** The image of a runtime that runs its own program, as it is: it must be on the node already. */
+    private RuntimeImages.Resolution present(SandboxRuntime runtime) {
+        if (images.inspect(runtime.node(), runtime.image()).isEmpty()) {
+            throw new BackendException("image '" + runtime.image() + "' is not on node '" + runtime.node()
+                    + "': Dockyard pulls from no registry; build or load it there first");
+        }
+        return new RuntimeImages.Resolution(runtime.image(), null);
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.dockyard.runtime.provisioning;
 import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.agents.LlmSettings;
 import dev.dockyard.images.ExtraDependencies;
+import dev.dockyard.runtime.SandboxProgram;
 import dev.dockyard.tenancy.Role;
 import dev.dockyard.workspace.RepositorySpec;
 import java.util.List;
@@ -19,6 +20,8 @@ import java.util.Map;
  * @param repository     the git repository to clone into the workspace, or null
  * @param replace        replace the conversation's live runtime (the new one READY before the old one goes)
  * @param failAt         a step to fail on purpose (fault injection, when enabled), else null
+ * @param program        what the sandbox runs when it is not Dockyard's executor, else null
+ * @param servicePorts   the services beside the main one the proxy carries: name → sandbox port
  */
 public record ProvisioningRequest(String userId, Role role, String conversationId,
                                   AgentProfile agent, LlmSettings llm, String image, double cpus, int memoryMb,
@@ -26,15 +29,26 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
                                   ExtraDependencies extraDependencies,
                                   List<String> plugins, RepositorySpec repository,
                                   boolean replace,
-                                  ProvisioningStep failAt) {
+                                  ProvisioningStep failAt, SandboxProgram program, Map<String, Integer> servicePorts) {
 
     public ProvisioningRequest {
         environment = Map.copyOf(environment);
+        servicePorts = Map.copyOf(servicePorts);
+    }
+
+    /** A request for a runtime of Dockyard's executor with no further services. */
+    public ProvisioningRequest(String userId, Role role, String conversationId, AgentProfile agent, LlmSettings llm,
+                               String image, double cpus, int memoryMb, int timeoutSeconds,
+                               Map<String, String> environment, ExtraDependencies extraDependencies,
+                               List<String> plugins, RepositorySpec repository, boolean replace,
+                               ProvisioningStep failAt) {
+        this(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds, environment,
+                extraDependencies, plugins, repository, replace, failAt, null, Map.of());
     }
 
     /** The same request, failing {@code step} on purpose (fault injection). */
     public ProvisioningRequest failingAt(ProvisioningStep step) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
-                environment, extraDependencies, plugins, repository, replace, step);
+                environment, extraDependencies, plugins, repository, replace, step, program, servicePorts);
     }
 }

@@ -19,10 +19,22 @@ public final class ReadinessAttempt {
     private final Instant deadline;
     private final Duration timeout;
     private final Clock clock;
+    private final boolean anyHttpAnswer;
     private int tries;
 
     public ReadinessAttempt(RuntimeBackend backend, String sandboxName, URI executor,
                             String sessionKey, Duration timeout, Clock clock) {
+        this(backend, sandboxName, executor, sessionKey, timeout, clock, false);
+    }
+
+    /**
+     * @param anyHttpAnswer ready once the main port answers HTTP at all (a sandbox of another
+     *                      image running its own server), rather than once the executor's
+     *                      {@code /ready} says so
+     */
+    public ReadinessAttempt(RuntimeBackend backend, String sandboxName, URI executor,
+                            String sessionKey, Duration timeout, Clock clock, boolean anyHttpAnswer) {
+        this.anyHttpAnswer = anyHttpAnswer;
         this.backend = backend;
         this.sandboxName = sandboxName;
         this.executor = executor;
@@ -59,6 +71,10 @@ public final class ReadinessAttempt {
 
     String sessionKey() {
         return sessionKey;
+    }
+
+    boolean anyHttpAnswer() {
+        return anyHttpAnswer;
     }
 
     Duration timeout() {

@@ -26,14 +26,17 @@ public class ReadinessProbe {
     public void probe(ReadinessAttempt attempt) {
         attempt.nextTry();
         try {
-            if (executors.isReady(attempt.executor(), attempt.sessionKey())) {
+            boolean ready = attempt.anyHttpAnswer() ? executors.answersHttp(attempt.executor())
+                    : executors.isReady(attempt.executor(), attempt.sessionKey());
+            if (ready) {
                 return;
             }
         } catch (ExecutorClient.PluginFailedException e) {
             throw new SandboxNotReadyException(e.getMessage());
         }
         if (attempt.expired()) {
-            throw new SandboxNotReadyException("the executor was not ready within " + attempt.timeout().toSeconds()
+            throw new SandboxNotReadyException((attempt.anyHttpAnswer() ? "its main port did not answer HTTP"
+                    : "the executor was not ready") + " within " + attempt.timeout().toSeconds()
                     + " s" + describe(attempt.backend().inspect(attempt.sandboxName())));
         }
         if (attempt.timeToInspect()) {

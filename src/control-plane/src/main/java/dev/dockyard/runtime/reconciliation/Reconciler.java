@@ -6,6 +6,7 @@ import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.runtime.RuntimeStatus;
+import dev.dockyard.runtime.SandboxProgram;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.executor.ExecutorClient;
 import dev.dockyard.runtime.provisioning.Provisioner;
@@ -231,13 +232,13 @@ public class Reconciler {
         }
         URI endpoint;
         try {
-            endpoint = backend.endpoint(sandbox.name(), config.executorPort());
+            endpoint = backend.endpoint(sandbox.name(), runtime.mainPort(config.executorPort()));
         } catch (BackendException e) {
             return false;
         }
         boolean answers;
         try {
-            answers = executors.isReady(endpoint, runtime.sessionKey());
+            answers = executors.isServing(runtime, endpoint);
         } catch (RuntimeException e) {
             answers = false;
         }
@@ -247,7 +248,9 @@ public class Reconciler {
 
     private void revive(SandboxRuntime runtime, ManagedSandbox sandbox, RuntimeBackend backend) {
         try {
-            backend.revive(sandbox.name(), runtime.sessionKey(), config.sandboxUser(), config.executorPort());
+            backend.revive(sandbox.name(), runtime.sessionKey(),
+                    runtime.program().map(SandboxProgram::user).orElse(config.sandboxUser()),
+                    runtime.mainPort(config.executorPort()));
             LOG.info("Started the stopped sandbox of disconnected runtime " + runtime.id() + " again");
         } catch (BackendException e) {
             LOG.warning("Could not start the sandbox of disconnected runtime " + runtime.id() + " again: "
