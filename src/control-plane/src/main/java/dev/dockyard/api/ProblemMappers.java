@@ -2,8 +2,8 @@ package dev.dockyard.api;
 
 import dev.dockyard.application.Refused;
 import dev.dockyard.backend.BackendException;
-import dev.dockyard.runtime.lifecycle.RuntimeGates;
 import dev.dockyard.protocol.InvalidActionException;
+import dev.dockyard.runtime.lifecycle.RuntimeGates;
 import jakarta.json.JsonException;
 import jakarta.json.bind.JsonbException;
 import jakarta.json.stream.JsonParsingException;
@@ -16,11 +16,18 @@ import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
+import java.util.Set;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /** Every error leaves the API as problem+json; unexpected ones are logged here, once, without secrets. */
 public final class ProblemMappers {
+
+    /** Every mapper, for the applications that list their classes. */
+    public static Set<Class<?>> all() {
+        return Set.of(ForProblem.class, ForRefused.class, ForInvalidAction.class, ForBackend.class, ForWebApplication.class, ForProcessing.class, ForJson.class, ForRuntimeBusy.class, ForAnything.class);
+    }
+
 
     private static final Logger LOG = Logger.getLogger(ProblemMappers.class.getName());
 

@@ -51,6 +51,8 @@ public class RuntimeSecrets {
         values.add(runtime.sessionKey());
         values.add(runtime.llmApiKey());
         values.addAll(runtime.environment().values());
+        values.add(runtime.serviceKey());
+        runtime.program().ifPresent(p -> values.addAll(p.environment().values()));
         return redact(message, values);
     }
 

@@ -77,6 +77,9 @@ final class RuntimeSettingsJson {
         if (program.fsGroup() != null) {
             json.add("fsGroup", program.fsGroup());
         }
+        if (program.publicBase() != null) {
+            json.add("publicBase", program.publicBase());
+        }
         return json.build().toString();
     }
 
@@ -90,7 +93,7 @@ final class RuntimeSettingsJson {
         return new SandboxProgram(program.getJsonArray("command").getValuesAs(JsonString::getString),
                 program.getString("workingDir", null), environment, program.getString("user", null),
                 program.containsKey("fsGroup") ? program.getJsonNumber("fsGroup").longValue() : null,
-                program.getInt("mainPort"));
+                program.getInt("mainPort"), program.getString("publicBase", null));
     }
 
     static String ports(Map<String, Integer> ports) {

@@ -16,9 +16,11 @@ import java.util.Map;
  * @param user        {@code uid[:gid]}, or null for the image's user
  * @param fsGroup     an extra group the process belongs to, or null
  * @param mainPort    the port of the server clients talk to (readiness is probed there)
+ * @param publicBase  where clients reach the control plane's proxy ({@code {publicBase}/{runtime id}}
+ *                    is the program's URL, told to it as RUNTIME_URL), or null
  */
 public record SandboxProgram(List<String> command, String workingDir, Map<String, String> environment, String user,
-                             Long fsGroup, int mainPort) {
+                             Long fsGroup, int mainPort, String publicBase) {
 
     public SandboxProgram {
         command = List.copyOf(command);

@@ -432,6 +432,11 @@ public class Provisioner {
             environment.put(variable, runtime.sessionKey());
         }
         environment.put("RUNTIME_ID", runtime.id());
+        if (program.publicBase() != null) {
+            // OpenHands' servers build their own links from these (VS Code serves under its path)
+            environment.putIfAbsent("RUNTIME_URL", program.publicBase() + "/" + runtime.id());
+            environment.putIfAbsent("OH_VSCODE_BASE_PATH", "/" + runtime.id() + "/vscode");
+        }
         SandboxProcess process = new SandboxProcess(program.command(), program.workingDir(), environment,
                 program.fsGroup());
         // an image's own server boots as it likes: no boot CPU allowance, the steady limit from the start

@@ -227,6 +227,14 @@ public class ProvisioningJournal {
         return true;
     }
 
+    /** Replaces the runtime's service key: the one handed out before stops working at once. */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public SandboxRuntime renewServiceKey(String id) {
+        SandboxRuntime runtime = locked(id);
+        runtime.renewServiceKey();
+        return runtime;
+    }
+
     /** Stops the runtime unless it is stopped already; returns it either way. */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public SandboxRuntime stop(String id, String message) {

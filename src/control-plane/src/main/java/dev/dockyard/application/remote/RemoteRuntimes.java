@@ -1,0 +1,176 @@
+package dev.dockyard.application.remote;
+
+import dev.dockyard.agents.AgentCatalog;
+import dev.dockyard.agents.AgentProfile;
+import dev.dockyard.agents.LlmSettings;
+import dev.dockyard.application.Refused;
+import dev.dockyard.application.RuntimeService;
+import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.Labels;
+import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.images.ExtraDependencies;
+import dev.dockyard.images.RuntimeImageBuilder;
+import dev.dockyard.images.RuntimeImages;
+import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.runtime.RuntimeStatus;
+import dev.dockyard.runtime.SandboxProgram;
+import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.provisioning.ConversationBusyException;
+import dev.dockyard.runtime.provisioning.ProvisioningJournal;
+import dev.dockyard.runtime.provisioning.ProvisioningRequest;
+import dev.dockyard.tenancy.Role;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * OpenHands' runtimes on Dockyard. A session is a conversation, so a session has one live
+ * runtime: starting it again answers that one. An image labelled as a Dockyard runtime image runs
+ * Dockyard's executor (and OpenHands' action protocol works through its URL); any other image
+ * runs its own command, with OpenHands' ports ({@code main} 60000, {@code vscode} 60001,
+ * {@code work-1} 12000, {@code work-2} 12001 by default) reachable through the proxy.
+ *
+ * <p>The key OpenHands gets ({@code session_api_key}) is the runtime's service key: resuming
+ * replaces it, and the proxy refuses the old one from then on.
+ */
+@ApplicationScoped
+public class RemoteRuntimes {
+
+    /** The service names of OpenHands' exposed URLs beside the agent server. */
+    public static final String VSCODE = "vscode";
+    public static final String WORK_1 = "work-1";
+    public static final String WORK_2 = "work-2";
+
+    @Inject
+    RuntimeService lifecycle;
+
+    @Inject
+    RuntimeRepository runtimes;
+
+    @Inject
+    ProvisioningJournal journal;
+
+    @Inject
+    RuntimeImages images;
+
+    @Inject
+    BackendNodes nodes;
+
+    @Inject
+    AgentCatalog agents;
+
+    @Inject
+    DockyardConfig config;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.runtime-api.agent-port", defaultValue = "60000")
+    int agentPort;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.runtime-api.vscode-port", defaultValue = "60001")
+    int vscodePort;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.runtime-api.work-ports", defaultValue = "12000,12001")
+    List<Integer> workPorts;
+
+    /**
+     * The session's live runtime, or a new one being provisioned (answered at once, before it is
+     * ready: OpenHands' clients poll).
+     */
+    public SandboxRuntime start(String userId, Role role, RemoteStart start) {
+        Optional<SandboxRuntime> live = journal.live(userId, start.sessionId());
+        if (live.isPresent()) {
+            return live.get();
+        }
+        RuntimeImageBuilder.ImageInfo image = images.inspect(nodes.defaultNode(), start.image())
+                .orElseThrow(() -> new Refused(Refused.Reason.VALIDATION, "image '" + start.image()
+                        + "' is not on this Dockyard's engine: Dockyard pulls from no registry; build or load it "
+                        + "first (GET /image_exists tells)"));
+        boolean executor = "true".equals(image.labels().get(Labels.RUNTIME_IMAGE));
+        double cpus = config.sandboxCpus() * start.resourceFactor();
+        int memoryMb = config.sandboxMemoryMb() * start.resourceFactor();
+        if (cpus > config.maxCpus() || memoryMb > config.maxMemoryMb()) {
+            throw new Refused(Refused.Reason.VALIDATION, "resource_factor " + start.resourceFactor() + " asks for "
+                    + cpus + " CPUs and " + memoryMb + " MiB; at most " + config.maxCpus() + " CPUs and "
+                    + config.maxMemoryMb() + " MiB are allowed");
+        }
+        AgentProfile agent = agents.find(agents.defaultAgent()).orElseThrow();
+        Map<String, Integer> ports = new LinkedHashMap<>();
+        SandboxProgram program = null;
+        Map<String, String> executorEnvironment = Map.of();
+        if (executor) {
+            // Dockyard's executor: OpenHands' environment reaches its shell like sandbox.env does
+            executorEnvironment = start.environment();
+        } else {
+            ports.put(VSCODE, vscodePort);
+            Map<String, String> environment = new LinkedHashMap<>(start.environment());
+            environment.putIfAbsent("VSCODE_PORT", String.valueOf(vscodePort));
+            program = new SandboxProgram(start.command(), start.workingDir(), environment, start.user(),
+                    start.fsGroup(), agentPort, start.publicBase());
+        }
+        if (workPorts.size() > 0) {
+            ports.put(WORK_1, workPorts.get(0));
+        }
+        if (workPorts.size() > 1) {
+            ports.put(WORK_2, workPorts.get(1));
+        }
+        ProvisioningRequest request = new ProvisioningRequest(userId, role, start.sessionId(), agent,
+                LlmSettings.NONE.over(agent.llmDefaults()), start.image(), cpus, memoryMb,
+                (int) config.sandboxTimeout().toSeconds(), executorEnvironment, ExtraDependencies.NONE,
+                executor ? agent.plugins() : List.of(), null, false, null, program, ports);
+        try {
+            return lifecycle.provision(request);
+        } catch (ConversationBusyException raced) {
+            return raced.existing();
+        }
+    }
+
+    /** The runtime a session has now (the live one), or else its latest. */
+    public Optional<SandboxRuntime> session(String userId, String sessionId) {
+        Optional<SandboxRuntime> live = journal.live(userId, sessionId);
+        if (live.isPresent()) {
+            return live;
+        }
+        return runtimes.list(userId, sessionId, null).stream().findFirst();
+    }
+
+    /** The caller's runtime with this id; another user's is as absent as an unknown one. */
+    public Optional<SandboxRuntime> runtime(String userId, boolean admin, String runtimeId) {
+        return journal.find(runtimeId).filter(r -> admin || r.userId().equals(userId));
+    }
+
+    /** The caller's live runtimes. */
+    public List<SandboxRuntime> live(String userId) {
+        return journal.live().stream().filter(r -> r.userId().equals(userId)).toList();
+    }
+
+    public SandboxRuntime pause(SandboxRuntime runtime) {
+        if (runtime.status() == RuntimeStatus.PAUSED) {
+            return runtime;
+        }
+        return lifecycle.pause(runtime.id());
+    }
+
+    /** Thaws the runtime and hands out a new key: the previous one stops working. */
+    public SandboxRuntime resume(SandboxRuntime runtime) {
+        lifecycle.resume(runtime.id());
+        return journal.renewServiceKey(runtime.id());
+    }
+
+    public SandboxRuntime stop(SandboxRuntime runtime) {
+        if (runtime.status().isLive()) {
+            lifecycle.delete(runtime.id(), false);
+        }
+        return journal.find(runtime.id()).orElse(runtime);
+    }
+
+    /** The image as the engine of the default node knows it. */
+    public Optional<RuntimeImageBuilder.ImageInfo> image(String image) {
+        return images.inspect(nodes.defaultNode(), image);
+    }
+}

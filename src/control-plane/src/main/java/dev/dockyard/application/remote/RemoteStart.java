@@ -1,0 +1,28 @@
+package dev.dockyard.application.remote;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A start request of OpenHands' Remote Runtime API, validated: what its clients send to
+ * {@code POST /start}, in Dockyard's words.
+ *
+ * @param sessionId      the client's session: Dockyard's conversation id, one runtime per session
+ * @param image          the image to run, present on the engine
+ * @param command        its command (a shell string already wrapped in {@code /bin/sh -c}); empty: the image's
+ * @param workingDir     null: the image's
+ * @param environment    what the client wants in the process's environment
+ * @param resourceFactor 1, 2, 4 or 8 times the default CPUs and memory
+ * @param user           {@code uid[:gid]} or null
+ * @param fsGroup        or null
+ * @param publicBase     where clients reach this control plane (scheme://host:port)
+ */
+public record RemoteStart(String sessionId, String image, List<String> command, String workingDir,
+                          Map<String, String> environment, int resourceFactor, String user, Long fsGroup,
+                          String publicBase) {
+
+    public RemoteStart {
+        command = List.copyOf(command);
+        environment = Map.copyOf(environment);
+    }
+}

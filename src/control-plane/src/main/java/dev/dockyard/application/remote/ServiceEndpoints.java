@@ -1,0 +1,87 @@
+package dev.dockyard.application.remote;
+
+import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.proxy.ProxyTarget;
+import dev.dockyard.proxy.ProxyTargets;
+import dev.dockyard.runtime.SandboxRuntime;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.net.URI;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The proxy's view of runtimes: read from the runtime's row on every request (so a pause, a
+ * stop or a new key takes effect at once), with the sandbox's published host ports asked of the
+ * backend once per sandbox address (they change only when the container is started again, which
+ * records a new address).
+ */
+@ApplicationScoped
+public class ServiceEndpoints implements ProxyTargets {
+
+    @Inject
+    RuntimeRepository runtimes;
+
+    @Inject
+    BackendNodes nodes;
+
+    @Inject
+    ProxyTraffic traffic;
+
+    /** runtime id → the sandbox address the ports were read for, and the ports. */
+    private final Map<String, Ports> ports = new ConcurrentHashMap<>();
+
+    private record Ports(String mainAddress, Map<String, URI> services) {
+    }
+
+    @Override
+    public Optional<ProxyTarget> find(String runtimeId) {
+        Optional<SandboxRuntime> found = runtimes.find(runtimeId);
+        if (found.isEmpty() || !found.get().status().isLive() || found.get().serviceKey() == null) {
+            ports.remove(runtimeId);
+            return Optional.empty();
+        }
+        SandboxRuntime runtime = found.get();
+        ProxyTarget.State state = switch (runtime.status()) {
+            case READY -> ProxyTarget.State.READY;
+            case PAUSED -> ProxyTarget.State.PAUSED;
+            default -> ProxyTarget.State.NOT_READY;
+        };
+        Map<String, URI> services = state == ProxyTarget.State.READY ? services(runtime) : Map.of();
+        return Optional.of(new ProxyTarget(runtime.id(), runtime.userId(), state, runtime.serviceKey(),
+                runtime.sessionKey(), services));
+    }
+
+    private Map<String, URI> services(SandboxRuntime runtime) {
+        String main = runtime.executorUrl();
+        if (main == null) {
+            return Map.of();
+        }
+        Ports known = ports.get(runtime.id());
+        if (known != null && known.mainAddress().equals(main)) {
+            return known.services();
+        }
+        Map<String, URI> services = new LinkedHashMap<>();
+        services.put(ProxyTarget.MAIN, URI.create(main));
+        runtime.servicePorts().forEach((name, port) -> {
+            try {
+                services.put(name, nodes.on(runtime.node() == null ? nodes.defaultNode() : runtime.node())
+                        .endpoint(runtime.containerName(), port));
+            } catch (BackendException e) {
+                // not published (a sandbox from before the port was asked for): that service is absent
+            }
+        });
+        Ports read = new Ports(main, Map.copyOf(services));
+        ports.put(runtime.id(), read);
+        return read.services();
+    }
+
+    @Override
+    public void traffic(String runtimeId, String service, boolean websocket, long bytesIn, long bytesOut) {
+        traffic.count(runtimeId, service, websocket, bytesIn, bytesOut);
+    }
+}

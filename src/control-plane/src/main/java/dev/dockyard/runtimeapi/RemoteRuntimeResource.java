@@ -1,0 +1,181 @@
+package dev.dockyard.runtimeapi;
+
+import dev.dockyard.api.Caller;
+import dev.dockyard.api.Problem;
+import dev.dockyard.application.remote.RemoteRuntimes;
+import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.images.RuntimeImageBuilder;
+import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.provisioning.ConversationBusyException;
+import dev.dockyard.tenancy.QuotaExceededException;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonString;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.UriInfo;
+import java.net.URI;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * OpenHands' Remote Runtime API (see the package). Lifecycle calls take {@code {"runtime_id"}}
+ * and answer the runtime object; ids the caller does not own are unknown (404), like ids that
+ * never existed.
+ */
+@Path("/")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+public class RemoteRuntimeResource {
+
+    @Inject
+    Caller caller;
+
+    @Inject
+    RemoteRuntimes runtimes;
+
+    @Inject
+    DockyardConfig config;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.public-url")
+    Optional<String> publicUrl;
+
+    @Context
+    UriInfo uri;
+
+    @POST
+    @Path("start")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public JsonObject start(JsonObject body) {
+        String base = base();
+        SandboxRuntime runtime;
+        try {
+            runtime = runtimes.start(caller.userId(), caller.role(), StartRequestReader.read(body, base));
+        } catch (QuotaExceededException e) {
+            throw Problem.of(Problem.Kind.QUOTA_EXCEEDED, e.getMessage()).toException();
+        } catch (ConversationBusyException e) {
+            runtime = e.existing();
+        }
+        return RemoteRuntimeView.of(runtime, base);
+    }
+
+    @GET
+    @Path("sessions/batch")
+    public String batch(@QueryParam("ids") List<String> ids) {
+        JsonArrayBuilder list = Json.createArrayBuilder();
+        Set<String> distinct = new LinkedHashSet<>(ids);
+        String base = base();
+        for (String id : distinct) {
+            runtimes.session(caller.userId(), id).ifPresent(r -> list.add(RemoteRuntimeView.of(r, base)));
+        }
+        // a bare JSON array: the app server iterates the body itself
+        return list.build().toString();
+    }
+
+    @GET
+    @Path("sessions/{sessionId}")
+    public JsonObject session(@PathParam("sessionId") String sessionId) {
+        return RemoteRuntimeView.of(runtimes.session(caller.userId(), sessionId)
+                .orElseThrow(() -> notFound("no runtime for session " + sessionId)), base());
+    }
+
+    @GET
+    @Path("list")
+    public JsonObject list() {
+        JsonArrayBuilder items = Json.createArrayBuilder();
+        List<SandboxRuntime> live = runtimes.live(caller.userId());
+        String base = base();
+        live.forEach(r -> items.add(RemoteRuntimeView.of(r, base)));
+        return Json.createObjectBuilder().add("runtimes", items).add("total", live.size()).build();
+    }
+
+    @GET
+    @Path("runtime/{runtimeId}")
+    public JsonObject runtime(@PathParam("runtimeId") String runtimeId) {
+        return RemoteRuntimeView.of(owned(runtimeId), base());
+    }
+
+    @POST
+    @Path("pause")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public JsonObject pause(JsonObject body) {
+        return RemoteRuntimeView.of(runtimes.pause(owned(runtimeId(body))), base());
+    }
+
+    @POST
+    @Path("resume")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public JsonObject resume(JsonObject body) {
+        return RemoteRuntimeView.of(runtimes.resume(owned(runtimeId(body))), base());
+    }
+
+    @POST
+    @Path("stop")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public JsonObject stop(JsonObject body) {
+        return RemoteRuntimeView.of(runtimes.stop(owned(runtimeId(body))), base());
+    }
+
+    @GET
+    @Path("registry_prefix")
+    public JsonObject registryPrefix() {
+        // OpenHands names its runtime images {registry_prefix}/runtime: Dockyard's repository is that
+        String repository = config.imageRepository();
+        String prefix = repository.endsWith("/runtime") ? repository.substring(0, repository.length() - 8) : repository;
+        return Json.createObjectBuilder().add("registry_prefix", prefix).build();
+    }
+
+    @GET
+    @Path("image_exists")
+    public JsonObject imageExists(@QueryParam("image") String image) {
+        if (image == null || image.isBlank()) {
+            throw Problem.of(Problem.Kind.VALIDATION, "the image query parameter is required").toException();
+        }
+        Optional<RuntimeImageBuilder.ImageInfo> found = runtimes.image(image);
+        JsonObjectBuilder answer = Json.createObjectBuilder().add("exists", found.isPresent());
+        found.ifPresent(i -> answer.add("image", Json.createObjectBuilder().add("id", i.id())
+                .add("image_size_bytes", i.sizeBytes()).addNull("upload_time")));
+        return answer.build();
+    }
+
+    private SandboxRuntime owned(String runtimeId) {
+        return runtimes.runtime(caller.userId(), caller.isAdmin(), runtimeId)
+                .orElseThrow(() -> notFound("no runtime " + runtimeId));
+    }
+
+    private static String runtimeId(JsonObject body) {
+        if (body == null || !(body.get("runtime_id") instanceof JsonString id) || id.getString().isBlank()) {
+            throw Problem.of(Problem.Kind.VALIDATION, "runtime_id is required").toException();
+        }
+        return id.getString();
+    }
+
+    /** Where the client reached this control plane, unless dockyard.public-url says otherwise. */
+    private String base() {
+        String configured = publicUrl.map(String::strip).filter(u -> !u.isEmpty()).orElse(null);
+        if (configured != null) {
+            return configured.endsWith("/") ? configured.substring(0, configured.length() - 1) : configured;
+        }
+        URI request = uri.getBaseUri();
+        return request.getScheme() + "://" + request.getRawAuthority();
+    }
+
+    private static Problem.ProblemException notFound(String detail) {
+        return Problem.of(Problem.Kind.NOT_FOUND, detail).toException();
+    }
+}

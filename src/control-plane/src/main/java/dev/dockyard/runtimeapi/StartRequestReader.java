@@ -1,0 +1,157 @@
+package dev.dockyard.runtimeapi;
+
+import dev.dockyard.api.Problem;
+import dev.dockyard.application.remote.RemoteStart;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonNumber;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Reads {@code POST /start} as OpenHands' clients send it: {@code command} a list (legacy
+ * runtime, app server) or a string (SDK: run by {@code /bin/sh -c}); {@code runtime_class},
+ * {@code image_pull_policy} and unknown members accepted and ignored (Docker here has one runtime
+ * and no registry). Anything malformed is a 400 naming the member.
+ */
+final class StartRequestReader {
+
+    private static final Pattern SESSION = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,199}");
+    private static final Pattern IMAGE = Pattern.compile("[a-z0-9][a-z0-9._/:@-]{0,299}");
+    private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+    private static final Set<Integer> FACTORS = Set.of(1, 2, 4, 8);
+    private static final int MAX_ENV_BYTES = 64_000;
+    private static final int MAX_COMMAND_BYTES = 64_000;
+
+    private StartRequestReader() {
+    }
+
+    static RemoteStart read(JsonObject body, String publicBase) {
+        if (body == null) {
+            throw invalid("a JSON body is required: {\"image\": …, \"session_id\": …}");
+        }
+        String sessionId = string(body, "session_id");
+        if (sessionId == null || !SESSION.matcher(sessionId).matches()) {
+            throw invalid("session_id is required: 1 to 200 letters, digits, '.', '_', ':' or '-'");
+        }
+        String image = string(body, "image");
+        if (image == null || !IMAGE.matcher(image).matches()) {
+            throw invalid("image is required: an image reference such as ghcr.io/openhands/agent-server:tag");
+        }
+        List<String> command = command(body.get("command"));
+        String workingDir = string(body, "working_dir");
+        if (workingDir != null && (!workingDir.startsWith("/") || workingDir.length() > 1000)) {
+            throw invalid("working_dir must be an absolute path");
+        }
+        Map<String, String> environment = environment(body.get("environment"));
+        int factor = integer(body, "resource_factor", 1);
+        if (!FACTORS.contains(factor)) {
+            throw invalid("resource_factor must be 1, 2, 4 or 8");
+        }
+        Integer uid = optionalId(body, "run_as_user");
+        Integer gid = optionalId(body, "run_as_group");
+        Integer fsGroup = optionalId(body, "fs_group");
+        String user = uid == null ? (gid == null ? null : "0:" + gid) : gid == null ? String.valueOf(uid) : uid + ":" + gid;
+        return new RemoteStart(sessionId, image, command, workingDir, environment, factor, user,
+                fsGroup == null ? null : fsGroup.longValue(), publicBase);
+    }
+
+    private static List<String> command(JsonValue value) {
+        if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {
+            return List.of();
+        }
+        if (value instanceof JsonString s) {
+            if (s.getString().isBlank()) {
+                return List.of();
+            }
+            check(s.getString().length() <= MAX_COMMAND_BYTES, "command is too long");
+            return List.of("/bin/sh", "-c", s.getString());
+        }
+        if (value instanceof JsonArray array) {
+            List<String> command = new ArrayList<>();
+            int bytes = 0;
+            for (JsonValue part : array) {
+                if (!(part instanceof JsonString s)) {
+                    throw invalid("command must be a list of strings or a string");
+                }
+                bytes += s.getString().length();
+                command.add(s.getString());
+            }
+            check(bytes <= MAX_COMMAND_BYTES, "command is too long");
+            return command;
+        }
+        throw invalid("command must be a list of strings or a string");
+    }
+
+    private static Map<String, String> environment(JsonValue value) {
+        if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {
+            return Map.of();
+        }
+        if (!(value instanceof JsonObject object)) {
+            throw invalid("environment must be an object of strings");
+        }
+        check(object.toString().length() <= MAX_ENV_BYTES, "environment is larger than " + MAX_ENV_BYTES + " bytes");
+        Map<String, String> environment = new LinkedHashMap<>();
+        for (Map.Entry<String, JsonValue> e : object.entrySet()) {
+            if (!ENV_NAME.matcher(e.getKey()).matches()) {
+                throw invalid("environment name '" + e.getKey() + "' is not a valid variable name");
+            }
+            JsonValue v = e.getValue();
+            String text = switch (v.getValueType()) {
+                case STRING -> ((JsonString) v).getString();
+                case NUMBER, TRUE, FALSE -> v.toString();
+                default -> throw invalid("environment." + e.getKey() + " must be a string");
+            };
+            environment.put(e.getKey(), text);
+        }
+        return environment;
+    }
+
+    private static String string(JsonObject body, String key) {
+        JsonValue value = body.get(key);
+        if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {
+            return null;
+        }
+        if (!(value instanceof JsonString s)) {
+            throw invalid(key + " must be a string");
+        }
+        return s.getString();
+    }
+
+    private static int integer(JsonObject body, String key, int fallback) {
+        JsonValue value = body.get(key);
+        if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {
+            return fallback;
+        }
+        if (!(value instanceof JsonNumber n) || !n.isIntegral()) {
+            throw invalid(key + " must be an integer");
+        }
+        return n.intValue();
+    }
+
+    private static Integer optionalId(JsonObject body, String key) {
+        JsonValue value = body.get(key);
+        if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {
+            return null;
+        }
+        int id = integer(body, key, 0);
+        check(id >= 0 && id < 2_000_000_000, key + " must be a uid/gid between 0 and 2000000000");
+        return id;
+    }
+
+    private static void check(boolean ok, String detail) {
+        if (!ok) {
+            throw invalid(detail);
+        }
+    }
+
+    private static Problem.ProblemException invalid(String detail) {
+        return Problem.of(Problem.Kind.VALIDATION, detail).toException();
+    }
+}
