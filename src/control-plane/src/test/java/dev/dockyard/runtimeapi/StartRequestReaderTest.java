@@ -1,0 +1,76 @@
+package dev.dockyard.runtimeapi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dockyard.api.Problem;
+import dev.dockyard.application.remote.RemoteStart;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import java.io.StringReader;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** {@code POST /start} bodies exactly as OpenHands' three clients send them (see openhands-runtime-api notes). */
+class StartRequestReaderTest {
+
+    private static JsonObject json(String text) {
+        return Json.createReader(new StringReader(text.replace('\'', '"'))).readObject();
+    }
+
+    private static String refusal(String body) {
+        return assertThrows(Problem.ProblemException.class, () -> StartRequestReader.read(json(body), "http://h:1"))
+                .getMessage();
+    }
+
+    @Test
+    void shouldReadTheAppServersRequest() {
+        // openhands/app_server/sandbox/remote_sandbox_service.py: start_request
+        RemoteStart start = StartRequestReader.read(json("{'image':'ghcr.io/openhands/agent-server:abc-python',"
+                + "'command':['/usr/local/bin/openhands-agent-server','--port','60000'],'working_dir':'/workspace',"
+                + "'environment':{'OH_VSCODE_PORT':'60001','LOG_JSON':'true'},'session_id':'3kq9Zx',"
+                + "'resource_factor':1,'run_as_user':10001,'run_as_group':10001,'fs_group':10001}"), "http://h:1");
+        assertEquals("3kq9Zx", start.sessionId());
+        assertEquals(List.of("/usr/local/bin/openhands-agent-server", "--port", "60000"), start.command());
+        assertEquals("/workspace", start.workingDir());
+        assertEquals(Map.of("OH_VSCODE_PORT", "60001", "LOG_JSON", "true"), start.environment());
+        assertEquals("10001:10001", start.user());
+        assertEquals(10001L, start.fsGroup());
+        assertEquals("http://h:1", start.publicBase());
+    }
+
+    @Test
+    void shouldRunTheSdksStringCommandThroughAShellAndIgnoreWhatDockerCannotHonour() {
+        // openhands-workspace/.../remote_api/workspace.py: payload
+        RemoteStart start = StartRequestReader.read(json("{'image':'agent-server:x','command':"
+                + "'/usr/local/bin/openhands-agent-server --port 60000','working_dir':'/','environment':{},"
+                + "'session_id':'agent-server-1b2c','run_as_user':10001,'fs_group':10001,"
+                + "'image_pull_policy':'IfNotPresent','runtime_class':'sysbox-runc','something_new':1}"), "http://h:1");
+        assertEquals(List.of("/bin/sh", "-c", "/usr/local/bin/openhands-agent-server --port 60000"), start.command());
+        assertEquals("10001", start.user());
+        assertEquals(1, start.resourceFactor());
+    }
+
+    @Test
+    void shouldKeepTheImagesOwnCommandWhenNoneIsGiven() {
+        RemoteStart start = StartRequestReader.read(json("{'image':'a/b:c','session_id':'s1'}"), "http://h:1");
+        assertEquals(List.of(), start.command());
+        assertNull(start.workingDir());
+        assertNull(start.user());
+    }
+
+    @Test
+    void shouldRefuseMalformedMembersNamingThem() {
+        assertTrue(refusal("{'image':'a/b'}").contains("session_id"));
+        assertTrue(refusal("{'session_id':'s'}").contains("image"));
+        assertTrue(refusal("{'session_id':'s','image':'a','command':[1]}").contains("command"));
+        assertTrue(refusal("{'session_id':'s','image':'a','environment':{'1X':'y'}}").contains("1X"));
+        assertTrue(refusal("{'session_id':'s','image':'a','resource_factor':3}").contains("resource_factor"));
+        assertTrue(refusal("{'session_id':'s','image':'a','working_dir':'relative'}").contains("working_dir"));
+        assertTrue(refusal("{'session_id':'s','image':'a','run_as_user':-1}").contains("run_as_user"));
+        assertTrue(refusal("{'session_id':'../x','image':'a'}").contains("session_id"));
+    }
+}
