@@ -46,7 +46,8 @@ import org.junit.jupiter.api.Test;
  * (OPENVSCODE_SERVER_ROOT, LOG_JSON, OH_ENABLE_VNC, OH_CONVERSATIONS_PATH, OH_BASH_EVENTS_DIR, OH_VSCODE_PORT=60001)
  * plus {@code OH_AGENT_SERVER_ENV}'s keys plus {@code WORKER_1='12000'}, {@code WORKER_2='12001'} (A-new). Pause,
  * resume and stop, same file: {@code json={'runtime_id': runtime_data['runtime_id']}} to {@code '/pause'},
- * {@code '/resume'}, {@code '/stop'}; the poller reads {@code response.json()['runtimes']} of {@code f'{api_url}/list'}.
+ * {@code '/resume'}, {@code '/stop'}; the poller reads {@code response.json()['runtimes']} of
+ * {@code f'{api_url}/list'}.
  * A-new (same path, commit {@code 029f823357abdadb4075089c1b5572f1ce56f392}, from the file index):
  * <pre>{@code
  * params = [('ids', sandbox_id) for sandbox_id in sandbox_ids]     # ?ids=a&ids=b
@@ -272,7 +273,8 @@ class RemoteRuntimeApiConformanceIT {
             assertEquals(List.of(), api.listed(), "/list holds live runtimes only");
             DockyardApi.Answer afterStop = api.session(appSession);
             assertTrue(afterStop.status() == 404 || (afterStop.status() == 200
-                    && afterStop.json().getString("status").equals("stopped")), afterStop.status() + " " + afterStop.body());
+                    && afterStop.json().getString("status").equals("stopped")),
+                    "after /stop, /sessions says 404 or stopped: " + afterStop.status() + " " + afterStop.body());
             int through = ThroughUrl.get(appUrl + "/whoami", newKey).statusCode();
             assertTrue(through >= 400, "a stopped sandbox is not served: " + through);
         } finally {
