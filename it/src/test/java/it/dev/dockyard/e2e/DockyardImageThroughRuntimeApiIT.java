@@ -149,7 +149,7 @@ class DockyardImageThroughRuntimeApiIT {
             assertEquals(200, stopped.status(), stopped.body());
             assertEquals("stopped", stopped.json().getString("status"), stopped.body());
         } finally {
-            RuntimeApi.cleanUp(api, runtimeId);
+            RuntimeApi.cleanUp(user, runtimeId);
         }
     }
 

@@ -278,8 +278,8 @@ class RemoteRuntimeApiConformanceIT {
             int through = ThroughUrl.get(appUrl + "/whoami", newKey).statusCode();
             assertTrue(through >= 400, "a stopped sandbox is not served: " + through);
         } finally {
-            RuntimeApi.cleanUp(api, appId);
-            RuntimeApi.cleanUp(api, sdkId);
+            RuntimeApi.cleanUp(user, appId);
+            RuntimeApi.cleanUp(user, sdkId);
         }
     }
 

@@ -211,20 +211,20 @@ final class RuntimeApi {
     }
 
     /**
-     * Best-effort clean-up of a runtime this test started: POST /stop with the owner's key, then DELETE it
-     * through Dockyard's own API with the admin key (so that nothing is left even if /stop misbehaves).
+     * Best-effort clean-up of a runtime a test started: POST /stop with the owner's key, then DELETE it through
+     * Dockyard's own API, also with the owner's key (so that nothing is left even if /stop misbehaves).
      */
-    static void cleanUp(RuntimeApi owner, String runtimeId) {
+    static void cleanUp(User owner, String runtimeId) {
         if (runtimeId == null) {
             return;
         }
         try {
-            owner.stop(runtimeId);
+            owner.runtimes().stop(runtimeId);
         } catch (AssertionError ignored) {
             // the control plane is gone: the delete below says so too
         }
         try {
-            ADMIN.delete("runtimes/" + runtimeId);
+            owner.dockyard().delete("runtimes/" + runtimeId);
         } catch (AssertionError ignored) {
             // nothing more to do
         }

@@ -84,8 +84,8 @@ class RuntimeApiTenancyIT {
             assertEquals(Set.of(aliceId), Set.copyOf(alice.runtimes().listed().stream()
                     .map(r -> r.getString("runtime_id")).toList()));
         } finally {
-            RuntimeApi.cleanUp(alice.runtimes(), aliceId);
-            bobsRuntimes.forEach(id -> RuntimeApi.cleanUp(bob.runtimes(), id));
+            RuntimeApi.cleanUp(alice, aliceId);
+            bobsRuntimes.forEach(id -> RuntimeApi.cleanUp(bob, id));
         }
     }
 
@@ -126,7 +126,7 @@ class RuntimeApiTenancyIT {
             assertEquals(200, admitted.status(), admitted.body());
             started.add(admitted.json().getString("runtime_id"));
         } finally {
-            started.forEach(id -> RuntimeApi.cleanUp(api, id));
+            started.forEach(id -> RuntimeApi.cleanUp(carol, id));
         }
     }
 
