@@ -10,6 +10,7 @@ import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
+import java.net.URI;
 import java.net.http.HttpResponse;
 import java.net.http.WebSocketHandshakeException;
 import java.time.Duration;
@@ -87,8 +88,8 @@ class ForeignImageThroughProxyIT {
     static void stopAndRemove() {
         try {
             if (user != null) {
-                RuntimeApi.cleanUp(user.runtimes(), oneId);
-                RuntimeApi.cleanUp(user.runtimes(), twoId);
+                RuntimeApi.cleanUp(user, oneId);
+                RuntimeApi.cleanUp(user, twoId);
                 for (String id : new String[] {oneId, twoId}) {
                     if (id != null) {
                         Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
@@ -186,17 +187,41 @@ class ForeignImageThroughProxyIT {
     @Order(3)
     void shouldLetATknQueryParameterInAndThenItsCookie() {
         String url = url(one);
-        HttpResponse<String> withTkn = ThroughUrl.get(url + "/work-1/first?tkn=" + RuntimeApi.encode(key(one)), null);
-        assertTrue(page(withTkn, "work-1").contains("target=/first"), withTkn.body());
-        String cookie = ThroughUrl.cookies(withTkn);
-        assertFalse(cookie.isBlank(), "tkn= sets a cookie: " + withTkn.headers().map());
-        assertTrue(page(ThroughUrl.get(url + "/work-1/second", null, Map.of("Cookie", cookie)), "work-1")
-                .contains("target=/second"));
+        // the app server's VS Code URL: {url}/vscode?tkn={session_api_key}&folder=%2Fworkspace%2Fproject
+        Entered vscode = enterWithTkn(url + "/vscode?tkn=" + RuntimeApi.encode(key(one))
+                + "&folder=%2Fworkspace%2Fproject");
+        assertTrue(page(vscode.page(), "vscode").contains("target=/" + oneId + "/vscode"), vscode.page().body());
+        Entered work = enterWithTkn(url + "/work-1/first?tkn=" + RuntimeApi.encode(key(one)));
+        assertTrue(page(work.page(), "work-1").contains("target=/first"), work.page().body());
+        assertTrue(page(ThroughUrl.get(url + "/work-1/second", null, Map.of("Cookie", work.cookie())), "work-1")
+                .contains("target=/second"), "the cookie alone lets in");
         assertEquals(401, ThroughUrl.get(url + "/work-1/third", null).statusCode(), "neither key nor cookie");
         assertEquals(401, ThroughUrl.get(url + "/work-1/fourth?tkn=" + RuntimeApi.encode(key(two)), null)
                 .statusCode(), "the other runtime's key as tkn");
-        assertEquals(401, ThroughUrl.get(url(two) + "/work-1/fifth", null, Map.of("Cookie", cookie)).statusCode(),
-                "one runtime's cookie on the other");
+        assertEquals(401, ThroughUrl.get(url(two) + "/work-1/fifth", null, Map.of("Cookie", work.cookie()))
+                .statusCode(), "one runtime's cookie on the other");
+    }
+
+    /** A page reached with {@code ?tkn=}, and the cookie that came with it. */
+    private record Entered(HttpResponse<String> page, String cookie) {
+    }
+
+    /**
+     * GET with {@code ?tkn=} and no header; the proxy answers the page at once or first redirects (to drop tkn from
+     * the address): one redirect is followed with the cookie it set.
+     */
+    private static Entered enterWithTkn(String target) {
+        HttpResponse<String> first = ThroughUrl.get(target, null);
+        String cookie = ThroughUrl.cookies(first);
+        assertFalse(cookie.isBlank(), "tkn= sets a cookie: " + first.statusCode() + " " + first.headers().map());
+        if (first.statusCode() / 100 != 3) {
+            return new Entered(first, cookie);
+        }
+        String location = first.headers().firstValue("Location").orElseThrow(() ->
+                new AssertionError("a redirect without Location: " + first.headers().map()));
+        HttpResponse<String> followed = ThroughUrl.get(URI.create(target).resolve(location).toString(), null,
+                Map.of("Cookie", cookie));
+        return new Entered(followed, cookie);
     }
 
     @Test
