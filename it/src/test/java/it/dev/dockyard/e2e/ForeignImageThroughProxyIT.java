@@ -33,8 +33,10 @@ import org.junit.jupiter.api.TestMethodOrder;
  * 60000 at {@code url}, 12000 and 12001 at {@code {url}/work-1} and {@code {url}/work-2} (prefix stripped), 60001 at
  * {@code {url}/vscode} (path kept), with the public session key in {@code X-Session-API-Key} (every OpenHands client:
  * "{@code headers={'X-Session-API-Key': runtime['session_api_key']}}", remote_sandbox_service.py at OpenHands/OpenHands
- * {@code d6fab190bfb55f07cc380993b45ec4f781706a92}) or {@code ?tkn=} then a cookie (the app server's VS Code URL:
- * "{@code + f'?tkn={session_api_key}&folder=%2Fworkspace%2Fproject'}", same file).
+ * {@code d6fab190bfb55f07cc380993b45ec4f781706a92}) or {@code ?tkn=} then a cookie (the app server's VS Code URL in
+ * path mode: "{@code _build_service_url(url, 'vscode', runtime_id)
+ * + f'?tkn={session_api_key}&folder=%2Fworkspace%2Fproject'}",
+ * same file at commit {@code 029f823357abdadb4075089c1b5572f1ce56f392}).
  *
  * <p>Two runtimes of one user (so that one runtime's key can be tried on the other). The sandbox checks the key it
  * receives against its {@code $SESSION_API_KEY} as the agent server does, so a 200 from a keyed path means the proxy

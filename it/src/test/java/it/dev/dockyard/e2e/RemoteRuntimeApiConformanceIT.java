@@ -48,12 +48,23 @@ import org.junit.jupiter.api.Test;
  * resume and stop, same file: {@code json={'runtime_id': runtime_data['runtime_id']}} to {@code '/pause'},
  * {@code '/resume'}, {@code '/stop'}; the poller reads {@code response.json()['runtimes']} of
  * {@code f'{api_url}/list'}.
- * A-new (same path, commit {@code 029f823357abdadb4075089c1b5572f1ce56f392}, from the file index):
+ * A-new (same path, commit {@code 029f823357abdadb4075089c1b5572f1ce56f392}, from the file index),
+ * {@code _get_runtimes_batch}:
  * <pre>{@code
- * params = [('ids', sandbox_id) for sandbox_id in sandbox_ids]     # ?ids=a&ids=b
- * response = await self._send_runtime_api_request('GET', '/sessions/batch', params=params)
- * ...
- * new_session_api_key = response_data.get('session_api_key')      # from POST /resume
+ * params = [('ids', sandbox_id) for sandbox_id in sandbox_ids]
+ *
+ * response = await self._send_runtime_api_request(
+ *     'GET',
+ *     '/sessions/batch',
+ *     params=params,
+ * )
+ * }</pre>
+ * and {@code resume_sandbox}, after {@code POST '/resume'}:
+ * <pre>{@code
+ * # Security: Update stored session_api_key with the new key returned
+ * # by the runtime-api. The old key was invalidated on resume.
+ * response_data = response.json()
+ * new_session_api_key = response_data.get('session_api_key')
  * }</pre>
  *
  * <p>SDK, {@code openhands-workspace/openhands/workspace/remote_api/workspace.py} ({@code APIRemoteWorkspace}) at
