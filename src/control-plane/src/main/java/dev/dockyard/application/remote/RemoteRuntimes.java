@@ -79,6 +79,14 @@ public class RemoteRuntimes {
     List<Integer> workPorts;
 
     /**
+     * OpenHands' current app server reads the key {@code /resume} answers and expects the old one
+     * to stop working; its legacy runtime and the SDK keep the key they had: for them, false.
+     */
+    @Inject
+    @ConfigProperty(name = "dockyard.runtime-api.new-key-on-resume", defaultValue = "true")
+    boolean newKeyOnResume;
+
+    /**
      * The session's live runtime, or a new one being provisioned (answered at once, before it is
      * ready: OpenHands' clients poll).
      */
@@ -156,10 +164,13 @@ public class RemoteRuntimes {
         return lifecycle.pause(runtime.id());
     }
 
-    /** Thaws the runtime and hands out a new key: the previous one stops working. */
+    /**
+     * Thaws the runtime and, unless {@code dockyard.runtime-api.new-key-on-resume} is false, hands
+     * out a new key: the previous one stops working.
+     */
     public SandboxRuntime resume(SandboxRuntime runtime) {
-        lifecycle.resume(runtime.id());
-        return journal.renewServiceKey(runtime.id());
+        SandboxRuntime resumed = lifecycle.resume(runtime.id());
+        return newKeyOnResume ? journal.renewServiceKey(runtime.id()) : resumed;
     }
 
     public SandboxRuntime stop(SandboxRuntime runtime) {
