@@ -25,6 +25,11 @@ public class ReadyRuntimes {
      */
     public RuntimeGates.Pass admit(SandboxRuntime runtime) {
         String id = runtime.id();
+        if (runtime.program().isPresent()) {
+            // its own server, not Dockyard's executor: its clients talk to it through its service URL
+            throw new Refused(Refused.Reason.RUNTIME_NOT_READY, "Runtime " + id + " runs its image's own program, "
+                    + "not Dockyard's executor: reach it through its service URL (the Remote Runtime API's url)");
+        }
         RuntimeGates.Pass pass;
         try {
             pass = gates.enterAction(id);

@@ -19,4 +19,9 @@ public interface CredentialProvider {
      * @throws CredentialException when it cannot be made valid
      */
     String resolve(StoredCredential credential, Instant now, Duration window);
+
+    /** Whether {@link #resolve} would call out to refresh it now (a credential that never expires: no). */
+    default boolean needsRefresh(StoredCredential credential, Instant now, Duration window) {
+        return false;
+    }
 }

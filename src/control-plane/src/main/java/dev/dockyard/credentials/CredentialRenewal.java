@@ -1,5 +1,6 @@
 package dev.dockyard.credentials;
 
+import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.provisioning.ProvisioningJournal;
@@ -33,28 +34,45 @@ public class CredentialRenewal {
     @Inject
     SandboxConfigurations configurations;
 
+    @Inject
+    DockyardConfig config;
+
     /** One pass; the number of sandboxes that received fresh values. */
     public int renewExpiring() {
         int pushed = 0;
         for (String userId : credentials.usersNeedingRefresh()) {
+            // this control plane's runtimes of Dockyard's executor: an image's own program gets no
+            // Dockyard configuration (and the user's tokens never go to it)
             List<SandboxRuntime> ready = journal.live().stream()
-                    .filter(r -> r.userId().equals(userId) && r.status() == RuntimeStatus.READY).toList();
+                    .filter(r -> r.userId().equals(userId) && r.status() == RuntimeStatus.READY
+                            && r.isOwnedBy(config.instance()) && r.program().isEmpty()).toList();
             if (ready.isEmpty()) {
                 continue; // nothing to keep fresh: the next provisioning refreshes before injecting
             }
-            Credentials.Resolution resolution = credentials.resolve(userId);
-            for (CredentialException failure : resolution.failures()) {
-                LOG.warning("A credential of " + userId + " could not be renewed: " + failure.getMessage());
+            try {
+                pushed += renew(userId, ready);
+            } catch (RuntimeException e) {
+                // one user's trouble (a database hiccup) never stops the others' renewal
+                LOG.warning("Credentials of " + userId + " could not be renewed: " + e);
             }
-            Map<String, String> values = new LinkedHashMap<>(resolution.stale());
-            values.putAll(resolution.values());
-            for (SandboxRuntime runtime : ready) {
-                try {
-                    configurations.push(URI.create(runtime.executorUrl()), runtime, values);
-                    pushed++;
-                } catch (RuntimeException e) {
-                    LOG.warning("Fresh credentials could not be pushed into " + runtime.id() + ": " + e.getMessage());
-                }
+        }
+        return pushed;
+    }
+
+    private int renew(String userId, List<SandboxRuntime> ready) {
+        int pushed = 0;
+        Credentials.Resolution resolution = credentials.resolve(userId);
+        for (CredentialException failure : resolution.failures()) {
+            LOG.warning("A credential of " + userId + " could not be renewed: " + failure.getMessage());
+        }
+        Map<String, String> values = new LinkedHashMap<>(resolution.stale());
+        values.putAll(resolution.values());
+        for (SandboxRuntime runtime : ready) {
+            try {
+                configurations.push(URI.create(runtime.executorUrl()), runtime, values);
+                pushed++;
+            } catch (RuntimeException e) {
+                LOG.warning("Fresh credentials could not be pushed into " + runtime.id() + ": " + e.getMessage());
             }
         }
         return pushed;

@@ -1,6 +1,7 @@
 package dev.dockyard.credentials;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.CacheRetrieveMode;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.LockModeType;
 import jakarta.persistence.PersistenceContext;
@@ -8,6 +9,7 @@ import jakarta.transaction.Transactional;
 import jakarta.transaction.Transactional.TxType;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -17,6 +19,9 @@ import java.util.Optional;
  */
 @ApplicationScoped
 public class CredentialStore {
+
+    /** Another control plane may have rotated a token: reads go to the database, not to this one's cache. */
+    private static final String RETRIEVE_MODE = "jakarta.persistence.cache.retrieveMode";
 
     @PersistenceContext(unitName = "dockyard")
     EntityManager em;
@@ -48,12 +53,13 @@ public class CredentialStore {
     @Transactional(TxType.REQUIRES_NEW)
     public List<StoredCredential> of(String userId) {
         return em.createQuery("select c from StoredCredential c where c.userId = :user order by c.name",
-                StoredCredential.class).setParameter("user", userId).getResultList();
+                StoredCredential.class).setParameter("user", userId).setHint(RETRIEVE_MODE, CacheRetrieveMode.BYPASS)
+                .getResultList();
     }
 
     @Transactional(TxType.REQUIRES_NEW)
     public Optional<StoredCredential> find(String id) {
-        return Optional.ofNullable(em.find(StoredCredential.class, id));
+        return Optional.ofNullable(em.find(StoredCredential.class, id, Map.of(RETRIEVE_MODE, CacheRetrieveMode.BYPASS)));
     }
 
     /**
@@ -73,6 +79,23 @@ public class CredentialStore {
         }
         row.refreshed(accessToken, expires, rotatedRefreshToken);
         return RefreshOutcome.STORED;
+    }
+
+    /**
+     * Takes the refresh lease of the credential until {@code until}, unless another holder's lease
+     * runs past {@code now}. Returns whether it was taken.
+     */
+    @Transactional(TxType.REQUIRES_NEW)
+    public boolean claimRefresh(String id, Instant now, Instant until) {
+        return em.createQuery("update StoredCredential c set c.refreshingUntil = :until where c.id = :id "
+                        + "and (c.refreshingUntil is null or c.refreshingUntil < :now)")
+                .setParameter("until", until).setParameter("id", id).setParameter("now", now).executeUpdate() == 1;
+    }
+
+    @Transactional(TxType.REQUIRES_NEW)
+    public void releaseRefresh(String id) {
+        em.createQuery("update StoredCredential c set c.refreshingUntil = null where c.id = :id")
+                .setParameter("id", id).executeUpdate();
     }
 
     /** Users with a credential that expires before {@code soon}. */

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Logger;
@@ -25,16 +26,19 @@ import java.util.logging.Logger;
  * own, with no transaction or row lock held during the call; the answer is stored in a short
  * transaction of its own right away, before anything else can fail, so one credential failing
  * never undoes another's rotation. Two refreshes of one credential never race: within this
- * control plane they take turns (the second finds the first's fresh token), and across control
- * planes the store's compare-and-set keeps whichever rotation landed first.
+ * control plane they take turns (the second finds the first's fresh token); across control planes
+ * a refresh lease in the credential's row lets one refresh while the others wait for its answer,
+ * and the store's compare-and-set keeps whichever rotation landed first should a lease run out.
  */
 @ApplicationScoped
 public class Credentials {
 
     private static final Logger LOG = Logger.getLogger(Credentials.class.getName());
-    private static final int STRIPES = 64;
-    /** Longer than a token call's own bound (5 s connect, 15 s answer): a turn never waits forever. */
+    /** Longer than a token call's own bound (20 s): a turn never waits forever. */
     private static final long TURN_WAIT_SECONDS = 45;
+    /** How long a control plane may hold a credential's refresh for itself. */
+    static final Duration LEASE = Duration.ofSeconds(40);
+    private static final long OTHER_REFRESH_POLL_MS = 250;
 
     /** Every credential's value valid now, or the last stored one and why it could not be renewed. */
     public record Resolution(Map<String, String> values, Map<String, String> stale, List<CredentialException> failures) {
@@ -44,7 +48,8 @@ public class Credentials {
     private Iterable<CredentialProvider> providers;
     private Duration window;
     private Clock clock;
-    private final ReentrantLock[] turns = new ReentrantLock[STRIPES];
+    /** One turn per credential: two refreshes of one credential never overlap here, others never wait. */
+    private final Map<String, ReentrantLock> turns = new ConcurrentHashMap<>();
 
     protected Credentials() {
         // CDI proxy
@@ -61,9 +66,6 @@ public class Credentials {
         this.providers = providers;
         this.window = window;
         this.clock = clock;
-        for (int i = 0; i < STRIPES; i++) {
-            turns[i] = new ReentrantLock();
-        }
     }
 
     public CredentialProvider provider(String type) {
@@ -134,7 +136,7 @@ public class Credentials {
     }
 
     private String resolveOne(StoredCredential listed) {
-        ReentrantLock turn = turns[Math.floorMod(listed.id().hashCode(), STRIPES)];
+        ReentrantLock turn = turns.computeIfAbsent(listed.id(), id -> new ReentrantLock());
         try {
             if (!turn.tryLock(TURN_WAIT_SECONDS, TimeUnit.SECONDS)) {
                 throw new CredentialException("credential " + listed.name() + " is being refreshed; try again");
@@ -145,16 +147,66 @@ public class Credentials {
         }
         try {
             // read again in our turn: a refresh that went before us left its fresh token
-            StoredCredential credential = store.find(listed.id()).orElseThrow(() ->
-                    new CredentialException("credential " + listed.name() + " was deleted"));
-            return refreshAndRecord(credential);
+            StoredCredential credential = current(listed);
+            CredentialProvider provider = provider(credential.type());
+            if (!provider.needsRefresh(credential, clock.instant(), window)) {
+                // nothing to call out for; whatever the provider changes all the same is stored
+                return refreshAndRecord(credential, provider);
+            }
+            if (!store.claimRefresh(credential.id(), clock.instant(), clock.instant().plus(LEASE))) {
+                // another control plane is refreshing it: its answer will do
+                Optional<String> theirs = awaitOtherRefresh(credential, provider);
+                if (theirs.isPresent()) {
+                    return theirs.get();
+                }
+                if (!store.claimRefresh(credential.id(), clock.instant(), clock.instant().plus(LEASE))) {
+                    throw new CredentialException("credential " + credential.name()
+                            + " is being refreshed by another control plane; try again");
+                }
+                credential = current(listed);
+            }
+            try {
+                return refreshAndRecord(credential, provider);
+            } finally {
+                store.releaseRefresh(credential.id());
+            }
         } finally {
             turn.unlock();
         }
     }
 
-    private String refreshAndRecord(StoredCredential credential) {
-        CredentialProvider provider = provider(credential.type());
+    private StoredCredential current(StoredCredential listed) {
+        return store.find(listed.id()).orElseThrow(() ->
+                new CredentialException("credential " + listed.name() + " was deleted"));
+    }
+
+    /**
+     * Waits (real time, bounded by the lease) for the control plane holding the lease to store its
+     * refresh; its value if it did and the value is valid, empty when the lease ended without one.
+     */
+    private Optional<String> awaitOtherRefresh(StoredCredential credential, CredentialProvider provider) {
+        String spent = credential.refreshToken();
+        long deadline = System.nanoTime() + LEASE.toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(OTHER_REFRESH_POLL_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CredentialException("credential " + credential.name() + ": interrupted while waiting");
+            }
+            StoredCredential now = current(credential);
+            if (!Objects.equals(now.refreshToken(), spent) || !provider.needsRefresh(now, clock.instant(), window)) {
+                return provider.needsRefresh(now, clock.instant(), window) ? Optional.empty()
+                        : Optional.of(provider.resolve(now, clock.instant(), window));
+            }
+            if (now.refreshingUntil() == null || now.refreshingUntil().isBefore(clock.instant())) {
+                return Optional.empty();
+            }
+        }
+        return Optional.empty();
+    }
+
+    private String refreshAndRecord(StoredCredential credential, CredentialProvider provider) {
         String spent = credential.refreshToken();
         String valueBefore = credential.value();
         Instant expiresBefore = credential.expiresAt();
@@ -163,6 +215,12 @@ public class Credentials {
         try {
             value = provider.resolve(credential, now, window);
         } catch (CredentialException e) {
+            if (!Objects.equals(spent, credential.refreshToken())) {
+                // the provider rotated the token and then something else was wrong: the new one is
+                // the only one that works now, so it is stored all the same
+                store.recordRefresh(credential.id(), spent, valueBefore, expiresBefore, credential.refreshToken());
+                throw e;
+            }
             return rotatedElsewhere(credential, spent, now).orElseThrow(() -> e);
         } catch (RuntimeException e) {
             LOG.warning("Credential " + credential.id() + " could not be resolved: " + e.getClass().getName());

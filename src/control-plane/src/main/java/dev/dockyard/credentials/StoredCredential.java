@@ -51,6 +51,14 @@ public class StoredCredential {
     @Column(name = "EXPIRES_AT")
     private Instant expiresAt;
 
+    /**
+     * A control plane is refreshing it until then (a lease): control planes sharing the database
+     * never present the same refresh token twice, which providers that detect reuse punish by
+     * revoking the whole token family.
+     */
+    @Column(name = "REFRESHING_UNTIL")
+    private Instant refreshingUntil;
+
     protected StoredCredential() {
         // JPA
     }
@@ -127,5 +135,15 @@ public class StoredCredential {
 
     public Instant expiresAt() {
         return expiresAt;
+    }
+
+    /** Until when a control plane holds the refresh lease; null when none does. */
+    public Instant refreshingUntil() {
+        return refreshingUntil;
+    }
+
+    /** For stores that keep copies (tests): the lease as the database holds it. */
+    public void refreshingUntil(Instant until) {
+        this.refreshingUntil = until;
     }
 }

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
 
 /**
  * The secret values a runtime's sandbox holds, so that no status message, event or log line about
@@ -29,6 +30,7 @@ public class RuntimeSecrets {
     /** Values shorter than this are not redacted. */
     public static final int SHORTEST = 6;
     public static final String MASK = "[redacted]";
+    private static final Pattern SECRET_NAME = Pattern.compile("(?i)(KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|PRIVATE)");
 
     private final Map<String, Set<String>> remembered = new ConcurrentHashMap<>();
 
@@ -52,8 +54,17 @@ public class RuntimeSecrets {
         values.add(runtime.llmApiKey());
         values.addAll(runtime.environment().values());
         values.add(runtime.serviceKey());
-        runtime.program().ifPresent(p -> values.addAll(p.environment().values()));
+        runtime.program().ifPresent(p -> values.addAll(secretLooking(p.environment())));
         return redact(message, values);
+    }
+
+    /**
+     * The values of a program's environment whose names say they are secrets (OpenHands passes
+     * paths and settings there too, which redacting would only make unreadable).
+     */
+    public static List<String> secretLooking(Map<String, String> environment) {
+        return environment.entrySet().stream().filter(e -> SECRET_NAME.matcher(e.getKey()).find())
+                .map(Map.Entry::getValue).toList();
     }
 
     /** {@code message} without the secrets remembered for the runtime. */

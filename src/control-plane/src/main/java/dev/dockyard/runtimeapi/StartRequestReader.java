@@ -7,6 +7,7 @@ import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -26,8 +27,12 @@ final class StartRequestReader {
     private static final Pattern IMAGE = Pattern.compile("[a-z0-9][a-z0-9._/:@-]{0,299}");
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final Set<Integer> FACTORS = Set.of(1, 2, 4, 8);
-    private static final int MAX_ENV_BYTES = 64_000;
-    private static final int MAX_COMMAND_BYTES = 64_000;
+    /** What the sealed columns hold with room to spare (sealing adds a third). */
+    private static final int MAX_ENV_BYTES = 16_000;
+    private static final int MAX_COMMAND_BYTES = 8_000;
+    /** Names a shell (bash as /bin/sh) holds read-only: exporting one kills the start script. */
+    private static final Set<String> READ_ONLY = Set.of("UID", "EUID", "PPID", "BASHOPTS", "SHELLOPTS",
+            "BASH_VERSINFO");
 
     private StartRequestReader() {
     }
@@ -57,7 +62,11 @@ final class StartRequestReader {
         Integer uid = optionalId(body, "run_as_user");
         Integer gid = optionalId(body, "run_as_group");
         Integer fsGroup = optionalId(body, "fs_group");
-        String user = uid == null ? (gid == null ? null : "0:" + gid) : gid == null ? String.valueOf(uid) : uid + ":" + gid;
+        if (uid == null && gid != null) {
+            // Docker cannot keep the image's user with another group: it would run as root
+            throw invalid("run_as_group needs run_as_user");
+        }
+        String user = uid == null ? null : gid == null ? String.valueOf(uid) : uid + ":" + gid;
         return new RemoteStart(sessionId, image, command, workingDir, environment, factor, user,
                 fsGroup == null ? null : fsGroup.longValue(), publicBase);
     }
@@ -70,7 +79,8 @@ final class StartRequestReader {
             if (s.getString().isBlank()) {
                 return List.of();
             }
-            check(s.getString().length() <= MAX_COMMAND_BYTES, "command is too long");
+            check(utf8(s.getString()) <= MAX_COMMAND_BYTES, "command is longer than " + MAX_COMMAND_BYTES + " bytes");
+            check(s.getString().indexOf('\0') < 0, "command must not contain NUL");
             return List.of("/bin/sh", "-c", s.getString());
         }
         if (value instanceof JsonArray array) {
@@ -80,10 +90,11 @@ final class StartRequestReader {
                 if (!(part instanceof JsonString s)) {
                     throw invalid("command must be a list of strings or a string");
                 }
-                bytes += s.getString().length();
+                check(s.getString().indexOf('\0') < 0, "command must not contain NUL");
+                bytes += utf8(s.getString());
                 command.add(s.getString());
             }
-            check(bytes <= MAX_COMMAND_BYTES, "command is too long");
+            check(bytes <= MAX_COMMAND_BYTES, "command is longer than " + MAX_COMMAND_BYTES + " bytes");
             return command;
         }
         throw invalid("command must be a list of strings or a string");
@@ -96,11 +107,11 @@ final class StartRequestReader {
         if (!(value instanceof JsonObject object)) {
             throw invalid("environment must be an object of strings");
         }
-        check(object.toString().length() <= MAX_ENV_BYTES, "environment is larger than " + MAX_ENV_BYTES + " bytes");
+        check(utf8(object.toString()) <= MAX_ENV_BYTES, "environment is larger than " + MAX_ENV_BYTES + " bytes");
         Map<String, String> environment = new LinkedHashMap<>();
         for (Map.Entry<String, JsonValue> e : object.entrySet()) {
-            if (!ENV_NAME.matcher(e.getKey()).matches()) {
-                throw invalid("environment name '" + e.getKey() + "' is not a valid variable name");
+            if (!ENV_NAME.matcher(e.getKey()).matches() || READ_ONLY.contains(e.getKey())) {
+                throw invalid("environment name '" + e.getKey() + "' is not a variable name a process can be given");
             }
             JsonValue v = e.getValue();
             String text = switch (v.getValueType()) {
@@ -108,6 +119,7 @@ final class StartRequestReader {
                 case NUMBER, TRUE, FALSE -> v.toString();
                 default -> throw invalid("environment." + e.getKey() + " must be a string");
             };
+            check(text.indexOf('\0') < 0, "environment." + e.getKey() + " must not contain NUL");
             environment.put(e.getKey(), text);
         }
         return environment;
@@ -143,6 +155,10 @@ final class StartRequestReader {
         int id = integer(body, key, 0);
         check(id >= 0 && id < 2_000_000_000, key + " must be a uid/gid between 0 and 2000000000");
         return id;
+    }
+
+    private static int utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8).length;
     }
 
     private static void check(boolean ok, String detail) {

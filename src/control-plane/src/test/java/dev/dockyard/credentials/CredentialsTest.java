@@ -159,4 +159,31 @@ class CredentialsTest {
         credentials.store(good);
         assertTrue(server.accepts(storedRefreshToken("GOOD")), "stored with the token its validation rotated to");
     }
+
+    @Test
+    void shouldStoreARotatedTokenEvenWhenTheRestOfTheAnswerIsUnusable() {
+        oauth2("A_TOKEN");
+        server.rotateThenFail("A_TOKEN");
+        assertThrows(CredentialException.class, () -> credentials.resolveAll(USER));
+        assertTrue(server.accepts(storedRefreshToken("A_TOKEN")), "the token the provider issued is the one kept");
+        assertTrue(credentials.resolveAll(USER).get("A_TOKEN").startsWith("at-"), "and it works next time");
+    }
+
+    @Test
+    void shouldWaitForTheControlPlaneHoldingTheLeaseAndUseItsToken() throws Exception {
+        oauth2("A_TOKEN");
+        String id = StoredCredential.idOf(USER, "A_TOKEN");
+        String spent = storedRefreshToken("A_TOKEN");
+        assertTrue(store.claimRefresh(id, clock.instant(), clock.instant().plus(Credentials.LEASE)),
+                "another control plane takes the lease");
+        Future<Map<String, String>> ours = threads.submit(() -> credentials.resolveAll(USER));
+        Thread.sleep(300); // we are waiting for it, not calling the endpoint
+        assertEquals(0, server.calls.get());
+        String theirs = server.issueRefreshToken();
+        store.recordRefresh(id, spent, "at-theirs", clock.instant().plus(RotatingTokenServer.LIFETIME), theirs);
+        store.releaseRefresh(id);
+
+        assertEquals("at-theirs", ours.get(5, TimeUnit.SECONDS).get("A_TOKEN"));
+        assertEquals(0, server.calls.get(), "the refresh token was presented once, by the other control plane");
+    }
 }

@@ -20,6 +20,7 @@ class RotatingTokenServer implements CredentialProvider {
 
     private final Set<String> valid = new HashSet<>();
     private final Set<String> broken = new HashSet<>();
+    private final Set<String> rotateThenFail = new HashSet<>();
     private final AtomicInteger issued = new AtomicInteger();
     final AtomicInteger calls = new AtomicInteger();
     volatile CountDownLatch holdCalls;
@@ -45,10 +46,20 @@ class RotatingTokenServer implements CredentialProvider {
         broken.add(name);
     }
 
+    /** Its next refresh spends the token and issues a new one, then the answer is unusable. */
+    synchronized void rotateThenFail(String name) {
+        rotateThenFail.add(name);
+    }
+
+    @Override
+    public boolean needsRefresh(StoredCredential credential, Instant now, Duration window) {
+        return credential.value() == null || credential.expiresAt() == null
+                || !credential.expiresAt().isAfter(now.plus(window));
+    }
+
     @Override
     public String resolve(StoredCredential credential, Instant now, Duration window) {
-        if (credential.value() != null && credential.expiresAt() != null
-                && credential.expiresAt().isAfter(now.plus(window))) {
+        if (!needsRefresh(credential, now, window)) {
             return credential.value();
         }
         calls.incrementAndGet();
@@ -71,6 +82,11 @@ class RotatingTokenServer implements CredentialProvider {
             }
             access = "at-" + issued.incrementAndGet();
             rotated = issueRefreshToken();
+            if (rotateThenFail.remove(credential.name())) {
+                credential.refreshed(credential.value(), credential.expiresAt(), rotated);
+                throw new CredentialException("credential " + credential.name() + " could not be refreshed: "
+                        + "HTTP 200 without an access_token");
+            }
         }
         credential.refreshed(access, now.plus(LIFETIME), rotated);
         return access;

@@ -54,6 +54,24 @@ public class FakeCredentialStore extends CredentialStore {
     }
 
     @Override
+    public synchronized boolean claimRefresh(String id, Instant now, Instant until) {
+        StoredCredential row = rows.get(id);
+        if (row == null || (row.refreshingUntil() != null && !row.refreshingUntil().isBefore(now))) {
+            return false;
+        }
+        row.refreshingUntil(until);
+        return true;
+    }
+
+    @Override
+    public synchronized void releaseRefresh(String id) {
+        StoredCredential row = rows.get(id);
+        if (row != null) {
+            row.refreshingUntil(null);
+        }
+    }
+
+    @Override
     public synchronized List<String> usersWithCredentialsExpiringBefore(Instant soon) {
         return rows.values().stream().filter(c -> c.expiresAt() != null && c.expiresAt().isBefore(soon))
                 .map(StoredCredential::userId).distinct().toList();
@@ -69,6 +87,7 @@ public class FakeCredentialStore extends CredentialStore {
                 copy.refreshed(c.value(), c.expiresAt(), null);
             }
         }
+        copy.refreshingUntil(c.refreshingUntil());
         return copy;
     }
 }

@@ -18,7 +18,10 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * The audit of traffic through the proxy, by count and bytes: one audit entry per runtime and
@@ -29,6 +32,7 @@ import java.util.concurrent.atomic.LongAdder;
 public class ProxyTraffic {
 
     static final Duration WINDOW = Duration.ofMinutes(1);
+    private static final Logger LOG = Logger.getLogger(ProxyTraffic.class.getName());
 
     @Inject
     AuditTrail audit;
@@ -42,7 +46,7 @@ public class ProxyTraffic {
     @Resource
     ManagedScheduledExecutorService scheduler;
 
-    private final Map<String, Counts> open = new ConcurrentHashMap<>();
+    private final AtomicReference<Map<String, Counts>> open = new AtomicReference<>(new ConcurrentHashMap<>());
     private ScheduledFuture<?> flushing;
 
     /** What one runtime's service saw since the window opened. */
@@ -73,11 +77,15 @@ public class ProxyTraffic {
         if (flushing != null) {
             flushing.cancel(false);
         }
-        flush();
+        try {
+            flush();
+        } catch (RuntimeException e) {
+            // shutting down: the audit trail may be gone already
+        }
     }
 
     public void count(String runtimeId, String service, boolean websocket, long bytesIn, long bytesOut) {
-        Counts counts = open.computeIfAbsent(runtimeId + " " + service,
+        Counts counts = open.get().computeIfAbsent(runtimeId + " " + service,
                 k -> new Counts(runtimeId, service, clock.instant()));
         (websocket ? counts.websockets : counts.requests).increment();
         counts.bytesIn.add(bytesIn);
@@ -86,19 +94,25 @@ public class ProxyTraffic {
 
     /** Closes every open window into an audit entry. */
     void flush() {
+        Map<String, Counts> closed = open.getAndSet(new ConcurrentHashMap<>());
         Instant now = clock.instant();
-        for (String key : open.keySet()) {
-            Counts counts = open.remove(key);
-            if (counts == null) {
-                continue;
+        for (Counts counts : closed.values()) {
+            try {
+                record(counts, now);
+            } catch (RuntimeException e) {
+                // a database hiccup costs this window's entry, never the flushing of later ones
+                LOG.log(Level.WARNING, "Could not audit the proxy traffic of " + counts.runtimeId, e);
             }
-            Optional<SandboxRuntime> runtime = runtimes.find(counts.runtimeId);
-            String userId = runtime.map(SandboxRuntime::userId).orElse("unknown");
-            audit.record(new AuditEntry(now, userId, counts.runtimeId, "proxy:" + counts.service, "NONE",
-                    counts.requests.sum() + " requests, " + counts.websockets.sum() + " websocket sessions, "
-                            + counts.bytesIn.sum() + " bytes in, " + counts.bytesOut.sum() + " bytes out",
-                    AuditEntry.Decision.ALLOWED, 200, null, Duration.between(counts.since, now).toMillis(),
-                    counts.bytesOut.sum()));
         }
+    }
+
+    private void record(Counts counts, Instant now) {
+        Optional<SandboxRuntime> runtime = runtimes.find(counts.runtimeId);
+        String userId = runtime.map(SandboxRuntime::userId).orElse("unknown");
+        audit.record(new AuditEntry(now, userId, counts.runtimeId, "proxy:" + counts.service, "NONE",
+                counts.requests.sum() + " requests, " + counts.websockets.sum() + " websocket sessions, "
+                        + counts.bytesIn.sum() + " bytes in, " + counts.bytesOut.sum() + " bytes out",
+                AuditEntry.Decision.ALLOWED, 200, null, Duration.between(counts.since, now).toMillis(),
+                counts.bytesOut.sum()));
     }
 }

@@ -12,6 +12,7 @@ import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.images.RuntimeImageBuilder;
 import dev.dockyard.images.RuntimeImages;
 import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.proxy.ProxyTarget;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxProgram;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -121,6 +122,9 @@ public class RemoteRuntimes {
             program = new SandboxProgram(start.command(), start.workingDir(), environment, start.user(),
                     start.fsGroup(), agentPort, start.publicBase());
         }
+        // the main port is a service of this runtime: its clients talk to it (the action protocol of
+        // Dockyard's executor, unguarded by Dockyard's policies, as OpenHands' clients expect it)
+        ports.put(ProxyTarget.MAIN, executor ? config.executorPort() : agentPort);
         if (workPorts.size() > 0) {
             ports.put(WORK_1, workPorts.get(0));
         }
@@ -152,9 +156,10 @@ public class RemoteRuntimes {
         return journal.find(runtimeId).filter(r -> admin || r.userId().equals(userId));
     }
 
-    /** The caller's live runtimes. */
+    /** The caller's live runtimes started through this API (those of Dockyard's own API are not OpenHands'). */
     public List<SandboxRuntime> live(String userId) {
-        return journal.live().stream().filter(r -> r.userId().equals(userId)).toList();
+        return journal.live().stream().filter(r -> r.userId().equals(userId))
+                .filter(r -> r.servicePorts().containsKey(ProxyTarget.MAIN)).toList();
     }
 
     public SandboxRuntime pause(SandboxRuntime runtime) {
@@ -170,7 +175,8 @@ public class RemoteRuntimes {
      */
     public SandboxRuntime resume(SandboxRuntime runtime) {
         SandboxRuntime resumed = lifecycle.resume(runtime.id());
-        return newKeyOnResume ? journal.renewServiceKey(runtime.id()) : resumed;
+        boolean thawed = runtime.status() == RuntimeStatus.PAUSED && resumed.status() == RuntimeStatus.READY;
+        return newKeyOnResume && thawed ? journal.renewServiceKey(runtime.id()) : resumed;
     }
 
     public SandboxRuntime stop(SandboxRuntime runtime) {

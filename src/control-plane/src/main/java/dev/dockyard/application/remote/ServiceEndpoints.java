@@ -66,8 +66,13 @@ public class ServiceEndpoints implements ProxyTargets {
             return known.services();
         }
         Map<String, URI> services = new LinkedHashMap<>();
-        services.put(ProxyTarget.MAIN, URI.create(main));
         runtime.servicePorts().forEach((name, port) -> {
+            if (name.equals(ProxyTarget.MAIN)) {
+                // only runtimes that asked for it (the Remote Runtime API's) expose their main port:
+                // through it, Dockyard's executor would take actions past Dockyard's policies
+                services.put(ProxyTarget.MAIN, URI.create(main));
+                return;
+            }
             try {
                 services.put(name, nodes.on(runtime.node() == null ? nodes.defaultNode() : runtime.node())
                         .endpoint(runtime.containerName(), port));

@@ -24,7 +24,8 @@ final class ProcessLaunch {
 
     static final String DIRECTORY = ".dockyard";
     static final String ENVIRONMENT_FILE = "/" + DIRECTORY + "/environment";
-    static final String SCRIPT = "[ -r " + ENVIRONMENT_FILE + " ] && . " + ENVIRONMENT_FILE + "; exec \"$@\"";
+    /** Fails closed: without its environment (its keys among it) the program does not start. */
+    static final String SCRIPT = ". " + ENVIRONMENT_FILE + " && exec \"$@\"";
     private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
     private ProcessLaunch() {

@@ -341,7 +341,7 @@ public class Provisioner {
                         runtime.extraDependencies(), build -> building(id, build)));
             } else {
                 // its own server: no Dockyard configuration to resolve and inject, no image to build
-                secrets.remember(id, program.get().environment().values());
+                secrets.remember(id, RuntimeSecrets.secretLooking(program.get().environment()));
                 step = ProvisioningStep.IMAGE;
                 image = timer.time(step, () -> present(runtime));
             }
@@ -439,9 +439,9 @@ public class Provisioner {
         }
         SandboxProcess process = new SandboxProcess(program.command(), program.workingDir(), environment,
                 program.fsGroup());
-        // an image's own server boots as it likes: no boot CPU allowance, the steady limit from the start
+        // an image's own server gets no boot CPU allowance: the steady limit from the start
         return new SandboxSpec(runtime.id(), runtime.conversationId(), config.instance(), runtime.containerName(),
-                image, runtime.cpus(), 0, runtime.memoryMb(), config.sandboxPidsLimit(), program.user(),
+                image, runtime.cpus(), runtime.cpus(), runtime.memoryMb(), config.sandboxPidsLimit(), program.user(),
                 program.mainPort(), runtime.sessionKey(), List.of(), process, servicePorts);
     }
 

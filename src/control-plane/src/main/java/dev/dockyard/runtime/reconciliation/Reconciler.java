@@ -6,6 +6,7 @@ import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.runtime.RuntimeStatus;
+import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.SandboxProgram;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.executor.ExecutorClient;
@@ -70,6 +71,9 @@ public class Reconciler {
 
     @Inject
     ExecutorClient executors;
+
+    @Inject
+    RuntimeSecrets secrets;
 
     @Inject
     DockyardConfig config;
@@ -253,8 +257,9 @@ public class Reconciler {
                     runtime.mainPort(config.executorPort()));
             LOG.info("Started the stopped sandbox of disconnected runtime " + runtime.id() + " again");
         } catch (BackendException e) {
+            // the message may quote the sandbox's last output, which may print its secrets
             LOG.warning("Could not start the sandbox of disconnected runtime " + runtime.id() + " again: "
-                    + e.getMessage());
+                    + secrets.redact(runtime, e.getMessage()));
         }
     }
 

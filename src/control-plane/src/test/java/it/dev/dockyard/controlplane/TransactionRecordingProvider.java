@@ -38,6 +38,12 @@ public class TransactionRecordingProvider implements CredentialProvider {
         return status != Status.STATUS_NO_TRANSACTION;
     }
 
+    /** Always due: every resolution takes the refresh lease in the database, as a real refresh does. */
+    @Override
+    public boolean needsRefresh(StoredCredential credential, Instant now, Duration window) {
+        return true;
+    }
+
     @Override
     public String resolve(StoredCredential credential, Instant now, Duration window) {
         statuses.add(transactions.getTransactionStatus());
