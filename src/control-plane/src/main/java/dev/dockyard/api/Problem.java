@@ -24,6 +24,7 @@ public final class Problem {
         INVALID_ACTION(400, "invalid-action", "Invalid action"),
         UNAUTHORIZED(401, "unauthorized", "Not authenticated"),
         FORBIDDEN(403, "forbidden", "Not allowed"),
+        CONFLICT(409, "conflict", "Conflicts with what exists"),
         NOT_FOUND(404, "not-found", "Not found"),
         METHOD_NOT_ALLOWED(405, "method-not-allowed", "Method not allowed"),
         NOT_ACCEPTABLE(406, "not-acceptable", "Not acceptable"),

@@ -65,6 +65,23 @@ public final class BuildScriptPolicy {
     }
 
     /**
+     * Why this caller may not build an image from a build context of their own (OpenHands'
+     * {@code /build}: its Dockerfile's steps run as root like a script), or empty when they may.
+     */
+    public Optional<String> refusalOfContextBuild(boolean admin) {
+        if (allowed == null) {
+            return Optional.of("image builds are refused: " + SETTING + "='" + configured
+                    + "' is not one of admins, users, none");
+        }
+        return switch (allowed) {
+            case USERS -> Optional.empty();
+            case ADMINS -> admin ? Optional.empty() : Optional.of("image builds are refused: a build's steps run as "
+                    + "root and " + SETTING + "=admins lets only admins build; ask an admin to build the image");
+            case NONE -> Optional.of("image builds are refused: " + SETTING + "=none");
+        };
+    }
+
+    /**
      * Why {@code extra}'s script may not run for this caller (a 403's detail naming the setting),
      * or empty when it may, or when there is no script.
      */

@@ -1,5 +1,6 @@
 package dev.dockyard.images;
 
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -33,4 +34,11 @@ public interface RuntimeImageBuilder {
      *                             ends with its output
      */
     String build(BuildContext context, Set<String> tags, Map<String, String> labels, Consumer<String> progress);
+
+    /**
+     * Builds a client's own build context ({@code context}: a tar, gzip-compressed or not, with a
+     * Dockerfile at its top) and applies {@code tags}. Same bounds and failures as {@link #build}.
+     */
+    String buildArchive(Path context, Set<String> tags, Map<String, String> labels,
+                        Consumer<String> progress);
 }

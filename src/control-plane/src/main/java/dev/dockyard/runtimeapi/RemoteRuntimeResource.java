@@ -2,8 +2,8 @@ package dev.dockyard.runtimeapi;
 
 import dev.dockyard.api.Caller;
 import dev.dockyard.api.Problem;
+import dev.dockyard.application.remote.ContextBuilds;
 import dev.dockyard.application.remote.RemoteRuntimes;
-import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.RuntimeImageBuilder;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.provisioning.ConversationBusyException;
@@ -23,9 +23,12 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.EntityPart;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.UriInfo;
+import java.io.IOException;
 import java.net.URI;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
@@ -49,7 +52,7 @@ public class RemoteRuntimeResource {
     RemoteRuntimes runtimes;
 
     @Inject
-    DockyardConfig config;
+    ContextBuilds builds;
 
     @Inject
     @ConfigProperty(name = "dockyard.public-url")
@@ -134,10 +137,7 @@ public class RemoteRuntimeResource {
     @GET
     @Path("registry_prefix")
     public JsonObject registryPrefix() {
-        // OpenHands names its runtime images {registry_prefix}/runtime: Dockyard's repository is that
-        String repository = config.imageRepository();
-        String prefix = repository.endsWith("/runtime") ? repository.substring(0, repository.length() - 8) : repository;
-        return Json.createObjectBuilder().add("registry_prefix", prefix).build();
+        return Json.createObjectBuilder().add("registry_prefix", builds.registryPrefix()).build();
     }
 
     @GET
@@ -150,6 +150,59 @@ public class RemoteRuntimeResource {
         JsonObjectBuilder answer = Json.createObjectBuilder().add("exists", found.isPresent());
         found.ifPresent(i -> answer.add("image", Json.createObjectBuilder().add("id", i.id())
                 .add("image_size_bytes", i.sizeBytes()).addNull("upload_time")));
+        return answer.build();
+    }
+
+    /**
+     * OpenHands' RemoteRuntimeBuilder: multipart {@code context} (base64 text of a tar.gz with a
+     * Dockerfile), {@code target_image} and repeated {@code tags}. Answers {@code build_id} at once.
+     */
+    @POST
+    @Path("build")
+    @Consumes(MediaType.MULTIPART_FORM_DATA)
+    public JsonObject build(List<EntityPart> parts) {
+        java.nio.file.Path context = null; // jakarta.ws.rs.Path is this class's annotation
+        String target = null;
+        List<String> tags = new ArrayList<>();
+        try {
+            for (EntityPart part : parts) {
+                switch (part.getName()) {
+                    case "context" -> context = BuildContextUpload.decode(part.getContent());
+                    case "target_image" -> target = part.getContent(String.class);
+                    case "tags" -> tags.add(part.getContent(String.class));
+                    default -> {
+                        // other form fields: none OpenHands sends
+                    }
+                }
+            }
+            if (context == null || target == null) {
+                throw Problem.of(Problem.Kind.VALIDATION, "a build needs the parts context and target_image")
+                        .toException();
+            }
+            ContextBuilds.Build build = builds.submit(caller.userId(), caller.isAdmin(), context, target.strip(),
+                    tags.stream().map(String::strip).toList());
+            context = null; // the build owns it now
+            return Json.createObjectBuilder().add("build_id", build.id()).build();
+        } catch (IOException e) {
+            throw Problem.of(Problem.Kind.VALIDATION, "the build context could not be read: " + e.getMessage())
+                    .toException();
+        } finally {
+            BuildContextUpload.delete(context);
+        }
+    }
+
+    @GET
+    @Path("build_status")
+    public JsonObject buildStatus(@QueryParam("build_id") String buildId) {
+        ContextBuilds.Build build = builds.find(caller.userId(), caller.isAdmin(), buildId == null ? "" : buildId)
+                .orElseThrow(() -> notFound("no build " + buildId));
+        JsonObjectBuilder answer = Json.createObjectBuilder().add("build_id", build.id()).add("status", build.status())
+                .add("image", build.image());
+        if (build.error() == null) {
+            answer.addNull("error");
+        } else {
+            answer.add("error", build.error());
+        }
         return answer.build();
     }
 

@@ -83,48 +83,64 @@ public class DockerImageBuilder implements RuntimeImageBuilder {
         try {
             tar = Files.createTempFile("dockyard-build-", ".tar");
             writeContext(context, tar);
-            Deque<String> tail = new ArrayDeque<>();
-            BuildImageResultCallback callback = new BuildImageResultCallback() {
-                @Override
-                public void onNext(BuildResponseItem item) {
-                    String line = item.getStream() != null ? item.getStream()
-                            : item.getErrorDetail() != null ? item.getErrorDetail().getMessage() : null;
-                    if (line != null && !line.isBlank()) {
-                        line = line.stripTrailing();
-                        synchronized (tail) {
-                            tail.addLast(line);
-                            if (tail.size() > LOG_TAIL) {
-                                tail.removeFirst();
-                            }
-                        }
-                        progress.accept(line);
-                    }
-                    super.onNext(item);
-                }
-            };
-            try (InputStream in = Files.newInputStream(tar); callback) {
-                docker.buildImageCmd(in).withTags(new HashSet<>(tags)).withLabels(labels).withPull(false)
-                        .withNoCache(context.noCache()).withRemove(true).withForcerm(true)
-                        // a build's RUN steps are users' scripts: bounded like a sandbox, not the host
-                        .withMemory(BUILD_MEMORY_BYTES).withMemswap(BUILD_MEMORY_BYTES).exec(callback);
-                return callback.awaitImageId(BUILD_TIMEOUT_MINUTES, TimeUnit.MINUTES);
-            } catch (DockerClientException | DockerException e) {
-                String log;
-                synchronized (tail) {
-                    log = String.join("\n", tail);
-                }
-                throw new ImageBuildException("the image build failed: " + e.getMessage().strip()
-                        + (log.isEmpty() ? "" : "; its last output:\n" + log), e);
-            }
+            return buildTar(tar, tags, labels, context.noCache(), progress);
         } catch (IOException e) {
             throw new ImageBuildException("could not prepare the build context: " + e.getMessage(), e);
         } finally {
-            if (tar != null) {
-                try {
-                    Files.deleteIfExists(tar);
-                } catch (IOException ignored) {
-                    // a temporary file: the OS cleans it eventually
+            deleteQuietly(tar);
+        }
+    }
+
+    @Override
+    public String buildArchive(Path context, Set<String> tags, Map<String, String> labels, Consumer<String> progress) {
+        return buildTar(context, tags, labels, false, progress);
+    }
+
+    private String buildTar(Path tar, Set<String> tags, Map<String, String> labels, boolean noCache,
+                            Consumer<String> progress) {
+        Deque<String> tail = new ArrayDeque<>();
+        BuildImageResultCallback callback = new BuildImageResultCallback() {
+            @Override
+            public void onNext(BuildResponseItem item) {
+                String line = item.getStream() != null ? item.getStream()
+                        : item.getErrorDetail() != null ? item.getErrorDetail().getMessage() : null;
+                if (line != null && !line.isBlank()) {
+                    line = line.stripTrailing();
+                    synchronized (tail) {
+                        tail.addLast(line);
+                        if (tail.size() > LOG_TAIL) {
+                            tail.removeFirst();
+                        }
+                    }
+                    progress.accept(line);
                 }
+                super.onNext(item);
+            }
+        };
+        try (InputStream in = Files.newInputStream(tar); callback) {
+            docker.buildImageCmd(in).withTags(new HashSet<>(tags)).withLabels(labels).withPull(false)
+                    .withNoCache(noCache).withRemove(true).withForcerm(true)
+                    // a build's RUN steps are users' scripts: bounded like a sandbox, not the host
+                    .withMemory(BUILD_MEMORY_BYTES).withMemswap(BUILD_MEMORY_BYTES).exec(callback);
+            return callback.awaitImageId(BUILD_TIMEOUT_MINUTES, TimeUnit.MINUTES);
+        } catch (DockerClientException | DockerException e) {
+            String log;
+            synchronized (tail) {
+                log = String.join("\n", tail);
+            }
+            throw new ImageBuildException("the image build failed: " + e.getMessage().strip()
+                    + (log.isEmpty() ? "" : "; its last output:\n" + log), e);
+        } catch (IOException e) {
+            throw new ImageBuildException("could not read the build context: " + e.getMessage(), e);
+        }
+    }
+
+    private static void deleteQuietly(Path file) {
+        if (file != null) {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException ignored) {
+                // a temporary file: the OS cleans it eventually
             }
         }
     }
