@@ -136,6 +136,11 @@ final class RuntimeApi {
         return post(path, body.toString());
     }
 
+    /** POST a multipart/form-data body built by the caller. */
+    DockyardApi.Answer postMultipart(String path, String contentType, byte[] body) {
+        return send(request(path).header("Content-Type", contentType).POST(HttpRequest.BodyPublishers.ofByteArray(body)));
+    }
+
     /** POST with a raw body (which need not be valid JSON), as application/json. */
     DockyardApi.Answer post(String path, String body) {
         return send(request(path).header("Content-Type", "application/json")
