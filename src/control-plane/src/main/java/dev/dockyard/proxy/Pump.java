@@ -21,6 +21,16 @@ final class Pump {
      * side ends the copy; {@link Failure#reading()} tells which side it was.
      */
     static long copy(InputStream in, OutputStream out) throws Failure {
+        return copy(in, out, null);
+    }
+
+    /** Watches what a copy passes, after it was written. */
+    interface Observer {
+        void copied(byte[] bytes, int offset, int length);
+    }
+
+    /** As {@link #copy(InputStream, OutputStream)}, showing every piece to {@code observer} (may be null). */
+    static long copy(InputStream in, OutputStream out, Observer observer) throws Failure {
         byte[] buffer = new byte[BUFFER];
         long total = 0;
         while (true) {
@@ -40,6 +50,9 @@ final class Pump {
                 throw new Failure(false, total, e);
             }
             total += n;
+            if (observer != null) {
+                observer.copied(buffer, 0, n);
+            }
         }
     }
 

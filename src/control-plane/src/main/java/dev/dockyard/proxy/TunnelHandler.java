@@ -37,7 +37,7 @@ public class TunnelHandler implements HttpUpgradeHandler {
     public void destroy() {
         WebSocketTunnel t = tunnel;
         if (t != null) {
-            t.close();
+            t.shutdown("Connection closed"); // the container is done with the client's connection
         }
     }
 }

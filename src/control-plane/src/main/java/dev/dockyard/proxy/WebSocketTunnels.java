@@ -22,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -31,7 +32,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * handshake to the service on a socket of its own; if the service answers 101, the client's
  * connection is upgraded through the servlet container ({@link HttpServletRequest#upgrade}) and the
  * two are joined byte for byte ({@link WebSocketTunnel}); any other answer is relayed as an
- * ordinary response. Open tunnels are capped ({@code dockyard.proxy.max-tunnels}, two threads each)
+ * ordinary response. Open tunnels are capped ({@code dockyard.proxy.max-tunnels}, one thread each)
  * and all closed when the application stops.
  */
 @ApplicationScoped
@@ -66,9 +67,23 @@ public class WebSocketTunnels {
         threads = Executors.newCachedThreadPool(threadFactory);
     }
 
+    /**
+     * Ends every open session: each is told the server is going away and closes on its own thread;
+     * whatever has not closed after a moment (a client that reads nothing) is closed outright.
+     */
     @PreDestroy
     void stop() {
-        open.forEach(WebSocketTunnel::close);
+        open.forEach(t -> t.shutdown("Dockyard is stopping"));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        while (!open.isEmpty() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        open.forEach(WebSocketTunnel::forceClose);
         threads.shutdownNow();
     }
 
@@ -118,7 +133,8 @@ public class WebSocketTunnels {
                 response.addHeader("Set-Cookie", cookie);
             }
             TunnelHandler handler = request.upgrade(TunnelHandler.class);
-            WebSocketTunnel tunnel = new WebSocketTunnel(exchange, socket, fromService, this::ended);
+            boolean websocket = "websocket".equalsIgnoreCase(head.header("Upgrade").orElse(""));
+            WebSocketTunnel tunnel = new WebSocketTunnel(exchange, socket, fromService, websocket, this::ended);
             open.add(tunnel);
             handler.attach(tunnel, threads);
             handedOver = true;
