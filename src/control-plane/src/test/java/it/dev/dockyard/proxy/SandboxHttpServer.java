@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * A sandbox's HTTP service, on 127.0.0.1: a page, a 10 MB body streamed in pieces, an echo of what
  * the sandbox received (key header, query, cookies, path, prefix), a redirect to its own address,
- * an upload checksum, and an event stream whose second event waits for the test to have seen the
+ * an upload checksum, an answer that comes too late, and an event stream whose second event waits for the test to have seen the
  * first (so a proxy that buffered would never deliver it).
  */
 final class SandboxHttpServer implements AutoCloseable {
@@ -66,6 +66,9 @@ final class SandboxHttpServer implements AutoCloseable {
                 big(exchange);
             } else if (path.endsWith("/events")) {
                 events(exchange);
+            } else if (path.endsWith("/slow")) {
+                sleep(6_000); // longer than the test server's dockyard.proxy.response-timeout
+                text(exchange, 200, "late");
             } else if (path.endsWith("/redirect")) {
                 exchange.getResponseHeaders().add("Location", uri() + "/page?from=redirect");
                 exchange.sendResponseHeaders(302, -1);
@@ -131,6 +134,14 @@ final class SandboxHttpServer implements AutoCloseable {
                 seen = false;
             }
             out.write(("data: " + (seen ? "second" : "timeout") + "\n\n").getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
