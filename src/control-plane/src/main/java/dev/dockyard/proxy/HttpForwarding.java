@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.ConnectException;
+import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
@@ -61,8 +62,16 @@ public class HttpForwarding {
     /** Sends the request to its service and relays the answer, or answers with a 502 or 504. */
     public void forward(HttpServletRequest request, HttpServletResponse response, ProxyExchange exchange)
             throws IOException {
+        URI target;
+        try {
+            target = exchange.serviceUri(request.getQueryString());
+        } catch (IllegalArgumentException e) {
+            ProxyErrors.write(response, 400, "Malformed path or query"); // characters no URI may hold
+            return;
+        }
         ByteCounter body = new ByteCounter(request.getInputStream());
-        HttpRequest.Builder outgoing = HttpRequest.newBuilder(exchange.serviceUri(request.getQueryString()))
+        String service = "Runtime service " + exchange.route().service();
+        HttpRequest.Builder outgoing = HttpRequest.newBuilder(target)
                 .timeout(Duration.ofSeconds(responseTimeoutSeconds))
                 .method(request.getMethod(), publisher(request, body));
         for (Header h : exchange.forwardedHeaders(false)) {
@@ -77,16 +86,16 @@ public class HttpForwarding {
         try {
             answer = client.send(outgoing.build(), BodyHandlers.ofInputStream());
         } catch (HttpConnectTimeoutException | ConnectException e) {
-            failed(response, exchange, body.count(), 502, "Runtime service " + exchange.route().service() + " is unreachable");
+            failed(response, exchange, body.count(), 502, service + " is unreachable");
             return;
         } catch (HttpTimeoutException e) {
-            failed(response, exchange, body.count(), 504, "Runtime service " + exchange.route().service() + " did not answer in time");
+            failed(response, exchange, body.count(), 504, service + " did not answer in time");
             return;
         } catch (IOException e) {
             // never the exception's message: it may quote the URI, whose query may hold a key
             LOG.log(Level.FINE, "Proxy to {0}/{1} failed: {2}", new Object[] {exchange.route().runtimeId(),
                     exchange.route().service(), e.getClass().getName()});
-            failed(response, exchange, body.count(), 502, "Runtime service " + exchange.route().service() + " failed");
+            failed(response, exchange, body.count(), 502, service + " failed");
             return;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

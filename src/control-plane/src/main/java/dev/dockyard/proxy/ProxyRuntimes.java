@@ -41,7 +41,8 @@ public class ProxyRuntimes {
     /** Reports one finished exchange or WebSocket session. */
     public void traffic(ProxyExchange exchange, boolean websocket, long bytesIn, long bytesOut) {
         try {
-            targets.get().traffic(exchange.route().runtimeId(), exchange.route().service(), websocket, bytesIn, bytesOut);
+            ServiceRoute route = exchange.route();
+            targets.get().traffic(route.runtimeId(), route.service(), websocket, bytesIn, bytesOut);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Traffic report for " + exchange.route().runtimeId() + " failed", e);
         }

@@ -31,8 +31,8 @@ final class UpgradeHandshake {
 
         /** Whether the connection ends with this response's body (HTTP/1.0, or Connection: close). */
         boolean closes() {
-            return version.equals("HTTP/1.0") || header("Connection").map(v -> v.toLowerCase(Locale.ROOT).contains("close"))
-                    .orElse(false);
+            return version.equals("HTTP/1.0")
+                    || header("Connection").map(v -> v.toLowerCase(Locale.ROOT).contains("close")).orElse(false);
         }
     }
 
