@@ -77,11 +77,13 @@ public class ServiceProxyFilter extends HttpFilter {
     /**
      * An upgrade request: {@code Upgrade} named in {@code Connection}, and no body (the body of an
      * upgrade request would belong to the old protocol; such a request is forwarded as plain HTTP).
+     * An offer of HTTP/2 ({@code h2c}) is between the client and Liberty, never the sandbox's.
      */
     static boolean isUpgrade(HttpServletRequest request) {
         String upgrade = request.getHeader("Upgrade");
         String connection = request.getHeader("Connection");
-        return upgrade != null && !upgrade.isBlank() && connection != null
+        return upgrade != null && !upgrade.isBlank() && !upgrade.trim().toLowerCase(Locale.ROOT).startsWith("h2c")
+                && connection != null
                 && connection.toLowerCase(Locale.ROOT).contains("upgrade")
                 && request.getContentLengthLong() <= 0 && request.getHeader("Transfer-Encoding") == null;
     }

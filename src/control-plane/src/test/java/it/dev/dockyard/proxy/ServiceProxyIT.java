@@ -131,6 +131,13 @@ class ServiceProxyIT {
         assertEquals(List.of("vscode-tkn=" + PUBLIC_A + "; Path=/; HttpOnly"), r.headers().allValues("Set-Cookie"));
         assertEquals(PUBLIC_A, r.headers().firstValue("X-Seen-Key").orElseThrow());
         assertNoInternalKey(r);
+
+        // a client that offers HTTP/2 (Upgrade: h2c, the JDK client's default) is forwarded like any other
+        HttpResponse<String> h2c = HttpClient.newHttpClient().send(get(A + "/echo?q=2")
+                .header("X-Session-API-Key", PUBLIC_A).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, h2c.statusCode(), h2c.body());
+        assertEquals(INTERNAL_A, lines(h2c.body()).get("key"));
+        assertEquals("q=2", lines(h2c.body()).get("query"));
     }
 
     @Test
