@@ -2,6 +2,7 @@ package dev.dockyard.proxy;
 
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -29,6 +30,26 @@ public final class ForwardedResponse {
             out.add(new Header(h.name(), withoutInternalKey(value, target)));
         }
         return out;
+    }
+
+    /** The largest body the proxy reads whole to take the internal key out of it. */
+    static final int MAX_REWRITTEN_BODY = 64 * 1024;
+
+    /**
+     * Whether this answer's body carries the internal key: the legacy action server's
+     * {@code GET /vscode/connection_token}, whose token (the sandbox's session key) clients put in
+     * VS Code URLs as {@code ?tkn=}. The only body the proxy edits; every other one streams through.
+     */
+    public static boolean bodyCarriesKey(ServiceRoute route, String method, int status) {
+        return status == 200 && "GET".equals(method) && route.service().equals(ProxyTarget.MAIN)
+                && route.forwardPath().equals("/vscode/connection_token");
+    }
+
+    /** A (small, UTF-8) body with the internal key replaced by the public one. */
+    public static byte[] bodyWithoutInternalKey(byte[] body, ProxyTarget target) {
+        String text = new String(body, StandardCharsets.UTF_8);
+        String rewritten = withoutInternalKey(text, target);
+        return rewritten == text ? body : rewritten.getBytes(StandardCharsets.UTF_8);
     }
 
     /** The value with the internal key, wherever it appears, replaced by the public one. */

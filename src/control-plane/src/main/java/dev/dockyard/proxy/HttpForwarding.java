@@ -104,7 +104,11 @@ public class HttpForwarding {
         }
         long out = 0;
         try (InputStream in = answer.body()) {
-            respond(request, response, exchange, answer);
+            if (ForwardedResponse.bodyCarriesKey(exchange.route(), request.getMethod(), answer.statusCode())) {
+                out = respondRewritten(request, response, exchange, answer, in);
+                return;
+            }
+            respond(request, response, exchange, answer, true);
             // the head goes out now, as the sandbox sent it: Liberty holds back a first small flush
             // until the response ends (to frame it with a length), which would stall an event
             // stream whose first event is small; once committed, every flush goes out at once
@@ -143,13 +147,43 @@ public class HttpForwarding {
         ProxyErrors.write(response, status, detail);
     }
 
+    /** The small answer that carries the internal key, read whole and given with the public key instead. */
+    private static long respondRewritten(HttpServletRequest request, HttpServletResponse response,
+                                         ProxyExchange exchange, HttpResponse<InputStream> answer, InputStream in)
+            throws IOException {
+        byte[] body;
+        try {
+            body = in.readNBytes(ForwardedResponse.MAX_REWRITTEN_BODY + 1);
+        } catch (IOException e) {
+            ProxyErrors.write(response, 502, "Runtime service failed");
+            return 0;
+        }
+        if (body.length > ForwardedResponse.MAX_REWRITTEN_BODY) {
+            // not the small token answer it should be: never pass part of it on, rewritten or not
+            ProxyErrors.write(response, 502, "Runtime service answered with an unexpected body");
+            return body.length;
+        }
+        byte[] rewritten = ForwardedResponse.bodyWithoutInternalKey(body, exchange.target());
+        respond(request, response, exchange, answer, false);
+        response.setContentLength(rewritten.length);
+        try {
+            response.getOutputStream().write(rewritten);
+        } catch (IOException e) {
+            throw new Pump.Failure(false, 0, e);
+        }
+        return body.length;
+    }
+
     private static void respond(HttpServletRequest request, HttpServletResponse response, ProxyExchange exchange,
-                                HttpResponse<InputStream> answer) {
+                                HttpResponse<InputStream> answer, boolean withLength) {
         response.setStatus(answer.statusCode());
         List<Header> fromService = new ArrayList<>();
         answer.headers().map().forEach((name, values) -> values.forEach(v -> fromService.add(new Header(name, v))));
         for (Header h : exchange.responseHeaders(fromService)) {
             if (h.is("Content-Length")) {
+                if (!withLength) {
+                    continue;
+                }
                 try {
                     response.setContentLengthLong(Long.parseLong(h.value().trim()));
                 } catch (NumberFormatException e) {

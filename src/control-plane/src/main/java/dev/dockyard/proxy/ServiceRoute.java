@@ -14,7 +14,9 @@ import java.util.regex.Pattern;
  * path untouched (VS Code runs with {@code --server-base-path /{runtime id}/vscode}),
  * {@code /{runtime id}/work-1...} and {@code /work-2...} to the worker ports with that prefix
  * stripped, and everything else under {@code /{runtime id}} to the main service with the runtime id
- * stripped.
+ * stripped. One exception: {@code /{runtime id}/vscode/connection_token} is the legacy action
+ * server's (main service) endpoint that hands out VS Code's token, which OpenHands' legacy client
+ * calls at {@code {url}/vscode/connection_token}; VS Code itself has no such path.
  *
  * @param runtimeId   the runtime, {@code rt-} and 16 hex digits (see RuntimeKeys)
  * @param service     the service name, a key of {@link ProxyTarget#services()}
@@ -26,6 +28,8 @@ public record ServiceRoute(String runtimeId, String service, String prefix, Stri
 
     private static final Pattern RUNTIME_PATH = Pattern.compile("^/(rt-[0-9a-f]{16})(/.*)?$");
     private static final Set<String> WORKERS = Set.of("work-1", "work-2");
+    /** The main service's path that looks like VS Code's (see above). */
+    private static final String VSCODE_TOKEN = "/vscode/connection_token";
     /** The main service's health endpoints: OpenHands' probes call them with no key. */
     private static final Set<String> HEALTH_PATHS = Set.of("/alive", "/health", "/ready", "/server_info");
 
@@ -41,6 +45,9 @@ public record ServiceRoute(String runtimeId, String service, String prefix, Stri
         String runtimeId = m.group(1);
         String rest = m.group(2) == null ? "" : m.group(2);
         String first = firstSegment(rest);
+        if (rest.equals(VSCODE_TOKEN)) {
+            return Optional.of(new ServiceRoute(runtimeId, ProxyTarget.MAIN, "/" + runtimeId, rest));
+        }
         if (first.equals(ProxyTarget.VSCODE)) {
             return Optional.of(new ServiceRoute(runtimeId, ProxyTarget.VSCODE, "", path));
         }

@@ -2,8 +2,12 @@ package dev.dockyard.proxy;
 
 import static dev.dockyard.proxy.ForwardedRequestTest.byName;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -47,6 +51,21 @@ class ForwardedResponseTest {
         assertEquals("http://127.0.0.1:40002/x", location("http://127.0.0.1:40002/x", "/" + RID));
         assertEquals("https://github.com/login", location("https://github.com/login", "/" + RID));
         assertEquals("http://[bad", location("http://[bad", "/" + RID));
+    }
+
+    @Test
+    void shouldGiveTheVsCodeTokenAsThePublicKey() {
+        ServiceRoute token = ServiceRoute.parse("/" + RID + "/vscode/connection_token").orElseThrow();
+        assertTrue(ForwardedResponse.bodyCarriesKey(token, "GET", 200));
+        assertFalse(ForwardedResponse.bodyCarriesKey(token, "POST", 200));
+        assertFalse(ForwardedResponse.bodyCarriesKey(token, "GET", 404));
+        assertFalse(ForwardedResponse.bodyCarriesKey(ServiceRoute.parse("/" + RID + "/vscode/x").orElseThrow(), "GET", 200));
+        assertFalse(ForwardedResponse.bodyCarriesKey(ServiceRoute.parse("/" + RID + "/work-1/vscode/connection_token")
+                .orElseThrow(), "GET", 200));
+        assertEquals("{\"token\": \"PUBLIC\"}", new String(ForwardedResponse.bodyWithoutInternalKey(
+                "{\"token\": \"INTERNAL\"}".getBytes(StandardCharsets.UTF_8), TARGET), StandardCharsets.UTF_8));
+        byte[] none = "{\"token\": null}".getBytes(StandardCharsets.UTF_8);
+        assertSame(none, ForwardedResponse.bodyWithoutInternalKey(none, TARGET));
     }
 
     private static String location(String value, String publicRoot) {

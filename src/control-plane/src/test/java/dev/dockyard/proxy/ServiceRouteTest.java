@@ -38,6 +38,12 @@ class ServiceRouteTest {
         assertRoute("/" + RID + "/vscode", "vscode", "", "/" + RID + "/vscode");
         assertRoute("/" + RID + "/vscode/", "vscode", "", "/" + RID + "/vscode/");
         assertRoute("/" + RID + "/vscode/static/out/main.js", "vscode", "", "/" + RID + "/vscode/static/out/main.js");
+        assertRoute("/" + RID + "/vscode/connection_token/x", "vscode", "", "/" + RID + "/vscode/connection_token/x");
+    }
+
+    @Test
+    void shouldSendTheLegacyVsCodeTokenEndpointToTheMainService() {
+        assertRoute("/" + RID + "/vscode/connection_token", "main", "/" + RID, "/vscode/connection_token");
     }
 
     @Test

@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A sandbox's HTTP service, on 127.0.0.1: a page, a 10 MB body streamed in pieces, an echo of what
  * the sandbox received (key header, query, cookies, path, prefix), a redirect to its own address,
- * an upload checksum, an answer that comes too late, and an event stream whose second event waits for the test to have seen the
+ * an upload checksum, an answer that comes too late, the legacy
+ * action server's VS Code token (its own key), and an event stream whose second event waits for the test to have seen the
  * first (so a proxy that buffered would never deliver it).
  */
 final class SandboxHttpServer implements AutoCloseable {
@@ -66,6 +67,9 @@ final class SandboxHttpServer implements AutoCloseable {
                 big(exchange);
             } else if (path.endsWith("/events")) {
                 events(exchange);
+            } else if (path.endsWith("/vscode/connection_token")) {
+                exchange.getResponseHeaders().add("Content-Type", "application/json");
+                text(exchange, 200, "{\"token\": \"" + header(exchange, "X-Session-API-Key") + "\"}");
             } else if (path.endsWith("/slow")) {
                 sleep(6_000); // longer than the test server's dockyard.proxy.response-timeout
                 text(exchange, 200, "late");

@@ -214,6 +214,15 @@ class ServiceProxyIT {
     }
 
     @Test
+    void shouldHandOutTheVsCodeTokenAsThePublicKey() throws Exception {
+        // the legacy action server answers with its own key; clients put it in VS Code URLs as ?tkn=
+        HttpResponse<String> r = send(get(A + "/vscode/connection_token").header("X-Session-API-Key", PUBLIC_A));
+        assertEquals(200, r.statusCode(), r.body());
+        assertEquals("{\"token\": \"" + PUBLIC_A + "\"}", r.body());
+        assertEquals(String.valueOf(r.body().length()), r.headers().firstValue("Content-Length").orElseThrow());
+    }
+
+    @Test
     void shouldPointRedirectsToTheSandboxAtTheProxy() throws Exception {
         HttpResponse<String> r = send(get(A + "/redirect").header("X-Session-API-Key", PUBLIC_A));
         assertEquals(302, r.statusCode());
