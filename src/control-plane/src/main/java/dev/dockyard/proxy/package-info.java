@@ -5,5 +5,24 @@
  * {@code /work-1}, {@code /work-2} beside it. HTTP and WebSocket, streamed both ways, for the
  * holder of the runtime's session key only. The proxy learns where a runtime's ports are from
  * {@link dev.dockyard.proxy.ProxyTargets}, a port the application layer implements.
+ *
+ * <p>The model, in the order a request meets it:
+ * <ul>
+ * <li>{@link dev.dockyard.proxy.ServiceProxyFilter} claims the paths {@link dev.dockyard.proxy.ServiceRoute}
+ *     recognises ({@code /rt-<16 hex>/...}) and passes every other one on untouched.</li>
+ * <li>{@link dev.dockyard.proxy.Admission} decides, in a fixed order, between a 404 (no such runtime),
+ *     401 (no key: {@link dev.dockyard.proxy.ProxyAuthentication}), 404 (no such service), 503 (paused),
+ *     502 (not ready) and going through; errors are FastAPI's {@code {"detail": ...}}.</li>
+ * <li>{@link dev.dockyard.proxy.ForwardedRequest} and {@link dev.dockyard.proxy.ForwardedResponse} rewrite
+ *     headers, query and cookies: the sandbox only ever sees the internal key, the client only the
+ *     public one; hop-by-hop headers ({@link dev.dockyard.proxy.HopByHop}) stay behind.</li>
+ * <li>{@link dev.dockyard.proxy.HttpForwarding} streams plain HTTP with the JDK's HTTP client;
+ *     {@link dev.dockyard.proxy.WebSocketTunnels} repeats an upgrade handshake on a socket and, after a
+ *     101, joins it to the client's connection upgraded through the servlet container
+ *     ({@link dev.dockyard.proxy.WebSocketTunnel}).</li>
+ * <li>Every finished exchange and session is reported to {@link dev.dockyard.proxy.ProxyTargets#traffic}.</li>
+ * </ul>
+ * Pure logic (routes, admission, rewriting, framing) is kept apart from I/O so that it is tested
+ * without a network; the I/O is tested end to end in a real Liberty (ServiceProxyIT).
  */
 package dev.dockyard.proxy;

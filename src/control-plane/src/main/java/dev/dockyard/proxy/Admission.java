@@ -1,0 +1,52 @@
+package dev.dockyard.proxy;
+
+import java.net.URI;
+import java.util.Optional;
+
+/**
+ * Whether a request to a service URL goes through, decided in a fixed order: an unknown runtime is a
+ * 404; then the key (401 without it, except the main service's health probes); a service the runtime
+ * does not have is a 404; a paused runtime a 503 (OpenHands clients resume it and retry); one that
+ * is not ready a 502 (they treat it as disconnected). Checking the key before the state keeps a
+ * runtime's state from anyone without its key.
+ */
+public sealed interface Admission {
+
+    /** The request is answered by the proxy with this status and {@code {"detail": ...}}. */
+    record Refused(int status, String detail) implements Admission {
+    }
+
+    /**
+     * The request goes to {@code service}.
+     *
+     * @param authenticatedBy where the client's key was; empty for a health probe without one
+     */
+    record Admitted(ProxyTarget target, URI service, Optional<ProxyAuthentication.Source> authenticatedBy)
+            implements Admission {
+
+        public boolean authenticated() {
+            return authenticatedBy.isPresent();
+        }
+    }
+
+    static Admission decide(Optional<ProxyTarget> found, ServiceRoute route, String method,
+                            ProxyAuthentication.Presented presented) {
+        if (found.isEmpty()) {
+            return new Refused(404, "Runtime not found");
+        }
+        ProxyTarget target = found.get();
+        Optional<ProxyAuthentication.Source> source = ProxyAuthentication.authenticate(presented, target.publicKey());
+        if (source.isEmpty() && !route.isHealthProbe(method)) {
+            return new Refused(401, "Invalid or missing session API key");
+        }
+        Optional<URI> service = target.service(route.service());
+        if (service.isEmpty()) {
+            return new Refused(404, "Runtime has no service " + route.service());
+        }
+        return switch (target.state()) {
+            case PAUSED -> new Refused(503, "Runtime is paused");
+            case NOT_READY -> new Refused(502, "Runtime is not ready");
+            case READY -> new Admitted(target, service.get(), source);
+        };
+    }
+}

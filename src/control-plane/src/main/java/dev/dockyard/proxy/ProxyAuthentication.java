@@ -1,0 +1,74 @@
+package dev.dockyard.proxy;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Who may use a runtime's service URLs: the holder of its public session key, presented in one of
+ * three places. Programs send the {@code X-Session-API-Key} header (OpenHands' clients do); a
+ * browser opens a link with {@code ?tkn=} (OpenHands builds VS Code URLs that way) and from then on
+ * carries the cookie the proxy sets in answer, scoped to the runtime, so the pages, scripts and
+ * WebSockets that link loads keep working without the key in every URL. Keys are compared in
+ * constant time and never logged.
+ */
+public final class ProxyAuthentication {
+
+    public static final String HEADER = "X-Session-API-Key";
+    public static final String QUERY = "tkn";
+    /** The proxy's own cookie; never forwarded to the sandbox. */
+    public static final String COOKIE = "dockyard_tkn";
+
+    /** Where the key that matched came from. */
+    public enum Source { HEADER, QUERY, COOKIE }
+
+    /** The keys a request presents, each null when absent. */
+    public record Presented(String header, String query, String cookie) {
+
+        public static Presented of(List<Header> headers, String rawQuery) {
+            String header = headers.stream().filter(h -> h.is(HEADER)).map(Header::value).findFirst().orElse(null);
+            return new Presented(header, QueryString.value(rawQuery, QUERY).orElse(null),
+                    Cookies.value(headers, COOKIE).orElse(null));
+        }
+
+        @Override
+        public String toString() {
+            return "Presented[header=" + (header != null) + ", query=" + (query != null) + ", cookie="
+                    + (cookie != null) + "]"; // never the keys
+        }
+    }
+
+    private ProxyAuthentication() {
+    }
+
+    /** The first place, header then query then cookie, that holds this public key. */
+    public static Optional<Source> authenticate(Presented presented, String publicKey) {
+        if (matches(presented.header(), publicKey)) {
+            return Optional.of(Source.HEADER);
+        }
+        if (matches(presented.query(), publicKey)) {
+            return Optional.of(Source.QUERY);
+        }
+        if (matches(presented.cookie(), publicKey)) {
+            return Optional.of(Source.COOKIE);
+        }
+        return Optional.empty();
+    }
+
+    /** Constant time in the length of what was given; an empty expected key matches nothing. */
+    static boolean matches(String given, String expected) {
+        if (given == null || expected == null || expected.isEmpty()) {
+            return false;
+        }
+        return MessageDigest.isEqual(given.getBytes(StandardCharsets.UTF_8), expected.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The Set-Cookie header value that lets a browser that came with {@code ?tkn=} in: HttpOnly (no
+     * script reads it), SameSite=Lax (no cross-site POST carries it), scoped to the runtime's path.
+     */
+    public static String cookie(String publicKey, String path, boolean secure) {
+        return COOKIE + "=" + publicKey + "; Path=" + path + "; HttpOnly; SameSite=Lax" + (secure ? "; Secure" : "");
+    }
+}

@@ -1,0 +1,50 @@
+package dev.dockyard.proxy;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import java.util.Optional;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The proxy's side of the {@link ProxyTargets} port. The port is looked up, not required, so that a
+ * build without an implementation still deploys: the proxy then claims no path and every request
+ * goes on to the rest of the application as before. A failing traffic report never fails the
+ * exchange it reports.
+ */
+@ApplicationScoped
+public class ProxyRuntimes {
+
+    private static final Logger LOG = Logger.getLogger(ProxyRuntimes.class.getName());
+
+    @Inject
+    Instance<ProxyTargets> targets;
+
+    private volatile boolean warned;
+
+    /** Whether exactly one implementation of the port is there. */
+    public boolean available() {
+        boolean resolvable = targets.isResolvable();
+        if (!resolvable && !warned) {
+            warned = true;
+            LOG.warning(() -> "No single ProxyTargets implementation (" + (targets.isUnsatisfied() ? "none" : "several")
+                    + "): service URLs are not proxied");
+        }
+        return resolvable;
+    }
+
+    public Optional<ProxyTarget> find(String runtimeId) {
+        return targets.get().find(runtimeId);
+    }
+
+    /** Reports one finished exchange or WebSocket session. */
+    public void traffic(ProxyExchange exchange, boolean websocket, long bytesIn, long bytesOut) {
+        try {
+            ServiceRoute route = exchange.route();
+            targets.get().traffic(route.runtimeId(), route.service(), websocket, bytesIn, bytesOut);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Traffic report for " + exchange.route().runtimeId() + " failed", e);
+        }
+    }
+}

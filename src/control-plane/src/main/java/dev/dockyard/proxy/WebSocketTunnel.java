@@ -1,0 +1,228 @@
+package dev.dockyard.proxy;
+
+import jakarta.servlet.ReadListener;
+import jakarta.servlet.ServletInputStream;
+import jakarta.servlet.http.WebConnection;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * One open tunnel: the client's upgraded connection and a socket to the service, joined both ways.
+ * Bytes pass untouched (WebSocket frames, or whatever protocol was agreed).
+ *
+ * <p>Client to sandbox is a {@link ReadListener}, never a blocking read: Liberty's upgraded input
+ * stream holds its lock while a read blocks, and closing the connection needs that lock, so a
+ * thread parked in a read would keep the tunnel from closing while the client is quiet. Sandbox to
+ * client is a thread of its own blocked on the socket, and the only one that writes to the client
+ * or closes its connection: every way a session ends (the client leaves, the sandbox leaves, the
+ * application stops) closes the socket, and that thread then finishes the session. If the service
+ * was speaking WebSocket and left without a close frame, it sends one first ({@link WebSocketFrames}).
+ * When both directions have stopped the session is reported once.
+ */
+final class WebSocketTunnel {
+
+    private final ProxyExchange exchange;
+    private final Socket socket;
+    private final InputStream fromService;
+    private final boolean websocket;
+    private final Consumer<WebSocketTunnel> onEnd;
+    private final AtomicLong bytesIn = new AtomicLong();
+    private final AtomicLong bytesOut = new AtomicLong();
+    private final AtomicInteger running = new AtomicInteger();
+    private final AtomicBoolean socketClosed = new AtomicBoolean();
+    private final AtomicBoolean connectionClosed = new AtomicBoolean();
+    private final AtomicBoolean ended = new AtomicBoolean();
+    private final WebSocketFrames frames = new WebSocketFrames();
+    private volatile boolean clientGone;
+    private volatile String closeReason = "Runtime service closed the connection";
+    private volatile WebConnection connection;
+
+    /**
+     * @param fromService the socket's input, positioned after the service's 101 response head
+     * @param websocket   whether the agreed protocol is WebSocket
+     * @param onEnd       called once when the session is over (reports traffic, frees the slot)
+     */
+    WebSocketTunnel(ProxyExchange exchange, Socket socket, InputStream fromService, boolean websocket,
+                    Consumer<WebSocketTunnel> onEnd) {
+        this.exchange = exchange;
+        this.socket = socket;
+        this.fromService = fromService;
+        this.websocket = websocket;
+        this.onEnd = onEnd;
+    }
+
+    ProxyExchange exchange() {
+        return exchange;
+    }
+
+    long bytesIn() {
+        return bytesIn.get();
+    }
+
+    long bytesOut() {
+        return bytesOut.get();
+    }
+
+    /** Starts both directions on the connection the container upgraded. */
+    void start(WebConnection upgraded, Executor threads) {
+        connection = upgraded;
+        ServletInputStream fromClient;
+        OutputStream toClient;
+        OutputStream toService;
+        try {
+            fromClient = upgraded.getInputStream();
+            toClient = upgraded.getOutputStream();
+            toService = socket.getOutputStream();
+        } catch (IOException e) {
+            closeSocket();
+            closeConnection();
+            end();
+            return;
+        }
+        running.set(2);
+        try {
+            threads.execute(() -> serviceToClient(toClient));
+        } catch (RejectedExecutionException e) {
+            closeSocket();
+            closeConnection();
+            directionEnded();
+        }
+        try {
+            fromClient.setReadListener(new ClientToService(fromClient, toService));
+        } catch (RuntimeException e) {
+            clientGone = true;
+            closeSocket();
+            directionEnded();
+        }
+    }
+
+    /** Ends the session from outside (the application stops): the service side goes, the rest follows. */
+    void shutdown(String reason) {
+        closeReason = reason;
+        closeSocket();
+    }
+
+    /** Ends it at once, client connection included, for a session that did not finish on its own. */
+    void forceClose() {
+        closeSocket();
+        closeConnection();
+        if (running.get() == 0) {
+            end();
+        }
+    }
+
+    private void serviceToClient(OutputStream toClient) {
+        try {
+            bytesOut.addAndGet(Pump.copy(fromService, toClient, websocket ? frames::consume : null));
+        } catch (Pump.Failure e) {
+            bytesOut.addAndGet(e.copied());
+            if (!e.reading()) {
+                clientGone = true;
+            }
+        } finally {
+            closeSocket();
+            if (websocket && !clientGone && frames.atBoundary() && !frames.closeSeen()) {
+                try {
+                    toClient.write(WebSocketFrames.closeFrame(WebSocketFrames.GOING_AWAY, closeReason));
+                    toClient.flush();
+                } catch (IOException e) {
+                    // the client is gone too
+                }
+            }
+            closeConnection();
+            directionEnded();
+        }
+    }
+
+    /** Client to sandbox: whatever the client sent is written to the socket as it arrives. */
+    private final class ClientToService implements ReadListener {
+        private final ServletInputStream in;
+        private final OutputStream out;
+        private final byte[] buffer = new byte[Pump.BUFFER];
+        private final AtomicBoolean done = new AtomicBoolean();
+
+        ClientToService(ServletInputStream in, OutputStream out) {
+            this.in = in;
+            this.out = out;
+        }
+
+        @Override
+        public void onDataAvailable() {
+            try {
+                while (!done.get() && in.isReady()) {
+                    int n = in.read(buffer);
+                    if (n < 0) {
+                        ended(true);
+                        return;
+                    }
+                    out.write(buffer, 0, n);
+                    out.flush();
+                    bytesIn.addAndGet(n);
+                }
+            } catch (IOException | RuntimeException e) {
+                ended(!socketClosed.get()); // a failed write to a closed socket is the sandbox leaving
+            }
+        }
+
+        @Override
+        public void onAllDataRead() {
+            ended(true);
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            ended(true);
+        }
+
+        private void ended(boolean clientLeft) {
+            if (done.compareAndSet(false, true)) {
+                if (clientLeft) {
+                    clientGone = true;
+                }
+                closeSocket(); // the service side stops, and with it the other direction
+                directionEnded();
+            }
+        }
+    }
+
+    private void directionEnded() {
+        if (running.decrementAndGet() <= 0) {
+            end();
+        }
+    }
+
+    private void end() {
+        if (ended.compareAndSet(false, true)) {
+            onEnd.accept(this);
+        }
+    }
+
+    private void closeSocket() {
+        if (socketClosed.compareAndSet(false, true)) {
+            closeQuietly(socket);
+        }
+    }
+
+    private void closeConnection() {
+        WebConnection c = connection;
+        if (c != null && connectionClosed.compareAndSet(false, true)) {
+            closeQuietly(c);
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception e) {
+            // already closed or broken: closing is all that was wanted
+        }
+    }
+}

@@ -1,0 +1,187 @@
+package dev.dockyard.proxy;
+
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * Upgrade requests (WebSocket, or any other protocol a service agrees to): the proxy repeats the
+ * handshake to the service on a socket of its own; if the service answers 101, the client's
+ * connection is upgraded through the servlet container ({@link HttpServletRequest#upgrade}) and the
+ * two are joined byte for byte ({@link WebSocketTunnel}); any other answer is relayed as an
+ * ordinary response. Open tunnels are capped ({@code dockyard.proxy.max-tunnels}, one thread each)
+ * and all closed when the application stops.
+ */
+@ApplicationScoped
+public class WebSocketTunnels {
+
+    private static final Logger LOG = Logger.getLogger(WebSocketTunnels.class.getName());
+    /** How long the service may take to answer the handshake; after it, the tunnel has no timeout. */
+    private static final int HANDSHAKE_TIMEOUT_MILLIS = 30_000;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.proxy.max-tunnels", defaultValue = "256")
+    int maxTunnels;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.proxy.connect-timeout", defaultValue = "5")
+    int connectTimeoutSeconds;
+
+    /** Threads that carry the application's context, so a traffic report may use JPA and the like. */
+    @Resource
+    ManagedThreadFactory threadFactory;
+
+    @Inject
+    ProxyRuntimes runtimes;
+
+    private Semaphore slots;
+    private ExecutorService threads;
+    private final Set<WebSocketTunnel> open = ConcurrentHashMap.newKeySet();
+
+    @PostConstruct
+    void start() {
+        slots = new Semaphore(Math.max(1, maxTunnels));
+        threads = Executors.newCachedThreadPool(threadFactory);
+    }
+
+    /**
+     * Ends every open session: each is told the server is going away and closes on its own thread;
+     * whatever has not closed after a moment (a client that reads nothing) is closed outright.
+     */
+    @PreDestroy
+    void stop() {
+        open.forEach(t -> t.shutdown("Dockyard is stopping"));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        while (!open.isEmpty() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        open.forEach(WebSocketTunnel::forceClose);
+        threads.shutdownNow();
+    }
+
+    /** Tunnels that are open now. */
+    public int openTunnels() {
+        return open.size();
+    }
+
+    /** Answers an admitted upgrade request: a tunnel after the service's 101, its answer otherwise. */
+    public void open(HttpServletRequest request, HttpServletResponse response, ProxyExchange exchange)
+            throws IOException {
+        if (!slots.tryAcquire()) {
+            ProxyErrors.write(response, 503, "Too many open WebSocket connections");
+            return;
+        }
+        boolean handedOver = false;
+        boolean connected = false;
+        Socket socket = new Socket();
+        try {
+            URI service = exchange.admitted().service();
+            int port = service.getPort() < 0 ? 80 : service.getPort();
+            socket.connect(new InetSocketAddress(service.getHost(), port), connectTimeoutSeconds * 1000);
+            connected = true;
+            socket.setSoTimeout(HANDSHAKE_TIMEOUT_MILLIS);
+            socket.setTcpNoDelay(true); // frames are small and interactive
+            socket.setKeepAlive(true);
+            OutputStream toService = socket.getOutputStream();
+            toService.write(UpgradeHandshake.requestHead(request.getMethod(),
+                    exchange.forwardedPathAndQuery(request.getQueryString()), service.getHost() + ":" + port,
+                    exchange.forwardedHeaders(true)));
+            toService.flush();
+            InputStream fromService = new BufferedInputStream(socket.getInputStream(), Pump.BUFFER);
+            UpgradeHandshake.ResponseHead head = UpgradeHandshake.readHead(fromService);
+            if (head.status() != HttpServletResponse.SC_SWITCHING_PROTOCOLS) {
+                relay(request, response, exchange, head, fromService);
+                return;
+            }
+            socket.setSoTimeout(0); // a WebSocket may stay quiet for as long as it likes
+            response.setStatus(HttpServletResponse.SC_SWITCHING_PROTOCOLS);
+            for (Header h : exchange.responseHeaders(head.headers())) {
+                response.addHeader(h.name(), h.value());
+            }
+            response.setHeader("Upgrade", head.header("Upgrade").orElse(request.getHeader("Upgrade")));
+            response.setHeader("Connection", "Upgrade");
+            String cookie = exchange.proxyCookie(request.isSecure());
+            if (cookie != null) {
+                response.addHeader("Set-Cookie", cookie);
+            }
+            TunnelHandler handler = request.upgrade(TunnelHandler.class);
+            boolean websocket = "websocket".equalsIgnoreCase(head.header("Upgrade").orElse(""));
+            WebSocketTunnel tunnel = new WebSocketTunnel(exchange, socket, fromService, websocket, this::ended);
+            open.add(tunnel);
+            handler.attach(tunnel, threads);
+            handedOver = true;
+        } catch (SocketTimeoutException e) {
+            ProxyErrors.write(response, connected ? 504 : 502, connected
+                    ? "Runtime service " + exchange.route().service() + " did not answer in time"
+                    : "Runtime service " + exchange.route().service() + " is unreachable");
+        } catch (IOException e) {
+            LOG.log(Level.FINE, "Tunnel to {0}/{1} failed: {2}", new Object[] {exchange.route().runtimeId(),
+                    exchange.route().service(), e.getClass().getName()});
+            ProxyErrors.write(response, 502, connected
+                    ? "Runtime service " + exchange.route().service() + " failed"
+                    : "Runtime service " + exchange.route().service() + " is unreachable");
+        } catch (ServletException e) {
+            LOG.log(Level.WARNING, "The container refused to upgrade a connection", e);
+            ProxyErrors.write(response, 500, "The connection could not be upgraded");
+        } finally {
+            if (!handedOver) {
+                socket.close();
+                slots.release();
+            }
+        }
+    }
+
+    /** The service refused the upgrade: its answer goes to the client like any response. */
+    private void relay(HttpServletRequest request, HttpServletResponse response, ProxyExchange exchange,
+                       UpgradeHandshake.ResponseHead head, InputStream fromService) throws IOException {
+        response.setStatus(head.status());
+        for (Header h : exchange.responseHeaders(head.headers())) {
+            if (!h.is("Content-Length")) {
+                response.addHeader(h.name(), h.value());
+            }
+        }
+        long out = 0;
+        try (InputStream body = UpgradeHandshake.body(head, fromService)) {
+            out = Pump.copy(body, response.getOutputStream());
+        } catch (Pump.Failure e) {
+            out = e.copied();
+        } finally {
+            runtimes.traffic(exchange, false, 0, out);
+        }
+    }
+
+    private void ended(WebSocketTunnel tunnel) {
+        if (open.remove(tunnel)) {
+            slots.release();
+        }
+        runtimes.traffic(tunnel.exchange(), true, tunnel.bytesIn(), tunnel.bytesOut());
+    }
+}

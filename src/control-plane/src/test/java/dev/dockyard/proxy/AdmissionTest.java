@@ -1,0 +1,115 @@
+package dev.dockyard.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dockyard.proxy.Admission.Admitted;
+import dev.dockyard.proxy.Admission.Refused;
+import dev.dockyard.proxy.ProxyAuthentication.Presented;
+import dev.dockyard.proxy.ProxyAuthentication.Source;
+import java.net.URI;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class AdmissionTest {
+
+    static final String RID = "rt-0123456789abcdef";
+    static final URI MAIN = URI.create("http://127.0.0.1:40001");
+    static final URI VSCODE = URI.create("http://127.0.0.1:40002");
+
+    static ProxyTarget target(ProxyTarget.State state) {
+        return new ProxyTarget(RID, "u1", state, "PUBLIC", "INTERNAL", Map.of("main", MAIN, "vscode", VSCODE));
+    }
+
+    static final Presented WITH_HEADER = new Presented("PUBLIC", null, null);
+    static final Presented NOTHING = new Presented(null, null, null);
+
+    @Test
+    void shouldAdmitTheHolderOfThePublicKeyWhereverItPresentsIt() {
+        assertEquals(Optional.of(Source.HEADER), admitted("/x", "GET", WITH_HEADER).authenticatedBy());
+        assertEquals(Optional.of(Source.QUERY), admitted("/x", "GET", new Presented(null, "PUBLIC", null)).authenticatedBy());
+        assertEquals(Optional.of(Source.COOKIE), admitted("/x", "GET", new Presented(null, null, "PUBLIC")).authenticatedBy());
+        // any one right place is enough, the header first
+        assertEquals(Optional.of(Source.QUERY), admitted("/x", "GET", new Presented("wrong", "PUBLIC", "old")).authenticatedBy());
+        Admitted a = admitted("/vscode/x", "POST", WITH_HEADER);
+        assertEquals(VSCODE, a.service());
+        assertTrue(a.authenticated());
+    }
+
+    @Test
+    void shouldRefuseMissingAndWrongKeys() {
+        for (Presented p : List.of(NOTHING, new Presented("public", null, null), new Presented("PUBLIC ", null, null),
+                new Presented("PUBLI", null, null), new Presented("INTERNAL", "INTERNAL", "INTERNAL"),
+                new Presented("", "", ""))) {
+            assertRefused(401, decide(Optional.of(target(ProxyTarget.State.READY)), "/x", "GET", p));
+        }
+    }
+
+    @Test
+    void shouldLetHealthProbesOfTheMainServiceInWithoutAKey() {
+        Admitted a = admitted("/alive", "GET", NOTHING);
+        assertFalse(a.authenticated());
+        assertFalse(admitted("/server_info", "HEAD", new Presented("wrong", null, null)).authenticated());
+        assertTrue(admitted("/ready", "GET", WITH_HEADER).authenticated());
+        assertRefused(401, decide(Optional.of(target(ProxyTarget.State.READY)), "/alive", "POST", NOTHING));
+        assertRefused(401, decide(Optional.of(target(ProxyTarget.State.READY)), "/vscode/alive", "GET", NOTHING));
+    }
+
+    @Test
+    void shouldDecideInOrderRuntimeKeyServiceState() {
+        assertRefused(404, decide(Optional.empty(), "/x", "GET", WITH_HEADER));
+        assertRefused(404, decide(Optional.empty(), "/alive", "GET", NOTHING));
+        // the key before anything about the runtime
+        assertRefused(401, decide(Optional.of(target(ProxyTarget.State.PAUSED)), "/work-1/x", "GET", NOTHING));
+        assertRefused(404, decide(Optional.of(target(ProxyTarget.State.READY)), "/work-1/x", "GET", WITH_HEADER));
+        assertRefused(404, decide(Optional.of(target(ProxyTarget.State.PAUSED)), "/work-1/x", "GET", WITH_HEADER));
+        assertRefused(503, decide(Optional.of(target(ProxyTarget.State.PAUSED)), "/x", "GET", WITH_HEADER));
+        assertRefused(503, decide(Optional.of(target(ProxyTarget.State.PAUSED)), "/alive", "GET", NOTHING));
+        assertRefused(502, decide(Optional.of(target(ProxyTarget.State.NOT_READY)), "/x", "GET", WITH_HEADER));
+    }
+
+    @Test
+    void shouldMatchNothingWithAnEmptyKey() {
+        ProxyTarget keyless = new ProxyTarget(RID, "u1", ProxyTarget.State.READY, "", "INTERNAL", Map.of("main", MAIN));
+        assertRefused(401, Admission.decide(Optional.of(keyless), route("/x"), "GET", new Presented("", "", "")));
+    }
+
+    @Test
+    void shouldReadTheKeysFromHeaderQueryAndCookie() {
+        Presented p = Presented.of(List.of(new Header("x-session-api-key", "H"),
+                new Header("Cookie", "a=1; dockyard_tkn=C; b=2")), "x=1&tkn=Q%3D&y");
+        assertEquals(new Presented("H", "Q=", "C"), p);
+        assertEquals(NOTHING, Presented.of(List.of(new Header("Cookie", "vscode-tkn=V")), null));
+        assertFalse(p.toString().contains("Q="), "the keys stay out of logs: " + p);
+    }
+
+    @Test
+    void shouldScopeTheProxyCookieToTheRuntime() {
+        assertEquals("dockyard_tkn=PUBLIC; Path=/" + RID + "; HttpOnly; SameSite=Lax",
+                ProxyAuthentication.cookie("PUBLIC", "/" + RID, false));
+        assertEquals("dockyard_tkn=PUBLIC; Path=/ctx/" + RID + "; HttpOnly; SameSite=Lax; Secure",
+                ProxyAuthentication.cookie("PUBLIC", "/ctx/" + RID, true));
+    }
+
+    private static Admitted admitted(String rest, String method, Presented presented) {
+        return assertInstanceOf(Admitted.class, decide(Optional.of(target(ProxyTarget.State.READY)), rest, method, presented));
+    }
+
+    private static Admission decide(Optional<ProxyTarget> target, String rest, String method, Presented presented) {
+        return Admission.decide(target, route(rest), method, presented);
+    }
+
+    private static ServiceRoute route(String rest) {
+        return ServiceRoute.parse("/" + RID + rest).orElseThrow();
+    }
+
+    private static void assertRefused(int status, Admission admission) {
+        Refused refused = assertInstanceOf(Refused.class, admission);
+        assertEquals(status, refused.status(), refused.detail());
+        assertFalse(refused.detail().isBlank());
+    }
+}

@@ -1,0 +1,52 @@
+package it.dev.dockyard.proxy;
+
+import dev.dockyard.proxy.ProxyTarget;
+import dev.dockyard.proxy.ProxyTargets;
+import jakarta.annotation.Priority;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Alternative;
+import jakarta.interceptor.Interceptor;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The runtimes the proxy sees in the test server, set by the test through {@link ProxyTestControl},
+ * and every traffic report the proxy made.
+ */
+@Alternative
+@Priority(Interceptor.Priority.APPLICATION + 100)
+@ApplicationScoped
+public class FakeProxyTargets implements ProxyTargets {
+
+    /** One traffic report. */
+    public record Traffic(String runtimeId, String service, boolean websocket, long bytesIn, long bytesOut) {
+    }
+
+    private final Map<String, ProxyTarget> targets = new ConcurrentHashMap<>();
+    private final List<Traffic> traffic = new CopyOnWriteArrayList<>();
+
+    void put(ProxyTarget target) {
+        targets.put(target.runtimeId(), target);
+    }
+
+    List<Traffic> traffic() {
+        return List.copyOf(traffic);
+    }
+
+    void clearTraffic() {
+        traffic.clear();
+    }
+
+    @Override
+    public Optional<ProxyTarget> find(String runtimeId) {
+        return Optional.ofNullable(targets.get(runtimeId));
+    }
+
+    @Override
+    public void traffic(String runtimeId, String service, boolean websocket, long bytesIn, long bytesOut) {
+        traffic.add(new Traffic(runtimeId, service, websocket, bytesIn, bytesOut));
+    }
+}
