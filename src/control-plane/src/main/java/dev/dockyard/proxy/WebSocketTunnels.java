@@ -87,11 +87,6 @@ public class WebSocketTunnels {
         threads.shutdownNow();
     }
 
-    /** Tunnels that are open now. */
-    public int openTunnels() {
-        return open.size();
-    }
-
     /** Answers an admitted upgrade request: a tunnel after the service's 101, its answer otherwise. */
     public void open(HttpServletRequest request, HttpServletResponse response, ProxyExchange exchange)
             throws IOException {
