@@ -32,6 +32,8 @@ public class ServiceEndpoints implements ProxyTargets {
     @Inject
     ProxyTraffic traffic;
 
+    private static final URI NO_ADDRESS = URI.create("http://127.0.0.1:0");
+
     /** runtime id → the sandbox address the ports were read for, and the ports. */
     private final Map<String, Ports> ports = new ConcurrentHashMap<>();
 
@@ -51,9 +53,18 @@ public class ServiceEndpoints implements ProxyTargets {
             case PAUSED -> ProxyTarget.State.PAUSED;
             default -> ProxyTarget.State.NOT_READY;
         };
-        Map<String, URI> services = state == ProxyTarget.State.READY ? services(runtime) : Map.of();
+        // a runtime that cannot take traffic still names its services: the proxy answers 503 or 502 for
+        // them (OpenHands' legacy client resumes on a 503), not 404
+        Map<String, URI> services = state == ProxyTarget.State.READY ? services(runtime) : named(runtime);
         return Optional.of(new ProxyTarget(runtime.id(), runtime.userId(), state, runtime.serviceKey(),
                 runtime.sessionKey(), services));
+    }
+
+    /** The services by name only, for a runtime that takes no traffic now: no address is ever used. */
+    private static Map<String, URI> named(SandboxRuntime runtime) {
+        Map<String, URI> services = new LinkedHashMap<>();
+        runtime.servicePorts().keySet().forEach(name -> services.put(name, NO_ADDRESS));
+        return services;
     }
 
     private Map<String, URI> services(SandboxRuntime runtime) {

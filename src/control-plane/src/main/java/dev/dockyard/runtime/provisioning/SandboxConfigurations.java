@@ -35,6 +35,8 @@ public class SandboxConfigurations {
         String gitCredential = runtime.repository().map(RepositorySpec::credential).orElse(null);
         String gitToken = gitCredential == null ? null : env.remove(gitCredential);
         env.put("DOCKYARD_AGENT", runtime.agent());
+        // as OpenHands' runtimes tell their sandboxes (its VS Code plugin builds its paths from it)
+        env.put("RUNTIME_ID", runtime.id());
         if (runtime.llmModel() != null) {
             env.put("LLM_MODEL", runtime.llmModel());
         }
