@@ -58,6 +58,7 @@ public final class Bench {
         bench.coldProvisions(provisions);
         bench.echoThroughControlPlane(echoes);
         bench.echoDirect(echoes);
+        bench.remoteRuntimes(Math.max(3, provisions), echoes);
         bench.print();
     }
 
@@ -106,6 +107,66 @@ public final class Bench {
             row("1 MB write+read via control plane", io, "ms");
         } finally {
             send(request("runtimes/" + id).DELETE());
+        }
+    }
+
+    /**
+     * OpenHands' Remote Runtime API with an image running its own server (the base image's python3
+     * serving HTTP on 60000): /start's answer, /start until /sessions says running, and a GET
+     * through the runtime's service URL (the proxy) on a kept-alive client connection.
+     */
+    private void remoteRuntimes(int n, int gets) throws Exception {
+        String root = api.replaceFirst("api/v1/$", "");
+        List<Double> answered = new ArrayList<>();
+        List<Double> running = new ArrayList<>();
+        List<String[]> started = new ArrayList<>();
+        try {
+            for (int i = 0; i < n; i++) {
+                String session = "bench-" + UUID.randomUUID();
+                String body = "{\"image\":\"dockyard/sandbox-base:bookworm\",\"command\":[\"python3\",\"-m\","
+                        + "\"http.server\",\"60000\"],\"working_dir\":\"/tmp\",\"environment\":{},"
+                        + "\"session_id\":\"" + session + "\",\"resource_factor\":1,\"run_as_user\":1000}";
+                long start = System.nanoTime();
+                HttpResponse<String> answer = send(HttpRequest.newBuilder(URI.create(root + "runtime-api/start"))
+                        .header("X-API-Key", key).header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(body)));
+                answered.add((System.nanoTime() - start) / 1e6);
+                if (answer.statusCode() != 200) {
+                    throw new IllegalStateException("/start answered " + answer.statusCode() + " " + answer.body());
+                }
+                String runtimeId = find(Pattern.compile("\"runtime_id\":\"([^\"]+)\""), answer.body());
+                String url = find(Pattern.compile("\"url\":\"([^\"]+)\""), answer.body());
+                String serviceKey = find(Pattern.compile("\"session_api_key\":\"([^\"]+)\""), answer.body());
+                started.add(new String[] {runtimeId, url, serviceKey});
+                long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                while (true) {
+                    String now = send(HttpRequest.newBuilder(URI.create(root + "runtime-api/sessions/" + session))
+                            .header("X-API-Key", key).GET()).body();
+                    if (now.contains("\"status\":\"running\"")) {
+                        break;
+                    }
+                    if (now.contains("\"status\":\"error\"") || System.nanoTime() > deadline) {
+                        throw new IllegalStateException("runtime never ran: " + now);
+                    }
+                    Thread.sleep(10);
+                }
+                running.add((System.nanoTime() - start) / 1e6);
+            }
+            row("runtime-api /start answered (own server)", answered, "ms");
+            row("runtime-api /start → running", running, "ms");
+            String[] first = started.get(0);
+            URI page = URI.create(first[1] + "/");
+            try (KeepAlive connection = new KeepAlive(page)) {
+                List<Double> ms = time(gets, () -> expectText(connection.get(page.getPath(), "X-Session-API-Key",
+                        first[2]), "Directory listing"));
+                row("GET through the service URL proxy", ms, "ms");
+            }
+        } finally {
+            for (String[] runtime : started) {
+                send(HttpRequest.newBuilder(URI.create(root + "runtime-api/stop")).header("X-API-Key", key)
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"runtime_id\":\"" + runtime[0] + "\"}")));
+            }
         }
     }
 
@@ -188,6 +249,15 @@ public final class Bench {
             byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
             String head = "POST " + path + " HTTP/1.1\r\nHost: " + host + "\r\n" + headerName + ": " + headerValue
                     + "\r\nContent-Type: application/json\r\nContent-Length: " + bytes.length + "\r\n\r\n";
+            return exchange(head, bytes);
+        }
+
+        public String get(String path, String headerName, String headerValue) throws IOException {
+            return exchange("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\n" + headerName + ": " + headerValue
+                    + "\r\n\r\n", new byte[0]);
+        }
+
+        private String exchange(String head, byte[] bytes) throws IOException {
             ByteArrayOutputStream request = new ByteArrayOutputStream();
             request.writeBytes(head.getBytes(StandardCharsets.ISO_8859_1));
             request.writeBytes(bytes);
