@@ -26,14 +26,6 @@ public record SandboxSpec(String runtimeId, String conversationId, String contro
         servicePorts = List.copyOf(servicePorts);
     }
 
-    /** A sandbox running Dockyard's executor, no further ports. */
-    public SandboxSpec(String runtimeId, String conversationId, String controlPlane, String name, String image,
-                       double cpus, double bootCpus, int memoryMb, long pidsLimit, String user, int executorPort,
-                       String sessionKey, List<String> plugins) {
-        this(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb, pidsLimit, user,
-                executorPort, sessionKey, plugins, null, List.of());
-    }
-
     public Map<String, String> labels() {
         Map<String, String> labels = new HashMap<>(Labels.of(runtimeId, conversationId, controlPlane));
         if (process != null) {

@@ -44,6 +44,7 @@ class ReconcilerTest {
         reconciler.journal = Journals.over(runtimes, clock, new RuntimeSecrets());
         reconciler.config = config;
         reconciler.clock = clock;
+        reconciler.secrets = new RuntimeSecrets();
         reconciler.provisioner = new Provisioner() {
             @Override
             public boolean isInFlight(String runtimeId) {
