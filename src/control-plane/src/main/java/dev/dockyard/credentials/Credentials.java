@@ -195,9 +195,11 @@ public class Credentials {
                 throw new CredentialException("credential " + credential.name() + ": interrupted while waiting");
             }
             StoredCredential now = current(credential);
-            if (!Objects.equals(now.refreshToken(), spent) || !provider.needsRefresh(now, clock.instant(), window)) {
-                return provider.needsRefresh(now, clock.instant(), window) ? Optional.empty()
-                        : Optional.of(provider.resolve(now, clock.instant(), window));
+            if (!provider.needsRefresh(now, clock.instant(), window)) {
+                return Optional.of(provider.resolve(now, clock.instant(), window));
+            }
+            if (!Objects.equals(now.refreshToken(), spent)) {
+                return Optional.empty(); // rotated, yet due again: ours to refresh
             }
             if (now.refreshingUntil() == null || now.refreshingUntil().isBefore(clock.instant())) {
                 return Optional.empty();
