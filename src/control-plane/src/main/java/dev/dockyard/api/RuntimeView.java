@@ -25,6 +25,8 @@ public final class RuntimeView {
         addNullable(b, "replaces", r.replaces());
         b.add("image", r.image());
         addNullable(b, "runtimeImage", r.runtimeImage());
+        // the warm pool the sandbox was claimed from; absent for a sandbox provisioned for this runtime
+        r.pool().ifPresent(p -> b.add("pool", p));
         JsonArrayBuilder plugins = Json.createArrayBuilder();
         r.plugins().forEach(plugins::add);
         b.add("plugins", plugins);

@@ -24,6 +24,13 @@ public final class Labels {
     public static final String PROCESS = "dev.dockyard.process";
 
     /**
+     * On warm sandboxes booted ahead of demand: the pool they were booted for. The label stays
+     * after a runtime claims the sandbox (labels cannot change): the runtime's record says whether
+     * it is still a pool member.
+     */
+    public static final String POOL = "dev.dockyard.pool";
+
+    /**
      * On runtime images (not containers): the image carries the executor bundle and can run as a
      * sandbox as it is. An image without it is a base, which the image builder turns into one.
      */

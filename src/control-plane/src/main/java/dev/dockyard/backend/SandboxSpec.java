@@ -16,18 +16,29 @@ import java.util.Map;
  * <p>A sandbox of another image runs {@code process} instead of the executor (null for Dockyard's
  * executor); {@code executorPort} is then its main port. {@code servicePorts} are the further
  * ports published (on 127.0.0.1 only, like the main one) for the service URL proxy.
+ * {@code extraLabels} go on the sandbox beside those of {@link Labels#of} (e.g. {@link Labels#POOL}).
  */
 public record SandboxSpec(String runtimeId, String conversationId, String controlPlane, String name, String image, double cpus,
                           double bootCpus, int memoryMb, long pidsLimit, String user, int executorPort,
-                          String sessionKey, List<String> plugins, SandboxProcess process, List<Integer> servicePorts) {
+                          String sessionKey, List<String> plugins, SandboxProcess process, List<Integer> servicePorts,
+                          Map<String, String> extraLabels) {
 
     public SandboxSpec {
         plugins = List.copyOf(plugins);
         servicePorts = List.copyOf(servicePorts);
+        extraLabels = Map.copyOf(extraLabels);
+    }
+
+    public SandboxSpec(String runtimeId, String conversationId, String controlPlane, String name, String image,
+                       double cpus, double bootCpus, int memoryMb, long pidsLimit, String user, int executorPort,
+                       String sessionKey, List<String> plugins, SandboxProcess process, List<Integer> servicePorts) {
+        this(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb, pidsLimit, user,
+                executorPort, sessionKey, plugins, process, servicePorts, Map.of());
     }
 
     public Map<String, String> labels() {
-        Map<String, String> labels = new HashMap<>(Labels.of(runtimeId, conversationId, controlPlane));
+        Map<String, String> labels = new HashMap<>(extraLabels);
+        labels.putAll(Labels.of(runtimeId, conversationId, controlPlane));
         if (process != null) {
             labels.put(Labels.PROCESS, "true");
         }

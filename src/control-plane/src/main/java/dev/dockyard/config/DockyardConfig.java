@@ -103,6 +103,21 @@ public class DockyardConfig {
     @ConfigProperty(name = "dockyard.credentials.allowed-token-hosts")
     Optional<List<String>> allowedTokenHosts;
 
+    /** Warm pools declared in configuration: their names; each pool's settings under dockyard.pool.<name>.*. */
+    @Inject
+    @ConfigProperty(name = "dockyard.pools")
+    Optional<List<String>> pools;
+
+    /** How often every pool is checked and topped up (seconds); a claim also tops its pool up at once. */
+    @Inject
+    @ConfigProperty(name = "dockyard.pools.tend-interval", defaultValue = "5")
+    int poolTendIntervalSeconds;
+
+    /** The most sandboxes one pool may keep ready. */
+    @Inject
+    @ConfigProperty(name = "dockyard.pools.max-size", defaultValue = "100")
+    int poolMaxSize;
+
     @Inject
     @ConfigProperty(name = "dockyard.fault-injection", defaultValue = "false")
     boolean faultInjection;
@@ -348,5 +363,19 @@ public class DockyardConfig {
 
     public List<String> programSessionKeyVariables() {
         return programSessionKeyVariables.stream().map(String::strip).filter(v -> !v.isEmpty()).toList();
+    }
+
+    /** The names of the pools declared in configuration (dockyard.pools). */
+    public List<String> pools() {
+        return pools == null ? List.of() : pools.orElse(List.of()).stream().map(String::strip)
+                .filter(n -> !n.isEmpty()).distinct().toList();
+    }
+
+    public Duration poolTendInterval() {
+        return Duration.ofSeconds(Math.max(1, poolTendIntervalSeconds));
+    }
+
+    public int poolMaxSize() {
+        return poolMaxSize;
     }
 }

@@ -105,6 +105,21 @@ public class RuntimeImages {
     }
 
     /**
+     * The runtime image a sandbox of {@code image} would run now, if it exists, without building
+     * anything: the image itself when it is a runtime image, else its runtime image of today's
+     * executor bundle (a new bundle means a new source tag, which does not exist until built).
+     */
+    public Optional<RuntimeImageBuilder.ImageInfo> current(String node, String image) {
+        RuntimeImageBuilder builder = nodes.images(node);
+        Optional<RuntimeImageBuilder.ImageInfo> info = builder.inspect(image);
+        if (info.isEmpty() || "true".equals(info.get().labels().get(Labels.RUNTIME_IMAGE))) {
+            return info;
+        }
+        RuntimeImageTags tags = tags(image, ExtraDependencies.NONE);
+        return builder.inspect(tags.image(tags.source()));
+    }
+
+    /**
      * Starts building the runtime image of {@code baseImage} on {@code node} (or joins the build
      * already running for it) and returns at once. {@code force} builds from the base whatever
      * exists. A build whose source tag exists completes at once as {@link ImageBuild.Path#CACHED}.

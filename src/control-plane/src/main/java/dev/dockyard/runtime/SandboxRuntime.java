@@ -150,6 +150,13 @@ public class SandboxRuntime {
     @Convert(converter = SealedString.class)
     private String serviceKey;
 
+    /**
+     * The warm pool whose sandbox this runtime claimed (see {@code dev.dockyard.pool}), or null for
+     * a sandbox provisioned for it alone.
+     */
+    @Column(name = "POOL", length = 63)
+    private String pool;
+
     @Column(name = "SESSION_KEY", nullable = false, length = 256)
     @Convert(converter = SealedString.class)
     private String sessionKey;
@@ -180,7 +187,17 @@ public class SandboxRuntime {
 
     public SandboxRuntime(String conversationId, String userId, String backend, String image, double cpus,
                           int memoryMb, int timeoutSeconds, Instant now) {
-        this.id = RuntimeKeys.newRuntimeId();
+        this(RuntimeKeys.newRuntimeId(), RuntimeKeys.newSessionKey(), conversationId, userId, backend, image, cpus,
+                memoryMb, timeoutSeconds, now);
+    }
+
+    /**
+     * A runtime that takes over a warm sandbox booted before it existed: the sandbox was created
+     * under this id (its labels and name say so) and its executor holds this session key.
+     */
+    public SandboxRuntime(String id, String sessionKey, String conversationId, String userId, String backend,
+                          String image, double cpus, int memoryMb, int timeoutSeconds, Instant now) {
+        this.id = id;
         this.conversationId = conversationId;
         this.userId = userId;
         this.liveConversation = liveKey(userId, conversationId);
@@ -190,7 +207,7 @@ public class SandboxRuntime {
         this.image = image;
         // deterministic: the container can be found (and removed) by name even before its id is known
         this.containerName = "dockyard-" + id;
-        this.sessionKey = RuntimeKeys.newSessionKey();
+        this.sessionKey = sessionKey;
         this.serviceKey = RuntimeKeys.newSessionKey();
         this.cpus = cpus;
         this.memoryMb = memoryMb;
@@ -433,6 +450,15 @@ public class SandboxRuntime {
     }
 
     /** A new service key: the one handed out before stops working. */
+    /** The runtime runs in a sandbox claimed from {@code poolName}. */
+    public void claimedFrom(String poolName) {
+        this.pool = poolName;
+    }
+
+    public Optional<String> pool() {
+        return Optional.ofNullable(pool);
+    }
+
     public String renewServiceKey() {
         serviceKey = RuntimeKeys.newSessionKey();
         return serviceKey;

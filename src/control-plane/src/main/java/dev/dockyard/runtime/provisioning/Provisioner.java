@@ -10,6 +10,9 @@ import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.credentials.Credentials;
 import dev.dockyard.images.ImageBuild;
 import dev.dockyard.images.RuntimeImages;
+import dev.dockyard.pool.PoolKeeper;
+import dev.dockyard.pool.WarmPools;
+import dev.dockyard.pool.WarmSandbox;
 import dev.dockyard.runtime.IllegalTransitionException;
 import dev.dockyard.runtime.RuntimeProgress;
 import dev.dockyard.runtime.RuntimeSecrets;
@@ -107,8 +110,17 @@ public class Provisioner {
     @Inject
     RuntimeSecrets secrets;
 
+    @Inject
+    WarmPools pools;
+
+    @Inject
+    PoolKeeper keeper;
+
     @Resource
     ManagedExecutorService executor;
+
+    /** Warm sandboxes tried per request before it is provisioned cold (each lost claim costs one). */
+    private static final int MAX_CLAIM_ATTEMPTS = 5;
 
     /** Where the image keeps the agent's files (DOCKYARD_WORKSPACE): what a migration carries over. */
     static final String WORKSPACE = "/workspace";
@@ -130,8 +142,32 @@ public class Provisioner {
      */
     public SandboxRuntime provision(ProvisioningRequest request) {
         String node = nodes.defaultNode();
-        SandboxRuntime runtime = new SandboxRuntime(request.conversationId(), request.userId(), nodes.on(node).name(),
-                request.image(), request.cpus(), request.memoryMb(), request.timeoutSeconds(), clock.instant());
+        try {
+            accounts.ensure(request.userId(), request.role());
+        } catch (PersistenceException | TransactionalException raced) {
+            // a parallel first request created the row: it exists, which is all that matters
+        }
+        Optional<SandboxRuntime> warm = claimWarm(request, node);
+        if (warm.isPresent()) {
+            return warm.get();
+        }
+        SandboxRuntime runtime = describe(request, node, null);
+        CompletableFuture<RuntimeStatus> settled = track(runtime.id());
+        register(runtime, request, false);
+        if (!launch(runtime, settled, request.failAt(), null)) {
+            return journal.find(runtime.id()).orElse(runtime);
+        }
+        return runtime;
+    }
+
+    /** The runtime a request describes, in its own new sandbox or in a claimed warm one. */
+    private SandboxRuntime describe(ProvisioningRequest request, String node, WarmSandbox warm) {
+        SandboxRuntime runtime = warm == null
+                ? new SandboxRuntime(request.conversationId(), request.userId(), nodes.on(node).name(),
+                        request.image(), request.cpus(), request.memoryMb(), request.timeoutSeconds(), clock.instant())
+                : new SandboxRuntime(warm.id(), warm.sessionKey(), request.conversationId(), request.userId(),
+                        nodes.on(node).name(), request.image(), request.cpus(), request.memoryMb(),
+                        request.timeoutSeconds(), clock.instant());
         runtime.assignNode(node);
         runtime.ownedBy(config.instance());
         runtime.configuredFor(request.agent().name(), request.llm());
@@ -141,20 +177,40 @@ public class Provisioner {
         runtime.withRepository(request.repository());
         runtime.runsProgram(request.program());
         runtime.publishesPorts(request.servicePorts());
-        try {
-            accounts.ensure(request.userId(), request.role());
-        } catch (PersistenceException | TransactionalException raced) {
-            // a parallel first request created the row: it exists, which is all that matters
+        if (warm != null) {
+            runtime.claimedFrom(warm.pool());
+            runtime.placed(warm.containerId());
+            runtime.runsImage(warm.runtimeImage());
+            runtime.reachableAt(warm.executorUrl());
+            runtime.requestedAs("Provisioning requested; claimed warm sandbox " + runtime.containerName()
+                    + " from pool '" + warm.pool() + "'");
         }
-        CompletableFuture<RuntimeStatus> settled = track(runtime.id());
+        return runtime;
+    }
+
+    /**
+     * Records the runtime (its claim of a warm sandbox with it, for a warm one). False when the
+     * claim was lost to another; the caller stops tracking the runtime on every other way out.
+     *
+     * @throws ConversationBusyException when the conversation has a live runtime
+     * @throws dev.dockyard.tenancy.QuotaExceededException when the user's quota is spent
+     */
+    private boolean register(SandboxRuntime runtime, ProvisioningRequest request, boolean claim) {
         try {
-            ProvisioningJournal.Registration registration = journal.register(runtime, request.role(), request.replace());
+            ProvisioningJournal.Registration registration = claim
+                    ? journal.registerClaim(runtime, request.role(), request.replace())
+                    : journal.register(runtime, request.role(), request.replace());
             if (registration.overQuota() != null) {
                 throw registration.overQuota();
             }
             if (registration.existing() != null) {
                 throw new ConversationBusyException(registration.existing());
             }
+            if (registration.claimLost()) {
+                settling.remove(runtime.id());
+                return false;
+            }
+            return true;
         } catch (PersistenceException | TransactionalException e) {
             settling.remove(runtime.id());
             // lost a race for the conversation: the unique constraint fired; report the winner
@@ -167,10 +223,125 @@ public class Provisioner {
             settling.remove(runtime.id());
             throw e;
         }
-        if (!launch(runtime, settled, request.failAt(), null)) {
-            return journal.find(runtime.id()).orElse(runtime);
+    }
+
+    /**
+     * Serves the request from a warm pool if one keeps sandboxes of its settings and has one
+     * ready: claims it, injects the runtime's configuration and answers the runtime READY, in the
+     * caller's thread (with a repository to clone, the clone goes on in the background). Empty
+     * when no pool serves it or none is ready: the caller provisions cold, never an error.
+     */
+    private Optional<SandboxRuntime> claimWarm(ProvisioningRequest request, String node) {
+        if (request.program() != null || !request.extraDependencies().isEmpty() || request.failAt() != null) {
+            return Optional.empty();
         }
-        return runtime;
+        Optional<String> pool = pools.match(request.image(), request.cpus(), request.memoryMb(), request.plugins(),
+                node);
+        if (pool.isEmpty()) {
+            return Optional.empty();
+        }
+        for (int attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
+            Optional<WarmSandbox> candidate = pools.next(pool.get());
+            if (candidate.isEmpty()) {
+                return Optional.empty();
+            }
+            long started = System.nanoTime();
+            SandboxRuntime runtime = describe(request, node, candidate.get());
+            CompletableFuture<RuntimeStatus> settled = track(runtime.id());
+            if (!register(runtime, request, true)) {
+                continue;
+            }
+            pools.claimed(pool.get());
+            keeper.tendSoon();
+            return Optional.of(warmUp(runtime, candidate.get(), settled, started));
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * A claimed warm sandbox gets its runtime's configuration. Should its executor not take it
+     * (the sandbox died since the keeper last looked), the sandbox goes and the runtime is
+     * provisioned cold, still STARTING_RUNTIME: the caller sees a slower runtime, not an error.
+     */
+    private SandboxRuntime warmUp(SandboxRuntime runtime, WarmSandbox warm, CompletableFuture<RuntimeStatus> settled,
+                                  long started) {
+        String id = runtime.id();
+        RuntimeBackend backend = nodes.on(runtime.node());
+        URI endpoint = URI.create(warm.executorUrl());
+        SandboxConfiguration configuration;
+        try {
+            configuration = configurations.of(runtime, credentials.resolveAll(runtime.userId()));
+            secrets.remember(id, configuration.secretValues());
+        } catch (RuntimeException e) {
+            removeQuietly(backend, runtime.containerName());
+            settle(id, settled, fail(id, "Provisioning failed at step '" + ProvisioningStep.CREDENTIALS.label()
+                    + "': " + e.getMessage()), null);
+            return journal.find(id).orElse(runtime);
+        }
+        try {
+            executors.configure(endpoint, runtime.sessionKey(), configuration);
+        } catch (RuntimeException e) {
+            LOG.warning("Warm sandbox " + runtime.containerName() + " of pool '" + warm.pool()
+                    + "' did not take its configuration (" + secrets.redact(runtime, e.toString())
+                    + "); provisioning runtime " + id + " cold");
+            removeQuietly(backend, runtime.containerName());
+            launch(runtime, settled, null, null);
+            return journal.find(id).orElse(runtime);
+        }
+        long configured = System.nanoTime();
+        String startedMessage = "Warm sandbox from pool '" + warm.pool() + "' (ready since " + warm.readyAt()
+                + "); configuration injected in " + (configured - started) / 1_000_000 + " ms";
+        if (runtime.repository().isPresent()) {
+            try {
+                executor.execute(() -> {
+                    RuntimeStatus outcome = RuntimeStatus.ERROR;
+                    try {
+                        outcome = cloneThenReady(runtime, endpoint, startedMessage, started);
+                    } finally {
+                        settle(id, settled, outcome, null);
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                settle(id, settled, fail(id, "Provisioning could not go on: the control plane has no thread for "
+                        + "it now (it is shutting down or saturated); try again"), null);
+            }
+            return journal.find(id).orElse(runtime);
+        }
+        RuntimeStatus outcome = RuntimeStatus.ERROR;
+        try {
+            journal.startedAndReady(id, startedMessage, "Ready in " + (System.nanoTime() - started) / 1_000_000
+                    + " ms from pool '" + warm.pool() + "'").ifPresent(old -> removeQuietly(nodes.on(old.node()),
+                    old.containerName()));
+            outcome = RuntimeStatus.READY;
+        } catch (IllegalTransitionException e) {
+            removeQuietly(backend, runtime.containerName());
+            outcome = e.from();
+        } catch (RuntimeException e) {
+            removeQuietly(backend, runtime.containerName());
+            outcome = fail(id, "Provisioning failed at step '" + ProvisioningStep.RECORD.label() + "': " + e);
+        } finally {
+            settle(id, settled, outcome, null);
+        }
+        return journal.find(id).orElse(runtime);
+    }
+
+    /** A warm runtime with a repository: cloned before it is READY, as after a cold boot. */
+    private RuntimeStatus cloneThenReady(SandboxRuntime runtime, URI endpoint, String startedMessage, long started) {
+        String id = runtime.id();
+        try {
+            workspaceSetup.prepare(endpoint, runtime.sessionKey(), runtime.repository().orElseThrow());
+            journal.startedAndReady(id, startedMessage, "Ready in " + (System.nanoTime() - started) / 1_000_000
+                    + " ms from pool '" + runtime.pool().orElse("?") + "' (repository cloned)")
+                    .ifPresent(old -> removeQuietly(nodes.on(old.node()), old.containerName()));
+            return RuntimeStatus.READY;
+        } catch (IllegalTransitionException e) {
+            removeQuietly(nodes.on(runtime.node()), runtime.containerName());
+            return e.from();
+        } catch (RuntimeException e) {
+            removeQuietly(nodes.on(runtime.node()), runtime.containerName());
+            return fail(id, "Provisioning failed at step '" + ProvisioningStep.REPOSITORY.label() + "': "
+                    + secrets.redact(runtime, e.getMessage()));
+        }
     }
 
     /**
@@ -362,6 +533,8 @@ public class Provisioner {
             step = ProvisioningStep.RECORD;
             timer.time(step, () -> journal.transition(id, RuntimeStatus.RUNTIME_STARTED,
                     "Container started; waiting for the executor", r -> {
+                        // a warm sandbox that failed its claim is gone: this runtime's sandbox is its own
+                        r.claimedFrom(null);
                         r.placed(containerId);
                         r.runsImage(spec.image());
                         r.reachableAt(endpoint.toString());

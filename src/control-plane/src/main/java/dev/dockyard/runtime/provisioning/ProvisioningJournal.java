@@ -1,7 +1,9 @@
 package dev.dockyard.runtime.provisioning;
 
 import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.persistence.PoolRepository;
 import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.pool.PoolMember;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -43,14 +45,22 @@ public class ProvisioningJournal {
     @Inject
     RuntimeSecrets secrets;
 
+    @Inject
+    PoolRepository pools;
+
     /**
      * The outcome of a registration: the new runtime, or the conversation's live runtime that
      * prevented it, or the quota it would have exceeded. Answers, not exceptions: a conflict or a
      * full quota is an everyday outcome and must not leave incident reports behind.
      */
-    public record Registration(SandboxRuntime runtime, SandboxRuntime existing, QuotaExceededException overQuota) {
+    public record Registration(SandboxRuntime runtime, SandboxRuntime existing, QuotaExceededException overQuota,
+                               boolean claimLost) {
+        public Registration(SandboxRuntime runtime, SandboxRuntime existing, QuotaExceededException overQuota) {
+            this(runtime, existing, overQuota, false);
+        }
+
         public boolean admitted() {
-            return existing == null && overQuota == null;
+            return existing == null && overQuota == null && !claimLost;
         }
     }
 
@@ -60,6 +70,21 @@ public class ProvisioningJournal {
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public Registration register(SandboxRuntime runtime, Role role, boolean replace) {
+        return registerNow(runtime, role, replace, null);
+    }
+
+    /**
+     * The same for a runtime that takes over the warm sandbox of pool member {@code memberId}
+     * (the runtime has its id): the member's row is deleted in this transaction, only if it is
+     * still READY, so that the claim, the quota and the conversation hold together or not at all.
+     * {@link Registration#claimLost()} when another claim (or a drain) took the member first.
+     */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public Registration registerClaim(SandboxRuntime runtime, Role role, boolean replace) {
+        return registerNow(runtime, role, replace, runtime.id());
+    }
+
+    private Registration registerNow(SandboxRuntime runtime, Role role, boolean replace, String memberId) {
         try {
             accounts.admit(runtime.userId(), role, runtime.cpus(), runtime.memoryMb());
         } catch (QuotaExceededException e) {
@@ -71,6 +96,9 @@ public class ProvisioningJournal {
         }
         if (live.isPresent()) {
             runtime.replacing(live.get().id());
+        }
+        if (memberId != null && !pools.delete(memberId, PoolMember.Status.READY)) {
+            return new Registration(null, null, null, true);
         }
         runtimes.add(runtime, new StatusChange(runtime.id(), runtime.status(), runtime.statusMessage(),
                 runtime.createdAt()));
@@ -107,7 +135,23 @@ public class ProvisioningJournal {
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public Optional<SandboxRuntime> readyAndTakeOver(String id, String message) {
+        return takeOver(locked(id), message);
+    }
+
+    /**
+     * A runtime in a claimed warm sandbox, its configuration injected: RUNTIME_STARTED and READY
+     * in one transaction (the sandbox was started long before), with the hand-over of
+     * {@link #readyAndTakeOver}.
+     */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public Optional<SandboxRuntime> startedAndReady(String id, String startedMessage, String readyMessage) {
         SandboxRuntime runtime = locked(id);
+        record(runtime, RuntimeStatus.RUNTIME_STARTED, startedMessage);
+        return takeOver(runtime, readyMessage);
+    }
+
+    private Optional<SandboxRuntime> takeOver(SandboxRuntime runtime, String message) {
+        String id = runtime.id();
         SandboxRuntime removed = null;
         if (runtime.replaces() != null) {
             Optional<SandboxRuntime> old = runtimes.lock(runtime.replaces());

@@ -5,6 +5,7 @@ import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.pool.PoolKeeper;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.SandboxProgram;
@@ -47,9 +48,9 @@ import java.util.logging.Logger;
  *       {@link DockyardConfig#disconnectedGrace()} is released: ERROR, its sandbox removed, its
  *       conversation and quota freed.</li>
  * </ul>
- * Each backend node is compared on its own, against the runtimes placed on it. When a node cannot
- * be listed, the pass does nothing on that node: an incomplete view must never look like missing
- * sandboxes. Runtimes another control plane owns (dockyard.instance) are left to it.
+ * Sandboxes of warm pool members are left to the pool keeper. Each backend node is compared on
+ * its own, against the runtimes placed on it. When a node cannot be listed, the pass does nothing
+ * on that node: an incomplete view must never look like missing sandboxes. Runtimes another control plane owns (dockyard.instance) are left to it.
  */
 @ApplicationScoped
 public class Reconciler {
@@ -71,6 +72,9 @@ public class Reconciler {
 
     @Inject
     ExecutorClient executors;
+
+    @Inject
+    PoolKeeper pools;
 
     @Inject
     RuntimeSecrets secrets;
@@ -101,7 +105,11 @@ public class Reconciler {
 
     public Report pass() {
         List<SandboxRuntime> live;
+        Set<String> members;
         try {
+            // warm pool members before live runtimes: a claim turns a member into a runtime in one
+            // transaction, so a sandbox claimed between the two reads is in the second
+            members = pools.memberIds();
             live = journal.live().stream().filter(r -> r.isOwnedBy(config.instance())).toList();
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Reconciliation skipped, the database cannot be read: " + e.getMessage());
@@ -109,7 +117,7 @@ public class Reconciler {
         }
         Report total = Report.NOTHING;
         for (String node : nodes.names()) {
-            total = total.plus(pass(node, live.stream().filter(r -> node.equals(nodeOf(r))).toList()));
+            total = total.plus(pass(node, live.stream().filter(r -> node.equals(nodeOf(r))).toList(), members));
         }
         if (total.changedAnything()) {
             LOG.info("Reconciliation: " + total);
@@ -122,7 +130,7 @@ public class Reconciler {
     }
 
     /** One node: its sandboxes against the live runtimes placed on it. */
-    private Report pass(String node, List<SandboxRuntime> live) {
+    private Report pass(String node, List<SandboxRuntime> live, Set<String> poolMembers) {
         RuntimeBackend backend = nodes.on(node);
         List<ManagedSandbox> sandboxes;
         try {
@@ -171,8 +179,9 @@ public class Reconciler {
         for (ManagedSandbox sandbox : sandboxes) {
             // owned by a live runtime placed on this node: a migration's old sandbox, whose runtime
             // is now live elsewhere, is an orphan here
+            // a warm pool member is the pool keeper's to check and replace
             boolean owned = sandbox.runtimeId() != null && (liveById.containsKey(sandbox.runtimeId())
-                    || provisioner.isInFlight(sandbox.runtimeId()));
+                    || provisioner.isInFlight(sandbox.runtimeId()) || poolMembers.contains(sandbox.runtimeId()));
             if (!owned && !removed.contains(sandbox.name()) && sandbox.createdAt().plus(grace).isBefore(now)) {
                 try {
                     backend.remove(sandbox.name());

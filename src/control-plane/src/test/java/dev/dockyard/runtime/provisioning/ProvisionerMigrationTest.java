@@ -1,5 +1,6 @@
 package dev.dockyard.runtime.provisioning;
 
+import dev.dockyard.fakes.NoPools;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -72,6 +73,7 @@ class ProvisionerMigrationTest {
             }
         };
         provisioner.journal = journal;
+        provisioner.pools = NoPools.warmPools();
         provisioner.nodes = nodes;
         provisioner.clock = clock;
         provisioner.config = new TestConfig();

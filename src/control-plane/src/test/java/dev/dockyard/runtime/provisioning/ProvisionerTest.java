@@ -1,5 +1,6 @@
 package dev.dockyard.runtime.provisioning;
 
+import dev.dockyard.fakes.NoPools;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -55,6 +56,7 @@ class ProvisionerTest {
         journal.accounts = accounts;
         provisioner.journal = journal;
         provisioner.accounts = accounts;
+        provisioner.pools = NoPools.warmPools();
         provisioner.nodes = new FakeNodes("local");
         provisioner.clock = clock;
         provisioner.config = new TestConfig();

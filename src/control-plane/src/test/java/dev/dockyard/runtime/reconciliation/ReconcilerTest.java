@@ -1,5 +1,6 @@
 package dev.dockyard.runtime.reconciliation;
 
+import dev.dockyard.fakes.NoPools;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -41,6 +42,7 @@ class ReconcilerTest {
     @BeforeEach
     void wire() {
         reconciler.nodes = nodes;
+        reconciler.pools = NoPools.keeper();
         reconciler.journal = Journals.over(runtimes, clock, new RuntimeSecrets());
         reconciler.config = config;
         reconciler.clock = clock;

@@ -1,0 +1,237 @@
+package it.dev.dockyard.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Warm pools on the real engine: twenty concurrent claims, refill, a member killed by hand, an
+ * image rebuilt under its tag, and a kill -9 of the control plane with a full pool. The pools use
+ * a memory size no other test asks for, so no other test's runtime is served from them.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class WarmPoolIT {
+
+    private static final DockyardApi API = new DockyardApi();
+    private static final String POOL = "it-warm";
+    private static final int MEMORY = 640;
+    private static final int SIZE = 10;
+    private static final String REBUILT_POOL = "it-rebuild";
+    private static final String REBUILT_IMAGE = "dockyard-it-pool:latest";
+    private static final String INSTANCE = System.getProperty("dockyard.instance", "it");
+
+    @AfterAll
+    static void removePools() {
+        API.delete("pools/" + POOL);
+        API.delete("pools/" + REBUILT_POOL);
+        Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+                .until(() -> members(POOL).isEmpty() && members(REBUILT_POOL).isEmpty());
+        DockerCli.run("rmi", REBUILT_IMAGE);
+    }
+
+    @Test
+    @Order(1)
+    void shouldRefusePoolsToUsersAndBadDefinitions() {
+        DockyardApi.Answer notAdmin = API.withKey("no-such-key").get("pools");
+        assertEquals(401, notAdmin.status(), notAdmin.body());
+        DockyardApi.Answer unknownField = API.put("pools/" + POOL, Json.createObjectBuilder().add("size", 1)
+                .add("memoryMB", 512).build());
+        assertEquals(400, unknownField.status(), unknownField.body());
+        assertTrue(unknownField.body().contains("memoryMB"), unknownField.body());
+        DockyardApi.Answer noSize = API.put("pools/" + POOL, Json.createObjectBuilder().add("memoryMb", 512).build());
+        assertEquals(400, noSize.status(), noSize.body());
+        DockyardApi.Answer badName = API.put("pools/Bad_Name", Json.createObjectBuilder().add("size", 1).build());
+        assertEquals(400, badName.status(), badName.body());
+        assertEquals(404, API.get("pools/it-none").status());
+    }
+
+    @Test
+    @Order(2)
+    void shouldClaimTwentyDistinctSandboxesConcurrentlyAndRefill() throws Exception {
+        DockyardApi.Answer created = API.put("pools/" + POOL, Json.createObjectBuilder().add("size", SIZE)
+                .add("memoryMb", MEMORY).add("maxBooting", 3).build());
+        assertEquals(201, created.status(), created.body());
+        awaitReady(POOL, SIZE);
+        Set<String> membersBefore = members(POOL).keySet();
+        assertEquals(SIZE, membersBefore.size());
+        long hitsBefore = API.get("pools/" + POOL).json().getJsonNumber("hits").longValue();
+
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        ExecutorService clients = Executors.newFixedThreadPool(20);
+        List<CompletableFuture<DockyardApi.Answer>> posts = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            String conversation = "it-pool-" + run + "-" + i;
+            JsonObject body = Json.createObjectBuilder().add("conversationId", conversation)
+                    .add("sandbox", Json.createObjectBuilder().add("memoryMb", MEMORY)
+                            .add("env", Json.createObjectBuilder().add("CANARY", conversation))).build();
+            posts.add(CompletableFuture.supplyAsync(() -> API.provision(body, 120), clients));
+        }
+        Map<String, String> conversationOf = new ConcurrentHashMap<>();
+        Set<String> warm = new HashSet<>();
+        try {
+            for (CompletableFuture<DockyardApi.Answer> post : posts) {
+                DockyardApi.Answer answer = post.get();
+                assertEquals(201, answer.status(), answer.body());
+                JsonObject runtime = answer.json();
+                assertEquals("READY", runtime.getString("status"), answer.body());
+                conversationOf.put(runtime.getString("id"), runtime.getString("conversationId"));
+                if (POOL.equals(runtime.getString("pool", null))) {
+                    warm.add(runtime.getString("id"));
+                    assertTrue(runtime.getString("statusMessage").contains("from pool '" + POOL + "'"),
+                            runtime.getString("statusMessage"));
+                }
+            }
+            clients.shutdown();
+            assertEquals(20, conversationOf.size(), "twenty runtimes");
+            assertEquals(SIZE, warm.size(), "every warm sandbox claimed once, the rest provisioned cold: " + warm);
+            assertTrue(membersBefore.containsAll(warm), "warm runtimes run in the pool's former members");
+            Set<String> containers = new HashSet<>();
+            for (String id : conversationOf.keySet()) {
+                containers.add(DockerCli.inspect("dockyard-" + id, "{{.Id}}").strip());
+                // each sandbox holds its own runtime's configuration and no other's
+                JsonObject observation = API.act(id, DockyardApi.run("env | grep '^CANARY='"));
+                assertEquals("CANARY=" + conversationOf.get(id), observation.getString("content").strip(),
+                        "runtime " + id);
+            }
+            assertEquals(20, containers.size(), "twenty distinct sandboxes");
+            String history = API.events(warm.iterator().next(), Duration.ofSeconds(2));
+            assertTrue(history.contains("RUNTIME_STARTED") && history.contains("claimed warm sandbox"), history);
+            assertEquals(hitsBefore + SIZE, API.get("pools/" + POOL).json().getJsonNumber("hits").longValue());
+
+            awaitReady(POOL, SIZE);
+            Set<String> refilled = members(POOL).keySet();
+            assertTrue(refilled.stream().noneMatch(membersBefore::contains), "the pool refilled with new sandboxes");
+        } finally {
+            conversationOf.keySet().forEach(id -> API.delete("runtimes/" + id));
+        }
+        for (String id : warm) {
+            assertFalse(DockerCli.run("inspect", "dockyard-" + id).exitCode() == 0,
+                    "a claimed sandbox is removed with its runtime, never returned: " + id);
+        }
+        assertEquals(SIZE, members(POOL).size());
+    }
+
+    @Test
+    @Order(3)
+    void shouldReplaceMemberKilledByHand() {
+        awaitReady(POOL, SIZE);
+        String victim = members(POOL).keySet().iterator().next();
+        DockerCli.ok("kill", "dockyard-" + victim);
+        Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
+                .until(() -> !members(POOL).containsKey(victim) && readyOf(POOL) == SIZE);
+        assertFalse(DockerCli.run("inspect", "dockyard-" + victim).exitCode() == 0, "the dead member is removed");
+    }
+
+    @Test
+    @Order(4)
+    void shouldDrainAndRefillWhenImageIsRebuilt() {
+        String base = DockerCli.ok("image", "inspect", "--format", "{{.Id}}", "dockyard/sandbox:latest").strip();
+        DockerCli.ok("tag", base, REBUILT_IMAGE);
+        DockyardApi.Answer created = API.put("pools/" + REBUILT_POOL, Json.createObjectBuilder().add("size", 2)
+                .add("memoryMb", MEMORY).add("image", REBUILT_IMAGE).build());
+        assertEquals(201, created.status(), created.body());
+        awaitReady(REBUILT_POOL, 2);
+        Set<String> before = members(REBUILT_POOL).keySet();
+
+        // a rebuild under the same tag: another image id
+        String scratch = "it-rebuild-" + UUID.randomUUID().toString().substring(0, 8);
+        DockerCli.ok("create", "--name", scratch, REBUILT_IMAGE);
+        try {
+            DockerCli.ok("commit", "--change", "LABEL it.rebuilt=" + scratch, scratch, REBUILT_IMAGE);
+        } finally {
+            DockerCli.run("rm", scratch);
+        }
+        String rebuilt = DockerCli.ok("image", "inspect", "--format", "{{.Id}}", REBUILT_IMAGE).strip();
+        assertNotEquals(base, rebuilt);
+
+        Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).until(() -> {
+            Map<String, String> now = members(REBUILT_POOL);
+            return now.size() == 2 && now.keySet().stream().noneMatch(before::contains)
+                    && now.values().stream().allMatch(rebuilt::equals) && readyOf(REBUILT_POOL) == 2;
+        });
+        for (String id : before) {
+            assertFalse(DockerCli.run("inspect", "dockyard-" + id).exitCode() == 0, "drained member removed: " + id);
+        }
+    }
+
+    @Test
+    @Order(5)
+    void shouldLeaveNoOrphanNorDoubleClaimAfterKillNineWithFullPool() throws Exception {
+        awaitReady(POOL, SIZE);
+        Set<String> before = members(POOL).keySet();
+        ControlPlaneServer.killNine();
+        ControlPlaneServer.start();
+        awaitReady(POOL, SIZE);
+        Map<String, String> after = members(POOL);
+        assertEquals(SIZE, after.size(), "no orphan member: " + after.keySet());
+        assertTrue(after.keySet().containsAll(before), "the warm sandboxes survive a restart of the control plane");
+
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        List<CompletableFuture<DockyardApi.Answer>> posts = new ArrayList<>();
+        for (int i = 0; i < SIZE; i++) {
+            JsonObject body = Json.createObjectBuilder().add("conversationId", "it-pool-kill-" + run + "-" + i)
+                    .add("sandbox", Json.createObjectBuilder().add("memoryMb", MEMORY)).build();
+            posts.add(CompletableFuture.supplyAsync(() -> API.provision(body, 120)));
+        }
+        Set<String> ids = new HashSet<>();
+        try {
+            for (CompletableFuture<DockyardApi.Answer> post : posts) {
+                DockyardApi.Answer answer = post.get();
+                assertEquals(201, answer.status(), answer.body());
+                ids.add(answer.json().getString("id"));
+            }
+            assertEquals(SIZE, ids.size(), "no sandbox claimed twice");
+        } finally {
+            ids.forEach(id -> API.delete("runtimes/" + id));
+        }
+    }
+
+    private static void awaitReady(String pool, int size) {
+        Awaitility.await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(500))
+                .until(() -> readyOf(pool) == size && members(pool).size() == size);
+    }
+
+    private static int readyOf(String pool) {
+        DockyardApi.Answer answer = API.get("pools/" + pool);
+        return answer.status() == 200 ? answer.json().getInt("ready") : -1;
+    }
+
+    /**
+     * The running containers labelled as members of {@code pool} whose runtime is not live (the
+     * pool's members), by runtime id → image id.
+     */
+    private static Map<String, String> members(String pool) {
+        String out = DockerCli.ok("ps", "--filter", "label=dev.dockyard.pool=" + pool, "--filter",
+                "label=dev.dockyard.control-plane=" + INSTANCE, "--format",
+                "{{.Label \"dev.dockyard.runtime-id\"}} {{.ID}}");
+        Map<String, String> members = new ConcurrentHashMap<>();
+        for (String line : out.lines().filter(l -> !l.isBlank()).toList()) {
+            String id = line.split(" ")[0];
+            if (API.get("runtimes/" + id).status() == 404) {
+                members.put(id, DockerCli.inspect("dockyard-" + id, "{{.Image}}").strip());
+            }
+        }
+        return members;
+    }
+}

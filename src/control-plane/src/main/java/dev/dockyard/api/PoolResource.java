@@ -1,0 +1,209 @@
+package dev.dockyard.api;
+
+import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.pool.PoolDefinition;
+import dev.dockyard.pool.PoolSettings;
+import dev.dockyard.pool.WarmPools;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonNumber;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Warm pools (admins only): {@code PUT /pools/{name}} declares or redefines one, {@code GET} shows
+ * it with its counts, {@code DELETE} removes it and its warm sandboxes. See {@code dev.dockyard.pool}.
+ */
+@Path("pools")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+public class PoolResource {
+
+    private static final Set<String> FIELDS = Set.of("image", "cpus", "memoryMb", "plugins", "node", "size",
+            "maxBooting");
+
+    @Inject
+    Caller caller;
+
+    @Inject
+    WarmPools pools;
+
+    @Inject
+    DockyardConfig config;
+
+    @Inject
+    BackendNodes nodes;
+
+    @GET
+    public JsonObject list() {
+        requireAdmin();
+        JsonArrayBuilder list = Json.createArrayBuilder();
+        pools.states().forEach(s -> list.add(view(s)));
+        return Json.createObjectBuilder().add("pools", list).build();
+    }
+
+    @GET
+    @Path("{name}")
+    public JsonObject get(@PathParam("name") String name) {
+        requireAdmin();
+        return pools.state(name).map(PoolResource::view).orElseThrow(() -> notFound(name));
+    }
+
+    /** 201 when created, 200 when redefined (its warm sandboxes of the old settings are replaced). */
+    @PUT
+    @Path("{name}")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response put(@PathParam("name") String name, JsonObject body) {
+        requireAdmin();
+        PoolSettings settings = read(name, body);
+        boolean created;
+        try {
+            created = pools.declare(settings, "api");
+        } catch (IllegalArgumentException e) {
+            throw Problem.of(Problem.Kind.VALIDATION, e.getMessage()).toException();
+        }
+        return Response.status(created ? Response.Status.CREATED : Response.Status.OK)
+                .entity(view(pools.state(name).orElseThrow(() -> notFound(name)))).build();
+    }
+
+    @DELETE
+    @Path("{name}")
+    public Response delete(@PathParam("name") String name) {
+        requireAdmin();
+        if (!pools.delete(name)) {
+            throw notFound(name);
+        }
+        return Response.noContent().build();
+    }
+
+    private PoolSettings read(String name, JsonObject body) {
+        if (body == null) {
+            throw invalid("a JSON object is required: {\"size\": N, ...}");
+        }
+        Set<String> unknown = new TreeSet<>(body.keySet());
+        unknown.removeAll(FIELDS);
+        if (!unknown.isEmpty()) {
+            throw invalid("unknown fields " + unknown + "; a pool has " + new TreeSet<>(FIELDS));
+        }
+        if (!(body.get("size") instanceof JsonNumber)) {
+            throw invalid("size is required: the number of sandboxes kept ready");
+        }
+        return new PoolSettings(name, string(body, "image", config.sandboxImage()),
+                number(body, "cpus", config.sandboxCpus()), integer(body, "memoryMb", config.sandboxMemoryMb()),
+                plugins(body), string(body, "node", nodes.defaultNode()), integer(body, "size", 0),
+                integer(body, "maxBooting", 2));
+    }
+
+    private static List<String> plugins(JsonObject body) {
+        JsonValue value = body.get("plugins");
+        if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {
+            return List.of();
+        }
+        if (value.getValueType() != JsonValue.ValueType.ARRAY) {
+            throw invalid("plugins must be an array of plugin names");
+        }
+        List<String> names = new ArrayList<>();
+        for (JsonValue v : value.asJsonArray()) {
+            if (!(v instanceof JsonString s) || !ProvisionRequestReader.AVAILABLE_PLUGINS.contains(s.getString())) {
+                throw invalid("plugins must name available plugins: " + ProvisionRequestReader.AVAILABLE_PLUGINS);
+            }
+            names.add(s.getString());
+        }
+        return names;
+    }
+
+    private static String string(JsonObject body, String key, String fallback) {
+        JsonValue value = body.get(key);
+        if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {
+            return fallback;
+        }
+        if (!(value instanceof JsonString s)) {
+            throw invalid(key + " must be a string");
+        }
+        return s.getString();
+    }
+
+    private static double number(JsonObject body, String key, double fallback) {
+        JsonValue value = body.get(key);
+        if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {
+            return fallback;
+        }
+        if (!(value instanceof JsonNumber n)) {
+            throw invalid(key + " must be a number");
+        }
+        return n.doubleValue();
+    }
+
+    private static int integer(JsonObject body, String key, int fallback) {
+        JsonValue value = body.get(key);
+        if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {
+            return fallback;
+        }
+        if (!(value instanceof JsonNumber n) || !n.isIntegral()) {
+            throw invalid(key + " must be an integer");
+        }
+        try {
+            return n.intValueExact();
+        } catch (ArithmeticException e) {
+            throw invalid(key + " is out of range");
+        }
+    }
+
+    static JsonObject view(WarmPools.PoolState state) {
+        PoolDefinition d = state.definition();
+        JsonArrayBuilder plugins = Json.createArrayBuilder();
+        d.plugins().forEach(plugins::add);
+        JsonObjectBuilder view = Json.createObjectBuilder()
+                .add("name", d.name())
+                .add("image", d.image())
+                .add("cpus", d.cpus())
+                .add("memoryMb", d.memoryMb())
+                .add("plugins", plugins)
+                .add("node", d.node())
+                .add("size", d.size())
+                .add("maxBooting", d.maxBooting())
+                .add("source", d.source())
+                .add("updatedAt", d.updatedAt().toString())
+                .add("ready", state.ready())
+                .add("booting", state.booting())
+                .add("claimed", state.claimed())
+                .add("hits", state.hits())
+                .add("misses", state.misses());
+        if (state.lastError() != null) {
+            view.add("lastError", state.lastError());
+        }
+        return view.build();
+    }
+
+    private void requireAdmin() {
+        if (!caller.isAdmin()) {
+            throw Problem.of(Problem.Kind.FORBIDDEN, "Only admins declare and read warm pools").toException();
+        }
+    }
+
+    private static Problem.ProblemException invalid(String detail) {
+        return Problem.of(Problem.Kind.VALIDATION, detail).toException();
+    }
+
+    private static Problem.ProblemException notFound(String name) {
+        return Problem.of(Problem.Kind.NOT_FOUND, "no pool '" + name + "'").toException();
+    }
+}

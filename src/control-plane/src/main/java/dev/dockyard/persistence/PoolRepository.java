@@ -1,0 +1,72 @@
+package dev.dockyard.persistence;
+
+import dev.dockyard.pool.PoolDefinition;
+import dev.dockyard.pool.PoolMember;
+import dev.dockyard.runtime.RuntimeStatus;
+import dev.dockyard.runtime.SandboxRuntime;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import java.util.List;
+import java.util.Optional;
+
+/** Finds and stores pool definitions and members; every method joins the caller's transaction. */
+@ApplicationScoped
+public class PoolRepository {
+
+    @PersistenceContext(unitName = "dockyard")
+    EntityManager em;
+
+    public List<PoolDefinition> definitions() {
+        return em.createQuery("select p from PoolDefinition p order by p.name", PoolDefinition.class).getResultList();
+    }
+
+    public Optional<PoolDefinition> definition(String name) {
+        return Optional.ofNullable(em.find(PoolDefinition.class, name));
+    }
+
+    public void add(PoolDefinition definition) {
+        em.persist(definition);
+    }
+
+    public void remove(PoolDefinition definition) {
+        em.remove(definition);
+    }
+
+    public List<PoolMember> members(String controlPlane) {
+        return em.createQuery("select m from PoolMember m where m.controlPlane = :cp order by m.createdAt",
+                PoolMember.class).setParameter("cp", controlPlane).getResultList();
+    }
+
+    public Optional<PoolMember> member(String id) {
+        return Optional.ofNullable(em.find(PoolMember.class, id));
+    }
+
+    public void add(PoolMember member) {
+        em.persist(member);
+    }
+
+    /** Deletes the member if it is in {@code status} (any when null); whether it did. */
+    public boolean delete(String id, PoolMember.Status status) {
+        String jpql = "delete from PoolMember m where m.id = :id" + (status == null ? "" : " and m.status = :status");
+        var query = em.createQuery(jpql).setParameter("id", id);
+        if (status != null) {
+            query.setParameter("status", status);
+        }
+        return query.executeUpdate() == 1;
+    }
+
+    /** Live runtimes that run in a sandbox claimed from {@code pool}. */
+    public long claimedLive(String pool) {
+        return em.createQuery("select count(r) from SandboxRuntime r where r.pool = :pool and r.status not in :ended",
+                        Long.class)
+                .setParameter("pool", pool)
+                .setParameter("ended", List.of(RuntimeStatus.STOPPED, RuntimeStatus.ERROR))
+                .getSingleResult();
+    }
+
+    /** Whether a runtime row exists under the id (a claimed member lives on as one). */
+    public boolean runtimeExists(String id) {
+        return em.find(SandboxRuntime.class, id) != null;
+    }
+}

@@ -1,0 +1,132 @@
+package dev.dockyard.pool;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import jakarta.persistence.Version;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What a warm pool keeps ready. A request whose effective settings equal its {@link #shape()}
+ * (same image, CPUs, memory, plugins and node, no extra dependencies, Dockyard's executor) is
+ * served from it. {@code source} says who declared it: {@code config} (MicroProfile Config, written
+ * again at every start) or {@code api}.
+ */
+@Entity
+@Table(name = "DY_POOL")
+public class PoolDefinition {
+
+    @Id
+    @Column(length = 63)
+    private String name;
+
+    @Column(nullable = false, length = 500)
+    private String image;
+
+    private double cpus;
+
+    @Column(name = "MEMORY_MB")
+    private int memoryMb;
+
+    /** Comma-separated, sorted; empty for none. */
+    @Column(name = "PLUGINS", length = 500)
+    private String plugins;
+
+    @Column(name = "NODE", nullable = false, length = 63)
+    private String node;
+
+    @Column(name = "POOL_SIZE")
+    private int size;
+
+    @Column(name = "MAX_BOOTING")
+    private int maxBooting;
+
+    @Column(name = "SOURCE", length = 20)
+    private String source;
+
+    @Column(name = "UPDATED_AT", nullable = false)
+    private Instant updatedAt;
+
+    @Version
+    private long version;
+
+    protected PoolDefinition() {
+        // JPA
+    }
+
+    public PoolDefinition(String name, String image, double cpus, int memoryMb, List<String> plugins, String node,
+                          int size, int maxBooting, String source, Instant now) {
+        this.name = name;
+        redefine(image, cpus, memoryMb, plugins, node, size, maxBooting, source, now);
+    }
+
+    public final void redefine(String newImage, double newCpus, int newMemoryMb, List<String> newPlugins,
+                               String newNode, int newSize, int newMaxBooting, String newSource, Instant now) {
+        this.image = newImage;
+        this.cpus = newCpus;
+        this.memoryMb = newMemoryMb;
+        this.plugins = String.join(",", newPlugins.stream().sorted().distinct().toList());
+        this.node = newNode;
+        this.size = newSize;
+        this.maxBooting = newMaxBooting;
+        this.source = newSource;
+        this.updatedAt = now;
+    }
+
+    /**
+     * What a sandbox of this pool is, as one comparable string: members record the shape they were
+     * booted with, and a member whose shape is no longer its pool's is drained.
+     */
+    public String shape() {
+        return shape(image, cpus, memoryMb, plugins(), node);
+    }
+
+    public static String shape(String image, double cpus, int memoryMb, List<String> plugins, String node) {
+        return image + "|" + String.format(Locale.ROOT, "%.3f", cpus) + "|" + memoryMb + "|"
+                + String.join(",", plugins.stream().sorted().distinct().toList()) + "|" + node;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public String image() {
+        return image;
+    }
+
+    public double cpus() {
+        return cpus;
+    }
+
+    public int memoryMb() {
+        return memoryMb;
+    }
+
+    public List<String> plugins() {
+        return plugins == null || plugins.isEmpty() ? List.of() : Arrays.asList(plugins.split(","));
+    }
+
+    public String node() {
+        return node;
+    }
+
+    public int size() {
+        return size;
+    }
+
+    public int maxBooting() {
+        return maxBooting;
+    }
+
+    public String source() {
+        return source;
+    }
+
+    public Instant updatedAt() {
+        return updatedAt;
+    }
+}

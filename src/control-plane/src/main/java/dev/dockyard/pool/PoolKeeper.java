@@ -1,0 +1,327 @@
+package dev.dockyard.pool;
+
+import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.Labels;
+import dev.dockyard.backend.ManagedSandbox;
+import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.backend.SandboxSpec;
+import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.images.ExtraDependencies;
+import dev.dockyard.images.RuntimeImageBuilder;
+import dev.dockyard.images.RuntimeImages;
+import dev.dockyard.runtime.RuntimeKeys;
+import dev.dockyard.runtime.provisioning.ReadinessAttempt;
+import dev.dockyard.runtime.provisioning.ReadinessProbe;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Keeps every pool at its size: one pass ({@link #tend()}) compares the members recorded for this
+ * control plane with the sandboxes its nodes list and with the pools' definitions, drains what no
+ * longer fits (pool deleted or redefined, image rebuilt, sandbox gone or stopped, boot interrupted
+ * by a restart), queues the READY members for claims, and boots what is missing, no more than a
+ * pool's {@code maxBooting} at once. A node that cannot be listed is left alone for the pass: an
+ * incomplete view must not look like dead members. Boots run on managed threads, outside any
+ * transaction; each member's row is written before its container exists and after it answers.
+ */
+@ApplicationScoped
+public class PoolKeeper {
+
+    private static final Logger LOG = Logger.getLogger(PoolKeeper.class.getName());
+    /** After a failed boot a pool waits this long before booting again: a missing image must not spin. */
+    private static final Duration BACKOFF = Duration.ofSeconds(15);
+
+    @Inject
+    PoolLedger ledger;
+
+    @Inject
+    WarmPools pools;
+
+    @Inject
+    BackendNodes nodes;
+
+    @Inject
+    RuntimeImages images;
+
+    @Inject
+    ReadinessProbe readiness;
+
+    @Inject
+    DockyardConfig config;
+
+    @Inject
+    Clock clock;
+
+    @Resource
+    ManagedExecutorService executor;
+
+    /** Member id → pool, for the boots running in this control plane now. */
+    private final Map<String, String> booting = new ConcurrentHashMap<>();
+    private final Map<String, String> lastError = new ConcurrentHashMap<>();
+    private final Map<String, Instant> backoffUntil = new ConcurrentHashMap<>();
+    private final ReentrantLock tending = new ReentrantLock();
+    private final AtomicBoolean again = new AtomicBoolean();
+
+    /** What one pass did. */
+    public record Report(int drained, int boots, boolean skippedSomewhere) {
+    }
+
+    /** A pass soon, on a managed thread (after a claim took a member, after a definition changed). */
+    public void tendSoon() {
+        try {
+            executor.execute(this::tend);
+        } catch (RejectedExecutionException e) {
+            // the timer's next pass will do it
+        }
+    }
+
+    /**
+     * One pass now; asked for while one runs, it runs once more right after (bounded), so no
+     * request for a top-up is lost and none waits for a lock.
+     */
+    public Report tend() {
+        if (!tending.tryLock()) {
+            again.set(true);
+            return null;
+        }
+        try {
+            Report report = tendOnce();
+            for (int i = 0; i < 3 && again.getAndSet(false); i++) {
+                report = tendOnce();
+            }
+            return report;
+        } finally {
+            tending.unlock();
+        }
+    }
+
+    private Report tendOnce() {
+        List<PoolDefinition> definitions;
+        List<PoolMember> members;
+        try {
+            definitions = pools.refresh();
+            members = ledger.members(config.instance());
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Pools not tended, the database cannot be read: " + e.getMessage());
+            return new Report(0, 0, true);
+        }
+        Map<String, PoolDefinition> byName = new HashMap<>();
+        definitions.forEach(d -> byName.put(d.name(), d));
+        Map<String, Optional<Map<String, ManagedSandbox>>> listings = new HashMap<>();
+        Map<String, Optional<String>> imageIds = new HashMap<>();
+        Instant now = clock.instant();
+        int drained = 0;
+        boolean skipped = false;
+        Map<String, List<WarmSandbox>> current = new HashMap<>();
+        Map<String, Integer> alive = new HashMap<>();
+        for (PoolMember member : members) {
+            PoolDefinition pool = byName.get(member.pool());
+            String why = null;
+            if (pool == null) {
+                why = "its pool was deleted";
+            } else if (!pool.shape().equals(member.shape())) {
+                why = "its pool was redefined";
+            } else if (member.status() == PoolMember.Status.BOOTING) {
+                if (!booting.containsKey(member.id()) && member.createdAt().plus(config.reconcilerGrace()).isBefore(now)) {
+                    why = "its boot was interrupted (the control plane restarted)";
+                }
+            } else {
+                Optional<Map<String, ManagedSandbox>> listing = listings.computeIfAbsent(member.node(), this::list);
+                if (listing.isEmpty()) {
+                    skipped = true;
+                    alive.merge(member.pool(), 1, Integer::sum);
+                    continue;
+                }
+                ManagedSandbox sandbox = listing.get().get(member.id());
+                Optional<String> imageId = imageIds.computeIfAbsent(pool.name(), p -> currentImageId(pool));
+                if (sandbox == null) {
+                    why = "its sandbox is gone";
+                } else if (!sandbox.running()) {
+                    why = "its sandbox is not running (" + sandbox.phase() + ")";
+                } else if (imageId.isPresent() && member.imageId() != null && !imageId.get().equals(member.imageId())) {
+                    why = "its image was rebuilt";
+                }
+            }
+            if (why != null) {
+                if (drain(member, why)) {
+                    drained++;
+                }
+                continue;
+            }
+            alive.merge(member.pool(), 1, Integer::sum);
+            if (member.status() == PoolMember.Status.READY) {
+                current.computeIfAbsent(member.pool(), p -> new ArrayList<>()).add(WarmSandbox.of(member));
+            }
+        }
+        int boots = 0;
+        for (PoolDefinition pool : definitions) {
+            pools.retain(pool.name(), current.getOrDefault(pool.name(), List.of()));
+            int missing = pool.size() - alive.getOrDefault(pool.name(), 0);
+            long bootingNow = booting.values().stream().filter(pool.name()::equals).count();
+            int start = (int) Math.min(missing, pool.maxBooting() - bootingNow);
+            Instant wait = backoffUntil.get(pool.name());
+            if (start <= 0 || (wait != null && wait.isAfter(now))) {
+                continue;
+            }
+            for (int i = 0; i < start; i++) {
+                if (boot(pool)) {
+                    boots++;
+                }
+            }
+        }
+        return new Report(drained, boots, skipped);
+    }
+
+    /** The node's managed sandboxes by runtime id, or empty when the node cannot be listed. */
+    private Optional<Map<String, ManagedSandbox>> list(String node) {
+        try {
+            Map<String, ManagedSandbox> byId = new HashMap<>();
+            for (ManagedSandbox s : nodes.on(node).listManaged(config.instance())) {
+                if (s.runtimeId() != null) {
+                    byId.put(s.runtimeId(), s);
+                }
+            }
+            return Optional.of(byId);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Pools on node '" + node + "' not checked, the view is incomplete: "
+                    + e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    /** The id of the image the pool's members should run now, without building anything; empty when unknown. */
+    private Optional<String> currentImageId(PoolDefinition pool) {
+        try {
+            Optional<String> id = images.current(pool.node(), pool.image()).map(RuntimeImageBuilder.ImageInfo::id);
+            if (id.isEmpty()) {
+                // a base whose runtime image of today's bundle is not built yet: build it (or join
+                // the build under way), and the members of the old one drain once it exists
+                images.submit(pool.node(), pool.image(), ExtraDependencies.NONE, false);
+            }
+            return id;
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** Drops the member's row if nothing claimed it meanwhile, then removes its sandbox. */
+    private boolean drain(PoolMember member, String why) {
+        if (!ledger.drop(member.id(), member.status())) {
+            return false;
+        }
+        pools.forget(member.id());
+        LOG.info("Pool '" + member.pool() + "': removed warm sandbox " + member.containerName() + " because " + why);
+        removeQuietly(member.node(), member.containerName());
+        return true;
+    }
+
+    private boolean boot(PoolDefinition pool) {
+        PoolMember member = new PoolMember(RuntimeKeys.newRuntimeId(), pool.name(), pool.node(), config.instance(),
+                pool.shape(), RuntimeKeys.newSessionKey(), clock.instant());
+        try {
+            ledger.booting(member);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Pool '" + pool.name() + "': could not record a new member: " + e.getMessage());
+            return false;
+        }
+        booting.put(member.id(), pool.name());
+        try {
+            executor.execute(() -> {
+                try {
+                    bootNow(pool, member);
+                } finally {
+                    booting.remove(member.id());
+                }
+            });
+            return true;
+        } catch (RejectedExecutionException e) {
+            booting.remove(member.id());
+            ledger.drop(member.id(), null);
+            return false;
+        }
+    }
+
+    private void bootNow(PoolDefinition pool, PoolMember member) {
+        RuntimeBackend backend = nodes.on(pool.node());
+        String name = member.containerName();
+        try {
+            RuntimeImages.Resolution image = images.resolve(pool.node(), pool.image(), ExtraDependencies.NONE,
+                    build -> LOG.info("Pool '" + pool.name() + "': building runtime image for " + pool.image()
+                            + " (build " + build.id() + ")"));
+            String imageId = images.inspect(pool.node(), image.image()).map(RuntimeImageBuilder.ImageInfo::id)
+                    .orElse(null);
+            SandboxSpec spec = new SandboxSpec(member.id(), "", config.instance(), name, image.image(), pool.cpus(),
+                    config.sandboxBootCpus(), pool.memoryMb(), config.sandboxPidsLimit(), config.sandboxUser(),
+                    config.executorPort(), member.sessionKey(), pool.plugins(), null, List.of(),
+                    Map.of(Labels.POOL, pool.name()));
+            String containerId = backend.create(spec);
+            URI endpoint = backend.start(name, spec.executorPort());
+            readiness.probe(new ReadinessAttempt(backend, name, endpoint, member.sessionKey(), config.sandboxTimeout(),
+                    clock));
+            backend.settle(name, pool.cpus());
+            if (!ledger.ready(member.id(), containerId, endpoint.toString(), image.image(), imageId)) {
+                LOG.info("Pool '" + pool.name() + "': warm sandbox " + name + " was drained while booting");
+                removeQuietly(pool.node(), name);
+                return;
+            }
+            lastError.remove(pool.name());
+            backoffUntil.remove(pool.name());
+            // drained between its record and here, a claim of it fails in the database and tries the next
+            pools.offer(new WarmSandbox(member.id(), pool.name(), member.sessionKey(), containerId,
+                    endpoint.toString(), image.image(), clock.instant()));
+        } catch (RuntimeException e) {
+            String message = e.getMessage() == null ? e.toString() : e.getMessage();
+            LOG.warning("Pool '" + pool.name() + "': warm sandbox " + name + " failed to boot: " + message);
+            lastError.put(pool.name(), message.length() > 500 ? message.substring(0, 500) + "…" : message);
+            backoffUntil.put(pool.name(), clock.instant().plus(BACKOFF));
+            removeQuietly(pool.node(), name);
+            try {
+                ledger.drop(member.id(), null);
+            } catch (RuntimeException ignored) {
+                // the next pass finds the row, its boot no longer running, and drops it
+            }
+        }
+    }
+
+    private void removeQuietly(String node, String name) {
+        try {
+            nodes.on(node).remove(name);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Could not remove warm sandbox " + name + "; the reconciler will", e);
+        }
+    }
+
+    /** Members of this control plane (every status): the reconciler leaves their sandboxes alone. */
+    public Set<String> memberIds() {
+        Set<String> ids = ConcurrentHashMap.newKeySet();
+        ledger.members(config.instance()).forEach(m -> ids.add(m.id()));
+        ids.addAll(booting.keySet());
+        return ids;
+    }
+
+    int booting(String pool) {
+        return (int) booting.values().stream().filter(pool::equals).count();
+    }
+
+    String lastError(String pool) {
+        return lastError.get(pool);
+    }
+}
