@@ -17,6 +17,9 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -59,6 +62,11 @@ public final class Bench {
         bench.echoThroughControlPlane(echoes);
         bench.echoDirect(echoes);
         bench.remoteRuntimes(Math.max(3, provisions), echoes);
+        int poolSize = args.length > 4 ? Integer.parseInt(args[4]) : 100;
+        if (poolSize > 0) {
+            bench.pauseResume(Math.max(5, provisions));
+            bench.warmPools(poolSize);
+        }
         bench.print();
     }
 
@@ -171,6 +179,188 @@ public final class Bench {
     }
 
     /** An executor started by hand with a known key: the protocol's own cost, without the control plane. */
+    private void pauseResume(int n) throws Exception {
+        String body = "{\"conversationId\":\"bench-pause-" + UUID.randomUUID() + "\"}";
+        String id = find(ID, send(post("runtimes", body).header("Prefer", "wait=120")).body());
+        try {
+            List<Double> pause = new ArrayList<>();
+            List<Double> resume = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                long start = System.nanoTime();
+                expect(send(post("runtimes/" + id + "/pause", "")), "PAUSED");
+                pause.add((System.nanoTime() - start) / 1e6);
+                start = System.nanoTime();
+                expect(send(post("runtimes/" + id + "/resume", "")), "READY");
+                resume.add((System.nanoTime() - start) / 1e6);
+            }
+            row("pause (READY → PAUSED answered)", pause, "ms");
+            row("resume (PAUSED → READY answered)", resume, "ms");
+        } finally {
+            send(request("runtimes/" + id).DELETE());
+        }
+    }
+
+    /**
+     * Warm pools: claim → READY (the POST's answer, configuration injected) by 1 and by 20
+     * concurrent clients; time to interactive by ComputeSDK's method (create → first command
+     * completed: POST, then {@code echo}) sequentially and as a burst all at once; bursts of 10
+     * and 50 provisions against a pool of 10 (until every one is READY); and density: the memory
+     * of each idle READY sandbox. The pool uses the default sandbox settings, so POSTs without
+     * settings are served from it; it is deleted at the end.
+     */
+    private void warmPools(int size) throws Exception {
+        String pool = "bench-" + UUID.randomUUID().toString().substring(0, 6);
+        putPool(pool, size, 4);
+        try {
+            awaitPool(pool, size);
+            row("density: memory per idle READY sandbox", memoryOfPool(pool), "MiB");
+
+            List<Double> one = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                one.add(claim(null));
+            }
+            row("warm claim→READY, 1 client", one, "ms");
+            awaitPool(pool, size);
+
+            int clients = 20;
+            int rounds = Math.max(1, size / clients);
+            List<Double> twenty = Collections.synchronizedList(new ArrayList<>());
+            List<CompletableFuture<Void>> all = new ArrayList<>();
+            ExecutorService threads = Executors.newFixedThreadPool(clients);
+            for (int c = 0; c < clients; c++) {
+                all.add(CompletableFuture.runAsync(() -> {
+                    for (int r = 0; r < rounds; r++) {
+                        twenty.add(claim(null));
+                    }
+                }, threads));
+            }
+            all.forEach(CompletableFuture::join);
+            row("warm claim→READY, 20 concurrent clients", twenty, "ms");
+            awaitPool(pool, size);
+
+            List<Double> sequential = new ArrayList<>();
+            for (int i = 0; i < size; i++) {
+                sequential.add(claim("echo hello"));
+            }
+            row("time to interactive, sequential (pool)", sequential, "ms");
+            awaitPool(pool, size);
+
+            List<Double> burst = Collections.synchronizedList(new ArrayList<>());
+            ExecutorService many = Executors.newFixedThreadPool(size);
+            List<CompletableFuture<Void>> burstAll = new ArrayList<>();
+            for (int i = 0; i < size; i++) {
+                burstAll.add(CompletableFuture.runAsync(() -> burst.add(claim("echo hello")), many));
+            }
+            burstAll.forEach(CompletableFuture::join);
+            many.shutdown();
+            threads.shutdown();
+            row("time to interactive, burst of " + size + " (pool)", burst, "ms");
+
+            putPool(pool, 10, 4);
+            awaitPool(pool, 10);
+            row("burst of 10 with a pool of 10: all READY", List.of(burstUntilAllReady(10)), "ms");
+            awaitPool(pool, 10);
+            row("burst of 50 with a pool of 10: all READY", List.of(burstUntilAllReady(50)), "ms");
+        } finally {
+            send(request("pools/" + pool).DELETE());
+        }
+    }
+
+    private void putPool(String pool, int size, int maxBooting) throws Exception {
+        HttpResponse<String> answer = send(request("pools/" + pool).header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString("{\"size\":" + size + ",\"maxBooting\":" + maxBooting + "}")));
+        if (answer.statusCode() != 201 && answer.statusCode() != 200) {
+            throw new IllegalStateException("PUT pool: " + answer.statusCode() + " " + answer.body());
+        }
+    }
+
+    private void awaitPool(String pool, int size) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(15);
+        Pattern ready = Pattern.compile("\"ready\":(\\d+)");
+        while (true) {
+            String body = send(request("pools/" + pool)).body();
+            String count = find(ready, body);
+            if (count != null && Integer.parseInt(count) >= size) {
+                // the runtimes just deleted are gone too: their sandboxes' memory is back
+                Thread.sleep(2000);
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("pool never filled: " + body);
+            }
+            Thread.sleep(500);
+        }
+    }
+
+    private List<Double> memoryOfPool(String pool) throws Exception {
+        String ids = docker("ps", "-q", "--filter", "label=dev.dockyard.pool=" + pool);
+        List<String> args = new ArrayList<>(List.of("stats", "--no-stream", "--format", "{{.MemUsage}}"));
+        args.addAll(ids.lines().filter(l -> !l.isBlank()).toList());
+        List<Double> mib = new ArrayList<>();
+        for (String line : docker(args.toArray(String[]::new)).lines().toList()) {
+            String used = line.split("/")[0].strip();
+            double value = Double.parseDouble(used.replaceAll("[^0-9.]", ""));
+            mib.add(used.endsWith("GiB") ? value * 1024 : used.endsWith("KiB") ? value / 1024 : value);
+        }
+        return mib;
+    }
+
+    /**
+     * One runtime from POST to READY (and, with a command, until that command's observation is
+     * back), then deleted; answers the milliseconds until READY or until the command completed.
+     */
+    private double claim(String command) {
+        try {
+            String body = "{\"conversationId\":\"bench-warm-" + UUID.randomUUID() + "\"}";
+            long start = System.nanoTime();
+            HttpResponse<String> answer = send(post("runtimes", body).header("Prefer", "wait=120"));
+            String id = find(ID, answer.body());
+            if (answer.statusCode() != 201) {
+                throw new IllegalStateException("provision: " + answer.statusCode() + " " + answer.body());
+            }
+            if (command != null) {
+                expect(send(post("runtimes/" + id + "/actions", "{\"action\":\"run\",\"args\":{\"command\":\""
+                        + command + "\"}}")), "hello");
+            }
+            double ms = (System.nanoTime() - start) / 1e6;
+            send(request("runtimes/" + id).DELETE());
+            return ms;
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** {@code n} POSTs at once; the milliseconds until the last one is READY. */
+    private double burstUntilAllReady(int n) throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(n);
+        List<CompletableFuture<String>> posts = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int i = 0; i < n; i++) {
+            posts.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    HttpResponse<String> answer = send(post("runtimes", "{\"conversationId\":\"bench-burst-"
+                            + UUID.randomUUID() + "\"}").header("Prefer", "wait=300"));
+                    if (answer.statusCode() != 201) {
+                        throw new IllegalStateException("provision: " + answer.statusCode() + " " + answer.body());
+                    }
+                    return find(ID, answer.body());
+                } catch (IOException | InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, threads));
+        }
+        List<String> ids = posts.stream().map(CompletableFuture::join).toList();
+        double ms = (System.nanoTime() - start) / 1e6;
+        threads.shutdown();
+        for (String id : ids) {
+            send(request("runtimes/" + id).DELETE());
+        }
+        return ms;
+    }
+
     private void echoDirect(int n) throws Exception {
         String name = "dockyard-bench-direct-" + UUID.randomUUID().toString().substring(0, 8);
         String key = UUID.randomUUID().toString();

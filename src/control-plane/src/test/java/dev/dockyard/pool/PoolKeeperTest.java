@@ -1,0 +1,336 @@
+package dev.dockyard.pool;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.SandboxState;
+import dev.dockyard.fakes.FakeBackend;
+import dev.dockyard.fakes.FakeNodes;
+import dev.dockyard.fakes.MutableClock;
+import dev.dockyard.fakes.TestConfig;
+import dev.dockyard.images.ExtraDependencies;
+import dev.dockyard.images.ImageBuild;
+import dev.dockyard.images.RuntimeImageBuilder;
+import dev.dockyard.images.RuntimeImages;
+import dev.dockyard.runtime.provisioning.ReadinessAttempt;
+import dev.dockyard.runtime.provisioning.ReadinessProbe;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The keeper's decisions against a fake engine, an in-memory ledger and a clock it does not read itself. */
+class PoolKeeperTest {
+
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final FakeNodes nodes = new FakeNodes("local");
+    private final FakeBackend backend = nodes.backend("local");
+    private final TestConfig config = new TestConfig();
+    private final MemoryLedger ledger = new MemoryLedger();
+    private final WarmPools pools = new WarmPools();
+    private final PoolKeeper keeper = new PoolKeeper();
+    private final List<Runnable> queued = new ArrayList<>();
+    private boolean runAtOnce = true;
+    private String imageId = "sha256:one";
+    private RuntimeException bootFailure;
+
+    @BeforeEach
+    void wire() {
+        ledger.clock = clock;
+        pools.ledger = ledger;
+        pools.nodes = nodes;
+        pools.config = config;
+        pools.keeper = keeper;
+        keeper.ledger = ledger;
+        keeper.pools = pools;
+        keeper.nodes = nodes;
+        keeper.config = config;
+        keeper.clock = clock;
+        keeper.images = new RuntimeImages() {
+            @Override
+            public Resolution resolve(String node, String image, ExtraDependencies extra, Consumer<ImageBuild> onBuild) {
+                return new Resolution(image, null);
+            }
+
+            @Override
+            public Optional<RuntimeImageBuilder.ImageInfo> inspect(String node, String image) {
+                return Optional.of(new RuntimeImageBuilder.ImageInfo(imageId, Set.of(image), 1, Map.of()));
+            }
+
+            @Override
+            public Optional<RuntimeImageBuilder.ImageInfo> current(String node, String image) {
+                return inspect(node, image);
+            }
+        };
+        keeper.readiness = new ReadinessProbe() {
+            @Override
+            public void probe(ReadinessAttempt attempt) {
+                if (bootFailure != null) {
+                    throw bootFailure;
+                }
+            }
+        };
+        keeper.executor = (ManagedExecutorService) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {ManagedExecutorService.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("execute")) {
+                        Runnable task = (Runnable) args[0];
+                        if (runAtOnce) {
+                            task.run();
+                        } else {
+                            queued.add(task);
+                        }
+                        return null;
+                    }
+                    throw new UnsupportedOperationException(method.getName());
+                });
+    }
+
+    private void define(String name, int size, int maxBooting) {
+        ledger.save(new PoolSettings(name, "img", 1.0, 512, List.of(), "local", size, maxBooting), "api");
+    }
+
+    private List<PoolMember> members(PoolMember.Status status) {
+        return ledger.members(config.instance).stream().filter(m -> m.status() == status).toList();
+    }
+
+    @Test
+    void shouldBootNoMoreThanMaxBootingAtOnce() {
+        define("p", 5, 2);
+        runAtOnce = false;
+
+        keeper.tend();
+        keeper.tend();
+
+        assertEquals(2, members(PoolMember.Status.BOOTING).size(), "two boots at once, however many passes");
+        assertEquals(2, queued.size());
+        queued.forEach(Runnable::run);
+        queued.clear();
+        assertEquals(2, members(PoolMember.Status.READY).size());
+        keeper.tend();
+        assertEquals(2, queued.size(), "the next two boots start once the first two are done");
+    }
+
+    @Test
+    void shouldQueueEachReadyMemberForOneClaimOnly() {
+        define("p", 3, 3);
+
+        keeper.tend();
+
+        Set<String> claimed = new HashSet<>();
+        for (int i = 0; i < 3; i++) {
+            claimed.add(pools.next("p").orElseThrow().id());
+        }
+        assertEquals(3, claimed.size());
+        assertTrue(pools.next("p").isEmpty(), "an empty pool is a miss, not an error");
+        assertEquals(1, pools.misses("p"));
+        for (PoolMember m : members(PoolMember.Status.READY)) {
+            assertEquals(SandboxState.Phase.RUNNING, backend.phase(m.containerName()));
+            assertTrue(backend.calls().contains("settle " + m.containerName()), "settled to its CPUs once ready");
+        }
+    }
+
+    @Test
+    void shouldReplaceMemberWhoseSandboxDied() {
+        define("p", 2, 2);
+        keeper.tend();
+        PoolMember dead = members(PoolMember.Status.READY).get(0);
+        backend.put(dead.containerName(), dead.id(), Instant.EPOCH, SandboxState.Phase.EXITED);
+
+        keeper.tend();
+
+        List<PoolMember> now = members(PoolMember.Status.READY);
+        assertEquals(2, now.size());
+        assertTrue(now.stream().noneMatch(m -> m.id().equals(dead.id())), "the dead member is replaced");
+        assertTrue(backend.calls().contains("remove " + dead.containerName()));
+    }
+
+    @Test
+    void shouldDrainEveryMemberWhenTheImageIsRebuilt() {
+        define("p", 2, 2);
+        keeper.tend();
+        List<String> old = members(PoolMember.Status.READY).stream().map(PoolMember::id).toList();
+
+        imageId = "sha256:two";
+        keeper.tend();
+
+        List<PoolMember> now = members(PoolMember.Status.READY);
+        assertEquals(2, now.size());
+        assertTrue(now.stream().allMatch(m -> m.imageId().equals("sha256:two")));
+        old.forEach(id -> assertTrue(backend.calls().contains("remove dockyard-" + id)));
+        pools.next("p").ifPresent(s -> assertFalse(old.contains(s.id()), "no claim of a drained member"));
+    }
+
+    @Test
+    void shouldDrainMembersOfRedefinedAndDeletedPools() {
+        define("p", 1, 1);
+        define("q", 1, 1);
+        keeper.tend();
+        String ofP = members(PoolMember.Status.READY).stream().filter(m -> m.pool().equals("p")).findFirst()
+                .orElseThrow().id();
+        String ofQ = members(PoolMember.Status.READY).stream().filter(m -> m.pool().equals("q")).findFirst()
+                .orElseThrow().id();
+
+        ledger.save(new PoolSettings("p", "img", 2.0, 512, List.of(), "local", 1, 1), "api");
+        ledger.delete("q");
+        keeper.tend();
+
+        assertTrue(backend.calls().contains("remove dockyard-" + ofP), "redefined: drained");
+        assertTrue(backend.calls().contains("remove dockyard-" + ofQ), "deleted: drained");
+        List<PoolMember> now = ledger.members(config.instance);
+        assertEquals(1, now.size());
+        assertEquals("p", now.get(0).pool());
+        assertTrue(now.get(0).shape().contains("|2.000|"), now.get(0).shape());
+    }
+
+    @Test
+    void shouldDoNothingWhenTheNodeCannotBeListed() {
+        define("p", 2, 2);
+        keeper.tend();
+        int calls = backend.calls().size();
+        backend.unlistable();
+
+        keeper.tend();
+
+        assertEquals(2, members(PoolMember.Status.READY).size());
+        assertTrue(backend.calls().subList(calls, backend.calls().size()).stream().noneMatch(c -> c.startsWith("remove")
+                || c.startsWith("create")), backend.calls().toString());
+    }
+
+    @Test
+    void shouldDropABootInterruptedByARestartOnlyAfterTheGrace() {
+        define("p", 0, 1);
+        PoolMember orphan = new PoolMember("rt-interrupted", "p", "local", config.instance, "img|1.000|512||local",
+                "key", clock.instant());
+        ledger.booting(orphan);
+        backend.put(orphan.containerName(), orphan.id(), clock.instant(), SandboxState.Phase.CREATED);
+
+        keeper.tend();
+        assertEquals(1, ledger.members(config.instance).size(), "within the grace it may still be another's boot");
+
+        clock.advance(config.reconcilerGrace.plusSeconds(1));
+        keeper.tend();
+        assertTrue(ledger.members(config.instance).isEmpty());
+        assertTrue(backend.calls().contains("remove " + orphan.containerName()));
+    }
+
+    @Test
+    void shouldRemoveASandboxWhoseMemberWasDrainedWhileItBooted() {
+        define("p", 1, 1);
+        runAtOnce = false;
+        keeper.tend();
+        PoolMember booting = members(PoolMember.Status.BOOTING).get(0);
+        ledger.delete("p");
+        ledger.drop(booting.id(), null);
+
+        queued.forEach(Runnable::run);
+
+        assertTrue(ledger.members(config.instance).isEmpty());
+        assertTrue(backend.calls().contains("remove " + booting.containerName()));
+        assertTrue(pools.next("p").isEmpty());
+    }
+
+    @Test
+    void shouldBackOffAfterAFailedBootAndSayWhy() {
+        define("p", 1, 1);
+        bootFailure = new BackendException("image 'img' not found", null);
+
+        keeper.tend();
+        assertTrue(ledger.members(config.instance).isEmpty(), "a failed member leaves no row");
+        assertNotNull(keeper.lastError("p"));
+        assertTrue(keeper.lastError("p").contains("not found"));
+        int creates = (int) backend.calls().stream().filter(c -> c.startsWith("create")).count();
+
+        keeper.tend();
+        assertEquals(creates, backend.calls().stream().filter(c -> c.startsWith("create")).count(),
+                "no new boot within the back-off");
+
+        bootFailure = null;
+        clock.advance(Duration.ofSeconds(16));
+        keeper.tend();
+        assertEquals(1, members(PoolMember.Status.READY).size());
+        assertEquals(null, keeper.lastError("p"));
+    }
+
+    /** The ledger's transactions over maps. */
+    static class MemoryLedger extends PoolLedger {
+
+        private final Map<String, PoolDefinition> definitions = new LinkedHashMap<>();
+        private final Map<String, PoolMember> members = new LinkedHashMap<>();
+
+        @Override
+        public synchronized List<PoolDefinition> definitions() {
+            return new ArrayList<>(definitions.values());
+        }
+
+        @Override
+        public synchronized Optional<PoolDefinition> definition(String name) {
+            return Optional.ofNullable(definitions.get(name));
+        }
+
+        @Override
+        public synchronized boolean save(PoolSettings s, String source) {
+            PoolDefinition existing = definitions.get(s.name());
+            if (existing != null) {
+                existing.redefine(s.image(), s.cpus(), s.memoryMb(), s.plugins(), s.node(), s.size(), s.maxBooting(),
+                        source, clock.instant());
+                return false;
+            }
+            definitions.put(s.name(), new PoolDefinition(s.name(), s.image(), s.cpus(), s.memoryMb(), s.plugins(),
+                    s.node(), s.size(), s.maxBooting(), source, clock.instant()));
+            return true;
+        }
+
+        @Override
+        public synchronized boolean delete(String name) {
+            return definitions.remove(name) != null;
+        }
+
+        @Override
+        public synchronized List<PoolMember> members(String controlPlane) {
+            return members.values().stream().filter(m -> m.controlPlane().equals(controlPlane)).toList();
+        }
+
+        @Override
+        public synchronized void booting(PoolMember member) {
+            members.put(member.id(), member);
+        }
+
+        @Override
+        public synchronized boolean ready(String id, String containerId, String executorUrl, String runtimeImage,
+                                          String imageId) {
+            PoolMember member = members.get(id);
+            if (member != null) {
+                member.ready(containerId, executorUrl, runtimeImage, imageId, clock.instant());
+            }
+            return member != null;
+        }
+
+        @Override
+        public synchronized boolean drop(String id, PoolMember.Status expected) {
+            PoolMember member = members.get(id);
+            if (member == null || (expected != null && member.status() != expected)) {
+                return false;
+            }
+            members.remove(id);
+            return true;
+        }
+
+        @Override
+        public long claimedLive(String pool) {
+            return 0;
+        }
+    }
+}
