@@ -34,15 +34,24 @@ final class ForeignImage {
 
     /** Builds {@code dockyard/it-foreign:<random>}; its tag. Remove it with {@link #remove}. */
     static String build() {
-        String tag = REPOSITORY + ":" + UUID.randomUUID().toString().substring(0, 12);
+        return build("foreign");
+    }
+
+    /**
+     * Builds the image of test resource {@code runtime-api/<server>/server.py} ({@code foreign}: the
+     * services of the proxy tests; {@code dormant}: a server of the deferred-init contract).
+     */
+    static String build(String server) {
+        String tag = REPOSITORY + ":" + server + "-" + UUID.randomUUID().toString().substring(0, 12);
         Path dir = null;
         try {
             dir = Files.createTempDirectory("it-foreign");
-            try (InputStream server = ForeignImage.class.getResourceAsStream("/runtime-api/foreign/server.py")) {
-                if (server == null) {
-                    throw new AssertionError("test resource runtime-api/foreign/server.py is missing");
+            String resource = "/runtime-api/" + server + "/server.py";
+            try (InputStream source = ForeignImage.class.getResourceAsStream(resource)) {
+                if (source == null) {
+                    throw new AssertionError("test resource " + resource + " is missing");
                 }
-                Files.copy(server, dir.resolve("server.py"));
+                Files.copy(source, dir.resolve("server.py"));
             }
             Files.writeString(dir.resolve("Dockerfile"), "FROM " + BASE + "\n"
                     + "COPY server.py /srv/server.py\n"

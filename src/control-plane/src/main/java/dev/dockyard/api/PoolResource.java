@@ -3,6 +3,7 @@ package dev.dockyard.api;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.pool.PoolDefinition;
+import dev.dockyard.pool.PoolProgram;
 import dev.dockyard.pool.PoolSettings;
 import dev.dockyard.pool.WarmPools;
 import jakarta.enterprise.context.RequestScoped;
@@ -24,7 +25,9 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -38,7 +41,9 @@ import java.util.TreeSet;
 public class PoolResource {
 
     private static final Set<String> FIELDS = Set.of("image", "cpus", "memoryMb", "plugins", "node", "size",
-            "maxBooting");
+            "maxBooting", "program");
+    private static final Set<String> PROGRAM_FIELDS = Set.of("command", "workingDir", "user", "environment",
+            "deferredInit");
 
     @Inject
     Caller caller;
@@ -109,7 +114,61 @@ public class PoolResource {
         return new PoolSettings(name, string(body, "image", config.sandboxImage()),
                 number(body, "cpus", config.sandboxCpus()), integer(body, "memoryMb", config.sandboxMemoryMb()),
                 plugins(body), string(body, "node", nodes.defaultNode()), integer(body, "size", 0),
-                integer(body, "maxBooting", 2));
+                integer(body, "maxBooting", 2), program(body));
+    }
+
+    /**
+     * {@code "program": {"command": [...], "workingDir", "user", "environment": {...},
+     * "deferredInit": true}}: a pool of another image's server that starts dormant. Only servers
+     * that follow the deferred-init contract can be pooled (nothing else could be given its key at
+     * claim), so {@code deferredInit} must say so.
+     */
+    private static PoolProgram program(JsonObject body) {
+        JsonValue value = body.get("program");
+        if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {
+            return null;
+        }
+        if (!(value instanceof JsonObject program)) {
+            throw invalid("program must be an object {\"command\", \"workingDir\", \"user\", \"environment\", "
+                    + "\"deferredInit\"}");
+        }
+        Set<String> unknown = new TreeSet<>(program.keySet());
+        unknown.removeAll(PROGRAM_FIELDS);
+        if (!unknown.isEmpty()) {
+            throw invalid("unknown fields in program: " + unknown + "; a program has " + new TreeSet<>(PROGRAM_FIELDS));
+        }
+        if (program.get("deferredInit") != JsonValue.TRUE) {
+            throw invalid("program.deferredInit must be true: only a server that starts dormant and takes its key "
+                    + "through POST /api/init (OpenHands' agent server with OH_DEFERRED_INIT) can wait in a pool");
+        }
+        List<String> command = new ArrayList<>();
+        JsonValue args = program.get("command");
+        if (args != null && args.getValueType() != JsonValue.ValueType.NULL) {
+            if (args.getValueType() != JsonValue.ValueType.ARRAY) {
+                throw invalid("program.command must be an array of strings");
+            }
+            for (JsonValue arg : args.asJsonArray()) {
+                if (!(arg instanceof JsonString s)) {
+                    throw invalid("program.command must be an array of strings");
+                }
+                command.add(s.getString());
+            }
+        }
+        Map<String, String> environment = new LinkedHashMap<>();
+        JsonValue env = program.get("environment");
+        if (env != null && env.getValueType() != JsonValue.ValueType.NULL) {
+            if (!(env instanceof JsonObject vars)) {
+                throw invalid("program.environment must be an object of strings");
+            }
+            vars.forEach((k, v) -> {
+                if (!(v instanceof JsonString s)) {
+                    throw invalid("program.environment must be an object of strings");
+                }
+                environment.put(k, s.getString());
+            });
+        }
+        return new PoolProgram(command, string(program, "workingDir", null), string(program, "user", null),
+                environment);
     }
 
     private static List<String> plugins(JsonObject body) {
@@ -187,6 +246,21 @@ public class PoolResource {
                 .add("claimed", state.claimed())
                 .add("hits", state.hits())
                 .add("misses", state.misses());
+        d.program().ifPresent(p -> {
+            JsonArrayBuilder command = Json.createArrayBuilder();
+            p.command().forEach(command::add);
+            JsonObjectBuilder program = Json.createObjectBuilder().add("command", command).add("deferredInit", true);
+            if (p.workingDir() != null) {
+                program.add("workingDir", p.workingDir());
+            }
+            if (p.user() != null) {
+                program.add("user", p.user());
+            }
+            // the environment's names only: its values may be an admin's secrets
+            JsonArrayBuilder names = Json.createArrayBuilder();
+            p.environment().keySet().forEach(names::add);
+            view.add("program", program.add("environmentNames", names));
+        });
         if (state.lastError() != null) {
             view.add("lastError", state.lastError());
         }

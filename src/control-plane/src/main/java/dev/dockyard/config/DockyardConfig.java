@@ -103,6 +103,19 @@ public class DockyardConfig {
     @ConfigProperty(name = "dockyard.credentials.allowed-token-hosts")
     Optional<List<String>> allowedTokenHosts;
 
+    /** The Remote Runtime API's ports inside an image running its own server (OpenHands' agent server's). */
+    @Inject
+    @ConfigProperty(name = "dockyard.runtime-api.agent-port", defaultValue = "60000")
+    int runtimeApiAgentPort;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.runtime-api.vscode-port", defaultValue = "60001")
+    int runtimeApiVscodePort;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.runtime-api.work-ports", defaultValue = "12000,12001")
+    List<Integer> runtimeApiWorkPorts;
+
     /** Warm pools declared in configuration: their names; each pool's settings under dockyard.pool.<name>.*. */
     @Inject
     @ConfigProperty(name = "dockyard.pools")
@@ -377,5 +390,17 @@ public class DockyardConfig {
 
     public int poolMaxSize() {
         return poolMaxSize;
+    }
+
+    public int runtimeApiAgentPort() {
+        return runtimeApiAgentPort;
+    }
+
+    public int runtimeApiVscodePort() {
+        return runtimeApiVscodePort;
+    }
+
+    public List<Integer> runtimeApiWorkPorts() {
+        return runtimeApiWorkPorts == null ? List.of() : List.copyOf(runtimeApiWorkPorts);
     }
 }

@@ -1,6 +1,8 @@
 package dev.dockyard.pool;
 
+import dev.dockyard.secrets.SealedString;
 import jakarta.persistence.Column;
+import jakarta.persistence.Convert;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
@@ -9,6 +11,7 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
  * What a warm pool keeps ready. A request whose effective settings equal its {@link #shape()}
@@ -45,6 +48,11 @@ public class PoolDefinition {
     @Column(name = "MAX_BOOTING")
     private int maxBooting;
 
+    /** For a pool of another image's dormant server: its {@link PoolProgram} as JSON, sealed; null for executors. */
+    @Column(name = "PROGRAM", length = 32000)
+    @Convert(converter = SealedString.class)
+    private String program;
+
     @Column(name = "SOURCE", length = 20)
     private String source;
 
@@ -58,14 +66,19 @@ public class PoolDefinition {
         // JPA
     }
 
-    public PoolDefinition(String name, String image, double cpus, int memoryMb, List<String> plugins, String node,
-                          int size, int maxBooting, String source, Instant now) {
-        this.name = name;
-        redefine(image, cpus, memoryMb, plugins, node, size, maxBooting, source, now);
+    public PoolDefinition(PoolSettings settings, String source, Instant now) {
+        this.name = settings.name();
+        redefine(settings, source, now);
     }
 
-    public final void redefine(String newImage, double newCpus, int newMemoryMb, List<String> newPlugins,
-                               String newNode, int newSize, int newMaxBooting, String newSource, Instant now) {
+    public final void redefine(PoolSettings settings, String newSource, Instant now) {
+        redefine(settings.image(), settings.cpus(), settings.memoryMb(), settings.plugins(), settings.node(),
+                settings.size(), settings.maxBooting(), newSource, now);
+        this.program = settings.program() == null ? null : settings.program().toJson();
+    }
+
+    private void redefine(String newImage, double newCpus, int newMemoryMb, List<String> newPlugins,
+                          String newNode, int newSize, int newMaxBooting, String newSource, Instant now) {
         this.image = newImage;
         this.cpus = newCpus;
         this.memoryMb = newMemoryMb;
@@ -82,12 +95,19 @@ public class PoolDefinition {
      * booted with, and a member whose shape is no longer its pool's is drained.
      */
     public String shape() {
-        return shape(image, cpus, memoryMb, plugins(), node);
+        return shape(image, cpus, memoryMb, plugins(), node, program().orElse(null));
     }
 
-    public static String shape(String image, double cpus, int memoryMb, List<String> plugins, String node) {
+    /** The shape of a sandbox of Dockyard's executor ({@code program} null) or of another image's program. */
+    public static String shape(String image, double cpus, int memoryMb, List<String> plugins, String node,
+                               PoolProgram program) {
         return image + "|" + String.format(Locale.ROOT, "%.3f", cpus) + "|" + memoryMb + "|"
-                + String.join(",", plugins.stream().sorted().distinct().toList()) + "|" + node;
+                + String.join(",", plugins.stream().sorted().distinct().toList()) + "|" + node
+                + (program == null ? "" : "|program:" + program.shape());
+    }
+
+    public Optional<PoolProgram> program() {
+        return Optional.ofNullable(program).map(PoolProgram::fromJson);
     }
 
     public String name() {

@@ -1,9 +1,11 @@
 package dev.dockyard.pool;
 
+import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.Labels;
 import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.backend.SandboxProcess;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.ExtraDependencies;
@@ -22,6 +24,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -210,6 +213,10 @@ public class PoolKeeper {
     /** The id of the image the pool's members should run now, without building anything; empty when unknown. */
     private Optional<String> currentImageId(PoolDefinition pool) {
         try {
+            if (pool.program().isPresent()) {
+                // another image's own server runs the image as it is
+                return images.inspect(pool.node(), pool.image()).map(RuntimeImageBuilder.ImageInfo::id);
+            }
             Optional<String> id = images.current(pool.node(), pool.image()).map(RuntimeImageBuilder.ImageInfo::id);
             if (id.isEmpty()) {
                 // a base whose runtime image of today's bundle is not built yet: build it (or join
@@ -262,22 +269,32 @@ public class PoolKeeper {
     private void bootNow(PoolDefinition pool, PoolMember member) {
         RuntimeBackend backend = nodes.on(pool.node());
         String name = member.containerName();
+        Optional<PoolProgram> program = pool.program();
         try {
-            RuntimeImages.Resolution image = images.resolve(pool.node(), pool.image(), ExtraDependencies.NONE,
-                    build -> LOG.info("Pool '" + pool.name() + "': building runtime image for " + pool.image()
-                            + " (build " + build.id() + ")"));
-            String imageId = images.inspect(pool.node(), image.image()).map(RuntimeImageBuilder.ImageInfo::id)
-                    .orElse(null);
-            SandboxSpec spec = new SandboxSpec(member.id(), "", config.instance(), name, image.image(), pool.cpus(),
-                    config.sandboxBootCpus(), pool.memoryMb(), config.sandboxPidsLimit(), config.sandboxUser(),
-                    config.executorPort(), member.sessionKey(), pool.plugins(), null, List.of(),
-                    Map.of(Labels.POOL, pool.name()));
+            SandboxSpec spec;
+            String runtimeImage;
+            if (program.isEmpty()) {
+                runtimeImage = images.resolve(pool.node(), pool.image(), ExtraDependencies.NONE,
+                        build -> LOG.info("Pool '" + pool.name() + "': building runtime image for " + pool.image()
+                                + " (build " + build.id() + ")")).image();
+                spec = new SandboxSpec(member.id(), "", config.instance(), name, runtimeImage, pool.cpus(),
+                        config.sandboxBootCpus(), pool.memoryMb(), config.sandboxPidsLimit(), config.sandboxUser(),
+                        config.executorPort(), member.sessionKey(), pool.plugins(), null, List.of(),
+                        Map.of(Labels.POOL, pool.name()));
+            } else {
+                runtimeImage = pool.image();
+                spec = dormantSpec(pool, program.get(), member);
+            }
+            String imageId = images.inspect(pool.node(), runtimeImage).map(RuntimeImageBuilder.ImageInfo::id)
+                    .orElseThrow(() -> new BackendException("image '" + runtimeImage + "' is not on node '"
+                            + pool.node() + "'"));
             String containerId = backend.create(spec);
             URI endpoint = backend.start(name, spec.executorPort());
+            // a dormant server is up once it answers HTTP at all (its /api routes say 503 until the init)
             readiness.probe(new ReadinessAttempt(backend, name, endpoint, member.sessionKey(), config.sandboxTimeout(),
-                    clock));
+                    clock, program.isPresent()));
             backend.settle(name, pool.cpus());
-            if (!ledger.ready(member.id(), containerId, endpoint.toString(), image.image(), imageId)) {
+            if (!ledger.ready(member.id(), containerId, endpoint.toString(), runtimeImage, imageId)) {
                 LOG.info("Pool '" + pool.name() + "': warm sandbox " + name + " was drained while booting");
                 removeQuietly(pool.node(), name);
                 return;
@@ -286,7 +303,7 @@ public class PoolKeeper {
             backoffUntil.remove(pool.name());
             // drained between its record and here, a claim of it fails in the database and tries the next
             pools.offer(new WarmSandbox(member.id(), pool.name(), member.sessionKey(), containerId,
-                    endpoint.toString(), image.image(), clock.instant()));
+                    endpoint.toString(), runtimeImage, clock.instant()));
         } catch (RuntimeException e) {
             String message = e.getMessage() == null ? e.toString() : e.getMessage();
             LOG.warning("Pool '" + pool.name() + "': warm sandbox " + name + " failed to boot: " + message);
@@ -299,6 +316,29 @@ public class PoolKeeper {
                 // the next pass finds the row, its boot no longer running, and drops it
             }
         }
+    }
+
+    /**
+     * A member of another image's server, booted dormant: its environment file holds the pool's
+     * variables, the deferred-init switch and its own init key, and no session key at all; the
+     * ports are those the Remote Runtime API publishes for such an image.
+     */
+    private SandboxSpec dormantSpec(PoolDefinition pool, PoolProgram program, PoolMember member) {
+        Map<String, String> environment = new LinkedHashMap<>(program.environment());
+        for (String variable : config.programSessionKeyVariables()) {
+            environment.remove(variable);
+        }
+        environment.put("OH_DEFERRED_INIT", "true");
+        environment.put("OH_SECRET_KEY", member.sessionKey());
+        environment.put("RUNTIME_ID", member.id());
+        environment.putIfAbsent("VSCODE_PORT", String.valueOf(config.runtimeApiVscodePort()));
+        List<Integer> ports = new ArrayList<>();
+        ports.add(config.runtimeApiVscodePort());
+        ports.addAll(config.runtimeApiWorkPorts());
+        SandboxProcess process = new SandboxProcess(program.command(), program.workingDir(), environment, null);
+        return new SandboxSpec(member.id(), "", config.instance(), member.containerName(), pool.image(), pool.cpus(),
+                pool.cpus(), pool.memoryMb(), config.sandboxPidsLimit(), program.user(), config.runtimeApiAgentPort(),
+                member.sessionKey(), List.of(), process, ports, Map.of(Labels.POOL, pool.name()));
     }
 
     private void removeQuietly(String node, String name) {

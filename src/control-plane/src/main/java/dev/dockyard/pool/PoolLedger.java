@@ -36,12 +36,10 @@ public class PoolLedger {
     public boolean save(PoolSettings settings, String source) {
         Optional<PoolDefinition> existing = pools.definition(settings.name());
         if (existing.isPresent()) {
-            existing.get().redefine(settings.image(), settings.cpus(), settings.memoryMb(), settings.plugins(),
-                    settings.node(), settings.size(), settings.maxBooting(), source, clock.instant());
+            existing.get().redefine(settings, source, clock.instant());
             return false;
         }
-        pools.add(new PoolDefinition(settings.name(), settings.image(), settings.cpus(), settings.memoryMb(),
-                settings.plugins(), settings.node(), settings.size(), settings.maxBooting(), source, clock.instant()));
+        pools.add(new PoolDefinition(settings, source, clock.instant()));
         return true;
     }
 

@@ -56,13 +56,15 @@ public class WarmPools {
 
     /**
      * The pool that serves a runtime of these settings, if any: the same image, CPUs, memory,
-     * plugins and node. Requests with extra dependencies or a program of their own never match.
+     * plugins and node, and for another image's program the same command, working directory and
+     * user (its environment comes with the init). Requests with extra dependencies never match.
      */
-    public Optional<String> match(String image, double cpus, int memoryMb, List<String> plugins, String node) {
+    public Optional<String> match(String image, double cpus, int memoryMb, List<String> plugins, String node,
+                                  PoolProgram program) {
         if (!loaded) {
             refresh();
         }
-        return Optional.ofNullable(byShape.get(PoolDefinition.shape(image, cpus, memoryMb, plugins, node)));
+        return Optional.ofNullable(byShape.get(PoolDefinition.shape(image, cpus, memoryMb, plugins, node, program)));
     }
 
     /** The next warm sandbox of {@code pool} to try to claim, taken out of the queue; empty counts a miss. */
@@ -171,6 +173,9 @@ public class WarmPools {
         if (s.size() < 0 || s.size() > config.poolMaxSize()) {
             throw new IllegalArgumentException("size must be between 0 and " + config.poolMaxSize()
                     + " (dockyard.pools.max-size)");
+        }
+        if (s.program() != null && !s.plugins().isEmpty()) {
+            throw new IllegalArgumentException("plugins are the executor's: a pool of another image's program has none");
         }
         if (s.maxBooting() < 1 || s.maxBooting() > 32) {
             throw new IllegalArgumentException("maxBooting must be between 1 and 32");

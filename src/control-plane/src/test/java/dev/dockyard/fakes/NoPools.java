@@ -1,6 +1,7 @@
 package dev.dockyard.fakes;
 
 import dev.dockyard.pool.PoolKeeper;
+import dev.dockyard.pool.PoolProgram;
 import dev.dockyard.pool.WarmPools;
 import java.util.List;
 import java.util.Optional;
@@ -15,7 +16,8 @@ public final class NoPools {
     public static WarmPools warmPools() {
         return new WarmPools() {
             @Override
-            public Optional<String> match(String image, double cpus, int memoryMb, List<String> plugins, String node) {
+            public Optional<String> match(String image, double cpus, int memoryMb, List<String> plugins, String node,
+                                          PoolProgram program) {
                 return Optional.empty();
             }
         };

@@ -284,12 +284,10 @@ class PoolKeeperTest {
         public synchronized boolean save(PoolSettings s, String source) {
             PoolDefinition existing = definitions.get(s.name());
             if (existing != null) {
-                existing.redefine(s.image(), s.cpus(), s.memoryMb(), s.plugins(), s.node(), s.size(), s.maxBooting(),
-                        source, clock.instant());
+                existing.redefine(s, source, clock.instant());
                 return false;
             }
-            definitions.put(s.name(), new PoolDefinition(s.name(), s.image(), s.cpus(), s.memoryMb(), s.plugins(),
-                    s.node(), s.size(), s.maxBooting(), source, clock.instant()));
+            definitions.put(s.name(), new PoolDefinition(s, source, clock.instant()));
             return true;
         }
 

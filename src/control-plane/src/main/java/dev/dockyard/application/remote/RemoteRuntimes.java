@@ -67,18 +67,6 @@ public class RemoteRuntimes {
     @Inject
     DockyardConfig config;
 
-    @Inject
-    @ConfigProperty(name = "dockyard.runtime-api.agent-port", defaultValue = "60000")
-    int agentPort;
-
-    @Inject
-    @ConfigProperty(name = "dockyard.runtime-api.vscode-port", defaultValue = "60001")
-    int vscodePort;
-
-    @Inject
-    @ConfigProperty(name = "dockyard.runtime-api.work-ports", defaultValue = "12000,12001")
-    List<Integer> workPorts;
-
     /**
      * OpenHands' current app server reads the key {@code /resume} answers and expects the old one
      * to stop working; its legacy runtime and the SDK keep the key they had: for them, false.
@@ -116,15 +104,16 @@ public class RemoteRuntimes {
             // Dockyard's executor: OpenHands' environment reaches its shell like sandbox.env does
             executorEnvironment = start.environment();
         } else {
-            ports.put(VSCODE, vscodePort);
+            ports.put(VSCODE, config.runtimeApiVscodePort());
             Map<String, String> environment = new LinkedHashMap<>(start.environment());
-            environment.putIfAbsent("VSCODE_PORT", String.valueOf(vscodePort));
+            environment.putIfAbsent("VSCODE_PORT", String.valueOf(config.runtimeApiVscodePort()));
             program = new SandboxProgram(start.command(), start.workingDir(), environment, start.user(),
-                    start.fsGroup(), agentPort, start.publicBase());
+                    start.fsGroup(), config.runtimeApiAgentPort(), start.publicBase());
         }
         // the main port is a service of this runtime: its clients talk to it (the action protocol of
         // Dockyard's executor, unguarded by Dockyard's policies, as OpenHands' clients expect it)
-        ports.put(ProxyTarget.MAIN, executor ? config.executorPort() : agentPort);
+        ports.put(ProxyTarget.MAIN, executor ? config.executorPort() : config.runtimeApiAgentPort());
+        List<Integer> workPorts = config.runtimeApiWorkPorts();
         if (workPorts.size() > 0) {
             ports.put(WORK_1, workPorts.get(0));
         }

@@ -10,10 +10,13 @@ import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.credentials.Credentials;
 import dev.dockyard.images.ImageBuild;
 import dev.dockyard.images.RuntimeImages;
+import dev.dockyard.pool.DormantServers;
 import dev.dockyard.pool.PoolKeeper;
+import dev.dockyard.pool.PoolProgram;
 import dev.dockyard.pool.WarmPools;
 import dev.dockyard.pool.WarmSandbox;
 import dev.dockyard.runtime.IllegalTransitionException;
+import dev.dockyard.runtime.RuntimeKeys;
 import dev.dockyard.runtime.RuntimeProgress;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
@@ -116,6 +119,9 @@ public class Provisioner {
     @Inject
     PoolKeeper keeper;
 
+    @Inject
+    DormantServers dormant;
+
     @Resource
     ManagedExecutorService executor;
 
@@ -165,7 +171,9 @@ public class Provisioner {
         SandboxRuntime runtime = warm == null
                 ? new SandboxRuntime(request.conversationId(), request.userId(), nodes.on(node).name(),
                         request.image(), request.cpus(), request.memoryMb(), request.timeoutSeconds(), clock.instant())
-                : new SandboxRuntime(warm.id(), warm.sessionKey(), request.conversationId(), request.userId(),
+                // a dormant server's key is only its init key: its runtime's session key is new
+                : new SandboxRuntime(warm.id(), request.program() == null ? warm.sessionKey()
+                        : RuntimeKeys.newSessionKey(), request.conversationId(), request.userId(),
                         nodes.on(node).name(), request.image(), request.cpus(), request.memoryMb(),
                         request.timeoutSeconds(), clock.instant());
         runtime.assignNode(node);
@@ -232,11 +240,14 @@ public class Provisioner {
      * when no pool serves it or none is ready: the caller provisions cold, never an error.
      */
     private Optional<SandboxRuntime> claimWarm(ProvisioningRequest request, String node) {
-        if (request.program() != null || !request.extraDependencies().isEmpty() || request.failAt() != null) {
+        SandboxProgram program = request.program();
+        if (!request.extraDependencies().isEmpty() || request.failAt() != null
+                || (program != null && program.fsGroup() != null)) {
             return Optional.empty();
         }
         Optional<String> pool = pools.match(request.image(), request.cpus(), request.memoryMb(), request.plugins(),
-                node);
+                node, program == null ? null : new PoolProgram(program.command(), program.workingDir(), program.user(),
+                        Map.of()));
         if (pool.isEmpty()) {
             return Optional.empty();
         }
@@ -268,10 +279,15 @@ public class Provisioner {
         String id = runtime.id();
         RuntimeBackend backend = nodes.on(runtime.node());
         URI endpoint = URI.create(warm.executorUrl());
-        SandboxConfiguration configuration;
+        Optional<SandboxProgram> program = runtime.program();
+        SandboxConfiguration configuration = null;
         try {
-            configuration = configurations.of(runtime, credentials.resolveAll(runtime.userId()));
-            secrets.remember(id, configuration.secretValues());
+            if (program.isEmpty()) {
+                configuration = configurations.of(runtime, credentials.resolveAll(runtime.userId()));
+                secrets.remember(id, configuration.secretValues());
+            } else {
+                secrets.remember(id, RuntimeSecrets.secretLooking(program.get().environment()));
+            }
         } catch (RuntimeException e) {
             removeQuietly(backend, runtime.containerName());
             settle(id, settled, fail(id, "Provisioning failed at step '" + ProvisioningStep.CREDENTIALS.label()
@@ -279,7 +295,13 @@ public class Provisioner {
             return journal.find(id).orElse(runtime);
         }
         try {
-            executors.configure(endpoint, runtime.sessionKey(), configuration);
+            if (program.isEmpty()) {
+                executors.configure(endpoint, runtime.sessionKey(), configuration);
+            } else {
+                SandboxProgram p = program.get();
+                dormant.initialize(endpoint, warm.sessionKey(), runtime.sessionKey(), programEnvironment(runtime, p),
+                        p.publicBase() == null ? null : p.publicBase() + "/" + runtime.id());
+            }
         } catch (RuntimeException e) {
             LOG.warning("Warm sandbox " + runtime.containerName() + " of pool '" + warm.pool()
                     + "' did not take its configuration (" + secrets.redact(runtime, e.toString())
@@ -290,7 +312,8 @@ public class Provisioner {
         }
         long configured = System.nanoTime();
         String startedMessage = "Warm sandbox from pool '" + warm.pool() + "' (ready since " + warm.readyAt()
-                + "); configuration injected in " + (configured - started) / 1_000_000 + " ms";
+                + "); " + (program.isEmpty() ? "configuration injected" : "its dormant server initialised") + " in "
+                + (configured - started) / 1_000_000 + " ms";
         if (runtime.repository().isPresent()) {
             try {
                 executor.execute(() -> {
@@ -598,6 +621,17 @@ public class Provisioner {
                     config.sandboxUser(), config.executorPort(), runtime.sessionKey(), runtime.plugins(), null,
                     servicePorts);
         }
+        Map<String, String> environment = programEnvironment(runtime, program);
+        SandboxProcess process = new SandboxProcess(program.command(), program.workingDir(), environment,
+                program.fsGroup());
+        // an image's own server gets no boot CPU allowance: the steady limit from the start
+        return new SandboxSpec(runtime.id(), runtime.conversationId(), config.instance(), runtime.containerName(),
+                image, runtime.cpus(), runtime.cpus(), runtime.memoryMb(), config.sandboxPidsLimit(), program.user(),
+                program.mainPort(), runtime.sessionKey(), List.of(), process, servicePorts);
+    }
+
+    /** The environment of a runtime's own program: the client's, with its key and where it is reached. */
+    private Map<String, String> programEnvironment(SandboxRuntime runtime, SandboxProgram program) {
         Map<String, String> environment = new LinkedHashMap<>(program.environment());
         // the program's own server checks its clients' key: the sandbox's key, which the proxy puts
         // in place of the service key clients hold (see dev.dockyard.proxy)
@@ -610,12 +644,7 @@ public class Provisioner {
             environment.putIfAbsent("RUNTIME_URL", program.publicBase() + "/" + runtime.id());
             environment.putIfAbsent("OH_VSCODE_BASE_PATH", "/" + runtime.id() + "/vscode");
         }
-        SandboxProcess process = new SandboxProcess(program.command(), program.workingDir(), environment,
-                program.fsGroup());
-        // an image's own server gets no boot CPU allowance: the steady limit from the start
-        return new SandboxSpec(runtime.id(), runtime.conversationId(), config.instance(), runtime.containerName(),
-                image, runtime.cpus(), runtime.cpus(), runtime.memoryMb(), config.sandboxPidsLimit(), program.user(),
-                program.mainPort(), runtime.sessionKey(), List.of(), process, servicePorts);
+        return environment;
     }
 
     /** The image of a runtime that runs its own program, as it is: it must be on the node already. */
