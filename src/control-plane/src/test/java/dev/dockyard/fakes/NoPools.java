@@ -29,6 +29,10 @@ public final class NoPools {
             public Set<String> memberIds() {
                 return Set.of();
             }
+
+            @Override
+            public void tendSoon() {
+            }
         };
     }
 }

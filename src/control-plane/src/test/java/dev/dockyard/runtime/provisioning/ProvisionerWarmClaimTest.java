@@ -1,0 +1,248 @@
+package dev.dockyard.runtime.provisioning;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dockyard.agents.AgentProfile;
+import dev.dockyard.agents.LlmSettings;
+import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.backend.SandboxState.Phase;
+import dev.dockyard.credentials.Credentials;
+import dev.dockyard.fakes.FakeBackend;
+import dev.dockyard.fakes.FakeNodes;
+import dev.dockyard.fakes.FakeRuntimes;
+import dev.dockyard.fakes.MutableClock;
+import dev.dockyard.fakes.NoPools;
+import dev.dockyard.fakes.TestConfig;
+import dev.dockyard.images.ExtraDependencies;
+import dev.dockyard.images.ImageBuild;
+import dev.dockyard.images.RuntimeImages;
+import dev.dockyard.persistence.PoolRepository;
+import dev.dockyard.pool.PoolMember;
+import dev.dockyard.pool.PoolProgram;
+import dev.dockyard.pool.WarmPools;
+import dev.dockyard.pool.WarmSandbox;
+import dev.dockyard.runtime.RuntimeSecrets;
+import dev.dockyard.runtime.RuntimeStatus;
+import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.executor.ExecutorClient;
+import dev.dockyard.runtime.lifecycle.RuntimeGates;
+import dev.dockyard.tenancy.Accounts;
+import dev.dockyard.tenancy.QuotaExceededException;
+import dev.dockyard.tenancy.Role;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
+import java.lang.reflect.Proxy;
+import java.net.URI;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** A request served from a warm pool: the claim, a lost claim, a dead member, a refused quota. */
+class ProvisionerWarmClaimTest {
+
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final FakeRuntimes runtimes = new FakeRuntimes();
+    private final FakeNodes nodes = new FakeNodes("local");
+    private final FakeBackend backend = nodes.backend("local");
+    private final Provisioner provisioner = new Provisioner();
+    private final Deque<WarmSandbox> queue = new ArrayDeque<>();
+    /** Member rows still READY in the "database": a claim deletes one only if it is here. */
+    private final Set<String> claimable = new HashSet<>();
+    private final List<URI> configured = new ArrayList<>();
+    private final Set<URI> dead = new HashSet<>();
+    private QuotaExceededException overQuota;
+
+    private static ManagedExecutorService inline() {
+        return (ManagedExecutorService) Proxy.newProxyInstance(ProvisionerWarmClaimTest.class.getClassLoader(),
+                new Class<?>[] {ManagedExecutorService.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("execute")) {
+                        ((Runnable) args[0]).run();
+                        return null;
+                    }
+                    throw new UnsupportedOperationException(method.getName());
+                });
+    }
+
+    @BeforeEach
+    void wire() {
+        RuntimeSecrets secrets = new RuntimeSecrets();
+        ProvisioningJournal journal = Journals.over(runtimes, clock, secrets);
+        Accounts accounts = new Accounts() {
+            @Override
+            public void ensure(String userId, Role role) {
+            }
+
+            @Override
+            public void admit(String userId, Role role, double cpus, int memoryMb) {
+                if (overQuota != null) {
+                    throw overQuota;
+                }
+            }
+        };
+        journal.accounts = accounts;
+        journal.compensation = new SandboxCompensation() {
+            @Override
+            public void removeOnRollback(RuntimeBackend backend, String sandboxName) {
+            }
+        };
+        journal.pools = new PoolRepository() {
+            @Override
+            public boolean delete(String id, PoolMember.Status status) {
+                return claimable.remove(id);
+            }
+        };
+        provisioner.journal = journal;
+        provisioner.accounts = accounts;
+        provisioner.pools = new WarmPools() {
+            @Override
+            public Optional<String> match(String image, double cpus, int memoryMb, List<String> plugins, String node,
+                                          PoolProgram program) {
+                return image.equals("img") ? Optional.of("p") : Optional.empty();
+            }
+
+            @Override
+            public Optional<WarmSandbox> next(String pool) {
+                return Optional.ofNullable(queue.pollFirst());
+            }
+
+            @Override
+            public void claimed(String pool) {
+            }
+        };
+        provisioner.keeper = NoPools.keeper();
+        provisioner.nodes = nodes;
+        provisioner.clock = clock;
+        provisioner.config = new TestConfig();
+        provisioner.gates = new RuntimeGates();
+        provisioner.secrets = secrets;
+        provisioner.executor = inline();
+        provisioner.credentials = new Credentials() {
+            @Override
+            public Map<String, String> resolveAll(String userId) {
+                return Map.of();
+            }
+        };
+        provisioner.configurations = new SandboxConfigurations() {
+            @Override
+            public SandboxConfiguration of(SandboxRuntime runtime, Map<String, String> credentials) {
+                return new SandboxConfiguration(Map.of("CANARY", runtime.conversationId()), null, null, null);
+            }
+        };
+        provisioner.images = new RuntimeImages() {
+            @Override
+            public Resolution resolve(String node, String image, ExtraDependencies extra, Consumer<ImageBuild> onBuild) {
+                return new Resolution(image, null);
+            }
+        };
+        provisioner.readiness = new ReadinessProbe() {
+            @Override
+            public void probe(ReadinessAttempt attempt) {
+            }
+        };
+        provisioner.executors = new ExecutorClient() {
+            @Override
+            public void configure(URI executor, String sessionKey, SandboxConfiguration configuration) {
+                if (dead.contains(executor)) {
+                    throw new ExecutorUnreachableException("connection refused", null);
+                }
+                configured.add(executor);
+            }
+        };
+    }
+
+    private WarmSandbox warm(String id) {
+        backend.put("dockyard-" + id, id, Instant.EPOCH, Phase.RUNNING);
+        WarmSandbox sandbox = new WarmSandbox(id, "p", "key-of-" + id, "cid-" + id, "http://127.0.0.1:1" + id.length()
+                + "/" + id, "img:rt", Instant.EPOCH);
+        queue.addLast(sandbox);
+        claimable.add(id);
+        return sandbox;
+    }
+
+    private SandboxRuntime provision(String conversation) {
+        return provisioner.provision(new ProvisioningRequest("alice", Role.USER, conversation,
+                new AgentProfile("CodeActAgent", new LlmSettings(null, null, null), null, null, List.of()),
+                new LlmSettings(null, null, null), "img", 1, 512, 60, Map.of(), ExtraDependencies.NONE, List.of(), null,
+                false, null));
+    }
+
+    @Test
+    void shouldAnswerReadyInTheClaimedSandboxWithoutCreatingOne() {
+        WarmSandbox member = warm("rt-warm1");
+
+        SandboxRuntime runtime = provision("conv-1");
+
+        assertEquals("rt-warm1", runtime.id());
+        assertEquals(RuntimeStatus.READY, runtime.status());
+        assertEquals("key-of-rt-warm1", runtime.sessionKey(), "its executor holds the member's key");
+        assertEquals(Optional.of("p"), runtime.pool());
+        assertEquals(List.of(URI.create(member.executorUrl())), configured, "configured once, in its own sandbox");
+        assertTrue(backend.calls().stream().noneMatch(c -> c.startsWith("create")), backend.calls().toString());
+        List<RuntimeStatus> history = runtimes.history(runtime.id()).stream().map(c -> c.status()).toList();
+        assertEquals(List.of(RuntimeStatus.STARTING_RUNTIME, RuntimeStatus.RUNTIME_STARTED, RuntimeStatus.READY),
+                history);
+        assertTrue(runtime.statusMessage().contains("from pool 'p'"), runtime.statusMessage());
+        assertFalse(provisioner.isInFlight(runtime.id()));
+    }
+
+    @Test
+    void shouldTryTheNextMemberWhenAnotherClaimWonTheFirst() {
+        warm("rt-taken");
+        claimable.remove("rt-taken");
+        warm("rt-free");
+
+        SandboxRuntime runtime = provision("conv-2");
+
+        assertEquals("rt-free", runtime.id());
+        assertEquals(RuntimeStatus.READY, runtime.status());
+        assertTrue(runtimes.find("rt-taken").isEmpty(), "no runtime for a member claimed by another");
+    }
+
+    @Test
+    void shouldProvisionTheSameRuntimeColdWhenItsWarmSandboxIsDead() {
+        WarmSandbox member = warm("rt-dead");
+        dead.add(URI.create(member.executorUrl()));
+
+        SandboxRuntime runtime = provision("conv-3");
+
+        SandboxRuntime now = runtimes.find(runtime.id()).orElseThrow();
+        assertEquals("rt-dead", now.id());
+        assertEquals(RuntimeStatus.READY, now.status(), now.statusMessage());
+        assertEquals(Optional.empty(), now.pool(), "its sandbox is its own now");
+        List<String> calls = backend.calls();
+        assertTrue(calls.indexOf("remove dockyard-rt-dead") < calls.indexOf("create dockyard-rt-dead"), calls.toString());
+    }
+
+    @Test
+    void shouldProvisionColdWhenThePoolIsEmpty() {
+        SandboxRuntime runtime = provision("conv-4");
+
+        SandboxRuntime now = runtimes.find(runtime.id()).orElseThrow();
+        assertEquals(RuntimeStatus.READY, now.status());
+        assertTrue(backend.calls().contains("create " + now.containerName()));
+        assertEquals(Optional.empty(), now.pool());
+    }
+
+    @Test
+    void shouldLeaveTheMemberClaimableWhenTheQuotaRefuses() {
+        warm("rt-keep");
+        overQuota = new QuotaExceededException("maxRuntimes", 1, 1, 1);
+
+        assertThrows(QuotaExceededException.class, () -> provision("conv-5"));
+
+        assertTrue(claimable.contains("rt-keep"), "the member's row was not deleted");
+        assertTrue(runtimes.find("rt-keep").isEmpty());
+        assertFalse(provisioner.isInFlight("rt-keep"));
+    }
+}
