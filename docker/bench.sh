@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The benchmark entry point: starts a private control plane (port 19280, its own database under
 # /tmp) on the images and build that are there, runs Bench and prints its table, stops the server.
-#   docker/bench.sh [provisions=5] [echoes=100]
+#   docker/bench.sh [provisions=5] [echoes=100] [pool=100]   (pool 0: no warm-pool rows)
 # Needs a prior build: mvn -B install -DskipTests (docker/start-control-plane.sh does one).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -14,8 +14,11 @@ bash "$root/docker/build-sandbox-image.sh" "$root/src/executor/target/executor-b
 export WLP_OUTPUT_DIR="$(mktemp -d /tmp/dockyard-bench.XXXXXX)"
 export HTTP_PORT=19280
 export DOCKYARD_INSTANCE=bench
+# the bench's bursts run a hundred runtimes at once under the admin key
+export DOCKYARD_QUOTA_MAX_RUNTIMES=400 DOCKYARD_QUOTA_MAX_CPUS=400 DOCKYARD_QUOTA_MAX_MEMORY_MB=1000000
+export DOCKYARD_POOLS_TEND_INTERVAL=1
 export DOCKYARD_BOOTSTRAP_ADMIN_KEY="bench-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 "$wlp/bin/server" start dockyard >/dev/null
 trap '"$wlp/bin/server" stop dockyard >/dev/null; rm -rf "$WLP_OUTPUT_DIR"' EXIT
 java "$root/it/src/test/java/it/dev/dockyard/bench/Bench.java" "http://127.0.0.1:$HTTP_PORT/api/v1" \
-  "$DOCKYARD_BOOTSTRAP_ADMIN_KEY" "${1:-5}" "${2:-100}"
+  "$DOCKYARD_BOOTSTRAP_ADMIN_KEY" "${1:-5}" "${2:-100}" "${3:-100}"
