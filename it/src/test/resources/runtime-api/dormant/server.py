@@ -13,6 +13,8 @@ STATE = {
     "state": "dormant" if os.environ.get("OH_DEFERRED_INIT") == "true" else "ready",
     "keys": list(BOOT_KEYS),
     "inits": 0,
+    "webhooks": [],
+    "cors": [],
 }
 
 
@@ -37,7 +39,9 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/api/whoami":
             return self.answer(200, {"inits": STATE["inits"], "bootKeys": len(BOOT_KEYS),
                                      "keys": len(STATE["keys"]), "canary": os.environ.get("IT_CANARY"),
-                                     "runtimeId": os.environ.get("RUNTIME_ID")})
+                                     "runtimeId": os.environ.get("RUNTIME_ID"),
+                                     "webhooks": [w.get("base_url") for w in STATE["webhooks"]],
+                                     "cors": STATE["cors"]})
         return self.answer(404, {"detail": "not found"})
 
     def do_POST(self):
@@ -49,6 +53,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(400, {"detail": "server already in state: " + STATE["state"]})
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
         STATE["keys"] = list(body.get("session_api_keys") or [])
+        STATE["webhooks"] = list(body.get("webhooks") or [])
+        STATE["cors"] = list(body.get("allow_cors_origins") or [])
         os.environ.update(body.get("env") or {})
         STATE["inits"] += 1
         STATE["state"] = "ready"

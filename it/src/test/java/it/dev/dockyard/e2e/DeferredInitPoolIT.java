@@ -65,7 +65,10 @@ class DeferredInitPoolIT {
         JsonObject runtime = user.runtimes().started(Json.createObjectBuilder()
                 .add("image", image)
                 .add("command", Json.createArrayBuilder(ForeignImage.COMMAND))
-                .add("environment", Json.createObjectBuilder().add("IT_CANARY", "canary-" + session))
+                .add("environment", Json.createObjectBuilder().add("IT_CANARY", "canary-" + session)
+                        // what OpenHands' app server sends: configuration its agent server reads at boot
+                        .add("OH_WEBHOOKS_0_BASE_URL", "http://127.0.0.1:9/webhooks")
+                        .add("OH_ALLOW_CORS_ORIGINS_0", "http://127.0.0.1:3000"))
                 .add("session_id", session)
                 .add("resource_factor", 1)
                 .build());
@@ -87,6 +90,10 @@ class DeferredInitPoolIT {
             assertEquals(1, seen.getInt("keys"), "with one key: the one this runtime's clients use");
             assertEquals("canary-" + session, seen.getString("canary"), "the /start environment came with the init");
             assertEquals(id, seen.getString("runtimeId"));
+            assertEquals("http://127.0.0.1:9/webhooks", seen.getJsonArray("webhooks").getString(0),
+                    "the webhook reached the dormant server's configuration, not just its environment");
+            assertEquals("http://127.0.0.1:3000", seen.getJsonArray("cors").getString(0));
+            assertTrue(ms < 3000, "answered from the pool, running, in " + ms + " ms");
             assertEquals(401, ThroughUrl.get(url + "/api/whoami", null).statusCode(), "no key, no entry");
             assertNotEquals(200, ThroughUrl.get(url + "/api/whoami", key + "x").statusCode());
             assertTrue(ThroughUrl.get(url + "/api/init", key).body().contains("ready"));
@@ -130,7 +137,8 @@ class DeferredInitPoolIT {
 
     /** The runtime ids of running containers of the pool whose runtime does not exist: its members. */
     private static Set<String> poolMembers() {
-        return DockerCli.ok("ps", "--filter", "label=dev.dockyard.pool=" + POOL, "--format",
+        return DockerCli.ok("ps", "--filter", "label=dev.dockyard.pool=" + POOL, "--filter",
+                        "label=dev.dockyard.control-plane=" + System.getProperty("dockyard.instance", "it"), "--format",
                         "{{.Label \"dev.dockyard.runtime-id\"}}").lines().filter(l -> !l.isBlank())
                 .filter(id -> ADMIN.get("runtimes/" + id).status() == 404).collect(Collectors.toSet());
     }

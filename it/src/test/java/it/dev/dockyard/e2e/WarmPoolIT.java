@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.stream.Collectors;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -53,8 +54,13 @@ class WarmPoolIT {
     @Test
     @Order(1)
     void shouldRefusePoolsToUsersAndBadDefinitions() {
-        DockyardApi.Answer notAdmin = API.withKey("no-such-key").get("pools");
-        assertEquals(401, notAdmin.status(), notAdmin.body());
+        String userId = "it-pool-user-" + UUID.randomUUID().toString().substring(0, 8);
+        String userKey = API.post("users", Json.createObjectBuilder().add("userId", userId).add("role", "user")
+                .build()).json().getString("apiKey");
+        DockyardApi.Answer notAdmin = API.withKey(userKey).get("pools");
+        assertEquals(403, notAdmin.status(), notAdmin.body());
+        assertEquals(403, API.withKey(userKey).put("pools/" + POOL, Json.createObjectBuilder().add("size", 1).build())
+                .status());
         DockyardApi.Answer unknownField = API.put("pools/" + POOL, Json.createObjectBuilder().add("size", 1)
                 .add("memoryMB", 512).build());
         assertEquals(400, unknownField.status(), unknownField.body());
@@ -104,8 +110,8 @@ class WarmPoolIT {
             }
             clients.shutdown();
             assertEquals(20, conversationOf.size(), "twenty runtimes");
-            assertEquals(SIZE, warm.size(), "every warm sandbox claimed once, the rest provisioned cold: " + warm);
-            assertTrue(membersBefore.containsAll(warm), "warm runtimes run in the pool's former members");
+            // every member was claimed (once: one runtime each); a refill that was ready in time may serve more
+            assertTrue(warm.containsAll(membersBefore), "every warm sandbox claimed: " + warm + " " + membersBefore);
             Set<String> containers = new HashSet<>();
             for (String id : conversationOf.keySet()) {
                 containers.add(DockerCli.inspect("dockyard-" + id, "{{.Id}}").strip());
@@ -117,7 +123,7 @@ class WarmPoolIT {
             assertEquals(20, containers.size(), "twenty distinct sandboxes");
             String history = API.events(warm.iterator().next(), Duration.ofSeconds(2));
             assertTrue(history.contains("RUNTIME_STARTED") && history.contains("claimed warm sandbox"), history);
-            assertEquals(hitsBefore + SIZE, API.get("pools/" + POOL).json().getJsonNumber("hits").longValue());
+            assertEquals(hitsBefore + warm.size(), API.get("pools/" + POOL).json().getJsonNumber("hits").longValue());
 
             awaitReady(POOL, SIZE);
             Set<String> refilled = members(POOL).keySet();
@@ -197,16 +203,26 @@ class WarmPoolIT {
             posts.add(CompletableFuture.supplyAsync(() -> API.provision(body, 120)));
         }
         Set<String> ids = new HashSet<>();
+        Set<String> containers = new HashSet<>();
         try {
             for (CompletableFuture<DockyardApi.Answer> post : posts) {
                 DockyardApi.Answer answer = post.get();
                 assertEquals(201, answer.status(), answer.body());
-                ids.add(answer.json().getString("id"));
+                String id = answer.json().getString("id");
+                ids.add(id);
+                assertEquals(POOL, answer.json().getString("pool", null), answer.body());
+                assertTrue(before.contains(id), "served by a member that survived the restart: " + id);
+                containers.add(DockerCli.inspect("dockyard-" + id, "{{.Id}}").strip());
             }
-            assertEquals(SIZE, ids.size(), "no sandbox claimed twice");
+            assertEquals(SIZE, containers.size(), "no sandbox claimed twice");
         } finally {
             ids.forEach(id -> API.delete("runtimes/" + id));
         }
+        // nothing stopped and left behind: every container of the pool is a running member
+        awaitReady(POOL, SIZE);
+        String all = DockerCli.ok("ps", "-a", "--filter", "label=dev.dockyard.pool=" + POOL, "--filter",
+                "label=dev.dockyard.control-plane=" + INSTANCE, "--format", "{{.Label \"dev.dockyard.runtime-id\"}}");
+        assertEquals(members(POOL).keySet(), all.lines().filter(l -> !l.isBlank()).collect(Collectors.toSet()));
     }
 
     private static void awaitReady(String pool, int size) {

@@ -15,6 +15,8 @@ import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
+import jakarta.persistence.PersistenceException;
+import jakarta.transaction.TransactionalException;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -30,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 
 /**
  * Warm pools (admins only): {@code PUT /pools/{name}} declares or redefines one, {@code GET} shows
@@ -42,6 +45,10 @@ public class PoolResource {
 
     private static final Set<String> FIELDS = Set.of("image", "cpus", "memoryMb", "plugins", "node", "size",
             "maxBooting", "program");
+    private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+    private static final Pattern USER = Pattern.compile("\\d{1,10}(:\\d{1,10})?");
+    /** The sealed column holds 32000 characters; sealing adds a third and more. */
+    private static final int MAX_PROGRAM_CHARS = 16_000;
     private static final Set<String> PROGRAM_FIELDS = Set.of("command", "workingDir", "user", "environment",
             "deferredInit");
 
@@ -84,6 +91,10 @@ public class PoolResource {
             created = pools.declare(settings, "api");
         } catch (IllegalArgumentException e) {
             throw Problem.of(Problem.Kind.VALIDATION, e.getMessage()).toException();
+        } catch (PersistenceException | TransactionalException e) {
+            // a concurrent PUT of the same pool won
+            throw Problem.of(Problem.Kind.CONFLICT, "pool '" + name + "' was changed at the same time; read it "
+                    + "and try again").toException();
         }
         return Response.status(created ? Response.Status.CREATED : Response.Status.OK)
                 .entity(view(pools.state(name).orElseThrow(() -> notFound(name)))).build();
@@ -111,7 +122,9 @@ public class PoolResource {
         if (!(body.get("size") instanceof JsonNumber)) {
             throw invalid("size is required: the number of sandboxes kept ready");
         }
-        return new PoolSettings(name, string(body, "image", config.sandboxImage()),
+        String image = string(body, "image", config.sandboxImage());
+        ProvisionRequestReader.requireImage(image, "image");
+        return new PoolSettings(name, image,
                 number(body, "cpus", config.sandboxCpus()), integer(body, "memoryMb", config.sandboxMemoryMb()),
                 plugins(body), string(body, "node", nodes.defaultNode()), integer(body, "size", 0),
                 integer(body, "maxBooting", 2), program(body));
@@ -164,11 +177,20 @@ public class PoolResource {
                 if (!(v instanceof JsonString s)) {
                     throw invalid("program.environment must be an object of strings");
                 }
+                if (!ENV_NAME.matcher(k).matches()) {
+                    throw invalid("program.environment: '" + k + "' is not a variable name");
+                }
                 environment.put(k, s.getString());
             });
         }
-        return new PoolProgram(command, string(program, "workingDir", null), string(program, "user", null),
-                environment);
+        if (program.toString().length() > MAX_PROGRAM_CHARS) {
+            throw invalid("program is larger than " + MAX_PROGRAM_CHARS + " characters");
+        }
+        String user = string(program, "user", null);
+        if (user != null && !USER.matcher(user).matches()) {
+            throw invalid("program.user must be uid or uid:gid (numbers)");
+        }
+        return new PoolProgram(command, string(program, "workingDir", null), user, environment);
     }
 
     private static List<String> plugins(JsonObject body) {

@@ -3,6 +3,7 @@ package dev.dockyard.backend;
 import java.io.InputStream;
 import java.net.URI;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Runs sandboxes. Calls may block on a remote engine and must never be made inside a transaction.
@@ -60,6 +61,12 @@ public interface RuntimeBackend {
 
     /** Unpacks a tar stream (owners kept) into {@code directory} of the sandbox, e.g. a created one before it starts. */
     void restore(String sandboxName, String directory, InputStream tar);
+
+    /**
+     * Replaces the environment file a sandbox of another image's program starts from (see
+     * {@link SandboxProcess}), e.g. once a dormant server has been given its runtime's keys.
+     */
+    void rewriteEnvironment(String sandboxName, Map<String, String> environment, String user);
 
     /** Stops and removes the sandbox with its anonymous volumes; nothing there is success too. */
     void remove(String sandboxName);

@@ -56,6 +56,16 @@ public class PoolRepository {
         return query.executeUpdate() == 1;
     }
 
+    /**
+     * Claims the member: deletes its row if it is still READY and of {@code shape} (what the
+     * request asked for: a member of a pool's former settings is no claim). Whether it did.
+     */
+    public boolean claim(String id, String shape) {
+        return em.createQuery("delete from PoolMember m where m.id = :id and m.status = :ready and m.shape = :shape")
+                .setParameter("id", id).setParameter("ready", PoolMember.Status.READY).setParameter("shape", shape)
+                .executeUpdate() == 1;
+    }
+
     /** Live runtimes that run in a sandbox claimed from {@code pool}. */
     public long claimedLive(String pool) {
         return em.createQuery("select count(r) from SandboxRuntime r where r.pool = :pool and r.status not in :ended",

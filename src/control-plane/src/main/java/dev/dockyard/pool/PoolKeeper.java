@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -174,6 +175,9 @@ public class PoolKeeper {
                 current.computeIfAbsent(member.pool(), p -> new ArrayList<>()).add(WarmSandbox.of(member));
             }
         }
+        Set<String> rows = new HashSet<>();
+        members.forEach(m -> rows.add(m.id()));
+        pools.forgetHandedOutExcept(rows);
         int boots = 0;
         for (PoolDefinition pool : definitions) {
             pools.retain(pool.name(), current.getOrDefault(pool.name(), List.of()));
@@ -218,10 +222,16 @@ public class PoolKeeper {
                 return images.inspect(pool.node(), pool.image()).map(RuntimeImageBuilder.ImageInfo::id);
             }
             Optional<String> id = images.current(pool.node(), pool.image()).map(RuntimeImageBuilder.ImageInfo::id);
-            if (id.isEmpty()) {
+            Instant wait = backoffUntil.get(pool.name());
+            if (id.isEmpty() && (wait == null || wait.isBefore(clock.instant()))) {
                 // a base whose runtime image of today's bundle is not built yet: build it (or join
                 // the build under way), and the members of the old one drain once it exists
-                images.submit(pool.node(), pool.image(), ExtraDependencies.NONE, false);
+                images.submit(pool.node(), pool.image(), ExtraDependencies.NONE, false).image()
+                        .exceptionally(failed -> {
+                            lastError.put(pool.name(), "building its runtime image failed: " + failed.getMessage());
+                            backoffUntil.put(pool.name(), clock.instant().plus(BACKOFF));
+                            return null;
+                        });
             }
             return id;
         } catch (RuntimeException e) {
@@ -231,7 +241,13 @@ public class PoolKeeper {
 
     /** Drops the member's row if nothing claimed it meanwhile, then removes its sandbox. */
     private boolean drain(PoolMember member, String why) {
-        if (!ledger.drop(member.id(), member.status())) {
+        try {
+            if (!ledger.drop(member.id(), member.status())) {
+                return false;
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Pool '" + member.pool() + "': could not drop member " + member.id() + " ("
+                    + why + "); the next pass tries again: " + e.getMessage());
             return false;
         }
         pools.forget(member.id());
@@ -277,10 +293,11 @@ public class PoolKeeper {
                 runtimeImage = images.resolve(pool.node(), pool.image(), ExtraDependencies.NONE,
                         build -> LOG.info("Pool '" + pool.name() + "': building runtime image for " + pool.image()
                                 + " (build " + build.id() + ")")).image();
+                // the Remote Runtime API's work ports too: a /start of a Dockyard image may claim it
                 spec = new SandboxSpec(member.id(), "", config.instance(), name, runtimeImage, pool.cpus(),
                         config.sandboxBootCpus(), pool.memoryMb(), config.sandboxPidsLimit(), config.sandboxUser(),
-                        config.executorPort(), member.sessionKey(), pool.plugins(), null, List.of(),
-                        Map.of(Labels.POOL, pool.name()));
+                        config.executorPort(), member.sessionKey(), pool.plugins(), null,
+                        config.runtimeApiWorkPorts(), Map.of(Labels.POOL, pool.name()));
             } else {
                 runtimeImage = pool.image();
                 spec = dormantSpec(pool, program.get(), member);
@@ -302,9 +319,14 @@ public class PoolKeeper {
             lastError.remove(pool.name());
             backoffUntil.remove(pool.name());
             // drained between its record and here, a claim of it fails in the database and tries the next
-            pools.offer(new WarmSandbox(member.id(), pool.name(), member.sessionKey(), containerId,
+            pools.offer(new WarmSandbox(member.id(), pool.name(), member.shape(), member.sessionKey(), containerId,
                     endpoint.toString(), runtimeImage, clock.instant()));
         } catch (RuntimeException e) {
+            if (ledger.members(config.instance()).stream().noneMatch(m -> m.id().equals(member.id()))) {
+                // drained while it booted (its pool redefined or deleted): its sandbox went with it
+                removeQuietly(pool.node(), name);
+                return;
+            }
             String message = e.getMessage() == null ? e.toString() : e.getMessage();
             LOG.warning("Pool '" + pool.name() + "': warm sandbox " + name + " failed to boot: " + message);
             lastError.put(pool.name(), message.length() > 500 ? message.substring(0, 500) + "…" : message);
@@ -331,6 +353,8 @@ public class PoolKeeper {
         environment.put("OH_DEFERRED_INIT", "true");
         environment.put("OH_SECRET_KEY", member.sessionKey());
         environment.put("RUNTIME_ID", member.id());
+        // its stateless services (VS Code) start dormant: they need their path now, not at the init
+        environment.put("OH_VSCODE_BASE_PATH", "/" + member.id() + "/vscode");
         environment.putIfAbsent("VSCODE_PORT", String.valueOf(config.runtimeApiVscodePort()));
         List<Integer> ports = new ArrayList<>();
         ports.add(config.runtimeApiVscodePort());

@@ -43,6 +43,12 @@ public class WarmPools {
     PoolKeeper keeper;
 
     private final Map<String, ConcurrentLinkedDeque<WarmSandbox>> ready = new ConcurrentHashMap<>();
+    /**
+     * Members taken out of a queue for a claim: never queued again by a keeper pass that read their
+     * rows before the claim committed; forgotten once their rows are gone, put back if the claim
+     * was refused before it touched the database.
+     */
+    private final Set<String> handedOut = ConcurrentHashMap.newKeySet();
     private final Map<String, AtomicLong> hits = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> misses = new ConcurrentHashMap<>();
     /** Shape → pool name, for matching without a database read; rebuilt whenever definitions are read. */
@@ -72,18 +78,41 @@ public class WarmPools {
         ConcurrentLinkedDeque<WarmSandbox> queue = ready.get(pool);
         WarmSandbox next = queue == null ? null : queue.pollFirst();
         if (next == null) {
-            counter(misses, pool).incrementAndGet();
+            missed(pool);
+        } else {
+            handedOut.add(next.id());
         }
         return Optional.ofNullable(next);
     }
 
-    public void claimed(String pool) {
-        counter(hits, pool).incrementAndGet();
+    /** A request the pool would serve went cold (empty pool, or settings it cannot take at claim). */
+    public void missed(String pool) {
+        counter(misses, pool).incrementAndGet();
     }
 
-    /** Adds a READY member at the end of its pool's queue. */
+    public void claimed(WarmSandbox sandbox) {
+        counter(hits, sandbox.pool()).incrementAndGet();
+    }
+
+    /** A candidate whose request was refused before its claim (quota, busy conversation): first in line again. */
+    public void putBack(WarmSandbox sandbox) {
+        handedOut.remove(sandbox.id());
+        ConcurrentLinkedDeque<WarmSandbox> queue = ready.computeIfAbsent(sandbox.pool(),
+                p -> new ConcurrentLinkedDeque<>());
+        if (queue.stream().noneMatch(s -> s.id().equals(sandbox.id()))) {
+            queue.addFirst(sandbox);
+        }
+    }
+
+    /** Adds a READY member at the end of its pool's queue, unless it is there or handed out already. */
     void offer(WarmSandbox sandbox) {
-        ready.computeIfAbsent(sandbox.pool(), p -> new ConcurrentLinkedDeque<>()).addLast(sandbox);
+        ConcurrentLinkedDeque<WarmSandbox> queue = ready.computeIfAbsent(sandbox.pool(),
+                p -> new ConcurrentLinkedDeque<>());
+        synchronized (queue) {
+            if (!handedOut.contains(sandbox.id()) && queue.stream().noneMatch(s -> s.id().equals(sandbox.id()))) {
+                queue.addLast(sandbox);
+            }
+        }
     }
 
     /**
@@ -94,10 +123,18 @@ public class WarmPools {
         ConcurrentLinkedDeque<WarmSandbox> queue = ready.computeIfAbsent(pool, p -> new ConcurrentLinkedDeque<>());
         Set<String> ids = new HashSet<>();
         current.forEach(s -> ids.add(s.id()));
-        queue.removeIf(s -> !ids.contains(s.id()));
-        Set<String> queued = new HashSet<>();
-        queue.forEach(s -> queued.add(s.id()));
-        current.stream().filter(s -> !queued.contains(s.id())).forEach(queue::addLast);
+        synchronized (queue) {
+            queue.removeIf(s -> !ids.contains(s.id()));
+            Set<String> queued = new HashSet<>();
+            queue.forEach(s -> queued.add(s.id()));
+            current.stream().filter(s -> !queued.contains(s.id()) && !handedOut.contains(s.id()))
+                    .forEach(queue::addLast);
+        }
+    }
+
+    /** Handed-out members whose rows are gone (claimed, drained) need no remembering. */
+    void forgetHandedOutExcept(Set<String> memberIds) {
+        handedOut.retainAll(memberIds);
     }
 
     void forget(String memberId) {
@@ -137,7 +174,12 @@ public class WarmPools {
                         + "settings (image, cpus, memoryMb, plugins, node); a request can be served by one pool only");
             }
         }
+        String before = ledger.definition(settings.name()).map(PoolDefinition::shape).orElse(null);
         boolean created = ledger.save(settings, source);
+        if (before != null && !before.equals(settings.shape())) {
+            // members of the old settings are no longer this pool's to hand out
+            dropPool(settings.name());
+        }
         refresh();
         keeper.tendSoon();
         return created;
@@ -169,6 +211,11 @@ public class WarmPools {
         if (!nodes.names().contains(s.node())) {
             throw new IllegalArgumentException("unknown backend node '" + s.node() + "'; configured nodes: "
                     + nodes.names());
+        }
+        if (!s.node().equals(nodes.defaultNode())) {
+            // provisioning places new runtimes on the default node: a pool elsewhere would never be claimed
+            throw new IllegalArgumentException("pools serve new runtimes, which go to the default node '"
+                    + nodes.defaultNode() + "'");
         }
         if (s.size() < 0 || s.size() > config.poolMaxSize()) {
             throw new IllegalArgumentException("size must be between 0 and " + config.poolMaxSize()

@@ -449,7 +449,6 @@ public class SandboxRuntime {
         return serviceKey;
     }
 
-    /** A new service key: the one handed out before stops working. */
     /** The runtime runs in a sandbox claimed from {@code poolName}. */
     public void claimedFrom(String poolName) {
         this.pool = poolName;
@@ -459,6 +458,7 @@ public class SandboxRuntime {
         return Optional.ofNullable(pool);
     }
 
+    /** A new service key: the one handed out before stops working. */
     public String renewServiceKey() {
         serviceKey = RuntimeKeys.newSessionKey();
         return serviceKey;

@@ -142,6 +142,11 @@ public class FakeBackend implements RuntimeBackend {
     }
 
     @Override
+    public synchronized void rewriteEnvironment(String sandboxName, Map<String, String> environment, String user) {
+        called("environment " + sandboxName);
+    }
+
+    @Override
     public synchronized void remove(String sandboxName) {
         called("remove " + sandboxName);
         sandboxes.remove(sandboxName);

@@ -164,6 +164,12 @@ public class DockerBackend implements RuntimeBackend {
     }
 
     @Override
+    public void rewriteEnvironment(String sandboxName, Map<String, String> environment, String user) {
+        copyIn(sandboxName, "/", ProcessLaunch.environmentArchive(environment, user),
+                "could not rewrite the environment file");
+    }
+
+    @Override
     public URI revive(String sandboxName, String sessionKey, String user, int executorPort) {
         if (!runsProcess(sandboxName)) {
             // the executor deleted its key file when it first booted: it refuses to start without a new one

@@ -11,6 +11,7 @@ import dev.dockyard.credentials.Credentials;
 import dev.dockyard.images.ImageBuild;
 import dev.dockyard.images.RuntimeImages;
 import dev.dockyard.pool.DormantServers;
+import dev.dockyard.pool.PoolDefinition;
 import dev.dockyard.pool.PoolKeeper;
 import dev.dockyard.pool.PoolProgram;
 import dev.dockyard.pool.WarmPools;
@@ -159,7 +160,7 @@ public class Provisioner {
         }
         SandboxRuntime runtime = describe(request, node, null);
         CompletableFuture<RuntimeStatus> settled = track(runtime.id());
-        register(runtime, request, false);
+        register(runtime, request, null, settled);
         if (!launch(runtime, settled, request.failAt(), null)) {
             return journal.find(runtime.id()).orElse(runtime);
         }
@@ -203,10 +204,12 @@ public class Provisioner {
      * @throws ConversationBusyException when the conversation has a live runtime
      * @throws dev.dockyard.tenancy.QuotaExceededException when the user's quota is spent
      */
-    private boolean register(SandboxRuntime runtime, ProvisioningRequest request, boolean claim) {
+    private boolean register(SandboxRuntime runtime, ProvisioningRequest request, String claimedShape,
+                             CompletableFuture<RuntimeStatus> settled) {
+        boolean claim = claimedShape != null;
         try {
             ProvisioningJournal.Registration registration = claim
-                    ? journal.registerClaim(runtime, request.role(), request.replace())
+                    ? journal.registerClaim(runtime, request.role(), request.replace(), claimedShape)
                     : journal.register(runtime, request.role(), request.replace());
             if (registration.overQuota() != null) {
                 throw registration.overQuota();
@@ -215,20 +218,24 @@ public class Provisioner {
                 throw new ConversationBusyException(registration.existing());
             }
             if (registration.claimLost()) {
-                settling.remove(runtime.id());
+                settling.remove(runtime.id(), settled);
                 return false;
             }
             return true;
         } catch (PersistenceException | TransactionalException e) {
-            settling.remove(runtime.id());
+            settling.remove(runtime.id(), settled);
             // lost a race for the conversation: the unique constraint fired; report the winner
             Optional<SandboxRuntime> winner = journal.live(request.userId(), request.conversationId());
             if (winner.isPresent()) {
                 throw new ConversationBusyException(winner.get());
             }
+            if (claim) {
+                // the member's row was busy (a lock timeout, a drain): this claim is lost, not the request
+                return false;
+            }
             throw e;
         } catch (RuntimeException e) {
-            settling.remove(runtime.id());
+            settling.remove(runtime.id(), settled);
             throw e;
         }
     }
@@ -245,10 +252,19 @@ public class Provisioner {
                 || (program != null && program.fsGroup() != null)) {
             return Optional.empty();
         }
+        PoolProgram shapeOfProgram = program == null ? null
+                : new PoolProgram(program.command(), program.workingDir(), program.user(), Map.of());
         Optional<String> pool = pools.match(request.image(), request.cpus(), request.memoryMb(), request.plugins(),
-                node, program == null ? null : new PoolProgram(program.command(), program.workingDir(), program.user(),
-                        Map.of()));
+                node, shapeOfProgram);
+        String shape = PoolDefinition.shape(request.image(), request.cpus(), request.memoryMb(), request.plugins(),
+                node, shapeOfProgram);
         if (pool.isEmpty()) {
+            return Optional.empty();
+        }
+        if (program != null && !DormantServers.canInitialise(program.environment(),
+                config.programSessionKeyVariables())) {
+            // configuration a dormant server reads only at boot: this one must boot with it
+            pools.missed(pool.get());
             return Optional.empty();
         }
         for (int attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
@@ -258,11 +274,23 @@ public class Provisioner {
             }
             long started = System.nanoTime();
             SandboxRuntime runtime = describe(request, node, candidate.get());
-            CompletableFuture<RuntimeStatus> settled = track(runtime.id());
-            if (!register(runtime, request, true)) {
+            CompletableFuture<RuntimeStatus> settled = new CompletableFuture<>();
+            if (settling.putIfAbsent(runtime.id(), settled) != null) {
+                // claimed by another request of this control plane a moment ago (a stale queue)
                 continue;
             }
-            pools.claimed(pool.get());
+            boolean registered;
+            try {
+                registered = register(runtime, request, shape, settled);
+            } catch (RuntimeException refused) {
+                // a quota, a busy conversation: the sandbox was not claimed and waits for the next request
+                pools.putBack(candidate.get());
+                throw refused;
+            }
+            if (!registered) {
+                continue;
+            }
+            pools.claimed(candidate.get());
             keeper.tendSoon();
             return Optional.of(warmUp(runtime, candidate.get(), settled, started));
         }
@@ -276,6 +304,19 @@ public class Provisioner {
      */
     private SandboxRuntime warmUp(SandboxRuntime runtime, WarmSandbox warm, CompletableFuture<RuntimeStatus> settled,
                                   long started) {
+        try {
+            return warmUpNow(runtime, warm, settled, started);
+        } catch (RuntimeException e) {
+            // whatever went wrong, the runtime must not stay "in flight" where the reconciler never looks
+            removeQuietly(nodes.on(runtime.node()), runtime.containerName());
+            settle(runtime.id(), settled, fail(runtime.id(), "Provisioning failed claiming a warm sandbox: "
+                    + secrets.redact(runtime, e.toString())), null);
+            return journal.find(runtime.id()).orElse(runtime);
+        }
+    }
+
+    private SandboxRuntime warmUpNow(SandboxRuntime runtime, WarmSandbox warm,
+                                     CompletableFuture<RuntimeStatus> settled, long started) {
         String id = runtime.id();
         RuntimeBackend backend = nodes.on(runtime.node());
         URI endpoint = URI.create(warm.executorUrl());
@@ -299,8 +340,13 @@ public class Provisioner {
                 executors.configure(endpoint, runtime.sessionKey(), configuration);
             } else {
                 SandboxProgram p = program.get();
-                dormant.initialize(endpoint, warm.sessionKey(), runtime.sessionKey(), programEnvironment(runtime, p),
-                        p.publicBase() == null ? null : p.publicBase() + "/" + runtime.id());
+                Map<String, String> environment = programEnvironment(runtime, p);
+                dormant.initialize(endpoint, warm.sessionKey(), runtime.sessionKey(), environment,
+                        p.publicBase() == null ? null : p.publicBase() + "/" + runtime.id(),
+                        config.programSessionKeyVariables());
+                // a restart (an engine's) boots the server from its environment file: from now on the
+                // runtime's own, not dormant, not the init key's (in the background: the answer waits not)
+                rewriteEnvironmentLater(backend, runtime, environment);
             }
         } catch (RuntimeException e) {
             LOG.warning("Warm sandbox " + runtime.containerName() + " of pool '" + warm.pool()
@@ -325,6 +371,7 @@ public class Provisioner {
                     }
                 });
             } catch (RejectedExecutionException e) {
+                removeQuietly(backend, runtime.containerName());
                 settle(id, settled, fail(id, "Provisioning could not go on: the control plane has no thread for "
                         + "it now (it is shutting down or saturated); try again"), null);
             }
@@ -346,6 +393,25 @@ public class Provisioner {
             settle(id, settled, outcome, null);
         }
         return journal.find(id).orElse(runtime);
+    }
+
+    private void rewriteEnvironmentLater(RuntimeBackend backend, SandboxRuntime runtime,
+                                         Map<String, String> environment) {
+        Runnable rewrite = () -> {
+            try {
+                backend.rewriteEnvironment(runtime.containerName(), environment,
+                        runtime.program().map(SandboxProgram::user).orElse(null));
+            } catch (RuntimeException e) {
+                LOG.warning("Could not rewrite the environment file of " + runtime.containerName()
+                        + " after its init; a restart of its sandbox would find it dormant: "
+                        + secrets.redact(runtime, e.getMessage()));
+            }
+        };
+        try {
+            executor.execute(rewrite);
+        } catch (RejectedExecutionException e) {
+            rewrite.run();
+        }
     }
 
     /** A warm runtime with a repository: cloned before it is READY, as after a cold boot. */

@@ -3,7 +3,6 @@ package dev.dockyard.runtime.provisioning;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.persistence.PoolRepository;
 import dev.dockyard.persistence.RuntimeRepository;
-import dev.dockyard.pool.PoolMember;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -76,15 +75,15 @@ public class ProvisioningJournal {
     /**
      * The same for a runtime that takes over the warm sandbox of pool member {@code memberId}
      * (the runtime has its id): the member's row is deleted in this transaction, only if it is
-     * still READY, so that the claim, the quota and the conversation hold together or not at all.
+     * still READY and of the requested {@code shape}, so that the claim, the quota and the conversation hold together or not at all.
      * {@link Registration#claimLost()} when another claim (or a drain) took the member first.
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public Registration registerClaim(SandboxRuntime runtime, Role role, boolean replace) {
-        return registerNow(runtime, role, replace, runtime.id());
+    public Registration registerClaim(SandboxRuntime runtime, Role role, boolean replace, String shape) {
+        return registerNow(runtime, role, replace, shape);
     }
 
-    private Registration registerNow(SandboxRuntime runtime, Role role, boolean replace, String memberId) {
+    private Registration registerNow(SandboxRuntime runtime, Role role, boolean replace, String claimedShape) {
         try {
             accounts.admit(runtime.userId(), role, runtime.cpus(), runtime.memoryMb());
         } catch (QuotaExceededException e) {
@@ -97,7 +96,7 @@ public class ProvisioningJournal {
         if (live.isPresent()) {
             runtime.replacing(live.get().id());
         }
-        if (memberId != null && !pools.delete(memberId, PoolMember.Status.READY)) {
+        if (claimedShape != null && !pools.claim(runtime.id(), claimedShape)) {
             return new Registration(null, null, null, true);
         }
         runtimes.add(runtime, new StatusChange(runtime.id(), runtime.status(), runtime.statusMessage(),

@@ -20,7 +20,7 @@ import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.images.ImageBuild;
 import dev.dockyard.images.RuntimeImages;
 import dev.dockyard.persistence.PoolRepository;
-import dev.dockyard.pool.PoolMember;
+import dev.dockyard.pool.PoolDefinition;
 import dev.dockyard.pool.PoolProgram;
 import dev.dockyard.pool.WarmPools;
 import dev.dockyard.pool.WarmSandbox;
@@ -62,6 +62,7 @@ class ProvisionerWarmClaimTest {
     private final List<URI> configured = new ArrayList<>();
     private final Set<URI> dead = new HashSet<>();
     private QuotaExceededException overQuota;
+    private static final String SHAPE = PoolDefinition.shape("img", 1, 512, List.of(), "local", null);
 
     private static ManagedExecutorService inline() {
         return (ManagedExecutorService) Proxy.newProxyInstance(ProvisionerWarmClaimTest.class.getClassLoader(),
@@ -98,8 +99,8 @@ class ProvisionerWarmClaimTest {
         };
         journal.pools = new PoolRepository() {
             @Override
-            public boolean delete(String id, PoolMember.Status status) {
-                return claimable.remove(id);
+            public boolean claim(String id, String shape) {
+                return shape.equals(SHAPE) && claimable.remove(id);
             }
         };
         provisioner.journal = journal;
@@ -117,7 +118,12 @@ class ProvisionerWarmClaimTest {
             }
 
             @Override
-            public void claimed(String pool) {
+            public void claimed(WarmSandbox sandbox) {
+            }
+
+            @Override
+            public void putBack(WarmSandbox sandbox) {
+                queue.addFirst(sandbox);
             }
         };
         provisioner.keeper = NoPools.keeper();
@@ -163,7 +169,7 @@ class ProvisionerWarmClaimTest {
 
     private WarmSandbox warm(String id) {
         backend.put("dockyard-" + id, id, Instant.EPOCH, Phase.RUNNING);
-        WarmSandbox sandbox = new WarmSandbox(id, "p", "key-of-" + id, "cid-" + id, "http://127.0.0.1:1" + id.length()
+        WarmSandbox sandbox = new WarmSandbox(id, "p", SHAPE, "key-of-" + id, "cid-" + id, "http://127.0.0.1:1" + id.length()
                 + "/" + id, "img:rt", Instant.EPOCH);
         queue.addLast(sandbox);
         claimable.add(id);
@@ -242,6 +248,7 @@ class ProvisionerWarmClaimTest {
         assertThrows(QuotaExceededException.class, () -> provision("conv-5"));
 
         assertTrue(claimable.contains("rt-keep"), "the member's row was not deleted");
+        assertEquals("rt-keep", queue.peekFirst().id(), "and it is first in line again");
         assertTrue(runtimes.find("rt-keep").isEmpty());
         assertFalse(provisioner.isInFlight("rt-keep"));
     }

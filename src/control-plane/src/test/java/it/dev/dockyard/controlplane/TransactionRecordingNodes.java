@@ -17,6 +17,7 @@ import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.net.URI;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -134,6 +135,11 @@ public class TransactionRecordingNodes implements BackendNodes {
         @Override
         public void restore(String sandboxName, String directory, InputStream tar) {
             called("restore");
+        }
+
+        @Override
+        public void rewriteEnvironment(String sandboxName, Map<String, String> environment, String user) {
+            called("environment");
         }
 
         @Override
