@@ -1,0 +1,60 @@
+package dev.dockyard.pool;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** The claim queue: each member handed out once, whatever a keeper pass read before the claim. */
+class WarmPoolsTest {
+
+    private final WarmPools pools = new WarmPools();
+
+    private static WarmSandbox member(String id) {
+        return new WarmSandbox(id, "p", "shape", "key", "cid", "http://127.0.0.1:1", "img", Instant.EPOCH);
+    }
+
+    @Test
+    void shouldNotQueueAHandedOutMemberAgainFromAStaleKeeperPass() {
+        pools.retain("p", List.of(member("a"), member("b")));
+        WarmSandbox first = pools.next("p").orElseThrow();
+
+        // a keeper pass that read the rows before the claim committed still lists the member
+        pools.retain("p", List.of(member("a"), member("b")));
+        pools.offer(first);
+
+        WarmSandbox second = pools.next("p").orElseThrow();
+        assertTrue(!second.id().equals(first.id()));
+        assertTrue(pools.next("p").isEmpty(), "two members, two candidates, whatever the passes did");
+    }
+
+    @Test
+    void shouldPutARefusedCandidateFirstInLine() {
+        pools.retain("p", List.of(member("a"), member("b")));
+        WarmSandbox first = pools.next("p").orElseThrow();
+
+        pools.putBack(first);
+
+        assertEquals(first.id(), pools.next("p").orElseThrow().id());
+    }
+
+    @Test
+    void shouldForgetHandedOutMembersOnceTheirRowsAreGone() {
+        pools.retain("p", List.of(member("a")));
+        WarmSandbox claimed = pools.next("p").orElseThrow();
+        pools.forgetHandedOutExcept(Set.of());
+
+        // were the same id READY again (it cannot be: ids are new), it could be queued
+        pools.retain("p", List.of(claimed));
+        assertEquals(1, pools.queued("p"));
+    }
+
+    @Test
+    void shouldCountAMissWhenEmpty() {
+        assertTrue(pools.next("p").isEmpty());
+        assertEquals(1, pools.misses("p"));
+    }
+}
