@@ -141,6 +141,9 @@ public class Provisioner {
         runtime.withRepository(request.repository());
         runtime.runsProgram(request.program());
         runtime.publishesPorts(request.servicePorts());
+        ProvisioningRequest.Lifecycle lifecycle = request.lifecycle() != null ? request.lifecycle()
+                : new ProvisioningRequest.Lifecycle(false, config.idleTimeoutSeconds(), config.ttlSeconds());
+        runtime.withLifecycle(lifecycle.keepAlive(), lifecycle.idleTimeoutSeconds(), lifecycle.ttlSeconds());
         try {
             accounts.ensure(request.userId(), request.role());
         } catch (PersistenceException | TransactionalException raced) {
@@ -205,6 +208,7 @@ public class Provisioner {
         source.repository().ifPresent(migrated::withRepository);
         migrated.runsProgram(source.program().orElse(null));
         migrated.publishesPorts(source.servicePorts());
+        migrated.withLifecycle(source.keepAlive(), source.idleTimeoutSeconds(), source.ttlSeconds());
         RuntimeGates.Pass hold;
         try {
             // from here no action, pause or resume reaches the source; the running actions have finished
