@@ -49,7 +49,8 @@ public class PauseResume {
     Activity activity;
 
     /**
-     * READY → PAUSED; PAUSED stays PAUSED.
+     * READY → PAUSED on request; PAUSED or HIBERNATED stays so, from now on as the user's own pause
+     * (an action no longer wakes it).
      *
      * @throws RuntimeGates.RuntimeBusyException while the runtime is being migrated
      */
@@ -65,7 +66,11 @@ public class PauseResume {
      */
     SandboxRuntime pauseAdmitted(String runtimeId, PauseReason reason, String why) {
         SandboxRuntime runtime = current(runtimeId);
-        if (runtime.status() == RuntimeStatus.PAUSED) {
+        if (runtime.status() == RuntimeStatus.PAUSED || runtime.status() == RuntimeStatus.HIBERNATED) {
+            if (reason == PauseReason.REQUEST && runtime.pauseReason() != PauseReason.REQUEST) {
+                // asleep for idleness, now paused by the user too: from here no action wakes it
+                return journal.update(runtimeId, r -> r.pausedFor(PauseReason.REQUEST));
+            }
             return runtime;
         }
         if (runtime.status() != RuntimeStatus.READY) {

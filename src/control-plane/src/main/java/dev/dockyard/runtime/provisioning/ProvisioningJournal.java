@@ -226,6 +226,14 @@ public class ProvisioningJournal {
         return true;
     }
 
+    /** Applies {@code change} to the runtime without a status change (e.g. why it is paused); answers it. */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public SandboxRuntime update(String id, Consumer<SandboxRuntime> change) {
+        SandboxRuntime runtime = locked(id);
+        change.accept(runtime);
+        return runtime;
+    }
+
     /** Persists when the runtime was last used (the idle lifecycle's coarse steps); no status change. */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public void activeAt(String id, Instant at) {

@@ -198,6 +198,19 @@ class IdleLifecycleTest {
     }
 
     @Test
+    void shouldTakeAnExplicitPauseOfAnIdlePausedRuntimeAsTheUsersOwn() {
+        SandboxRuntime runtime = l.ready(false, 60, 0);
+        after(60);
+        l.idle.sweep();
+        assertEquals(PauseReason.IDLE, l.find(runtime.id()).pauseReason());
+
+        assertEquals(RuntimeStatus.PAUSED, l.pauses.pause(runtime.id()).status());
+
+        assertEquals(PauseReason.REQUEST, l.find(runtime.id()).pauseReason());
+        assertEquals(RuntimeStatus.PAUSED, l.idle.wakeForAction(runtime.id()).status(), "no longer woken by an action");
+    }
+
+    @Test
     void shouldPersistActivityInCoarseStepsAndRememberItAcrossARestart() {
         SandboxRuntime runtime = l.ready(false, 60, 0);
         Instant created = l.clock.instant();
