@@ -24,7 +24,7 @@ class IdleLifecycleIT {
     private static String provision(String prefix, JsonObjectBuilder sandbox) {
         DockyardApi.Answer created = API.provision(Json.createObjectBuilder()
                 .add("conversationId", prefix + UUID.randomUUID())
-                .add("sandbox", sandbox.add("env", Json.createObjectBuilder().add("IDLE_CANARY", "configured")))
+                .add("sandbox", sandbox.add("env", Json.createObjectBuilder().add("IDLE_CANARY", "idle-canary-7f3")))
                 .build(), 120);
         assertEquals(201, created.status(), created.body());
         return created.json().getString("id");
@@ -61,7 +61,7 @@ class IdleLifecycleIT {
             assertEquals("true", DockerCli.inspect("dockyard-" + id, "{{.State.Paused}}"), "frozen by the engine");
 
             Object[] first = timed(id, "echo $(pwd) $KEPT $IDLE_CANARY");
-            assertEquals("/tmp still-here configured", first[1], "the shell and its variables survived the pause");
+            assertEquals("/tmp still-here idle-canary-7f3", first[1], "the shell and its variables survived the pause");
             JsonObject resumed = runtime(id);
             assertEquals("READY", resumed.getString("status"));
             assertTrue(resumed.getString("statusMessage").startsWith("Woken by an action after "), resumed.toString());
@@ -85,7 +85,9 @@ class IdleLifecycleIT {
             API.act(id, DockyardApi.run("echo kept-across-hibernation > /workspace/kept.txt"));
             awaitStatus(id, "PAUSED", Duration.ofSeconds(15));
 
+            long hibernating = System.nanoTime();
             DockyardApi.Answer hibernated = API.post("runtimes/" + id + "/hibernate", Json.createObjectBuilder().build());
+            long hibernateMs = (System.nanoTime() - hibernating) / 1_000_000;
             assertEquals(200, hibernated.status(), hibernated.body());
             assertEquals("HIBERNATED", hibernated.json().getString("status"));
             assertEquals("false", DockerCli.inspect(container, "{{.State.Running}}"), "the container is stopped");
@@ -93,13 +95,13 @@ class IdleLifecycleIT {
 
             // woken by an action: it was asleep for idleness
             Object[] woken = timed(id, "cat /workspace/kept.txt; echo $IDLE_CANARY");
-            assertEquals("kept-across-hibernation\nconfigured", woken[1], "files kept, configuration pushed again");
+            assertEquals("kept-across-hibernation\nidle-canary-7f3", woken[1], "files kept, configuration pushed again");
             JsonObject ready = runtime(id);
             assertEquals("READY", ready.getString("status"));
             assertTrue(ready.getString("statusMessage").startsWith("Woken by an action after "), ready.toString());
             assertEquals("true", DockerCli.inspect(container, "{{.State.Running}}"));
-            System.out.printf("hibernate wake by an action: answered in %d ms (%s)%n", woken[0],
-                    ready.getString("statusMessage"));
+            System.out.printf("hibernate: answered in %d ms; wake by an action: answered in %d ms (%s)%n",
+                    hibernateMs, woken[0], ready.getString("statusMessage"));
 
             // paused by the user, then hibernated: an action is refused, POST /resume wakes it
             assertEquals(200, API.post("runtimes/" + id + "/pause", Json.createObjectBuilder().build()).status());

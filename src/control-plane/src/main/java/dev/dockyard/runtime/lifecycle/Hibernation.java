@@ -133,10 +133,7 @@ public class Hibernation {
         long hibernatedFor = Duration.between(runtime.updatedAt(), clock.instant()).toSeconds();
         long start = System.nanoTime();
         try {
-            if (config.sandboxBootCpus() > runtime.cpus()) {
-                // the executor boots CPU-bound: the boot allowance again, as at provisioning
-                backend.settle(name, config.sandboxBootCpus());
-            }
+            allowBoot(backend, runtime);
             URI endpoint = backend.revive(name, runtime.sessionKey(), config.sandboxUser(), config.executorPort());
             readiness.probe(new ReadinessAttempt(backend, name, endpoint, runtime.sessionKey(),
                     Duration.ofSeconds(runtime.timeoutSeconds()), clock));
@@ -161,6 +158,23 @@ public class Hibernation {
                             + config.disconnectedGrace().toSeconds() + " s after this unless its sandbox answers again");
         }
         return current(id);
+    }
+
+    /**
+     * The executor boots CPU-bound: it gets the boot allowance again, as at provisioning (no cap
+     * there is every CPU here; a node with fewer refuses that, and it boots within its own limit).
+     */
+    private void allowBoot(RuntimeBackend backend, SandboxRuntime runtime) {
+        double boot = config.sandboxBootCpus() > 0 ? config.sandboxBootCpus()
+                : Runtime.getRuntime().availableProcessors();
+        if (boot <= runtime.cpus()) {
+            return;
+        }
+        try {
+            backend.settle(runtime.containerName(), boot);
+        } catch (BackendException e) {
+            LOG.fine("No boot allowance for " + runtime.containerName() + ": " + e.getMessage());
+        }
     }
 
     /**
