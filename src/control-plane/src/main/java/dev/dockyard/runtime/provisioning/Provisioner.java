@@ -208,7 +208,10 @@ public class Provisioner {
         source.repository().ifPresent(migrated::withRepository);
         migrated.runsProgram(source.program().orElse(null));
         migrated.publishesPorts(source.servicePorts());
-        migrated.withLifecycle(source.keepAlive(), source.idleTimeoutSeconds(), source.ttlSeconds());
+        // the TTL caps the conversation's runtime, moved or not: what is left of it moves along
+        long lived = Duration.between(source.createdAt(), clock.instant()).toSeconds();
+        migrated.withLifecycle(source.keepAlive(), source.idleTimeoutSeconds(),
+                source.ttlSeconds() == 0 ? 0 : (int) Math.max(1, source.ttlSeconds() - lived));
         RuntimeGates.Pass hold;
         try {
             // from here no action, pause or resume reaches the source; the running actions have finished
