@@ -23,6 +23,8 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Logger;
 
 /**
@@ -40,6 +42,9 @@ import java.util.logging.Logger;
 public class Hibernation {
 
     private static final Logger LOG = Logger.getLogger(Hibernation.class.getName());
+
+    /** Runtime → the lock its wakes take turns on (kept while it lives: a waiter must find the same one). */
+    private final Map<String, Object> waking = new ConcurrentHashMap<>();
 
     @Inject
     ProvisioningJournal journal;
@@ -126,7 +131,25 @@ public class Hibernation {
      *
      * @param cause what woke it, for the status message ("Woken by an action")
      */
-    SandboxRuntime wakeHeld(SandboxRuntime runtime, String cause) {
+    SandboxRuntime wakeHeld(SandboxRuntime hibernated, String cause) {
+        // one wake at a time per runtime (an action and a POST /resume may both wake it): a second
+        // revive would hand the key file again after the executor consumed it, for the agent to find
+        synchronized (waking.computeIfAbsent(hibernated.id(), id -> new Object())) {
+            SandboxRuntime runtime = current(hibernated.id());
+            if (runtime.status() != RuntimeStatus.HIBERNATED) {
+                // woken meanwhile by whoever held the lock before
+                return runtime;
+            }
+            return wake(runtime, cause);
+        }
+    }
+
+    /** Forgets the wake locks of runtimes not in {@code live} (they ended). */
+    void retainOnly(Set<String> live) {
+        waking.keySet().retainAll(live);
+    }
+
+    private SandboxRuntime wake(SandboxRuntime runtime, String cause) {
         String id = runtime.id();
         String name = runtime.containerName();
         RuntimeBackend backend = nodes.on(runtime.node());

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import java.util.stream.Collectors;
@@ -107,7 +108,9 @@ public class IdleLifecycle {
             LOG.log(Level.WARNING, "Idle lifecycle sweep skipped, the database cannot be read: " + e.getMessage());
             return new Report(0, 0, 0);
         }
-        activity.retainOnly(live.stream().map(SandboxRuntime::id).collect(Collectors.toSet()));
+        Set<String> liveIds = live.stream().map(SandboxRuntime::id).collect(Collectors.toSet());
+        activity.retainOnly(liveIds);
+        hibernation.retainOnly(liveIds);
         int stopped = 0;
         int paused = 0;
         int hibernated = 0;

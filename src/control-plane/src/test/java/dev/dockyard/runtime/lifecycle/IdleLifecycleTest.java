@@ -11,6 +11,8 @@ import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** The idle sweep's decisions and their effects, with a clock the test moves. */
@@ -160,6 +162,25 @@ class IdleLifecycleTest {
         assertEquals(1, l.configured.size(), "the booted executor is configured again");
         assertEquals("kept-across-hibernation", l.configured.get(0).getValue().get("CANARY"));
         assertEquals(woken.executorUrl(), l.configured.get(0).getKey().toString());
+    }
+
+    @Test
+    void shouldWakeAHibernatedRuntimeOnceWhenAnActionAndAResumeComeTogether() throws Exception {
+        SandboxRuntime runtime = l.ready(false, 60, 0);
+        after(60);
+        l.idle.sweep();
+        l.hibernation.hibernate(runtime.id());
+        l.bootTime = Duration.ofMillis(300);
+
+        CompletableFuture<SandboxRuntime> action =
+                CompletableFuture.supplyAsync(() -> l.idle.wakeForAction(runtime.id()));
+        SandboxRuntime resumed = l.pauses.resume(runtime.id());
+
+        assertEquals(RuntimeStatus.READY, resumed.status());
+        assertEquals(RuntimeStatus.READY, action.get(5, TimeUnit.SECONDS).status());
+        assertEquals(1, l.backend.calls().stream().filter(c -> c.startsWith("revive ")).count(),
+                "one cold boot: a second would hand the key file again after the executor consumed it");
+        assertEquals(1, l.configured.size());
     }
 
     @Test

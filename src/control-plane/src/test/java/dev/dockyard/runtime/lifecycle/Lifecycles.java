@@ -19,6 +19,7 @@ import dev.dockyard.runtime.provisioning.ReadinessProbe;
 import dev.dockyard.runtime.provisioning.SandboxConfiguration;
 import dev.dockyard.runtime.provisioning.SandboxConfigurations;
 import java.net.URI;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -43,6 +44,8 @@ public final class Lifecycles {
     public final PauseResume pauses = new PauseResume();
     public final Hibernation hibernation = new Hibernation();
     public final IdleLifecycle idle = new IdleLifecycle();
+    /** How long the fake executor takes to boot after a revive. */
+    public volatile Duration bootTime = Duration.ZERO;
     /** Where each {@code /configure} went, with the variables it carried. */
     public final List<Map.Entry<URI, Map<String, String>>> configured = new CopyOnWriteArrayList<>();
 
@@ -70,7 +73,11 @@ public final class Lifecycles {
         hibernation.readiness = new ReadinessProbe() {
             @Override
             public void probe(ReadinessAttempt attempt) {
-                // the fake executor is ready at once
+                try {
+                    Thread.sleep(bootTime.toMillis());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
         };
         hibernation.configurations = new SandboxConfigurations() {
