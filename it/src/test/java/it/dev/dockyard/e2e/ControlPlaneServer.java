@@ -42,6 +42,7 @@ final class ControlPlaneServer {
         builder.environment().put("DOCKYARD_FAULT_INJECTION", "true");
         builder.environment().put("DOCKYARD_RECONCILER_DISCONNECTED_GRACE", "30");
         builder.environment().put("DOCKYARD_POOLS_TEND_INTERVAL", "1");
+        builder.environment().put("DOCKYARD_LIFECYCLE_SWEEP_INTERVAL", "1");
         builder.environment().put("DOCKYARD_CREDENTIALS_ALLOWED_TOKEN_HOSTS", "127.0.0.1");
         builder.environment().put("DOCKYARD_NODES", "local,node2");
         builder.environment().put("DOCKYARD_NODE_NODE2_DOCKER_HOST", DockerCli.NODE2);

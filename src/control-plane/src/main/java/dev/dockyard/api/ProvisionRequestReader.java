@@ -110,7 +110,32 @@ final class ProvisionRequestReader {
             image = config.sandboxBrowserImage();
         }
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeout, env,
-                extra, List.copyOf(allPlugins), repository(body), replace, null);
+                extra, List.copyOf(allPlugins), repository(body), replace, null).with(lifecycle(sandbox, config));
+    }
+
+    /** Longest idle timeout or TTL a request may name: a year. */
+    static final int MAX_LIFECYCLE_SECONDS = 365 * 24 * 3600;
+
+    /** {@code sandbox.keepAlive}, {@code idleTimeoutSeconds} and {@code ttlSeconds} (0: never), defaults from MP Config. */
+    private static ProvisioningRequest.Lifecycle lifecycle(JsonObject sandbox, DockyardConfig config) {
+        JsonValue keepAlive = sandbox.get("keepAlive");
+        boolean keep = false;
+        if (keepAlive != null && keepAlive.getValueType() != JsonValue.ValueType.NULL) {
+            if (keepAlive.getValueType() != JsonValue.ValueType.TRUE
+                    && keepAlive.getValueType() != JsonValue.ValueType.FALSE) {
+                throw invalid("sandbox.keepAlive must be a boolean");
+            }
+            keep = keepAlive.getValueType() == JsonValue.ValueType.TRUE;
+        }
+        int idle = integer(sandbox, "idleTimeoutSeconds", config.idleTimeoutSeconds());
+        if (idle < 0 || idle > MAX_LIFECYCLE_SECONDS) {
+            throw invalid("sandbox.idleTimeoutSeconds must be between 0 (never) and " + MAX_LIFECYCLE_SECONDS);
+        }
+        int ttl = integer(sandbox, "ttlSeconds", config.ttlSeconds());
+        if (ttl < 0 || ttl > MAX_LIFECYCLE_SECONDS) {
+            throw invalid("sandbox.ttlSeconds must be between 0 (none) and " + MAX_LIFECYCLE_SECONDS);
+        }
+        return new ProvisioningRequest.Lifecycle(keep, idle, ttl);
     }
 
     private static RepositorySpec repository(JsonObject body) {

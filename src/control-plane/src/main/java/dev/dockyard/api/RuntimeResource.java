@@ -346,6 +346,17 @@ public class RuntimeResource {
         return RuntimeView.of(lifecycle.resume(id));
     }
 
+    /**
+     * Hibernates a PAUSED runtime (API.md): its container is stopped, memory freed, files kept;
+     * already HIBERNATED is fine. Answers the runtime.
+     */
+    @POST
+    @Path("{id}/hibernate")
+    public JsonObject hibernate(@PathParam("id") String id) {
+        visible(id);
+        return RuntimeView.of(lifecycle.hibernate(id));
+    }
+
     /** The microagents of the runtime's repository (empty without one), read from the sandbox. */
     @GET
     @Path("{id}/microagents")

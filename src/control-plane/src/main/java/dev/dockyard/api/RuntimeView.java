@@ -1,11 +1,13 @@
 package dev.dockyard.api;
 
+import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import java.time.Instant;
+import java.util.Locale;
 
 /** The runtime body of API.md. Secrets (the session key) and backend internals stay out. */
 public final class RuntimeView {
@@ -40,6 +42,11 @@ public final class RuntimeView {
         addNullable(b, "createdAt", r.createdAt());
         addNullable(b, "readyAt", r.readyAt());
         b.add("resources", Json.createObjectBuilder().add("cpus", r.cpus()).add("memoryMb", r.memoryMb()));
+        JsonObjectBuilder lifecycle = Json.createObjectBuilder().add("keepAlive", r.keepAlive())
+                .add("idleTimeoutSeconds", r.idleTimeoutSeconds()).add("ttlSeconds", r.ttlSeconds());
+        boolean asleep = r.status() == RuntimeStatus.PAUSED || r.status() == RuntimeStatus.HIBERNATED;
+        addNullable(lifecycle, "pausedBy", asleep ? r.pauseReason().name().toLowerCase(Locale.ROOT) : null);
+        b.add("lifecycle", lifecycle);
         addNullable(b, "agent", r.agent());
         JsonObjectBuilder llm = Json.createObjectBuilder();
         addNullable(llm, "model", r.llmModel());

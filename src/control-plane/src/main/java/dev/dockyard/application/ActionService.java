@@ -9,7 +9,6 @@ import dev.dockyard.protocol.Action;
 import dev.dockyard.protocol.ProtocolJson;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.executor.ExecutorClient;
-import dev.dockyard.runtime.lifecycle.RuntimeGates;
 import dev.dockyard.security.Assessment;
 import dev.dockyard.security.SecurityAnalyzer;
 import dev.dockyard.security.SecurityPolicy;
@@ -66,8 +65,9 @@ public class ActionService {
     public String act(String userId, SandboxRuntime runtime, JsonObject actionDict, String requestId) {
         Action action = ProtocolJson.actionFromJson(actionDict);
         Duration timeout = timeout(action.timeout(), config.actionTimeout(), config.maxActionTimeout());
-        try (RuntimeGates.Pass admitted = ready.admit(runtime)) {
-            return run(userId, runtime, action, actionDict, timeout, requestId);
+        try (ReadyRuntimes.Admitted admitted = ready.admit(runtime)) {
+            // the admitted runtime: woken if it slept, its executor perhaps at a new address
+            return run(userId, admitted.runtime(), action, actionDict, timeout, requestId);
         }
     }
 

@@ -1,16 +1,24 @@
 package dev.dockyard.application;
 
+import dev.dockyard.backend.BackendException;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.lifecycle.Activity;
+import dev.dockyard.runtime.lifecycle.IdleLifecycle;
 import dev.dockyard.runtime.lifecycle.RuntimeGates;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
+import java.util.function.Function;
 
 /**
  * The one rule every use case that reaches into a sandbox shares: READY, and not being migrated.
  * Admission goes through the runtime's gate ({@link RuntimeGates}) and is held while the work
  * runs, so a migration cannot start between the check and the work, and waits for it to end.
+ *
+ * <p>A runtime the idle lifecycle put to sleep (paused for idleness, or hibernated) is woken
+ * here, transparently: the work then goes to the woken runtime ({@link Admitted#runtime()}, its
+ * executor may have a new address). Every admission and its end count as activity (in memory).
  */
 @ApplicationScoped
 public class ReadyRuntimes {
@@ -18,30 +26,92 @@ public class ReadyRuntimes {
     @Inject
     RuntimeGates gates;
 
+    @Inject
+    Activity activity;
+
+    @Inject
+    IdleLifecycle idle;
+
+    /** An admission: the pass to hold while the work runs, and the runtime to do it in. */
+    public static final class Admitted implements RuntimeGates.Pass {
+        private final RuntimeGates.Pass pass;
+        private final SandboxRuntime runtime;
+        private final Activity activity;
+
+        Admitted(RuntimeGates.Pass pass, SandboxRuntime runtime, Activity activity) {
+            this.pass = pass;
+            this.runtime = runtime;
+            this.activity = activity;
+        }
+
+        /** The runtime as admitted: READY, woken if it slept. */
+        public SandboxRuntime runtime() {
+            return runtime;
+        }
+
+        @Override
+        public void close() {
+            // a long action counts as activity until it ends
+            activity.touch(runtime.id());
+            pass.close();
+        }
+    }
+
     /**
-     * Admits an action or transfer into the runtime; the pass is held until the work is done.
+     * Admits an action or transfer into the runtime, waking it first if the idle lifecycle put it
+     * to sleep; the pass is held until the work is done.
      *
-     * @throws Refused when the runtime is being migrated or is not READY
+     * @throws Refused when the runtime is being migrated or is not READY (a runtime the user paused
+     *                 is not woken: it answers PAUSED, as before)
      */
-    public RuntimeGates.Pass admit(SandboxRuntime runtime) {
+    public Admitted admit(SandboxRuntime runtime) {
         String id = runtime.id();
         if (runtime.program().isPresent()) {
             // its own server, not Dockyard's executor: its clients talk to it through its service URL
             throw new Refused(Refused.Reason.RUNTIME_NOT_READY, "Runtime " + id + " runs its image's own program, "
                     + "not Dockyard's executor: reach it through its service URL (the Remote Runtime API's url)");
         }
-        RuntimeGates.Pass pass;
-        try {
-            pass = gates.enterAction(id);
-        } catch (RuntimeGates.RuntimeBusyException e) {
-            throw new Refused(Refused.Reason.RUNTIME_MIGRATING, "Runtime " + id + " is being migrated to another node; "
-                    + "its workspace is being copied, so it takes no actions until the move ends");
-        }
-        if (runtime.status() != RuntimeStatus.READY || runtime.executorUrl() == null) {
+        SandboxRuntime current = runtime;
+        boolean woken = false;
+        while (true) {
+            RuntimeGates.Pass pass = enter(id, gates::enterAction);
+            if (current.status() == RuntimeStatus.READY && current.executorUrl() != null && !activity.isAsleep(id)) {
+                activity.touch(id);
+                return new Admitted(pass, current, activity);
+            }
             pass.close();
-            throw new Refused(Refused.Reason.RUNTIME_NOT_READY, "Runtime " + id + " is " + runtime.status()
-                    + "; this needs READY").with("status", Json.createValue(runtime.status().name()));
+            boolean asleep = activity.isAsleep(id) || current.status() == RuntimeStatus.PAUSED
+                    || current.status() == RuntimeStatus.HIBERNATED;
+            if (woken || !asleep) {
+                throw notReady(current);
+            }
+            current = wake(id);
+            woken = true;
         }
-        return pass;
+    }
+
+    private SandboxRuntime wake(String id) {
+        try {
+            return enter(id, idle::wakeForAction);
+        } catch (BackendException e) {
+            throw new Refused(Refused.Reason.BACKEND_FAILED, "Runtime " + id + " could not be woken: " + e.getMessage());
+        }
+    }
+
+    private static <T> T enter(String id, Function<String, T> gate) {
+        try {
+            return gate.apply(id);
+        } catch (RuntimeGates.RuntimeBusyException e) {
+            if (e.migrating()) {
+                throw new Refused(Refused.Reason.RUNTIME_MIGRATING, "Runtime " + id + " is being migrated to another "
+                        + "node; its workspace is being copied, so it takes no actions until the move ends");
+            }
+            throw new Refused(Refused.Reason.CONFLICT, e.getMessage());
+        }
+    }
+
+    private static Refused notReady(SandboxRuntime runtime) {
+        return new Refused(Refused.Reason.RUNTIME_NOT_READY, "Runtime " + runtime.id() + " is " + runtime.status()
+                + "; this needs READY").with("status", Json.createValue(runtime.status().name()));
     }
 }

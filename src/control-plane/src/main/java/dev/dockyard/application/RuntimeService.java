@@ -6,7 +6,9 @@ import dev.dockyard.persistence.RuntimeRepository;
 import dev.dockyard.runtime.IllegalTransitionException;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.lifecycle.Hibernation;
 import dev.dockyard.runtime.lifecycle.PauseResume;
+import dev.dockyard.runtime.lifecycle.RuntimeGates;
 import dev.dockyard.runtime.provisioning.MigrationRefusedException;
 import dev.dockyard.runtime.provisioning.Provisioner;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
@@ -42,6 +44,9 @@ public class RuntimeService {
 
     @Inject
     PauseResume pauses;
+
+    @Inject
+    Hibernation hibernation;
 
     @Inject
     Deadlines deadlines;
@@ -138,12 +143,35 @@ public class RuntimeService {
         }
     }
 
-    /** Thaws a PAUSED runtime, answering once it is READY again; already READY is fine. */
+    /**
+     * Stops a PAUSED runtime's container to free its memory, keeping its files; already
+     * HIBERNATED is fine. Woken by {@link #resume} (or, unless the user paused it, by an action).
+     */
+    public SandboxRuntime hibernate(String id) {
+        SandboxRuntime runtime = runtimes.find(id).orElseThrow(() -> new Refused(Refused.Reason.NOT_FOUND,
+                "No runtime " + id));
+        if (runtime.program().isPresent()) {
+            throw new Refused(Refused.Reason.NOT_IMPLEMENTED, "Runtime " + id + " runs its image's own program: "
+                    + "hibernation (a cold boot of Dockyard's executor on waking) is for executor runtimes; pause it");
+        }
+        try {
+            return hibernation.hibernate(id);
+        } catch (RuntimeGates.RuntimeBusyException e) {
+            throw new Refused(e.migrating() ? Refused.Reason.RUNTIME_MIGRATING : Refused.Reason.CONFLICT,
+                    e.getMessage());
+        } catch (IllegalTransitionException e) {
+            throw notReady(id, e, "only a PAUSED runtime can be hibernated: pause it first");
+        } catch (BackendException e) {
+            throw new Refused(Refused.Reason.BACKEND_FAILED, e.getMessage());
+        }
+    }
+
+    /** Thaws a PAUSED runtime (wakes a HIBERNATED one), answering once it is READY again; already READY is fine. */
     public SandboxRuntime resume(String id) {
         try {
             return pauses.resume(id);
         } catch (IllegalTransitionException e) {
-            throw notReady(id, e, "only a PAUSED runtime can be resumed");
+            throw notReady(id, e, "only a PAUSED or HIBERNATED runtime can be resumed");
         } catch (BackendException e) {
             throw new Refused(Refused.Reason.BACKEND_FAILED, e.getMessage());
         }

@@ -3,7 +3,6 @@ package dev.dockyard.application;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.executor.ExecutorClient;
-import dev.dockyard.runtime.lifecycle.RuntimeGates;
 import dev.dockyard.workspace.Microagents;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -39,8 +38,9 @@ public class SandboxFiles {
         }
         ExecutorClient.ExecutorAnswer answer;
         // held while the upload writes: a migration starts only once it has landed
-        try (RuntimeGates.Pass admitted = ready.admit(runtime)) {
-            answer = executors.upload(URI.create(runtime.executorUrl()), runtime.sessionKey(), contentType, body,
+        try (ReadyRuntimes.Admitted admitted = ready.admit(runtime)) {
+            SandboxRuntime awake = admitted.runtime();
+            answer = executors.upload(URI.create(awake.executorUrl()), awake.sessionKey(), contentType, body,
                     destination, recursive);
         } catch (ExecutorClient.ExecutorUnreachableException e) {
             throw new Refused(Refused.Reason.EXECUTOR_FAILED, e.getMessage());
@@ -60,8 +60,9 @@ public class SandboxFiles {
         }
         HttpResponse<InputStream> answer;
         // a read: admitted like any transfer, but the zip streams on after the pass is given back
-        try (RuntimeGates.Pass admitted = ready.admit(runtime)) {
-            answer = executors.download(URI.create(runtime.executorUrl()), runtime.sessionKey(), path);
+        try (ReadyRuntimes.Admitted admitted = ready.admit(runtime)) {
+            SandboxRuntime awake = admitted.runtime();
+            answer = executors.download(URI.create(awake.executorUrl()), awake.sessionKey(), path);
         } catch (ExecutorClient.ExecutorUnreachableException e) {
             throw new Refused(Refused.Reason.EXECUTOR_FAILED, e.getMessage());
         }
@@ -88,8 +89,9 @@ public class SandboxFiles {
             ready.admit(runtime).close();
             return List.of();
         }
-        try (RuntimeGates.Pass admitted = ready.admit(runtime)) {
-            return microagents.of(URI.create(runtime.executorUrl()), runtime.sessionKey(), runtime.repository().get());
+        try (ReadyRuntimes.Admitted admitted = ready.admit(runtime)) {
+            SandboxRuntime awake = admitted.runtime();
+            return microagents.of(URI.create(awake.executorUrl()), awake.sessionKey(), awake.repository().get());
         } catch (BackendException e) {
             throw new Refused(Refused.Reason.EXECUTOR_FAILED, e.getMessage());
         }

@@ -47,6 +47,12 @@ public interface RuntimeBackend {
     void unpause(String sandboxName);
 
     /**
+     * Stops the sandbox's processes (a frozen one is thawed first), keeping its container and
+     * files so that {@link #revive} can start it again; stopped already is success.
+     */
+    void stop(String sandboxName);
+
+    /**
      * Every sandbox carrying {@link Labels#MANAGED} and owned by {@code controlPlane}, running or not.
      *
      * @throws BackendException when the backend cannot be listed: callers must then act on nothing

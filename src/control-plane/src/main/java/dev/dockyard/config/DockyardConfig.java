@@ -179,6 +179,22 @@ public class DockyardConfig {
     @ConfigProperty(name = "dockyard.nodes", defaultValue = "local")
     List<String> nodes;
 
+    @Inject
+    @ConfigProperty(name = "dockyard.lifecycle.idle-timeout", defaultValue = "0")
+    int idleTimeoutSeconds;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.lifecycle.ttl", defaultValue = "0")
+    int ttlSeconds;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.lifecycle.hibernate-after", defaultValue = "0")
+    int hibernateAfterSeconds;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.lifecycle.sweep-interval", defaultValue = "10")
+    int sweepIntervalSeconds;
+
     public Optional<String> bootstrapAdminKey() {
         return bootstrapAdminKey.filter(k -> !k.isBlank());
     }
@@ -402,5 +418,25 @@ public class DockyardConfig {
 
     public List<Integer> runtimeApiWorkPorts() {
         return runtimeApiWorkPorts == null ? List.of() : List.copyOf(runtimeApiWorkPorts);
+    }
+
+    /** A runtime's idle timeout when its request names none, in seconds; 0: never paused for idleness. */
+    public int idleTimeoutSeconds() {
+        return Math.max(0, idleTimeoutSeconds);
+    }
+
+    /** A runtime's TTL (hard cap on its life) when its request names none, in seconds; 0: none. */
+    public int ttlSeconds() {
+        return Math.max(0, ttlSeconds);
+    }
+
+    /** How long a runtime stays PAUSED before it is hibernated (container stopped); zero: never. */
+    public Duration hibernateAfter() {
+        return Duration.ofSeconds(Math.max(0, hibernateAfterSeconds));
+    }
+
+    /** How often the idle lifecycle looks at the runtimes (idle, TTL, hibernation), at least 1 s. */
+    public Duration sweepInterval() {
+        return Duration.ofSeconds(Math.max(1, sweepIntervalSeconds));
     }
 }

@@ -178,6 +178,27 @@ public class SandboxRuntime {
     @Column(name = "READY_AT")
     private Instant readyAt;
 
+    /** Never paused or hibernated for idleness (the TTL still applies); null on older rows: false. */
+    @Column(name = "KEEP_ALIVE")
+    private Boolean keepAlive;
+
+    /** Paused after this long without an action or transfer; 0 or null: never. */
+    @Column(name = "IDLE_TIMEOUT_SECONDS")
+    private Integer idleTimeoutSeconds;
+
+    /** Stopped and removed this long after it was created; 0 or null: never. */
+    @Column(name = "TTL_SECONDS")
+    private Integer ttlSeconds;
+
+    /** The last action or transfer as last persisted (coarsely: the live value is kept in memory). */
+    @Column(name = "LAST_ACTIVE_AT")
+    private Instant lastActiveAt;
+
+    /** Why it is PAUSED or HIBERNATED (null, on rows paused before reasons were kept: on request). */
+    @Enumerated(EnumType.STRING)
+    @Column(name = "PAUSE_REASON", length = 16)
+    private PauseReason pauseReason;
+
     @Version
     private long version;
 
@@ -235,6 +256,9 @@ public class SandboxRuntime {
         updatedAt = now;
         if (next == RuntimeStatus.READY && readyAt == null) {
             readyAt = now;
+        }
+        if (next == RuntimeStatus.READY) {
+            pauseReason = null;
         }
         if (!next.isLive()) {
             liveConversation = null;
@@ -474,5 +498,45 @@ public class SandboxRuntime {
 
     public Instant readyAt() {
         return readyAt;
+    }
+
+    /** Records the request's idle lifecycle: keep alive, idle timeout and TTL (0: none). */
+    public void withLifecycle(boolean keepAliveRequested, int idleTimeout, int ttl) {
+        this.keepAlive = keepAliveRequested;
+        this.idleTimeoutSeconds = idleTimeout;
+        this.ttlSeconds = ttl;
+    }
+
+    public boolean keepAlive() {
+        return Boolean.TRUE.equals(keepAlive);
+    }
+
+    public int idleTimeoutSeconds() {
+        return idleTimeoutSeconds == null ? 0 : idleTimeoutSeconds;
+    }
+
+    public int ttlSeconds() {
+        return ttlSeconds == null ? 0 : ttlSeconds;
+    }
+
+    public Instant lastActiveAt() {
+        return lastActiveAt;
+    }
+
+    /** Persists the last activity (coarse steps only: see dev.dockyard.runtime.lifecycle.Activity). */
+    public void activeAt(Instant at) {
+        if (lastActiveAt == null || at.isAfter(lastActiveAt)) {
+            lastActiveAt = at;
+        }
+    }
+
+    /** Why it is paused or hibernated; a row paused before reasons were kept was paused on request. */
+    public PauseReason pauseReason() {
+        return pauseReason == null ? PauseReason.REQUEST : pauseReason;
+    }
+
+    /** Records why it is being paused (cleared once READY again). */
+    public void pausedFor(PauseReason reason) {
+        this.pauseReason = reason;
     }
 }

@@ -27,7 +27,8 @@ final class RemoteRuntimeView {
             case STARTING_RUNTIME, BUILDING_RUNTIME -> new Status("starting", "pending");
             case RUNTIME_STARTED -> new Status("starting", "running");
             case READY -> new Status("running", "ready");
-            case PAUSED -> new Status("paused", "not found");
+            // hibernated is paused to OpenHands: /resume wakes it
+            case PAUSED, HIBERNATED -> new Status("paused", "not found");
             case STOPPED -> new Status("stopped", "not found");
             case ERROR_RUNTIME_DISCONNECTED -> new Status("error", "unknown");
             case ERROR -> new Status("error", "failed");

@@ -92,6 +92,24 @@ class ProvisionRequestReaderTest {
     }
 
     @Test
+    void shouldTakeTheIdleLifecycleAndDefaultItFromConfiguration() {
+        ProvisioningRequest r = read("""
+                {"conversationId":"c","sandbox":{"keepAlive":true,"idleTimeoutSeconds":120,"ttlSeconds":3600}}""");
+        assertEquals(new ProvisioningRequest.Lifecycle(true, 120, 3600), r.lifecycle());
+        assertEquals(new ProvisioningRequest.Lifecycle(false, 0, 0), read("{\"conversationId\":\"c\"}").lifecycle(),
+                "the configured defaults: never idle-paused, no TTL");
+
+        assertTrue(problem("{\"conversationId\":\"c\",\"sandbox\":{\"keepAlive\":\"yes\"}}").detail()
+                .contains("sandbox.keepAlive must be a boolean"));
+        assertTrue(problem("{\"conversationId\":\"c\",\"sandbox\":{\"idleTimeoutSeconds\":-1}}").detail()
+                .contains("sandbox.idleTimeoutSeconds"));
+        assertTrue(problem("{\"conversationId\":\"c\",\"sandbox\":{\"ttlSeconds\":1.5}}").detail()
+                .contains("sandbox.ttlSeconds"));
+        assertTrue(problem("{\"conversationId\":\"c\",\"sandbox\":{\"ttlSeconds\":99999999}}").detail()
+                .contains("sandbox.ttlSeconds must be between 0 (none) and"));
+    }
+
+    @Test
     void shouldNameTheFieldOfEveryMistake() {
         assertTrue(problem("{}").detail().contains("conversationId is required"));
         assertEquals(Problem.Kind.VALIDATION, problem("{\"conversationId\":5}").kind());

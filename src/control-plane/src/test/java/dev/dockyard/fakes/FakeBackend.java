@@ -121,6 +121,15 @@ public class FakeBackend implements RuntimeBackend {
     }
 
     @Override
+    public synchronized void stop(String sandboxName) {
+        called("stop " + sandboxName);
+        if (!sandboxes.containsKey(sandboxName)) {
+            throw new BackendException("container '" + sandboxName + "' is gone", null);
+        }
+        sandboxes.computeIfPresent(sandboxName, (n, s) -> s.with(SandboxState.Phase.EXITED));
+    }
+
+    @Override
     public synchronized List<ManagedSandbox> listManaged(String controlPlane) {
         called("list");
         if (!listable) {

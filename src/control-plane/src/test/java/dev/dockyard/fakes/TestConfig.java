@@ -10,6 +10,7 @@ public class TestConfig extends DockyardConfig {
     public Duration reconcilerGrace = Duration.ofSeconds(20);
     public Duration disconnectedGrace = Duration.ofSeconds(300);
     public Duration migrationDrain = Duration.ofMillis(200);
+    public Duration hibernateAfter = Duration.ZERO;
 
     @Override
     public String instance() {
@@ -29,6 +30,11 @@ public class TestConfig extends DockyardConfig {
     @Override
     public Duration migrationDrainTimeout() {
         return migrationDrain;
+    }
+
+    @Override
+    public Duration hibernateAfter() {
+        return hibernateAfter;
     }
 
     @Override

@@ -152,7 +152,7 @@ public class RemoteRuntimes {
     }
 
     public SandboxRuntime pause(SandboxRuntime runtime) {
-        if (runtime.status() == RuntimeStatus.PAUSED) {
+        if (runtime.status() == RuntimeStatus.PAUSED || runtime.status() == RuntimeStatus.HIBERNATED) {
             return runtime;
         }
         return lifecycle.pause(runtime.id());
@@ -164,7 +164,8 @@ public class RemoteRuntimes {
      */
     public SandboxRuntime resume(SandboxRuntime runtime) {
         SandboxRuntime resumed = lifecycle.resume(runtime.id());
-        boolean thawed = runtime.status() == RuntimeStatus.PAUSED && resumed.status() == RuntimeStatus.READY;
+        boolean thawed = (runtime.status() == RuntimeStatus.PAUSED || runtime.status() == RuntimeStatus.HIBERNATED)
+                && resumed.status() == RuntimeStatus.READY;
         return newKeyOnResume && thawed ? journal.renewServiceKey(runtime.id()) : resumed;
     }
 

@@ -6,6 +6,7 @@ import dev.dockyard.persistence.RuntimeRepository;
 import dev.dockyard.proxy.ProxyTarget;
 import dev.dockyard.proxy.ProxyTargets;
 import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.lifecycle.Activity;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.net.URI;
@@ -32,6 +33,9 @@ public class ServiceEndpoints implements ProxyTargets {
     @Inject
     ProxyTraffic traffic;
 
+    @Inject
+    Activity activity;
+
     private static final URI NO_ADDRESS = URI.create("http://127.0.0.1:0");
 
     /** runtime id → the sandbox address the ports were read for, and the ports. */
@@ -50,7 +54,7 @@ public class ServiceEndpoints implements ProxyTargets {
         SandboxRuntime runtime = found.get();
         ProxyTarget.State state = switch (runtime.status()) {
             case READY -> ProxyTarget.State.READY;
-            case PAUSED -> ProxyTarget.State.PAUSED;
+            case PAUSED, HIBERNATED -> ProxyTarget.State.PAUSED;
             default -> ProxyTarget.State.NOT_READY;
         };
         // a runtime that cannot take traffic still names its services: the proxy answers 503 or 502 for
@@ -99,5 +103,7 @@ public class ServiceEndpoints implements ProxyTargets {
     @Override
     public void traffic(String runtimeId, String service, boolean websocket, long bytesIn, long bytesOut) {
         traffic.count(runtimeId, service, websocket, bytesIn, bytesOut);
+        // a request through the service URL is use: the idle lifecycle does not pause a runtime in use
+        activity.touch(runtimeId);
     }
 }

@@ -48,6 +48,8 @@ public class DockerBackend implements RuntimeBackend {
     static final String KEY_FILE = "session-key";
     static final String PLUGINS_FILE = "plugins";
     static final String WILDCARD_HOST = "unspecified-address:0.0.0.0";
+    /** How long a stopped sandbox's executor may take to shut down before it is killed (its files are kept either way). */
+    static final int STOP_SECONDS = 2;
 
     private final DockerClient docker;
 
@@ -312,6 +314,21 @@ public class DockerBackend implements RuntimeBackend {
             throw new BackendException("container '" + sandboxName + "' is gone", e);
         } catch (DockerException e) {
             throw new BackendException("Docker could not resume the container: " + describe(e), e);
+        }
+    }
+
+    @Override
+    public void stop(String sandboxName) {
+        // a frozen container cannot take the stop signal: thawed for the last second of its life
+        unpause(sandboxName);
+        try {
+            docker.stopContainerCmd(sandboxName).withTimeout(STOP_SECONDS).exec();
+        } catch (NotModifiedException e) {
+            // stopped already
+        } catch (NotFoundException e) {
+            throw new BackendException("container '" + sandboxName + "' is gone", e);
+        } catch (DockerException e) {
+            throw new BackendException("Docker could not stop the container: " + describe(e), e);
         }
     }
 

@@ -3,6 +3,7 @@ package dev.dockyard.runtime.lifecycle;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.runtime.IllegalTransitionException;
+import dev.dockyard.runtime.PauseReason;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.executor.ExecutorClient;
@@ -20,7 +21,8 @@ import java.util.logging.Logger;
  * thaws it and answers once its executor is ready again. The backend acts first and the status
  * follows, so a PAUSED runtime is always frozen; a pause that loses a race with a stop is undone.
  * Neither runs while a migration holds the runtime ({@link RuntimeGates}): a migration freezes
- * its source itself, and a pause or thaw in between would undo that or be undone by it.
+ * its source itself, and a pause or thaw in between would undo that or be undone by it. A pause
+ * records its {@link PauseReason}: only the idle lifecycle's own pauses are undone by an action.
  */
 @ApplicationScoped
 public class PauseResume {
@@ -40,20 +42,35 @@ public class PauseResume {
     @Inject
     RuntimeGates gates;
 
+    @Inject
+    Hibernation hibernation;
+
+    @Inject
+    Activity activity;
+
     /**
-     * READY → PAUSED; PAUSED stays PAUSED.
+     * READY → PAUSED on request; PAUSED or HIBERNATED stays so, from now on as the user's own pause
+     * (an action no longer wakes it).
      *
      * @throws RuntimeGates.RuntimeBusyException while the runtime is being migrated
      */
     public SandboxRuntime pause(String runtimeId) {
         try (RuntimeGates.Pass pass = gates.enterLifecycle(runtimeId)) {
-            return pauseAdmitted(runtimeId);
+            return pauseAdmitted(runtimeId, PauseReason.REQUEST, "Paused on request");
         }
     }
 
-    private SandboxRuntime pauseAdmitted(String runtimeId) {
+    /**
+     * READY → PAUSED for {@code reason}, with the runtime held by the caller; the status message
+     * is {@code why} followed by how long the freeze took ("… in 12 ms").
+     */
+    SandboxRuntime pauseAdmitted(String runtimeId, PauseReason reason, String why) {
         SandboxRuntime runtime = current(runtimeId);
-        if (runtime.status() == RuntimeStatus.PAUSED) {
+        if (runtime.status() == RuntimeStatus.PAUSED || runtime.status() == RuntimeStatus.HIBERNATED) {
+            if (reason == PauseReason.REQUEST && runtime.pauseReason() != PauseReason.REQUEST) {
+                // asleep for idleness, now paused by the user too: from here no action wakes it
+                return journal.update(runtimeId, r -> r.pausedFor(PauseReason.REQUEST));
+            }
             return runtime;
         }
         if (runtime.status() != RuntimeStatus.READY) {
@@ -63,7 +80,7 @@ public class PauseResume {
         long start = System.nanoTime();
         backend.pause(runtime.containerName());
         if (!journal.transitionIf(runtimeId, EnumSet.of(RuntimeStatus.READY), RuntimeStatus.PAUSED,
-                "Paused on request in " + (System.nanoTime() - start) / 1_000_000 + " ms")) {
+                why + " in " + (System.nanoTime() - start) / 1_000_000 + " ms", r -> r.pausedFor(reason))) {
             SandboxRuntime now = current(runtimeId);
             if (now.status() == RuntimeStatus.PAUSED) {
                 // a concurrent pause recorded it first: the container is frozen as it should be
@@ -77,20 +94,29 @@ public class PauseResume {
     }
 
     /**
-     * PAUSED → READY once the executor answers again; READY stays READY.
+     * PAUSED → READY once the executor answers again; HIBERNATED → READY by a cold boot (see
+     * {@link Hibernation}); READY stays READY.
      *
      * @throws RuntimeGates.RuntimeBusyException while the runtime is being migrated
      */
     public SandboxRuntime resume(String runtimeId) {
         try (RuntimeGates.Pass pass = gates.enterLifecycle(runtimeId)) {
-            return resumeAdmitted(runtimeId);
+            return resumeAdmitted(runtimeId, "Resumed", "Woken by POST /resume");
         }
     }
 
-    private SandboxRuntime resumeAdmitted(String runtimeId) {
+    /**
+     * The same with the runtime held by the caller; the status message opens with {@code resumed}
+     * after a pause, with {@code woken} after hibernation.
+     */
+    SandboxRuntime resumeAdmitted(String runtimeId, String resumed, String woken) {
         SandboxRuntime runtime = current(runtimeId);
         if (runtime.status() == RuntimeStatus.READY) {
+            activity.awake(runtimeId);
             return runtime;
+        }
+        if (runtime.status() == RuntimeStatus.HIBERNATED) {
+            return hibernation.wakeHeld(runtime, woken);
         }
         if (runtime.status() != RuntimeStatus.PAUSED) {
             throw new IllegalTransitionException(runtimeId, runtime.status(), RuntimeStatus.READY);
@@ -112,8 +138,11 @@ public class PauseResume {
                 break;
             }
         }
-        journal.transitionIf(runtimeId, EnumSet.of(RuntimeStatus.PAUSED), RuntimeStatus.READY,
-                "Resumed in " + (System.nanoTime() - start) / 1_000_000 + " ms");
+        if (journal.transitionIf(runtimeId, EnumSet.of(RuntimeStatus.PAUSED), RuntimeStatus.READY,
+                resumed + " in " + (System.nanoTime() - start) / 1_000_000 + " ms")) {
+            activity.awake(runtimeId);
+            activity.touch(runtimeId);
+        }
         return current(runtimeId);
     }
 

@@ -4,6 +4,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -18,6 +19,9 @@ import java.util.concurrent.TimeUnit;
  *       it copies is the workspace at one point in time, and nothing is written after it.</li>
  *   <li>A pause or resume is refused while a migration holds the runtime, and a migration is
  *       refused while one is under way, so neither undoes the other's freeze or thaw.</li>
+ *   <li>The idle lifecycle puts a runtime to sleep (idle pause, hibernation) only when nothing at
+ *       all holds it ({@link #enterSleepIfIdle}); while it does, new actions, pauses and resumes
+ *       wait for it (bounded), then find the runtime asleep and wake it.</li>
  * </ul>
  * One monitor for all runtimes: admissions are a few field updates, and one lock keeps idle
  * entries removable without races. Control planes sharing a database do not share these gates:
@@ -26,15 +30,19 @@ import java.util.concurrent.TimeUnit;
 @ApplicationScoped
 public class RuntimeGates {
 
+    /** How long an action, pause or resume waits for a runtime being put to sleep (a pause, or a container stop). */
+    static final long SLEEP_WAIT_MS = 30_000;
+
     private final Map<String, Gate> gates = new HashMap<>();
 
     private static final class Gate {
         int actions;
         int lifecycle;
         boolean migrating;
+        boolean sleeping;
 
         boolean idle() {
-            return actions == 0 && lifecycle == 0 && !migrating;
+            return actions == 0 && lifecycle == 0 && !migrating && !sleeping;
         }
     }
 
@@ -61,7 +69,7 @@ public class RuntimeGates {
 
     /** Admits an action unless the runtime is being migrated. */
     public synchronized Pass enterAction(String runtimeId) {
-        Gate gate = gates.computeIfAbsent(runtimeId, id -> new Gate());
+        Gate gate = awaitAwake(runtimeId);
         if (gate.migrating) {
             throw new RuntimeBusyException("runtime " + runtimeId + " is being migrated to another node", true);
         }
@@ -74,7 +82,7 @@ public class RuntimeGates {
 
     /** Admits a pause or resume unless the runtime is being migrated. */
     public synchronized Pass enterLifecycle(String runtimeId) {
-        Gate gate = gates.computeIfAbsent(runtimeId, id -> new Gate());
+        Gate gate = awaitAwake(runtimeId);
         if (gate.migrating) {
             throw new RuntimeBusyException("runtime " + runtimeId + " is being migrated to another node", true);
         }
@@ -94,7 +102,7 @@ public class RuntimeGates {
         if (gate.migrating) {
             throw new RuntimeBusyException("runtime " + runtimeId + " is being migrated already", true);
         }
-        if (gate.lifecycle > 0) {
+        if (gate.lifecycle > 0 || gate.sleeping) {
             throw new RuntimeBusyException("runtime " + runtimeId + " is being paused or resumed", false);
         }
         gate.migrating = true;
@@ -117,6 +125,45 @@ public class RuntimeGates {
             throw e;
         }
         return once(() -> gate.migrating = false, runtimeId, gate);
+    }
+
+    /**
+     * Holds the runtime while the idle lifecycle puts it to sleep, only if nothing holds it now (no
+     * action, pause, resume or migration): empty otherwise, and the sweep tries again later. New
+     * actions, pauses and resumes wait until the pass is closed.
+     */
+    public synchronized Optional<Pass> enterSleepIfIdle(String runtimeId) {
+        Gate gate = gates.computeIfAbsent(runtimeId, id -> new Gate());
+        if (!gate.idle()) {
+            return Optional.empty();
+        }
+        gate.sleeping = true;
+        return Optional.of(once(() -> {
+            gate.sleeping = false;
+            notifyAll();
+        }, runtimeId, gate));
+    }
+
+    /** The runtime's gate once no sleep is being put on it (bounded wait). */
+    private Gate awaitAwake(String runtimeId) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SLEEP_WAIT_MS);
+        while (true) {
+            Gate gate = gates.computeIfAbsent(runtimeId, id -> new Gate());
+            if (!gate.sleeping) {
+                return gate;
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new RuntimeBusyException("runtime " + runtimeId + " is still being put to sleep after "
+                        + SLEEP_WAIT_MS / 1000 + " s; try again", false);
+            }
+            try {
+                TimeUnit.NANOSECONDS.timedWait(this, left);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new RuntimeBusyException("interrupted while runtime " + runtimeId + " was put to sleep", false);
+            }
+        }
     }
 
     /** Whether a migration holds the runtime right now. */

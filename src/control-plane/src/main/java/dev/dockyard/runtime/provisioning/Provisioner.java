@@ -186,6 +186,9 @@ public class Provisioner {
         runtime.withRepository(request.repository());
         runtime.runsProgram(request.program());
         runtime.publishesPorts(request.servicePorts());
+        ProvisioningRequest.Lifecycle lifecycle = request.lifecycle() != null ? request.lifecycle()
+                : new ProvisioningRequest.Lifecycle(false, config.idleTimeoutSeconds(), config.ttlSeconds());
+        runtime.withLifecycle(lifecycle.keepAlive(), lifecycle.idleTimeoutSeconds(), lifecycle.ttlSeconds());
         if (warm != null) {
             runtime.claimedFrom(warm.pool());
             runtime.placed(warm.containerId());
@@ -465,6 +468,10 @@ public class Provisioner {
         source.repository().ifPresent(migrated::withRepository);
         migrated.runsProgram(source.program().orElse(null));
         migrated.publishesPorts(source.servicePorts());
+        // the TTL caps the conversation's runtime, moved or not: what is left of it moves along
+        long lived = Duration.between(source.createdAt(), clock.instant()).toSeconds();
+        migrated.withLifecycle(source.keepAlive(), source.idleTimeoutSeconds(),
+                source.ttlSeconds() == 0 ? 0 : (int) Math.max(1, source.ttlSeconds() - lived));
         RuntimeGates.Pass hold;
         try {
             // from here no action, pause or resume reaches the source; the running actions have finished

@@ -15,6 +15,7 @@ import jakarta.inject.Inject;
 import jakarta.persistence.PersistenceException;
 import jakarta.transaction.Transactional;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -253,6 +254,33 @@ public class ProvisioningJournal {
         }
         record(found.get(), next, message);
         return true;
+    }
+
+    /** The same, first applying {@code change} to it (e.g. why it is paused) in the same transaction. */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public boolean transitionIf(String id, Set<RuntimeStatus> expected, RuntimeStatus next, String message,
+                                Consumer<SandboxRuntime> change) {
+        Optional<SandboxRuntime> found = runtimes.lock(id);
+        if (found.isEmpty() || !expected.contains(found.get().status())) {
+            return false;
+        }
+        change.accept(found.get());
+        record(found.get(), next, message);
+        return true;
+    }
+
+    /** Applies {@code change} to the runtime without a status change (e.g. why it is paused); answers it. */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public SandboxRuntime update(String id, Consumer<SandboxRuntime> change) {
+        SandboxRuntime runtime = locked(id);
+        change.accept(runtime);
+        return runtime;
+    }
+
+    /** Persists when the runtime was last used (the idle lifecycle's coarse steps); no status change. */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public void activeAt(String id, Instant at) {
+        runtimes.lock(id).ifPresent(r -> r.activeAt(at));
     }
 
     /**

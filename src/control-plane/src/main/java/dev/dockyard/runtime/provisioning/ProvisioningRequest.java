@@ -22,6 +22,7 @@ import java.util.Map;
  * @param failAt         a step to fail on purpose (fault injection, when enabled), else null
  * @param program        what the sandbox runs when it is not Dockyard's executor, else null
  * @param servicePorts   the services beside the main one the proxy carries: name → sandbox port
+ * @param lifecycle      keepAlive, idle timeout and TTL; null: the configured defaults
  */
 public record ProvisioningRequest(String userId, Role role, String conversationId,
                                   AgentProfile agent, LlmSettings llm, String image, double cpus, int memoryMb,
@@ -29,11 +30,26 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
                                   ExtraDependencies extraDependencies,
                                   List<String> plugins, RepositorySpec repository,
                                   boolean replace,
-                                  ProvisioningStep failAt, SandboxProgram program, Map<String, Integer> servicePorts) {
+                                  ProvisioningStep failAt, SandboxProgram program, Map<String, Integer> servicePorts,
+                                  Lifecycle lifecycle) {
+
+    /** The request's idle lifecycle (API.md: {@code sandbox.keepAlive}, {@code idleTimeoutSeconds}, {@code ttlSeconds}). */
+    public record Lifecycle(boolean keepAlive, int idleTimeoutSeconds, int ttlSeconds) {
+    }
 
     public ProvisioningRequest {
         environment = Map.copyOf(environment);
         servicePorts = Map.copyOf(servicePorts);
+    }
+
+    /** A request with the configured idle lifecycle. */
+    public ProvisioningRequest(String userId, Role role, String conversationId, AgentProfile agent, LlmSettings llm,
+                               String image, double cpus, int memoryMb, int timeoutSeconds,
+                               Map<String, String> environment, ExtraDependencies extraDependencies,
+                               List<String> plugins, RepositorySpec repository, boolean replace,
+                               ProvisioningStep failAt, SandboxProgram program, Map<String, Integer> servicePorts) {
+        this(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds, environment,
+                extraDependencies, plugins, repository, replace, failAt, program, servicePorts, null);
     }
 
     /** A request for a runtime of Dockyard's executor with no further services. */
@@ -43,12 +59,18 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
                                List<String> plugins, RepositorySpec repository, boolean replace,
                                ProvisioningStep failAt) {
         this(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds, environment,
-                extraDependencies, plugins, repository, replace, failAt, null, Map.of());
+                extraDependencies, plugins, repository, replace, failAt, null, Map.of(), null);
+    }
+
+    /** The same request with its own idle lifecycle. */
+    public ProvisioningRequest with(Lifecycle requested) {
+        return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
+                environment, extraDependencies, plugins, repository, replace, failAt, program, servicePorts, requested);
     }
 
     /** The same request, failing {@code step} on purpose (fault injection). */
     public ProvisioningRequest failingAt(ProvisioningStep step) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
-                environment, extraDependencies, plugins, repository, replace, step, program, servicePorts);
+                environment, extraDependencies, plugins, repository, replace, step, program, servicePorts, lifecycle);
     }
 }

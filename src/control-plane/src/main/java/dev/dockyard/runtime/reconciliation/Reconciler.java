@@ -41,7 +41,9 @@ import java.util.logging.Logger;
  *       removed.</li>
  *   <li>A READY or PAUSED runtime whose sandbox is gone or stopped becomes
  *       ERROR_RUNTIME_DISCONNECTED. A frozen sandbox is not a stopped one: a pause (or a
- *       migration's freeze) freezes the sandbox before it records anything.</li>
+ *       migration's freeze) freezes the sandbox before it records anything. A HIBERNATED
+ *       runtime's sandbox is stopped on purpose (recorded before it is stopped, READY only once
+ *       woken): only its sandbox gone disconnects it.</li>
  *   <li>A disconnected runtime whose sandbox stopped (an engine restart stops every container) is
  *       started again, its key handed anew; one whose sandbox runs and answers {@code /ready}
  *       becomes READY (PAUSED if its sandbox is frozen); one still disconnected after
@@ -160,6 +162,10 @@ public class Reconciler {
                     }
                 } else if (SERVING.contains(runtime.status())) {
                     if (disconnect(runtime, sandbox)) {
+                        report = report.plus(new Report(0, 0, 0, 1, 0, 0, false));
+                    }
+                } else if (runtime.status() == RuntimeStatus.HIBERNATED) {
+                    if (sandbox == null && disconnect(runtime, null)) {
                         report = report.plus(new Report(0, 0, 0, 1, 0, 0, false));
                     }
                 } else if (runtime.status() == RuntimeStatus.ERROR_RUNTIME_DISCONNECTED) {

@@ -36,6 +36,8 @@ class PauseResumeTest {
         pauses.journal = Journals.over(runtimes, clock, new RuntimeSecrets());
         pauses.nodes = nodes;
         pauses.gates = gates;
+        pauses.activity = new Activity();
+        pauses.activity.clock = clock;
         pauses.executors = new ExecutorClient() {
             @Override
             public boolean isReady(URI executor, String sessionKey) {

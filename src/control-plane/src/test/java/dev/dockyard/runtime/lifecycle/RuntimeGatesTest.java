@@ -81,4 +81,37 @@ class RuntimeGatesTest {
         second.close();
         gates.beginMigration("rt-1", Duration.ofMillis(20)).close();
     }
+
+    @Test
+    void shouldPutARuntimeToSleepOnlyWhenNothingHoldsIt() {
+        RuntimeGates.Pass action = gates.enterAction("rt-1");
+        assertTrue(gates.enterSleepIfIdle("rt-1").isEmpty(), "an action runs");
+        action.close();
+        RuntimeGates.Pass resume = gates.enterLifecycle("rt-1");
+        assertTrue(gates.enterSleepIfIdle("rt-1").isEmpty(), "a resume is under way");
+        resume.close();
+
+        try (RuntimeGates.Pass sleep = gates.enterSleepIfIdle("rt-1").orElseThrow()) {
+            assertTrue(gates.enterSleepIfIdle("rt-1").isEmpty(), "one sleep at a time");
+            assertThrows(RuntimeGates.RuntimeBusyException.class, () -> gates.beginMigration("rt-1", Duration.ofMillis(20)));
+        }
+        gates.beginMigration("rt-1", Duration.ofMillis(20)).close();
+    }
+
+    @Test
+    void shouldMakeActionsWaitUntilTheSleepHasLandedThenLetThemIn() throws Exception {
+        RuntimeGates.Pass sleep = gates.enterSleepIfIdle("rt-1").orElseThrow();
+        CountDownLatch waiting = new CountDownLatch(1);
+        CompletableFuture<RuntimeGates.Pass> action = CompletableFuture.supplyAsync(() -> {
+            waiting.countDown();
+            return gates.enterAction("rt-1");
+        });
+        assertTrue(waiting.await(5, TimeUnit.SECONDS));
+        Thread.sleep(100);
+        assertFalse(action.isDone(), "the action waits while the runtime is put to sleep");
+
+        sleep.close();
+        action.get(5, TimeUnit.SECONDS).close();
+        gates.enterSleepIfIdle("rt-1").orElseThrow(() -> new AssertionError("nothing holds it any more")).close();
+    }
 }

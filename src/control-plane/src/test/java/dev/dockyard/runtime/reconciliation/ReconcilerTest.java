@@ -109,6 +109,28 @@ class ReconcilerTest {
     }
 
     @Test
+    void shouldLeaveAHibernatedRuntimesStoppedSandboxAloneButDisconnectItWhenItIsGone() {
+        SandboxRuntime kept = ready();
+        SandboxRuntime gone = ready();
+        for (SandboxRuntime runtime : List.of(kept, gone)) {
+            runtimes.record(runtime.transitionTo(RuntimeStatus.PAUSED, "paused", clock.instant()));
+            runtimes.record(runtime.transitionTo(RuntimeStatus.HIBERNATED, "hibernated", clock.instant()));
+        }
+        backend.put(kept.containerName(), kept.id(), clock.instant(), Phase.EXITED);
+        backend.remove(gone.containerName());
+        clock.advance(Duration.ofMinutes(10));
+
+        Reconciler.Report report = reconciler.pass();
+
+        assertEquals(RuntimeStatus.HIBERNATED, statusOf(kept), "stopped on purpose: not a disconnection");
+        assertEquals(Phase.EXITED, backend.phase(kept.containerName()), "neither removed as an orphan nor started");
+        assertFalse(backend.calls().contains("revive " + kept.containerName()));
+        assertEquals(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, statusOf(gone));
+        assertEquals(1, report.disconnected());
+        assertEquals(0, report.orphansRemoved());
+    }
+
+    @Test
     void shouldStartAStoppedSandboxAgainAndReconnectOnceItAnswers() {
         SandboxRuntime runtime = ready();
         backend.put(runtime.containerName(), runtime.id(), clock.instant(), Phase.EXITED);

@@ -121,6 +121,11 @@ public class TransactionRecordingNodes implements BackendNodes {
         }
 
         @Override
+        public void stop(String sandboxName) {
+            called("stop");
+        }
+
+        @Override
         public List<ManagedSandbox> listManaged(String controlPlane) {
             called("list");
             return List.of();

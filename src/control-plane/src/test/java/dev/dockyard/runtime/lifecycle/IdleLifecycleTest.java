@@ -1,0 +1,274 @@
+package dev.dockyard.runtime.lifecycle;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dockyard.backend.SandboxState.Phase;
+import dev.dockyard.runtime.PauseReason;
+import dev.dockyard.runtime.RuntimeStatus;
+import dev.dockyard.runtime.SandboxRuntime;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The idle sweep's decisions and their effects, with a clock the test moves. */
+class IdleLifecycleTest {
+
+    private final Lifecycles l = new Lifecycles();
+
+    private void after(int seconds) {
+        l.clock.advance(Duration.ofSeconds(seconds));
+    }
+
+    @Test
+    void shouldPauseReadyRuntimeUntouchedForItsIdleTimeout() {
+        SandboxRuntime runtime = l.ready(false, 60, 0);
+
+        after(59);
+        assertEquals(0, l.idle.sweep().paused());
+        assertEquals(RuntimeStatus.READY, l.find(runtime.id()).status());
+
+        after(2);
+        assertEquals(1, l.idle.sweep().paused());
+        SandboxRuntime paused = l.find(runtime.id());
+        assertEquals(RuntimeStatus.PAUSED, paused.status());
+        assertEquals(PauseReason.IDLE, paused.pauseReason());
+        assertEquals(Phase.PAUSED, l.backend.phase(runtime.containerName()), "the sandbox is frozen");
+        assertTrue(paused.statusMessage().startsWith("Idle for 61 s (idle timeout 60 s): paused in "),
+                paused.statusMessage());
+        assertTrue(l.activity.isAsleep(runtime.id()));
+    }
+
+    @Test
+    void shouldCountEveryTouchAsActivity() {
+        SandboxRuntime runtime = l.ready(false, 60, 0);
+
+        after(50);
+        l.activity.touch(runtime.id());
+        after(11);
+        l.idle.sweep();
+        assertEquals(RuntimeStatus.READY, l.find(runtime.id()).status(), "touched 11 s ago");
+
+        after(50);
+        l.idle.sweep();
+        assertEquals(RuntimeStatus.PAUSED, l.find(runtime.id()).status());
+    }
+
+    @Test
+    void shouldNeverPauseARuntimeWhileAnActionRunsInIt() {
+        SandboxRuntime runtime = l.ready(false, 60, 0);
+        RuntimeGates.Pass action = l.gates.enterAction(runtime.id());
+
+        after(600);
+        assertEquals(0, l.idle.sweep().paused());
+        assertEquals(RuntimeStatus.READY, l.find(runtime.id()).status());
+        assertEquals(Phase.RUNNING, l.backend.phase(runtime.containerName()));
+
+        action.close();
+        l.idle.sweep();
+        assertEquals(RuntimeStatus.PAUSED, l.find(runtime.id()).status(), "paused once the action has ended");
+    }
+
+    @Test
+    void shouldNeverPauseOrHibernateAKeepAliveRuntime() {
+        l.config.hibernateAfter = Duration.ofSeconds(10);
+        SandboxRuntime idle = l.ready(true, 60, 0);
+        SandboxRuntime paused = l.ready(true, 60, 0);
+        l.pauses.pause(paused.id());
+
+        after(100_000);
+        IdleLifecycle.Report report = l.idle.sweep();
+
+        assertEquals(new IdleLifecycle.Report(0, 0, 0), report);
+        assertEquals(RuntimeStatus.READY, l.find(idle.id()).status());
+        assertEquals(RuntimeStatus.PAUSED, l.find(paused.id()).status());
+        assertEquals(Phase.PAUSED, l.backend.phase(paused.containerName()), "frozen, not stopped");
+    }
+
+    @Test
+    void shouldStopARuntimeWhenItsTtlIsReachedEvenKeptAlive() {
+        SandboxRuntime runtime = l.ready(true, 0, 300);
+
+        after(299);
+        l.activity.touch(runtime.id());
+        assertEquals(0, l.idle.sweep().stopped());
+
+        after(1);
+        assertEquals(1, l.idle.sweep().stopped());
+        SandboxRuntime stopped = l.find(runtime.id());
+        assertEquals(RuntimeStatus.STOPPED, stopped.status());
+        assertTrue(stopped.statusMessage().startsWith("Stopped: TTL of 300 s reached"), stopped.statusMessage());
+        assertEquals(Phase.MISSING, l.backend.phase(runtime.containerName()), "its sandbox is removed");
+    }
+
+    @Test
+    void shouldHibernateARuntimePausedLongerThanHibernateAfter() {
+        l.config.hibernateAfter = Duration.ofSeconds(600);
+        SandboxRuntime runtime = l.ready(false, 60, 0);
+        after(60);
+        l.idle.sweep();
+        assertEquals(RuntimeStatus.PAUSED, l.find(runtime.id()).status());
+
+        after(599);
+        assertEquals(0, l.idle.sweep().hibernated());
+        after(1);
+        assertEquals(1, l.idle.sweep().hibernated());
+
+        SandboxRuntime hibernated = l.find(runtime.id());
+        assertEquals(RuntimeStatus.HIBERNATED, hibernated.status());
+        assertTrue(hibernated.statusMessage().startsWith("Hibernated after 600 s paused"), hibernated.statusMessage());
+        assertEquals(Phase.EXITED, l.backend.phase(runtime.containerName()), "stopped, the container kept");
+        assertEquals(PauseReason.IDLE, hibernated.pauseReason(), "still asleep for idleness");
+    }
+
+    @Test
+    void shouldResumeAnIdlePausedRuntimeForTheNextAction() {
+        SandboxRuntime runtime = l.ready(false, 60, 0);
+        after(60);
+        l.idle.sweep();
+
+        after(30);
+        SandboxRuntime woken = l.idle.wakeForAction(runtime.id());
+
+        assertEquals(RuntimeStatus.READY, woken.status());
+        assertTrue(woken.statusMessage().startsWith("Woken by an action after 30 s paused for idleness: resumed in "),
+                woken.statusMessage());
+        assertEquals(Phase.RUNNING, l.backend.phase(runtime.containerName()));
+        assertTrue(!l.activity.isAsleep(runtime.id()));
+        assertEquals(l.clock.instant(), l.activity.lastActive(woken), "waking is activity: not paused again at once");
+    }
+
+    @Test
+    void shouldWakeAHibernatedRuntimeByAColdBootWithItsConfigurationPushedAgain() {
+        l.config.hibernateAfter = Duration.ofSeconds(10);
+        SandboxRuntime runtime = l.ready(false, 60, 0);
+        after(60);
+        l.idle.sweep();
+        after(10);
+        l.idle.sweep();
+        assertEquals(RuntimeStatus.HIBERNATED, l.find(runtime.id()).status());
+
+        after(5);
+        SandboxRuntime woken = l.idle.wakeForAction(runtime.id());
+
+        assertEquals(RuntimeStatus.READY, woken.status());
+        assertTrue(woken.statusMessage().startsWith("Woken by an action after 5 s hibernated: cold boot in "),
+                woken.statusMessage());
+        assertTrue(l.backend.calls().contains("revive " + runtime.containerName()), l.backend.calls().toString());
+        assertEquals(1, l.configured.size(), "the booted executor is configured again");
+        assertEquals("kept-across-hibernation", l.configured.get(0).getValue().get("CANARY"));
+        assertEquals(woken.executorUrl(), l.configured.get(0).getKey().toString());
+    }
+
+    @Test
+    void shouldWakeAHibernatedRuntimeOnceWhenAnActionAndAResumeComeTogether() throws Exception {
+        SandboxRuntime runtime = l.ready(false, 60, 0);
+        after(60);
+        l.idle.sweep();
+        l.hibernation.hibernate(runtime.id());
+        l.bootTime = Duration.ofMillis(300);
+
+        CompletableFuture<SandboxRuntime> action =
+                CompletableFuture.supplyAsync(() -> l.idle.wakeForAction(runtime.id()));
+        SandboxRuntime resumed = l.pauses.resume(runtime.id());
+
+        assertEquals(RuntimeStatus.READY, resumed.status());
+        assertEquals(RuntimeStatus.READY, action.get(5, TimeUnit.SECONDS).status());
+        assertEquals(1, l.backend.calls().stream().filter(c -> c.startsWith("revive ")).count(),
+                "one cold boot: a second would hand the key file again after the executor consumed it");
+        assertEquals(1, l.configured.size());
+    }
+
+    @Test
+    void shouldNotWakeARuntimeTheUserPausedNorAfterItWasHibernated() {
+        l.config.hibernateAfter = Duration.ofSeconds(10);
+        SandboxRuntime runtime = l.ready(false, 60, 0);
+        l.pauses.pause(runtime.id());
+
+        assertEquals(RuntimeStatus.PAUSED, l.idle.wakeForAction(runtime.id()).status(), "explicit pause stands");
+        assertEquals(Phase.PAUSED, l.backend.phase(runtime.containerName()));
+
+        after(10);
+        l.idle.sweep();
+        assertEquals(RuntimeStatus.HIBERNATED, l.find(runtime.id()).status(), "hibernated after 10 s paused");
+        assertEquals(PauseReason.REQUEST, l.find(runtime.id()).pauseReason());
+        assertEquals(RuntimeStatus.HIBERNATED, l.idle.wakeForAction(runtime.id()).status(), "still not woken");
+        assertTrue(l.configured.isEmpty());
+
+        SandboxRuntime resumed = l.pauses.resume(runtime.id());
+        assertEquals(RuntimeStatus.READY, resumed.status(), "POST /resume wakes it");
+        assertTrue(resumed.statusMessage().startsWith("Woken by POST /resume"), resumed.statusMessage());
+        assertEquals(Phase.RUNNING, l.backend.phase(runtime.containerName()));
+    }
+
+    @Test
+    void shouldHibernateOnRequestAndKeepThePausesReason() {
+        SandboxRuntime runtime = l.ready(false, 60, 0);
+        after(60);
+        l.idle.sweep();
+
+        SandboxRuntime hibernated = l.hibernation.hibernate(runtime.id());
+
+        assertEquals(RuntimeStatus.HIBERNATED, hibernated.status());
+        assertTrue(hibernated.statusMessage().startsWith("Hibernated on request"), hibernated.statusMessage());
+        assertEquals(RuntimeStatus.READY, l.idle.wakeForAction(runtime.id()).status(), "idle sleep: an action wakes it");
+    }
+
+    @Test
+    void shouldTakeAnExplicitPauseOfAnIdlePausedRuntimeAsTheUsersOwn() {
+        SandboxRuntime runtime = l.ready(false, 60, 0);
+        after(60);
+        l.idle.sweep();
+        assertEquals(PauseReason.IDLE, l.find(runtime.id()).pauseReason());
+
+        assertEquals(RuntimeStatus.PAUSED, l.pauses.pause(runtime.id()).status());
+
+        assertEquals(PauseReason.REQUEST, l.find(runtime.id()).pauseReason());
+        assertEquals(RuntimeStatus.PAUSED, l.idle.wakeForAction(runtime.id()).status(), "no longer woken by an action");
+    }
+
+    @Test
+    void shouldPersistActivityInCoarseStepsAndRememberItAcrossARestart() {
+        SandboxRuntime runtime = l.ready(false, 60, 0);
+        Instant created = l.clock.instant();
+
+        after(5);
+        l.activity.touch(runtime.id());
+        l.idle.sweep();
+        assertEquals(created.plusSeconds(5), l.find(runtime.id()).lastActiveAt(), "first activity persisted");
+
+        after(3);
+        l.activity.touch(runtime.id());
+        l.idle.sweep();
+        assertEquals(created.plusSeconds(5), l.find(runtime.id()).lastActiveAt(), "3 s later: not written again");
+
+        after(10);
+        l.activity.touch(runtime.id());
+        l.idle.sweep();
+        Instant persisted = l.find(runtime.id()).lastActiveAt();
+        assertEquals(created.plusSeconds(18), persisted);
+
+        // a restarted control plane has nothing in memory: the persisted value counts, not "just now"
+        Activity restarted = new Activity();
+        restarted.clock = l.clock;
+        after(30);
+        assertEquals(persisted, restarted.lastActive(l.find(runtime.id())));
+        assertNull(restarted.toPersist(l.find(runtime.id())));
+        assertNotNull(persisted);
+    }
+
+    @Test
+    void shouldDecideTtlBeforeIdlenessAndNothingForAProgramOrStartingRuntime() {
+        SandboxRuntime runtime = l.ready(false, 10, 20);
+        Instant now = runtime.createdAt().plusSeconds(20);
+        assertEquals(IdleLifecycle.Decision.STOP, IdleLifecycle.decide(runtime, runtime.createdAt(), now, Duration.ZERO));
+        assertEquals(IdleLifecycle.Decision.PAUSE,
+                IdleLifecycle.decide(runtime, runtime.createdAt(), now.minusSeconds(1), Duration.ZERO));
+        assertEquals(IdleLifecycle.Decision.NOTHING,
+                IdleLifecycle.decide(runtime, now.minusSeconds(5), now.minusSeconds(1), Duration.ZERO));
+    }
+}
