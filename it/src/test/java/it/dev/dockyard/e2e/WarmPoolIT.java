@@ -247,7 +247,11 @@ class WarmPoolIT {
         for (String line : out.lines().filter(l -> !l.isBlank()).toList()) {
             String id = line.split(" ")[0];
             if (API.get("runtimes/" + id).status() == 404) {
-                members.put(id, DockerCli.inspect("dockyard-" + id, "{{.Image}}").strip());
+                // drained between the listing and here: not a member any more
+                DockerCli.Result image = DockerCli.run("inspect", "--format", "{{.Image}}", "dockyard-" + id);
+                if (image.exitCode() == 0) {
+                    members.put(id, image.output().strip());
+                }
             }
         }
         return members;
