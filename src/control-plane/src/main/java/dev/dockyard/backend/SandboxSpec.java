@@ -16,14 +16,32 @@ import java.util.Map;
  * <p>A sandbox of another image runs {@code process} instead of the executor (null for Dockyard's
  * executor); {@code executorPort} is then its main port. {@code servicePorts} are the further
  * ports published (on 127.0.0.1 only, like the main one) for the service URL proxy.
+ *
+ * <p>{@code workspace}: where the executor's {@code /workspace} lives (see {@link SandboxWorkspace});
+ * null is a fresh volume of the backend's default size. A sandbox that runs its own process gets none.
  */
 public record SandboxSpec(String runtimeId, String conversationId, String controlPlane, String name, String image, double cpus,
                           double bootCpus, int memoryMb, long pidsLimit, String user, int executorPort,
-                          String sessionKey, List<String> plugins, SandboxProcess process, List<Integer> servicePorts) {
+                          String sessionKey, List<String> plugins, SandboxProcess process, List<Integer> servicePorts,
+                          SandboxWorkspace workspace) {
 
     public SandboxSpec {
         plugins = List.copyOf(plugins);
         servicePorts = List.copyOf(servicePorts);
+    }
+
+    /** A sandbox whose workspace is a fresh volume of the backend's default size. */
+    public SandboxSpec(String runtimeId, String conversationId, String controlPlane, String name, String image,
+                       double cpus, double bootCpus, int memoryMb, long pidsLimit, String user, int executorPort,
+                       String sessionKey, List<String> plugins, SandboxProcess process, List<Integer> servicePorts) {
+        this(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb, pidsLimit, user,
+                executorPort, sessionKey, plugins, process, servicePorts, null);
+    }
+
+    /** The same sandbox with its workspace elsewhere. */
+    public SandboxSpec withWorkspace(SandboxWorkspace newWorkspace) {
+        return new SandboxSpec(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb,
+                pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, newWorkspace);
     }
 
     public Map<String, String> labels() {

@@ -6,6 +6,7 @@ import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxProcess;
 import dev.dockyard.backend.SandboxSpec;
+import dev.dockyard.backend.SandboxWorkspace;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.credentials.Credentials;
 import dev.dockyard.images.ImageBuild;
@@ -129,7 +130,7 @@ public class Provisioner {
      * @throws ConversationBusyException when the conversation already has a live runtime
      */
     public SandboxRuntime provision(ProvisioningRequest request) {
-        String node = nodes.defaultNode();
+        String node = request.workspace().node() != null ? request.workspace().node() : nodes.defaultNode();
         SandboxRuntime runtime = new SandboxRuntime(request.conversationId(), request.userId(), nodes.on(node).name(),
                 request.image(), request.cpus(), request.memoryMb(), request.timeoutSeconds(), clock.instant());
         runtime.assignNode(node);
@@ -141,6 +142,7 @@ public class Provisioner {
         runtime.withRepository(request.repository());
         runtime.runsProgram(request.program());
         runtime.publishesPorts(request.servicePorts());
+        runtime.withWorkspace(request.workspace().sandboxWorkspace());
         try {
             accounts.ensure(request.userId(), request.role());
         } catch (PersistenceException | TransactionalException raced) {
@@ -205,6 +207,8 @@ public class Provisioner {
         source.repository().ifPresent(migrated::withRepository);
         migrated.runsProgram(source.program().orElse(null));
         migrated.publishesPorts(source.servicePorts());
+        // a fresh volume of the same size, filled by the copy below (a kept one it mounted stays behind)
+        migrated.withWorkspace(SandboxWorkspace.fresh(source.workspace().diskMb()));
         RuntimeGates.Pass hold;
         try {
             // from here no action, pause or resume reaches the source; the running actions have finished
@@ -423,7 +427,7 @@ public class Provisioner {
             return new SandboxSpec(runtime.id(), runtime.conversationId(), config.instance(), runtime.containerName(),
                     image, runtime.cpus(), config.sandboxBootCpus(), runtime.memoryMb(), config.sandboxPidsLimit(),
                     config.sandboxUser(), config.executorPort(), runtime.sessionKey(), runtime.plugins(), null,
-                    servicePorts);
+                    servicePorts).withWorkspace(runtime.workspace());
         }
         Map<String, String> environment = new LinkedHashMap<>(program.environment());
         // the program's own server checks its clients' key: the sandbox's key, which the proxy puts
@@ -503,6 +507,15 @@ public class Provisioner {
         SandboxRuntime runtime = journal.stop(runtimeId, "Stopped on request");
         nodes.on(runtime.node()).remove(runtime.containerName());
         return runtime;
+    }
+
+    /**
+     * Stops a runtime for good but keeps its workspace as {@code keptVolume} (labelled with
+     * {@code labels}); returns the kept volume (null when it had none).
+     */
+    public String stopKeepingWorkspace(String runtimeId, String keptVolume, Map<String, String> labels) {
+        SandboxRuntime runtime = journal.stop(runtimeId, "Stopped on request; workspace kept");
+        return nodes.on(runtime.node()).keepWorkspace(runtime.containerName(), keptVolume, labels);
     }
 
     private void removeQuietly(RuntimeBackend backend, String name) {

@@ -22,6 +22,7 @@ import java.util.Map;
  * @param failAt         a step to fail on purpose (fault injection, when enabled), else null
  * @param program        what the sandbox runs when it is not Dockyard's executor, else null
  * @param servicePorts   the services beside the main one the proxy carries: name → sandbox port
+ * @param workspace      the workspace asked for (size, a kept one, a snapshot)
  */
 public record ProvisioningRequest(String userId, Role role, String conversationId,
                                   AgentProfile agent, LlmSettings llm, String image, double cpus, int memoryMb,
@@ -29,11 +30,23 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
                                   ExtraDependencies extraDependencies,
                                   List<String> plugins, RepositorySpec repository,
                                   boolean replace,
-                                  ProvisioningStep failAt, SandboxProgram program, Map<String, Integer> servicePorts) {
+                                  ProvisioningStep failAt, SandboxProgram program, Map<String, Integer> servicePorts,
+                                  WorkspaceRequest workspace) {
 
     public ProvisioningRequest {
         environment = Map.copyOf(environment);
         servicePorts = Map.copyOf(servicePorts);
+        workspace = workspace == null ? WorkspaceRequest.DEFAULT : workspace;
+    }
+
+    /** A request with a fresh workspace of the default size. */
+    public ProvisioningRequest(String userId, Role role, String conversationId, AgentProfile agent, LlmSettings llm,
+                               String image, double cpus, int memoryMb, int timeoutSeconds,
+                               Map<String, String> environment, ExtraDependencies extraDependencies,
+                               List<String> plugins, RepositorySpec repository, boolean replace,
+                               ProvisioningStep failAt, SandboxProgram program, Map<String, Integer> servicePorts) {
+        this(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds, environment,
+                extraDependencies, plugins, repository, replace, failAt, program, servicePorts, null);
     }
 
     /** A request for a runtime of Dockyard's executor with no further services. */
@@ -49,6 +62,13 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
     /** The same request, failing {@code step} on purpose (fault injection). */
     public ProvisioningRequest failingAt(ProvisioningStep step) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
-                environment, extraDependencies, plugins, repository, replace, step, program, servicePorts);
+                environment, extraDependencies, plugins, repository, replace, step, program, servicePorts, workspace);
+    }
+
+    /** The same request with its workspace as given (and the image a snapshot was taken of, if not null). */
+    public ProvisioningRequest withWorkspace(WorkspaceRequest newWorkspace, String newImage) {
+        return new ProvisioningRequest(userId, role, conversationId, agent, llm, newImage == null ? image : newImage,
+                cpus, memoryMb, timeoutSeconds, environment, extraDependencies, plugins, repository, replace, failAt,
+                program, servicePorts, newWorkspace);
     }
 }
