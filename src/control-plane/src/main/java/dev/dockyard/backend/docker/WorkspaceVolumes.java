@@ -77,7 +77,7 @@ final class WorkspaceVolumes {
         }
         register(target, labels);
         try {
-            copyInContainer(source, target, image);
+            copyInContainer(source, target, image, labels);
         } catch (RuntimeException e) {
             remove(target);
             throw e;
@@ -110,13 +110,23 @@ final class WorkspaceVolumes {
         }
     }
 
-    private void copyInContainer(String source, String target, String image) {
+    /**
+     * Dockyard's labels, but no control plane's: the reconciler lists sandboxes by that label and
+     * must not take the copier for the runtime's sandbox.
+     */
+    private static Map<String, String> copierLabels(Map<String, String> labels) {
+        Map<String, String> copier = new HashMap<>(labels);
+        copier.remove(Labels.CONTROL_PLANE);
+        copier.put(Labels.WORKSPACE, "copy");
+        return copier;
+    }
+
+    private void copyInContainer(String source, String target, String image, Map<String, String> labels) {
         String id = docker.createContainerCmd(image)
                 .withUser("0")
                 .withEntrypoint("cp")
                 .withCmd("-a", "/from/.", "/to/")
-                // not a sandbox's labels: the reconciler must not take it for the runtime's sandbox
-                .withLabels(Map.of(Labels.WORKSPACE, "copy"))
+                .withLabels(copierLabels(labels))
                 .withNetworkDisabled(true)
                 .withHostConfig(HostConfig.newHostConfig().withBinds(
                         new Bind(source, new Volume("/from"), true), new Bind(target, new Volume("/to"))))
