@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -95,14 +96,19 @@ class SnapshotsIT {
             }
             assertEquals(204, alice.delete("runtimes/" + original).status());
         }
-        // the snapshot outlives both runtimes until it is deleted; then its image and volumes go
+        // snapshots outlive the runtimes until deleted (the fork's own one too); then their images and volumes go
         assertEquals(200, alice.get("snapshots/" + snapshotId).status());
-        assertEquals(204, alice.delete("snapshots/" + snapshotId).status());
-        assertEquals(404, alice.get("snapshots/" + snapshotId).status());
-        assertNotEquals(0, DockerCli.run("image", "inspect", "dockyard/snapshot:" + snapshotId).exitCode(),
-                "the snapshot's image is gone");
-        assertTrue(DockerCli.ok("volume", "ls", "-q", "--filter", "name=dockyard-snapshot-" + snapshotId).isBlank(),
-                "the snapshot's workspace copy is gone");
+        List<String> owned = alice.get("snapshots").json().getJsonArray("snapshots").stream()
+                .map(v -> v.asJsonObject().getString("id")).toList();
+        assertEquals(2, owned.size(), "the snapshot taken and the fork's: " + owned);
+        for (String id : owned) {
+            assertEquals(204, alice.delete("snapshots/" + id).status());
+            assertEquals(404, alice.get("snapshots/" + id).status());
+            assertNotEquals(0, DockerCli.run("image", "inspect", "dockyard/snapshot:" + id).exitCode(),
+                    "the snapshot's image is gone");
+            assertTrue(DockerCli.ok("volume", "ls", "-q", "--filter", "name=dockyard-snapshot-" + id).isBlank(),
+                    "the snapshot's workspace copy is gone");
+        }
         assertTrue(DockerCli.ok("volume", "ls", "-q", "--filter", "name=dockyard-" + fork + "-ws").isBlank(),
                 "the fork's workspace went with it");
     }

@@ -18,7 +18,9 @@ import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.lifecycle.RuntimeGates;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
 import dev.dockyard.runtime.provisioning.WorkspaceRequest;
+import dev.dockyard.tenancy.Accounts;
 import dev.dockyard.tenancy.Role;
+import dev.dockyard.tenancy.UserAccount;
 import dev.dockyard.workspace.Snapshot;
 import dev.dockyard.workspace.WorkspaceRecords;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -28,6 +30,7 @@ import java.time.Clock;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -44,7 +47,8 @@ import java.util.logging.Logger;
  * thawed (a paused runtime stays paused).
  *
  * <p>Snapshots are owned by the runtime's user (others get 404) and count against the user's
- * snapshot quota ({@code dockyard.quota.max-snapshots}, {@code max-snapshot-mb}): over it, 429.
+ * snapshot quota (per user {@code maxSnapshots}/{@code maxSnapshotMb} of {@code PUT
+ * /users/{id}/quota}, else {@code dockyard.quota.max-snapshots}, {@code max-snapshot-mb}): over it, 429.
  */
 @ApplicationScoped
 public class Snapshots {
@@ -72,6 +76,9 @@ public class Snapshots {
 
     @Inject
     RuntimeService lifecycle;
+
+    @Inject
+    Accounts accounts;
 
     @Inject
     Clock clock;
@@ -163,8 +170,9 @@ public class Snapshots {
         List<Snapshot> owned = records.snapshots(userId);
         long count = owned.size();
         long mb = owned.stream().mapToLong(Snapshot::sizeBytes).sum() / (1024 * 1024);
-        int maxCount = config.quotaMaxSnapshots();
-        int maxMb = config.quotaMaxSnapshotMb();
+        Optional<UserAccount> account = accounts.find(userId);
+        int maxCount = account.map(UserAccount::maxSnapshots).orElse(config.quotaMaxSnapshots());
+        int maxMb = account.map(UserAccount::maxSnapshotMb).orElse(config.quotaMaxSnapshotMb());
         if (adding == 0 && count >= maxCount) {
             throw quota("maxSnapshots", maxCount, count);
         }
