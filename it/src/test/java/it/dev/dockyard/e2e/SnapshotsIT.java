@@ -87,6 +87,15 @@ class SnapshotsIT {
                     "cat /workspace/shared.txt; test -e /workspace/only-fork && echo yes || echo no"));
             assertEquals("from-fork\nno", output(alice, fork,
                     "cat /workspace/shared.txt; test -e /workspace/only-original && echo yes || echo no"));
+            // the snapshot and the fork's own count against alice's quota, set to two here
+            String aliceId = alice.get("users/me").json().getString("userId");
+            assertEquals(200, ADMIN.put("users/" + aliceId + "/quota", Json.createObjectBuilder()
+                    .add("maxSnapshots", 2).build()).status());
+            DockyardApi.Answer over = alice.post("runtimes/" + original + "/snapshots",
+                    Json.createObjectBuilder().add("name", "one-too-many").build());
+            assertEquals(429, over.status(), over.body());
+            assertTrue(over.json().getString("type").endsWith("/quota-exceeded"), over.body());
+            assertEquals("maxSnapshots", over.json().getString("limit"));
             System.out.printf("snapshot of a 100 MB workspace: %d ms, %d bytes (%s); fork POST→READY: %d ms (%s)%n",
                     snapMs, snapshot.getJsonNumber("sizeBytes").longValue(), snapshotId, forkMs,
                     forked.json().getString("statusMessage"));

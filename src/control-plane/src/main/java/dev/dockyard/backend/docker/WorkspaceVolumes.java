@@ -5,6 +5,7 @@ import com.github.dockerjava.api.command.InspectVolumeResponse;
 import com.github.dockerjava.api.exception.ConflictException;
 import com.github.dockerjava.api.exception.DockerException;
 import com.github.dockerjava.api.exception.NotFoundException;
+import com.github.dockerjava.api.model.AccessMode;
 import com.github.dockerjava.api.model.Bind;
 import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.Volume;
@@ -129,7 +130,7 @@ final class WorkspaceVolumes {
                 .withLabels(copierLabels(labels))
                 .withNetworkDisabled(true)
                 .withHostConfig(HostConfig.newHostConfig().withBinds(
-                        new Bind(source, new Volume("/from"), true), new Bind(target, new Volume("/to"))))
+                        new Bind(source, new Volume("/from"), AccessMode.ro), new Bind(target, new Volume("/to"))))
                 .exec().getId();
         try {
             docker.startContainerCmd(id).exec();
