@@ -17,6 +17,7 @@ import dev.dockyard.workspace.Snapshot;
 import dev.dockyard.workspace.WorkspaceRecords;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import jakarta.json.Json;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.HashMap;
@@ -105,6 +106,12 @@ public class Workspaces {
         if (runtime.program().isPresent()) {
             throw new Refused(Refused.Reason.CONFLICT, "Runtime " + runtime.id() + " runs its image's own program: "
                     + "its files are in its container, not on a workspace volume, and cannot be kept");
+        }
+        if (runtime.status().isStarting()) {
+            // its provisioning would remove what it built meanwhile: there is nothing worth keeping yet
+            throw new Refused(Refused.Reason.RUNTIME_NOT_READY, "Runtime " + runtime.id() + " is still "
+                    + runtime.status() + "; delete it without keepWorkspace, or wait until it is READY")
+                    .with("status", Json.createValue(runtime.status().name()));
         }
         RuntimeBackend backend = nodes.on(runtime.node());
         SandboxWorkspace mounted = runtime.workspace();
