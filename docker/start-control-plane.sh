@@ -12,6 +12,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 home="${DOCKYARD_HOME:-$HOME/.dockyard}"
 
 bash "$root/docker/ensure-engine.sh"
+bash "$root/docker/ensure-disk-tools.sh"
 bash "$root/docker/build-base-image.sh"
 echo "[start] building (mvn install -DskipTests)" >&2
 mvn -B -q -ntp -f "$root/pom.xml" install -DskipTests

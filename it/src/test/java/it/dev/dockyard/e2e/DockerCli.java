@@ -54,6 +54,12 @@ final class DockerCli {
         return out.isBlank() ? List.of() : List.of(out.split("\n"));
     }
 
+    /** Names of all volumes carrying a label (key=value). */
+    static List<String> volumesLabelled(String label) {
+        String out = ok("volume", "ls", "-q", "--filter", "label=" + label);
+        return out.isBlank() ? List.of() : List.of(out.split("\n"));
+    }
+
     /** The same, on the engine at {@code host}. */
     static List<String> containersLabelledOn(String host, String label) {
         String out = ok("-H", host, "ps", "-a", "--filter", "label=" + label, "--format", "{{.Names}}");

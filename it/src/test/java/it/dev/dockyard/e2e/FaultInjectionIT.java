@@ -48,6 +48,7 @@ class FaultInjectionIT {
         assertTrue(runtime.getString("statusMessage").startsWith("Provisioning failed at step '" + step + "'"),
                 runtime.getString("statusMessage"));
         assertEquals(List.of(), DockerCli.containersLabelled("dev.dockyard.runtime-id=" + id));
+        assertEquals(List.of(), DockerCli.volumesLabelled("dev.dockyard.runtime-id=" + id), "its workspace volume too");
 
         // the quota unit came back: the same user (quota 1) gets a working runtime at once
         DockyardApi.Answer next = user.provision(Json.createObjectBuilder()

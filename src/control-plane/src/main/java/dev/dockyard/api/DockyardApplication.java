@@ -22,7 +22,11 @@ public class DockyardApplication extends Application {
         classes.add(ImageResource.class);
         classes.add(PoolResource.class);
         classes.add(RuntimeResource.class);
+        classes.add(RuntimeForkResource.class);
+        classes.add(RuntimeSnapshotResource.class);
+        classes.add(SnapshotResource.class);
         classes.add(UserResource.class);
+        classes.add(WorkspaceResource.class);
         return classes;
     }
 }

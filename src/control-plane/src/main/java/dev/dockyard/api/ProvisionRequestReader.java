@@ -8,6 +8,7 @@ import dev.dockyard.images.BuildScriptPolicy;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.images.RuntimeDockerfile;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
+import dev.dockyard.runtime.provisioning.WorkspaceRequest;
 import dev.dockyard.tenancy.Role;
 import dev.dockyard.workspace.RepositorySpec;
 import jakarta.json.JsonNumber;
@@ -110,7 +111,8 @@ final class ProvisionRequestReader {
             image = config.sandboxBrowserImage();
         }
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeout, env,
-                extra, List.copyOf(allPlugins), repository(body), replace, null).with(lifecycle(sandbox, config));
+                extra, List.copyOf(allPlugins), repository(body), replace, null).with(lifecycle(sandbox, config))
+                .withWorkspace(workspace(body, sandbox, config), null);
     }
 
     /** Longest idle timeout or TTL a request may name: a year. */
@@ -137,6 +139,31 @@ final class ProvisionRequestReader {
         }
         return new ProvisioningRequest.Lifecycle(keep, idle, ttl);
     }
+
+    /** {@code sandbox.diskMb}, and a kept {@code workspace} or a snapshot ({@code fromSnapshot}) by id. */
+    static WorkspaceRequest workspace(JsonObject body, JsonObject sandbox, DockyardConfig config) {
+        int diskMb = integer(sandbox, "diskMb", 0);
+        if (diskMb != 0 && (diskMb < MIN_DISK_MB || diskMb > config.maxDiskMb())) {
+            throw invalid("sandbox.diskMb must be between " + MIN_DISK_MB + " and " + config.maxDiskMb());
+        }
+        String kept = string(body, "workspace", null);
+        String snapshot = string(body, "fromSnapshot", null);
+        if (kept != null && snapshot != null) {
+            throw invalid("workspace and fromSnapshot cannot both be given: a runtime has one workspace");
+        }
+        for (String id : new String[] {kept, snapshot}) {
+            if (id != null && (id.isBlank() || id.length() > MAX_ID || id.chars().anyMatch(Character::isISOControl))) {
+                throw invalid("workspace and fromSnapshot must be ids of 1 to " + MAX_ID + " printable characters");
+            }
+        }
+        if (diskMb != 0 && (kept != null || snapshot != null)) {
+            throw invalid("sandbox.diskMb applies to a new workspace only: a kept workspace or a snapshot keeps its size");
+        }
+        return WorkspaceRequest.of(diskMb, kept, snapshot);
+    }
+
+    /** The smallest workspace disk: ext4's own structures take a few MB of it. */
+    static final int MIN_DISK_MB = 64;
 
     private static RepositorySpec repository(JsonObject body) {
         JsonValue value = body.get("repository");

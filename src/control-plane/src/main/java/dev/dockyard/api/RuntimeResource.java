@@ -317,7 +317,11 @@ public class RuntimeResource {
     @Path("{id}")
     public Response delete(@PathParam("id") String id, @QueryParam("keepWorkspace") String keepWorkspace) {
         visible(id);
-        lifecycle.delete(id, "true".equalsIgnoreCase(keepWorkspace));
+        if ("true".equalsIgnoreCase(keepWorkspace)) {
+            // the kept workspace, whose id a later provision names as "workspace"
+            return Response.ok(WorkspaceView.of(lifecycle.deleteKeepingWorkspace(id), false)).build();
+        }
+        lifecycle.delete(id, false);
         return Response.noContent().build();
     }
 

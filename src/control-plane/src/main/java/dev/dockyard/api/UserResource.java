@@ -60,7 +60,10 @@ public class UserResource {
                 .entity(Json.createObjectBuilder().add("userId", id.getString()).add("apiKey", key).build()).build();
     }
 
-    /** Per-user quota overrides: {@code {"maxRuntimes", "maxCpus", "maxMemoryMb"}}, null for the default. */
+    /**
+     * Per-user quota overrides: {@code {"maxRuntimes", "maxCpus", "maxMemoryMb", "maxSnapshots",
+     * "maxSnapshotMb"}}, null for the default.
+     */
     @PUT
     @Path("{userId}/quota")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -75,7 +78,11 @@ public class UserResource {
                 throw Problem.of(Problem.Kind.VALIDATION, "maxCpus must not be negative").toException();
             }
         }
-        UserAccount account = accounts.setQuota(userId, runtimes, cpus, memory)
+        Integer snapshots = positiveInt(body, "maxSnapshots");
+        Integer snapshotMb = positiveInt(body, "maxSnapshotMb");
+        accounts.setQuota(userId, runtimes, cpus, memory)
+                .orElseThrow(() -> Problem.of(Problem.Kind.NOT_FOUND, "No user " + userId).toException());
+        UserAccount account = accounts.setSnapshotQuota(userId, snapshots, snapshotMb)
                 .orElseThrow(() -> Problem.of(Problem.Kind.NOT_FOUND, "No user " + userId).toException());
         return view(account);
     }
@@ -95,6 +102,8 @@ public class UserResource {
         addOrNull(quota, "maxRuntimes", account.maxRuntimes());
         addOrNull(quota, "maxCpus", account.maxCpus());
         addOrNull(quota, "maxMemoryMb", account.maxMemoryMb());
+        addOrNull(quota, "maxSnapshots", account.maxSnapshots());
+        addOrNull(quota, "maxSnapshotMb", account.maxSnapshotMb());
         return Json.createObjectBuilder().add("userId", account.userId()).add("role", account.role().name().toLowerCase(Locale.ROOT))
                 .add("quota", quota).build();
     }

@@ -1,5 +1,7 @@
 package dev.dockyard.application;
 
+import dev.dockyard.application.workspaces.Snapshots;
+import dev.dockyard.application.workspaces.Workspaces;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.persistence.RuntimeRepository;
@@ -13,6 +15,7 @@ import dev.dockyard.runtime.provisioning.MigrationRefusedException;
 import dev.dockyard.runtime.provisioning.Provisioner;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
 import dev.dockyard.runtime.provisioning.ProvisioningStep;
+import dev.dockyard.workspace.KeptWorkspace;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -49,6 +52,12 @@ public class RuntimeService {
     Hibernation hibernation;
 
     @Inject
+    Workspaces workspaces;
+
+    @Inject
+    Snapshots snapshots;
+
+    @Inject
     Deadlines deadlines;
 
     @Resource
@@ -61,7 +70,17 @@ public class RuntimeService {
      * @throws dev.dockyard.tenancy.QuotaExceededException                 when the user's quota is spent
      */
     public SandboxRuntime provision(ProvisioningRequest request) {
-        return provisioner.provision(request);
+        // a kept workspace or a snapshot to start from, resolved for the caller (claimed, for a workspace)
+        Workspaces.Resolved resolved = workspaces.resolve(request, snapshots);
+        SandboxRuntime runtime;
+        try {
+            runtime = provisioner.provision(resolved.request());
+        } catch (RuntimeException e) {
+            workspaces.claimed(resolved, null);
+            throw e;
+        }
+        workspaces.claimed(resolved, runtime.id());
+        return runtime;
     }
 
     /** Moves a READY runtime to another node (null: the first other one); answers the new runtime. */
@@ -112,7 +131,11 @@ public class RuntimeService {
         return runtimes.find(runtime.id()).orElse(runtime);
     }
 
-    /** Stops and removes the runtime; refused while it is being migrated or when asked to keep the workspace. */
+    /**
+     * Stops and removes the runtime; refused while it is being migrated. With {@code keepWorkspace}
+     * its workspace stays, owned by its user (see {@link Workspaces#keep}); without, a kept
+     * workspace it mounted goes with it.
+     */
     public void delete(String id, boolean keepWorkspace) {
         if (provisioner.isMigrating(id)) {
             // the move would bring it back on the other node once ready
@@ -120,13 +143,20 @@ public class RuntimeService {
                     + "once the move has ended (or delete the runtime it is moving to)");
         }
         if (keepWorkspace) {
-            // said plainly rather than ignored: the workspace would be lost while the caller thinks it kept
-            throw new Refused(Refused.Reason.NOT_IMPLEMENTED, "keepWorkspace=true is not supported yet: the "
-                    + "workspace lives in the sandbox's container and goes with it. Download it first with GET "
-                    + "/api/v1/runtimes/" + id + "/files?path=/workspace, or migrate the runtime instead of "
-                    + "deleting it");
+            deleteKeepingWorkspace(id);
+            return;
         }
-        provisioner.stop(id);
+        workspaces.deletedWithRuntime(provisioner.stop(id));
+    }
+
+    /** Deletes a runtime, keeping its workspace: answers the kept workspace. */
+    public KeptWorkspace deleteKeepingWorkspace(String id) {
+        if (provisioner.isMigrating(id)) {
+            throw new Refused(Refused.Reason.RUNTIME_MIGRATING, "Runtime " + id + " is being migrated; delete it "
+                    + "once the move has ended");
+        }
+        return workspaces.keep(runtimes.find(id).orElseThrow(() -> new Refused(Refused.Reason.NOT_FOUND,
+                "No runtime " + id)));
     }
 
     /** Freezes a READY runtime; already PAUSED is fine. */

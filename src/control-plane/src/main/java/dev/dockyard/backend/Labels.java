@@ -38,6 +38,14 @@ public final class Labels {
     /** On runtime images the builder made: the base image they were built from. */
     public static final String BASE_IMAGE = "dev.dockyard.base-image";
 
+    /**
+     * On workspace volumes (value {@code true}): the reconciler's orphan sweep looks only at these.
+     * Their owner is in the database (a pool member's volume exists before it has a user).
+     */
+    public static final String WORKSPACE = "dev.dockyard.workspace";
+    /** On a snapshot's image and workspace copy: the snapshot's id. */
+    public static final String SNAPSHOT_ID = "dev.dockyard.snapshot-id";
+
     private Labels() {
     }
 

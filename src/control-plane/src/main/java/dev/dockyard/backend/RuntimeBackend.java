@@ -74,6 +74,64 @@ public interface RuntimeBackend {
      */
     void rewriteEnvironment(String sandboxName, Map<String, String> environment, String user);
 
-    /** Stops and removes the sandbox with its anonymous volumes; nothing there is success too. */
+    /**
+     * Stops and removes the sandbox with its anonymous volumes and its own workspace volume (a
+     * mounted kept one stays); nothing there is success too.
+     */
     void remove(String sandboxName);
+
+    // Workspaces and snapshots. Defaults for backends that keep no workspace volumes: nothing to
+    // list or remove, and keeping or capturing one is refused rather than silently lost.
+
+    /**
+     * The volume at the sandbox's {@code /workspace}, or null when it has none (a sandbox of an
+     * image's own process, or one created before workspaces were volumes).
+     */
+    default String workspaceVolume(String sandboxName) {
+        return null;
+    }
+
+    /**
+     * Stops and removes the sandbox but keeps its workspace as the volume {@code keptVolume}
+     * (labelled with {@code labels}): the sandbox's own volume moves there, so that removing the
+     * sandbox's name again can never take it; a kept volume it mounted stays as it is. Returns
+     * the kept volume, or null when the sandbox had none.
+     */
+    default String keepWorkspace(String sandboxName, String keptVolume, Map<String, String> labels) {
+        throw new BackendException("backend '" + name() + "' keeps no workspaces");
+    }
+
+    /** Removes a workspace volume no sandbox uses any more (its disk too); already gone is success. */
+    default void removeWorkspace(String volume) {
+    }
+
+    /**
+     * Every workspace volume ({@link Labels#WORKSPACE}) owned by {@code controlPlane}.
+     *
+     * @throws BackendException when the volumes cannot be listed: callers must then act on nothing
+     */
+    default List<WorkspaceVolume> listWorkspaces(String controlPlane) {
+        return List.of();
+    }
+
+    /** The bytes a workspace volume takes on the host now, or -1 when unknown. */
+    default long workspaceBytes(String volume) {
+        return -1;
+    }
+
+    /**
+     * Captures a frozen sandbox: its container committed to an image and its workspace copied to a
+     * new volume, both labelled with {@code labels}. The caller freezes and thaws the sandbox.
+     */
+    default SnapshotCapture capture(String sandboxName, String snapshotId, Map<String, String> labels) {
+        throw new BackendException("backend '" + name() + "' takes no snapshots");
+    }
+
+    /**
+     * Removes a snapshot's image and workspace copy; already gone is success.
+     *
+     * @throws BackendException when the image is still used by a sandbox
+     */
+    default void removeSnapshot(String image, String volume) {
+    }
 }

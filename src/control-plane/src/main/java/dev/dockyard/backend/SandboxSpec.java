@@ -16,12 +16,15 @@ import java.util.Map;
  * <p>A sandbox of another image runs {@code process} instead of the executor (null for Dockyard's
  * executor); {@code executorPort} is then its main port. {@code servicePorts} are the further
  * ports published (on 127.0.0.1 only, like the main one) for the service URL proxy.
+ *
+ * <p>{@code workspace}: where the executor's {@code /workspace} lives (see {@link SandboxWorkspace});
+ * null is a fresh volume of the backend's default size. A sandbox that runs its own process gets none.
  * {@code extraLabels} go on the sandbox beside those of {@link Labels#of} (e.g. {@link Labels#POOL}).
  */
 public record SandboxSpec(String runtimeId, String conversationId, String controlPlane, String name, String image, double cpus,
                           double bootCpus, int memoryMb, long pidsLimit, String user, int executorPort,
                           String sessionKey, List<String> plugins, SandboxProcess process, List<Integer> servicePorts,
-                          Map<String, String> extraLabels) {
+                          SandboxWorkspace workspace, Map<String, String> extraLabels) {
 
     public SandboxSpec {
         plugins = List.copyOf(plugins);
@@ -29,11 +32,24 @@ public record SandboxSpec(String runtimeId, String conversationId, String contro
         extraLabels = Map.copyOf(extraLabels);
     }
 
+    /** A sandbox whose workspace is a fresh volume of the backend's default size. */
     public SandboxSpec(String runtimeId, String conversationId, String controlPlane, String name, String image,
                        double cpus, double bootCpus, int memoryMb, long pidsLimit, String user, int executorPort,
                        String sessionKey, List<String> plugins, SandboxProcess process, List<Integer> servicePorts) {
         this(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb, pidsLimit, user,
-                executorPort, sessionKey, plugins, process, servicePorts, Map.of());
+                executorPort, sessionKey, plugins, process, servicePorts, null, Map.of());
+    }
+
+    /** The same sandbox with these labels beside Dockyard's own. */
+    public SandboxSpec withLabels(Map<String, String> labels) {
+        return new SandboxSpec(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb,
+                pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, workspace, labels);
+    }
+
+    /** The same sandbox with its workspace elsewhere. */
+    public SandboxSpec withWorkspace(SandboxWorkspace newWorkspace) {
+        return new SandboxSpec(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb,
+                pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, newWorkspace, extraLabels);
     }
 
     public Map<String, String> labels() {

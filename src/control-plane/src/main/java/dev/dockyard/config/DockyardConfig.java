@@ -439,4 +439,64 @@ public class DockyardConfig {
     public Duration sweepInterval() {
         return Duration.ofSeconds(Math.max(1, sweepIntervalSeconds));
     }
+
+    // Workspaces, disk limits and snapshots (README: "Workspaces, disk limits, snapshots and forks")
+
+    @Inject
+    @ConfigProperty(name = "dockyard.sandbox.disk-mb", defaultValue = "4096")
+    int sandboxDiskMb;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.sandbox.max-disk-mb", defaultValue = "65536")
+    int maxDiskMb;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.sandbox.disk-limit", defaultValue = "auto")
+    String diskLimit;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.workspaces.dir", defaultValue = "/var/lib/dockyard/workspaces")
+    String workspacesDir;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.quota.max-snapshots", defaultValue = "20")
+    int quotaMaxSnapshots;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.quota.max-snapshot-mb", defaultValue = "20480")
+    int quotaMaxSnapshotMb;
+
+    /** The workspace disk of a sandbox whose request names none, in MB (where disks are bounded). */
+    public int sandboxDiskMb() {
+        return sandboxDiskMb;
+    }
+
+    /** The largest {@code sandbox.diskMb} a request may ask for. */
+    public int maxDiskMb() {
+        return maxDiskMb;
+    }
+
+    /**
+     * How workspaces are bounded: {@code auto} (loop-mounted ext4 disks where this host allows,
+     * else unbounded volumes, said in the log), {@code loop} (the same, but an impossibility is an
+     * error at start), {@code none} (unbounded volumes).
+     */
+    public String diskLimit() {
+        return diskLimit == null ? "auto" : diskLimit.strip().toLowerCase(Locale.ROOT);
+    }
+
+    /** Where bounded workspace disks (image files and loop links) are kept on the engine's host. */
+    public Path workspacesDir() {
+        return Path.of(workspacesDir);
+    }
+
+    /** Snapshots a user may keep at once. */
+    public int quotaMaxSnapshots() {
+        return quotaMaxSnapshots;
+    }
+
+    /** MB of snapshots (committed layers and workspace copies, as stored) a user may keep. */
+    public int quotaMaxSnapshotMb() {
+        return quotaMaxSnapshotMb;
+    }
 }

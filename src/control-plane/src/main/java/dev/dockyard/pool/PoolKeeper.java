@@ -297,7 +297,7 @@ public class PoolKeeper {
                 spec = new SandboxSpec(member.id(), "", config.instance(), name, runtimeImage, pool.cpus(),
                         config.sandboxBootCpus(), pool.memoryMb(), config.sandboxPidsLimit(), config.sandboxUser(),
                         config.executorPort(), member.sessionKey(), pool.plugins(), null,
-                        config.runtimeApiWorkPorts(), Map.of(Labels.POOL, pool.name()));
+                        config.runtimeApiWorkPorts()).withLabels(Map.of(Labels.POOL, pool.name()));
             } else {
                 runtimeImage = pool.image();
                 spec = dormantSpec(pool, program.get(), member);
@@ -362,7 +362,7 @@ public class PoolKeeper {
         SandboxProcess process = new SandboxProcess(program.command(), program.workingDir(), environment, null);
         return new SandboxSpec(member.id(), "", config.instance(), member.containerName(), pool.image(), pool.cpus(),
                 pool.cpus(), pool.memoryMb(), config.sandboxPidsLimit(), program.user(), config.runtimeApiAgentPort(),
-                member.sessionKey(), List.of(), process, ports, Map.of(Labels.POOL, pool.name()));
+                member.sessionKey(), List.of(), process, ports).withLabels(Map.of(Labels.POOL, pool.name()));
     }
 
     private void removeQuietly(String node, String name) {

@@ -1,6 +1,7 @@
 package dev.dockyard.runtime;
 
 import dev.dockyard.agents.LlmSettings;
+import dev.dockyard.backend.SandboxWorkspace;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.secrets.SealedString;
 import dev.dockyard.workspace.RepositorySpec;
@@ -156,6 +157,18 @@ public class SandboxRuntime {
      */
     @Column(name = "POOL", length = 63)
     private String pool;
+
+    /** A kept workspace volume the sandbox mounts; null when its workspace is a volume of its own. */
+    @Column(name = "WORKSPACE_VOLUME", length = 200)
+    private String workspaceVolume;
+
+    /** The (snapshot's) volume its own workspace was copied from; null for a fresh one. */
+    @Column(name = "WORKSPACE_COPY_OF", length = 200)
+    private String workspaceCopyOf;
+
+    /** The workspace disk's size limit asked for, in MB; null or 0 for the default. */
+    @Column(name = "DISK_MB")
+    private Integer diskMb;
 
     @Column(name = "SESSION_KEY", nullable = false, length = 256)
     @Convert(converter = SealedString.class)
@@ -444,6 +457,21 @@ public class SandboxRuntime {
 
     public int timeoutSeconds() {
         return timeoutSeconds;
+    }
+
+    /** Where the sandbox's {@code /workspace} lives (see {@link SandboxWorkspace}). */
+    public void withWorkspace(SandboxWorkspace workspace) {
+        this.workspaceVolume = workspace.kind() == SandboxWorkspace.Kind.MOUNT ? workspace.volume() : null;
+        this.workspaceCopyOf = workspace.kind() == SandboxWorkspace.Kind.COPY ? workspace.volume() : null;
+        this.diskMb = workspace.diskMb() == 0 ? null : workspace.diskMb();
+    }
+
+    public SandboxWorkspace workspace() {
+        if (workspaceVolume != null) {
+            return SandboxWorkspace.mount(workspaceVolume);
+        }
+        int mb = diskMb == null ? 0 : diskMb;
+        return workspaceCopyOf != null ? SandboxWorkspace.copyOf(workspaceCopyOf, mb) : SandboxWorkspace.fresh(mb);
     }
 
     public void runsProgram(SandboxProgram newProgram) {

@@ -76,6 +76,17 @@ public class Accounts {
         return Optional.of(account);
     }
 
+    /** Per-user snapshot limits (null: the default), set with the other overrides of a quota update. */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public Optional<UserAccount> setSnapshotQuota(String userId, Integer snapshots, Integer snapshotMb) {
+        UserAccount account = em.find(UserAccount.class, userId, LockModeType.PESSIMISTIC_WRITE);
+        if (account == null) {
+            return Optional.empty();
+        }
+        account.snapshotQuota(snapshots, snapshotMb);
+        return Optional.of(account);
+    }
+
     public Optional<UserAccount> find(String userId) {
         return Optional.ofNullable(em.find(UserAccount.class, userId));
     }

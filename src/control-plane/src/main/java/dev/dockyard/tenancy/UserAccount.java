@@ -36,6 +36,14 @@ public class UserAccount {
     @Column(name = "MAX_MEMORY_MB")
     private Integer maxMemoryMb;
 
+    /** Snapshots the user may keep at once; null: {@code dockyard.quota.max-snapshots}. */
+    @Column(name = "MAX_SNAPSHOTS")
+    private Integer maxSnapshots;
+
+    /** MB of snapshots the user may keep; null: {@code dockyard.quota.max-snapshot-mb}. */
+    @Column(name = "MAX_SNAPSHOT_MB")
+    private Integer maxSnapshotMb;
+
     protected UserAccount() {
         // JPA
     }
@@ -72,6 +80,20 @@ public class UserAccount {
 
     public Integer maxMemoryMb() {
         return maxMemoryMb;
+    }
+
+    public Integer maxSnapshots() {
+        return maxSnapshots;
+    }
+
+    public Integer maxSnapshotMb() {
+        return maxSnapshotMb;
+    }
+
+    /** Per-user snapshot overrides; null keeps (or returns to) the default. */
+    public void snapshotQuota(Integer snapshots, Integer snapshotMb) {
+        this.maxSnapshots = snapshots;
+        this.maxSnapshotMb = snapshotMb;
     }
 
     /** Per-user overrides; null keeps (or returns to) the default. */

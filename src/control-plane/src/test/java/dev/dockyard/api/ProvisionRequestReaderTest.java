@@ -31,6 +31,7 @@ class ProvisionRequestReaderTest {
         @Override public Duration sandboxTimeout() { return Duration.ofSeconds(120); }
         @Override public double maxCpus() { return 8; }
         @Override public int maxMemoryMb() { return 16384; }
+        @Override public int maxDiskMb() { return 8192; }
     };
 
     private final AgentCatalog agents = new AgentCatalog() {
@@ -161,5 +162,30 @@ class ProvisionRequestReaderTest {
         assertEquals(5, RuntimeResource.preferredWait("respond-async, wait=5"));
         assertEquals(600, RuntimeResource.preferredWait("wait=9999"));
         assertEquals(0, RuntimeResource.preferredWait("return=minimal"));
+    }
+
+    @Test
+    void shouldReadTheDiskSizeAndAKeptWorkspaceOrASnapshotById() {
+        assertEquals(0, read("{\"conversationId\": \"c\"}").workspace().diskMb(), "0: the default size");
+        assertEquals(512, read("{\"conversationId\": \"c\", \"sandbox\": {\"diskMb\": 512}}").workspace().diskMb());
+        assertEquals("ws-1", read("{\"conversationId\": \"c\", \"workspace\": \"ws-1\"}").workspace().keptWorkspace());
+        assertEquals("snap-1", read("{\"conversationId\": \"c\", \"fromSnapshot\": \"snap-1\"}").workspace()
+                .fromSnapshot());
+    }
+
+    @Test
+    void shouldRefuseADiskOutsideItsBoundsAndTwoWorkspacesAtOnce() {
+        for (String body : List.of("{\"conversationId\": \"c\", \"sandbox\": {\"diskMb\": 10}}",
+                "{\"conversationId\": \"c\", \"sandbox\": {\"diskMb\": 9000}}",
+                "{\"conversationId\": \"c\", \"sandbox\": {\"diskMb\": \"big\"}}",
+                "{\"conversationId\": \"c\", \"workspace\": \"ws-1\", \"fromSnapshot\": \"snap-1\"}",
+                "{\"conversationId\": \"c\", \"workspace\": \"ws-1\", \"sandbox\": {\"diskMb\": 512}}",
+                "{\"conversationId\": \"c\", \"workspace\": 7}",
+                "{\"conversationId\": \"c\", \"fromSnapshot\": \" \"}")) {
+            Problem problem = problem(body);
+            assertEquals(Problem.Kind.VALIDATION, problem.kind(), body);
+            assertTrue(problem.detail().contains("diskMb") || problem.detail().contains("workspace")
+                    || problem.detail().contains("fromSnapshot"), problem.detail());
+        }
     }
 }

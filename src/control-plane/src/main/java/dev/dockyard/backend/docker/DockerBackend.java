@@ -3,11 +3,13 @@ package dev.dockyard.backend.docker;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.CreateContainerCmd;
 import com.github.dockerjava.api.command.InspectContainerResponse;
+import com.github.dockerjava.api.command.InspectImageResponse;
 import com.github.dockerjava.api.exception.ConflictException;
 import com.github.dockerjava.api.exception.DockerException;
 import com.github.dockerjava.api.exception.InternalServerErrorException;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.exception.NotModifiedException;
+import com.github.dockerjava.api.model.Bind;
 import com.github.dockerjava.api.model.Capability;
 import com.github.dockerjava.api.model.ContainerConfig;
 import com.github.dockerjava.api.model.ExposedPort;
@@ -15,6 +17,7 @@ import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.PortBinding;
 import com.github.dockerjava.api.model.Ports;
 import com.github.dockerjava.api.model.RestartPolicy;
+import com.github.dockerjava.api.model.Volume;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.Labels;
 import dev.dockyard.backend.ManagedSandbox;
@@ -22,26 +25,36 @@ import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxProcess;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxState;
+import dev.dockyard.backend.SandboxWorkspace;
+import dev.dockyard.backend.SnapshotCapture;
+import dev.dockyard.backend.WorkspaceVolume;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 
 /**
  * Sandboxes as Docker containers: labelled, hardened (all capabilities dropped, no new
  * privileges, a pids limit, CPU and memory limits, an init process), the executor port published
- * on 127.0.0.1 only at a port Docker picks.
+ * on 127.0.0.1 only at a port Docker picks. The executor's {@code /workspace} is a labelled volume
+ * of its own ({@link WorkspaceVolumes}: size-bounded where this host allows), created with the
+ * sandbox and removed with it unless it is kept.
  */
 public class DockerBackend implements RuntimeBackend {
+
+    private static final Logger LOG = Logger.getLogger(DockerBackend.class.getName());
 
     /** Where the executor image expects its session key (see SESSION_API_KEY_FILE in the image). */
     static final String KEY_DIR = "/opt/dockyard/run";
@@ -52,10 +65,16 @@ public class DockerBackend implements RuntimeBackend {
     static final int STOP_SECONDS = 2;
 
     private final DockerClient docker;
+    private final WorkspaceVolumes workspaces;
 
-    /** One backend per engine: see {@link DockerNodes}. */
+    /** One backend per engine: see {@link DockerNodes}. Workspaces on plain (unbounded) volumes. */
     public DockerBackend(DockerClient docker) {
+        this(docker, new WorkspaceVolumes(docker, null, 0, Clock.systemUTC()));
+    }
+
+    DockerBackend(DockerClient docker, WorkspaceVolumes workspaces) {
         this.docker = docker;
+        this.workspaces = workspaces;
     }
 
     @Override
@@ -88,6 +107,13 @@ public class DockerBackend implements RuntimeBackend {
         if (process != null && process.fsGroup() != null) {
             host.withGroupAdd(List.of(String.valueOf(process.fsGroup())));
         }
+        // the executor's workspace on a volume of its own; an image's own process keeps its image's files
+        String ownVolume = process == null ? createWorkspace(spec) : null;
+        String volume = ownVolume != null ? ownVolume
+                : process == null ? spec.workspace().volume() : null;
+        if (volume != null) {
+            host.withBinds(new Bind(volume, new Volume(WorkspaceVolumes.MOUNTED_AT)));
+        }
         String id;
         try {
             CreateContainerCmd create = docker.createContainerCmd(spec.image())
@@ -103,10 +129,13 @@ public class DockerBackend implements RuntimeBackend {
             }
             id = create.exec().getId();
         } catch (NotFoundException e) {
+            removeWorkspaceQuietly(ownVolume);
             throw new BackendException("image '" + spec.image() + "' not found", e);
         } catch (ConflictException e) {
+            // the name belongs to another sandbox: so may the volume named after it
             throw new BackendException("a container named '" + spec.name() + "' already exists", e);
         } catch (DockerException | IllegalArgumentException e) {
+            removeWorkspaceQuietly(ownVolume);
             throw new BackendException("Docker refused to create the container: " + describe(e), e);
         }
         if (process == null) {
@@ -116,6 +145,38 @@ public class DockerBackend implements RuntimeBackend {
                     "could not hand the environment to the container");
         }
         return id;
+    }
+
+    /**
+     * Creates the sandbox's own workspace volume (fresh, or a copy of a snapshot's); returns it, or
+     * null when the sandbox mounts a kept one (attached here, should the host have rebooted).
+     */
+    private String createWorkspace(SandboxSpec spec) {
+        SandboxWorkspace workspace = spec.workspace() == null ? SandboxWorkspace.fresh(0) : spec.workspace();
+        if (workspace.kind() == SandboxWorkspace.Kind.MOUNT) {
+            workspaces.ensureAttached(workspace.volume());
+            return null;
+        }
+        String volume = SandboxWorkspace.ownVolume(spec.name());
+        Map<String, String> labels = spec.labels();
+        if (workspace.kind() == SandboxWorkspace.Kind.COPY) {
+            workspaces.copy(workspace.volume(), volume, spec.image(), labels, false);
+        } else {
+            workspaces.create(volume, workspace.diskMb(), spec.user() == null ? "0" : spec.user(), labels);
+        }
+        return volume;
+    }
+
+    private void removeWorkspaceQuietly(String volume) {
+        if (volume == null) {
+            return;
+        }
+        try {
+            workspaces.remove(volume);
+        } catch (RuntimeException e) {
+            // the reconciler's sweep removes an unused labelled volume later
+            LOG.warning("Could not remove workspace volume " + volume + ": " + e.getMessage());
+        }
     }
 
     /** The image's own entrypoint and command, for a process that gave none. */
@@ -173,6 +234,8 @@ public class DockerBackend implements RuntimeBackend {
 
     @Override
     public URI revive(String sandboxName, String sessionKey, String user, int executorPort) {
+        // after a host reboot a bounded workspace's disk is attached again before its mount is needed
+        workspaces.ensureAttached(workspaceVolume(sandboxName));
         if (!runsProcess(sandboxName)) {
             // the executor deleted its key file when it first booted: it refuses to start without a new one
             handKey(sandboxName, keyArchive(sessionKey, List.of(), user));
@@ -369,6 +432,12 @@ public class DockerBackend implements RuntimeBackend {
 
     @Override
     public void remove(String sandboxName) {
+        removeContainer(sandboxName);
+        // named volumes outlive their container: its own one goes explicitly (a mounted kept one stays)
+        removeWorkspaceQuietly(SandboxWorkspace.ownVolume(sandboxName));
+    }
+
+    private void removeContainer(String sandboxName) {
         try {
             docker.removeContainerCmd(sandboxName).withForce(true).withRemoveVolumes(true).exec();
         } catch (NotFoundException | NotModifiedException e) {
@@ -378,6 +447,130 @@ public class DockerBackend implements RuntimeBackend {
         } catch (DockerException e) {
             throw new BackendException("Docker could not remove container '" + sandboxName + "': " + describe(e), e);
         }
+    }
+
+    @Override
+    public String workspaceVolume(String sandboxName) {
+        try {
+            InspectContainerResponse inspect = docker.inspectContainerCmd(sandboxName).exec();
+            if (inspect.getMounts() == null) {
+                return null;
+            }
+            return inspect.getMounts().stream()
+                    .filter(m -> m.getDestination() != null && WorkspaceVolumes.MOUNTED_AT.equals(m.getDestination().getPath()))
+                    .map(InspectContainerResponse.Mount::getName).filter(n -> n != null).findFirst().orElse(null);
+        } catch (NotFoundException e) {
+            return null;
+        }
+    }
+
+    @Override
+    public String keepWorkspace(String sandboxName, String keptVolume, Map<String, String> labels) {
+        String volume = workspaceVolume(sandboxName);
+        String image = null;
+        try {
+            image = docker.inspectContainerCmd(sandboxName).exec().getImageId();
+        } catch (NotFoundException e) {
+            // gone already: its own volume may still be there
+            volume = SandboxWorkspace.ownVolume(sandboxName);
+        }
+        removeContainer(sandboxName);
+        if (volume == null || volume.equals(keptVolume)) {
+            return volume;
+        }
+        try {
+            docker.inspectVolumeCmd(volume).exec();
+        } catch (NotFoundException e) {
+            return null;
+        }
+        Map<String, String> all = new HashMap<>(labels);
+        workspaces.move(volume, keptVolume, image == null ? "dockyard/sandbox:latest" : image, all);
+        return keptVolume;
+    }
+
+    @Override
+    public void removeWorkspace(String volume) {
+        workspaces.remove(volume);
+    }
+
+    @Override
+    public List<WorkspaceVolume> listWorkspaces(String controlPlane) {
+        return workspaces.list(controlPlane);
+    }
+
+    @Override
+    public long workspaceBytes(String volume) {
+        return workspaces.bytes(volume);
+    }
+
+    /**
+     * Commits the (frozen) container to {@code dockyard/snapshot:<id>} and copies its workspace to
+     * the volume {@code dockyard-snapshot-<id>}; the volume is copied first, as the commit of a
+     * large layer takes longest and the copy must see the same moment.
+     */
+    @Override
+    public SnapshotCapture capture(String sandboxName, String snapshotId, Map<String, String> labels) {
+        String source = workspaceVolume(sandboxName);
+        if (source == null) {
+            throw new BackendException("sandbox '" + sandboxName + "' has no workspace volume to snapshot");
+        }
+        String image = SNAPSHOT_REPOSITORY + ":" + snapshotId;
+        String volume = "dockyard-snapshot-" + snapshotId;
+        String containerImage;
+        try {
+            containerImage = docker.inspectContainerCmd(sandboxName).exec().getImageId();
+        } catch (NotFoundException e) {
+            throw new BackendException("container '" + sandboxName + "' is gone", e);
+        }
+        workspaces.copy(source, volume, containerImage, labels, true);
+        try {
+            docker.commitCmd(sandboxName).withRepository(SNAPSHOT_REPOSITORY).withTag(snapshotId)
+                    .withLabels(labels).withPause(false).exec();
+            long layer = layerBytes(image);
+            long disk = Math.max(0, workspaces.bytes(volume));
+            return new SnapshotCapture(image, volume, layer + disk, workspaces.sizeFor(diskMbOf(volume)));
+        } catch (RuntimeException e) {
+            removeWorkspaceQuietly(volume);
+            throw e instanceof BackendException b ? b
+                    : new BackendException("Docker could not commit '" + sandboxName + "': " + describe(e), e);
+        }
+    }
+
+    /** Where snapshot images are tagged. */
+    static final String SNAPSHOT_REPOSITORY = "dockyard/snapshot";
+
+    /** The committed layer alone: the image less its parent. */
+    private long layerBytes(String image) {
+        InspectImageResponse inspect = docker.inspectImageCmd(image).exec();
+        long size = inspect.getSize() == null ? 0 : inspect.getSize();
+        String parent = inspect.getParent();
+        if (parent == null || parent.isBlank()) {
+            return size;
+        }
+        try {
+            Long parentSize = docker.inspectImageCmd(parent).exec().getSize();
+            return Math.max(0, size - (parentSize == null ? 0 : parentSize));
+        } catch (NotFoundException e) {
+            return size;
+        }
+    }
+
+    private int diskMbOf(String volume) {
+        return (int) (workspaces.capacityBytes(volume) / (1024 * 1024));
+    }
+
+    @Override
+    public void removeSnapshot(String image, String volume) {
+        try {
+            docker.removeImageCmd(image).withForce(false).exec();
+        } catch (NotFoundException e) {
+            // gone already
+        } catch (ConflictException e) {
+            throw new BackendException("the snapshot's image " + image + " is still used by a sandbox", e);
+        } catch (DockerException e) {
+            throw new BackendException("Docker could not remove image " + image + ": " + describe(e), e);
+        }
+        workspaces.remove(volume);
     }
 
     @Override

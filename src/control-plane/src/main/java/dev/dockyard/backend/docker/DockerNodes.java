@@ -13,6 +13,7 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,6 +40,9 @@ public class DockerNodes implements BackendNodes {
     @Inject
     DockyardConfig config;
 
+    @Inject
+    Clock clock;
+
     private final Map<String, DockerBackend> nodes = new LinkedHashMap<>();
     private final Map<String, DockerClient> clients = new LinkedHashMap<>();
     private final Map<String, DockerImageBuilder> builders = new LinkedHashMap<>();
@@ -55,13 +59,35 @@ public class DockerNodes implements BackendNodes {
             }
             DockerClient client = client(name, host, Duration.ofSeconds(60), 64);
             clients.put(name, client);
-            nodes.put(name, new DockerBackend(client));
+            nodes.put(name, new DockerBackend(client, workspaces(name, client, host)));
             // a build step may print nothing for minutes (a quiet RUN, committing a layer): its own
             // client, whose read timeout is the build's
             DockerClient builds = client(name, host, config.imageBuildTimeout(), 8);
             clients.put(name + "/builds", builds);
             builders.put(name, new DockerImageBuilder(builds));
         }
+    }
+
+    /**
+     * The node's workspace volumes: bounded ext4 disks where this host can make them for that
+     * engine (README: which applies and why), else plain volumes; the choice is logged.
+     */
+    private WorkspaceVolumes workspaces(String name, DockerClient client, Optional<String> host) {
+        String mode = config.diskLimit();
+        Optional<String> impossible = mode.equals("none") ? Optional.of("dockyard.sandbox.disk-limit is none")
+                : LoopDisks.probe(config.workspacesDir(), host.orElse(System.getenv("DOCKER_HOST")));
+        if (impossible.isPresent()) {
+            if (mode.equals("loop")) {
+                throw new IllegalStateException("dockyard.sandbox.disk-limit=loop, but node '" + name
+                        + "' cannot have bounded workspaces: " + impossible.get());
+            }
+            LOG.warning("Node '" + name + "': workspaces are NOT size-bounded (" + impossible.get()
+                    + "); a sandbox can fill the engine's disk");
+            return new WorkspaceVolumes(client, null, 0, clock);
+        }
+        LOG.info("Node '" + name + "': workspaces are ext4 disks of " + config.sandboxDiskMb()
+                + " MB by default under " + config.workspacesDir());
+        return new WorkspaceVolumes(client, new LoopDisks(config.workspacesDir()), config.sandboxDiskMb(), clock);
     }
 
     private static DockerClient client(String node, Optional<String> host, Duration responseTimeout, int connections) {

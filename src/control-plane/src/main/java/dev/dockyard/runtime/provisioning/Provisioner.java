@@ -6,6 +6,7 @@ import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxProcess;
 import dev.dockyard.backend.SandboxSpec;
+import dev.dockyard.backend.SandboxWorkspace;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.credentials.Credentials;
 import dev.dockyard.images.ImageBuild;
@@ -148,7 +149,7 @@ public class Provisioner {
      * @throws ConversationBusyException when the conversation already has a live runtime
      */
     public SandboxRuntime provision(ProvisioningRequest request) {
-        String node = nodes.defaultNode();
+        String node = request.workspace().node() != null ? request.workspace().node() : nodes.defaultNode();
         try {
             accounts.ensure(request.userId(), request.role());
         } catch (PersistenceException | TransactionalException raced) {
@@ -186,6 +187,7 @@ public class Provisioner {
         runtime.withRepository(request.repository());
         runtime.runsProgram(request.program());
         runtime.publishesPorts(request.servicePorts());
+        runtime.withWorkspace(request.workspace().sandboxWorkspace());
         ProvisioningRequest.Lifecycle lifecycle = request.lifecycle() != null ? request.lifecycle()
                 : new ProvisioningRequest.Lifecycle(false, config.idleTimeoutSeconds(), config.ttlSeconds());
         runtime.withLifecycle(lifecycle.keepAlive(), lifecycle.idleTimeoutSeconds(), lifecycle.ttlSeconds());
@@ -251,7 +253,9 @@ public class Provisioner {
      */
     private Optional<SandboxRuntime> claimWarm(ProvisioningRequest request, String node) {
         SandboxProgram program = request.program();
+        // a kept workspace, a snapshot or a disk size of its own is not what warm members have
         if (!request.extraDependencies().isEmpty() || request.failAt() != null
+                || !request.workspace().equals(WorkspaceRequest.DEFAULT)
                 || (program != null && program.fsGroup() != null)) {
             return Optional.empty();
         }
@@ -472,6 +476,8 @@ public class Provisioner {
         long lived = Duration.between(source.createdAt(), clock.instant()).toSeconds();
         migrated.withLifecycle(source.keepAlive(), source.idleTimeoutSeconds(),
                 source.ttlSeconds() == 0 ? 0 : (int) Math.max(1, source.ttlSeconds() - lived));
+        // a fresh volume of the same size, filled by the copy below (a kept one it mounted stays behind)
+        migrated.withWorkspace(SandboxWorkspace.fresh(source.workspace().diskMb()));
         RuntimeGates.Pass hold;
         try {
             // from here no action, pause or resume reaches the source; the running actions have finished
@@ -692,7 +698,7 @@ public class Provisioner {
             return new SandboxSpec(runtime.id(), runtime.conversationId(), config.instance(), runtime.containerName(),
                     image, runtime.cpus(), config.sandboxBootCpus(), runtime.memoryMb(), config.sandboxPidsLimit(),
                     config.sandboxUser(), config.executorPort(), runtime.sessionKey(), runtime.plugins(), null,
-                    servicePorts);
+                    servicePorts).withWorkspace(runtime.workspace());
         }
         Map<String, String> environment = programEnvironment(runtime, program);
         SandboxProcess process = new SandboxProcess(program.command(), program.workingDir(), environment,
@@ -778,6 +784,15 @@ public class Provisioner {
         SandboxRuntime runtime = journal.stop(runtimeId, "Stopped on request");
         nodes.on(runtime.node()).remove(runtime.containerName());
         return runtime;
+    }
+
+    /**
+     * Stops a runtime for good but keeps its workspace as {@code keptVolume} (labelled with
+     * {@code labels}); returns the kept volume (null when it had none).
+     */
+    public String stopKeepingWorkspace(String runtimeId, String keptVolume, Map<String, String> labels) {
+        SandboxRuntime runtime = journal.stop(runtimeId, "Stopped on request; workspace kept");
+        return nodes.on(runtime.node()).keepWorkspace(runtime.containerName(), keptVolume, labels);
     }
 
     private void removeQuietly(RuntimeBackend backend, String name) {

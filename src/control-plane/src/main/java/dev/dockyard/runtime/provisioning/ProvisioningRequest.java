@@ -23,6 +23,7 @@ import java.util.Map;
  * @param program        what the sandbox runs when it is not Dockyard's executor, else null
  * @param servicePorts   the services beside the main one the proxy carries: name → sandbox port
  * @param lifecycle      keepAlive, idle timeout and TTL; null: the configured defaults
+ * @param workspace      the workspace asked for (size, a kept one, a snapshot)
  */
 public record ProvisioningRequest(String userId, Role role, String conversationId,
                                   AgentProfile agent, LlmSettings llm, String image, double cpus, int memoryMb,
@@ -31,7 +32,7 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
                                   List<String> plugins, RepositorySpec repository,
                                   boolean replace,
                                   ProvisioningStep failAt, SandboxProgram program, Map<String, Integer> servicePorts,
-                                  Lifecycle lifecycle) {
+                                  Lifecycle lifecycle, WorkspaceRequest workspace) {
 
     /** The request's idle lifecycle (API.md: {@code sandbox.keepAlive}, {@code idleTimeoutSeconds}, {@code ttlSeconds}). */
     public record Lifecycle(boolean keepAlive, int idleTimeoutSeconds, int ttlSeconds) {
@@ -40,16 +41,17 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
     public ProvisioningRequest {
         environment = Map.copyOf(environment);
         servicePorts = Map.copyOf(servicePorts);
+        workspace = workspace == null ? WorkspaceRequest.DEFAULT : workspace;
     }
 
-    /** A request with the configured idle lifecycle. */
+    /** A request with the configured idle lifecycle and a fresh workspace of the default size. */
     public ProvisioningRequest(String userId, Role role, String conversationId, AgentProfile agent, LlmSettings llm,
                                String image, double cpus, int memoryMb, int timeoutSeconds,
                                Map<String, String> environment, ExtraDependencies extraDependencies,
                                List<String> plugins, RepositorySpec repository, boolean replace,
                                ProvisioningStep failAt, SandboxProgram program, Map<String, Integer> servicePorts) {
         this(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds, environment,
-                extraDependencies, plugins, repository, replace, failAt, program, servicePorts, null);
+                extraDependencies, plugins, repository, replace, failAt, program, servicePorts, null, null);
     }
 
     /** A request for a runtime of Dockyard's executor with no further services. */
@@ -59,18 +61,27 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
                                List<String> plugins, RepositorySpec repository, boolean replace,
                                ProvisioningStep failAt) {
         this(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds, environment,
-                extraDependencies, plugins, repository, replace, failAt, null, Map.of(), null);
+                extraDependencies, plugins, repository, replace, failAt, null, Map.of(), null, null);
     }
 
     /** The same request with its own idle lifecycle. */
     public ProvisioningRequest with(Lifecycle requested) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
-                environment, extraDependencies, plugins, repository, replace, failAt, program, servicePorts, requested);
+                environment, extraDependencies, plugins, repository, replace, failAt, program, servicePorts, requested,
+                workspace);
     }
 
     /** The same request, failing {@code step} on purpose (fault injection). */
     public ProvisioningRequest failingAt(ProvisioningStep step) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
-                environment, extraDependencies, plugins, repository, replace, step, program, servicePorts, lifecycle);
+                environment, extraDependencies, plugins, repository, replace, step, program, servicePorts, lifecycle,
+                workspace);
+    }
+
+    /** The same request with its workspace as given (and the image a snapshot was taken of, if not null). */
+    public ProvisioningRequest withWorkspace(WorkspaceRequest newWorkspace, String newImage) {
+        return new ProvisioningRequest(userId, role, conversationId, agent, llm, newImage == null ? image : newImage,
+                cpus, memoryMb, timeoutSeconds, environment, extraDependencies, plugins, repository, replace, failAt,
+                program, servicePorts, lifecycle, newWorkspace);
     }
 }

@@ -49,6 +49,8 @@ import java.util.logging.Logger;
  *       becomes READY (PAUSED if its sandbox is frozen); one still disconnected after
  *       {@link DockyardConfig#disconnectedGrace()} is released: ERROR, its sandbox removed, its
  *       conversation and quota freed.</li>
+ *   <li>Workspace volumes left behind (a crash between a sandbox's removal and its volume's) are
+ *       swept after the pass by {@link WorkspaceSweep}, under the same rules.</li>
  * </ul>
  * Sandboxes of warm pool members are left to the pool keeper. Each backend node is compared on
  * its own, against the runtimes placed on it. When a node cannot be listed, the pass does nothing

@@ -28,6 +28,9 @@ public class ReconcilerTimer {
     @Inject
     Reconciler reconciler;
 
+    @Inject
+    WorkspaceSweep workspaceSweep;
+
     @PostConstruct
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     void atStartup() {
@@ -45,7 +48,12 @@ public class ReconcilerTimer {
             return null;
         }
         try {
-            return reconciler.pass();
+            Reconciler.Report report = reconciler.pass();
+            if (!report.skipped()) {
+                // after the pass: volumes of the sandboxes it just removed are unused now
+                workspaceSweep.sweep();
+            }
+            return report;
         } finally {
             running.unlock();
         }

@@ -1,0 +1,124 @@
+package it.dev.dockyard.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Snapshots and forks on the real engine: a fork of a runtime with a 100 MB workspace sees the
+ * same files (inside and outside the workspace), and from then on the two are independent; the
+ * snapshot is its owner's alone; deleting it removes its image and its workspace copy.
+ */
+class SnapshotsIT {
+
+    private static final DockyardApi ADMIN = new DockyardApi();
+
+    private static DockyardApi newUser(String prefix) {
+        String userId = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+        DockyardApi.Answer answer = ADMIN.post("users", Json.createObjectBuilder().add("userId", userId)
+                .add("role", "user").build());
+        assertEquals(201, answer.status(), answer.body());
+        return ADMIN.withKey(answer.json().getString("apiKey"));
+    }
+
+    private static String output(DockyardApi api, String runtimeId, String command) {
+        return api.act(runtimeId, DockyardApi.run(command)).getString("content").replace("\r", "").strip();
+    }
+
+    @Test
+    void shouldForkARuntimeIntoAnIndependentIdenticalOneAndKeepSnapshotsToTheirOwner() {
+        DockyardApi alice = newUser("snap-alice");
+        DockyardApi bob = newUser("snap-bob");
+        DockyardApi.Answer created = alice.provision(Json.createObjectBuilder()
+                .add("conversationId", "it-snap-" + UUID.randomUUID()).build(), 120);
+        assertEquals(201, created.status(), created.body());
+        String original = created.json().getString("id");
+        String fork = null;
+        String snapshotId = null;
+        try {
+            String sums = output(alice, original, "head -c 100000000 /dev/urandom > /workspace/big.bin"
+                    + " && echo outside > ~/outside.txt && echo shared > /workspace/shared.txt"
+                    + " && sha256sum /workspace/big.bin | cut -c1-64");
+
+            long snapStart = System.nanoTime();
+            DockyardApi.Answer snap = alice.post("runtimes/" + original + "/snapshots",
+                    Json.createObjectBuilder().add("name", "before-refactor").build());
+            long snapMs = (System.nanoTime() - snapStart) / 1_000_000;
+            assertEquals(201, snap.status(), snap.body());
+            JsonObject snapshot = snap.json();
+            snapshotId = snapshot.getString("id");
+            assertEquals("before-refactor", snapshot.getString("name"));
+            assertEquals(original, snapshot.getString("runtimeId"));
+            assertTrue(snapshot.getJsonNumber("sizeBytes").longValue() >= 100_000_000L, snap.body());
+            assertTrue(alice.get("snapshots").body().contains(snapshotId));
+            assertEquals("READY", alice.get("runtimes/" + original).json().getString("status"), "thawed after");
+            assertEquals("ok", output(alice, original, "echo ok"));
+            // another user: neither sees it nor starts from it
+            assertEquals(404, bob.get("snapshots/" + snapshotId).status());
+            assertFalse(bob.get("snapshots").body().contains(snapshotId));
+            assertEquals(404, bob.provision(Json.createObjectBuilder().add("conversationId", "it-snap-steal")
+                    .add("fromSnapshot", snapshotId).build(), 5).status());
+            assertEquals(404, bob.delete("snapshots/" + snapshotId).status());
+            assertEquals(404, bob.post("runtimes/" + original + "/fork",
+                    Json.createObjectBuilder().add("conversationId", "it-snap-steal").build()).status());
+
+            long forkStart = System.nanoTime();
+            DockyardApi.Answer forked = alice.post("runtimes/" + original + "/fork", Json.createObjectBuilder()
+                    .add("conversationId", "it-fork-" + UUID.randomUUID()).build().toString(), "wait=120");
+            long forkMs = (System.nanoTime() - forkStart) / 1_000_000;
+            assertEquals(201, forked.status(), forked.body());
+            fork = forked.json().getString("id");
+            assertNotEquals(original, fork);
+            assertEquals("READY", forked.json().getString("status"));
+
+            assertEquals(sums + "\noutside\nshared", output(alice, fork,
+                    "sha256sum /workspace/big.bin | cut -c1-64 && cat ~/outside.txt /workspace/shared.txt"),
+                    "the fork sees the workspace and the file system outside it");
+            output(alice, fork, "echo from-fork > /workspace/shared.txt && touch /workspace/only-fork");
+            output(alice, original, "touch /workspace/only-original");
+            assertEquals("shared\nno", output(alice, original,
+                    "cat /workspace/shared.txt; test -e /workspace/only-fork && echo yes || echo no"));
+            assertEquals("from-fork\nno", output(alice, fork,
+                    "cat /workspace/shared.txt; test -e /workspace/only-original && echo yes || echo no"));
+            // the snapshot and the fork's own count against alice's quota, set to two here
+            String aliceId = alice.get("users/me").json().getString("userId");
+            assertEquals(200, ADMIN.put("users/" + aliceId + "/quota", Json.createObjectBuilder()
+                    .add("maxSnapshots", 2).build()).status());
+            DockyardApi.Answer over = alice.post("runtimes/" + original + "/snapshots",
+                    Json.createObjectBuilder().add("name", "one-too-many").build());
+            assertEquals(429, over.status(), over.body());
+            assertTrue(over.json().getString("type").endsWith("/quota-exceeded"), over.body());
+            assertEquals("maxSnapshots", over.json().getString("limit"));
+            System.out.printf("snapshot of a 100 MB workspace: %d ms, %d bytes (%s); fork POST→READY: %d ms (%s)%n",
+                    snapMs, snapshot.getJsonNumber("sizeBytes").longValue(), snapshotId, forkMs,
+                    forked.json().getString("statusMessage"));
+        } finally {
+            if (fork != null) {
+                assertEquals(204, alice.delete("runtimes/" + fork).status());
+            }
+            assertEquals(204, alice.delete("runtimes/" + original).status());
+        }
+        // snapshots outlive the runtimes until deleted (the fork's own one too); then their images and volumes go
+        assertEquals(200, alice.get("snapshots/" + snapshotId).status());
+        List<String> owned = alice.get("snapshots").json().getJsonArray("snapshots").stream()
+                .map(v -> v.asJsonObject().getString("id")).toList();
+        assertEquals(2, owned.size(), "the snapshot taken and the fork's: " + owned);
+        for (String id : owned) {
+            assertEquals(204, alice.delete("snapshots/" + id).status());
+            assertEquals(404, alice.get("snapshots/" + id).status());
+            assertNotEquals(0, DockerCli.run("image", "inspect", "dockyard/snapshot:" + id).exitCode(),
+                    "the snapshot's image is gone");
+            assertTrue(DockerCli.ok("volume", "ls", "-q", "--filter", "name=dockyard-snapshot-" + id).isBlank(),
+                    "the snapshot's workspace copy is gone");
+        }
+        assertTrue(DockerCli.ok("volume", "ls", "-q", "--filter", "name=dockyard-" + fork + "-ws").isBlank(),
+                "the fork's workspace went with it");
+    }
+}

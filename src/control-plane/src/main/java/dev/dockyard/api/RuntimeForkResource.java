@@ -1,0 +1,82 @@
+package dev.dockyard.api;
+
+import dev.dockyard.application.RuntimeService;
+import dev.dockyard.application.workspaces.Snapshots;
+import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.runtime.RuntimeStatus;
+import dev.dockyard.runtime.SandboxRuntime;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.json.JsonObject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.container.AsyncResponse;
+import jakarta.ws.rs.container.Suspended;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriBuilder;
+import jakarta.ws.rs.core.UriInfo;
+import java.net.URI;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code POST /runtimes/{id}/fork {"conversationId"}} (API.md): a snapshot of the runtime and a new
+ * runtime for that conversation started from it, answered like a provision (202, or 201 once READY
+ * with {@code Prefer: wait=N}).
+ */
+@Path("runtimes/{id}/fork")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+public class RuntimeForkResource {
+
+    @Inject
+    Caller caller;
+
+    @Inject
+    RuntimeRepository runtimes;
+
+    @Inject
+    Snapshots snapshots;
+
+    @Inject
+    RuntimeService lifecycle;
+
+    @Context
+    UriInfo uri;
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    public void fork(@PathParam("id") String id, JsonObject body, @HeaderParam("Prefer") String prefer,
+                     @Suspended AsyncResponse async) {
+        int wait = RuntimeResource.preferredWait(prefer);
+        async.setTimeout(wait + 60L, TimeUnit.SECONDS);
+        try {
+            SandboxRuntime source = RuntimeSnapshotResource.visible(runtimes, caller, id);
+            String conversationId = RuntimeSnapshotResource.string(body, "conversationId");
+            if (conversationId.length() > 200 || conversationId.chars().anyMatch(Character::isISOControl)) {
+                throw Problem.of(Problem.Kind.VALIDATION, "conversationId must be 1 to 200 printable characters")
+                        .toException();
+            }
+            URI base = uri.getBaseUri();
+            SandboxRuntime fork = snapshots.fork(source, conversationId, caller.userId(), caller.role());
+            lifecycle.settled(fork, Duration.ofSeconds(wait)).whenComplete((now, error) -> {
+                if (error != null) {
+                    async.resume(error);
+                    return;
+                }
+                Response.Status status = now.status() == RuntimeStatus.READY ? Response.Status.CREATED
+                        : Response.Status.ACCEPTED;
+                async.resume(Response.status(status).location(UriBuilder.fromUri(base).path("runtimes")
+                        .path(now.id()).build()).entity(RuntimeView.of(now)).build());
+            });
+        } catch (RuntimeException e) {
+            async.resume(e);
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package dev.dockyard.api;
+
+import dev.dockyard.application.workspaces.Snapshots;
+import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.workspace.Snapshot;
+import jakarta.enterprise.context.RequestScoped;
+import jakarta.inject.Inject;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriBuilder;
+import jakarta.ws.rs.core.UriInfo;
+
+/**
+ * A runtime's snapshots (API.md): {@code POST /runtimes/{id}/snapshots {"name"}} → 201 with the
+ * snapshot. Its own class with the full template: a shorter {@code runtimes/{id}} would take every
+ * path under a runtime away from {@link RuntimeResource}.
+ */
+@Path("runtimes/{id}/snapshots")
+@RequestScoped
+@Produces(MediaType.APPLICATION_JSON)
+public class RuntimeSnapshotResource {
+
+    @Inject
+    Caller caller;
+
+    @Inject
+    RuntimeRepository runtimes;
+
+    @Inject
+    Snapshots snapshots;
+
+    @Context
+    UriInfo uri;
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response snapshot(@PathParam("id") String id, JsonObject body) {
+        SandboxRuntime runtime = visible(runtimes, caller, id);
+        Snapshot snapshot = snapshots.capture(runtime, string(body, "name"));
+        return Response.created(UriBuilder.fromUri(uri.getBaseUri()).path("snapshots").path(snapshot.id()).build())
+                .entity(WorkspaceView.of(snapshot)).build();
+    }
+
+    static SandboxRuntime visible(RuntimeRepository runtimes, Caller caller, String id) {
+        return runtimes.find(id).filter(r -> caller.canSee(r.userId()))
+                .orElseThrow(() -> Problem.of(Problem.Kind.NOT_FOUND, "No runtime " + id).toException());
+    }
+
+    static String string(JsonObject body, String key) {
+        JsonValue value = body == null ? null : body.get(key);
+        if (value instanceof JsonString s && !s.getString().isBlank()) {
+            return s.getString();
+        }
+        throw Problem.of(Problem.Kind.VALIDATION, key + " is required (a string), e.g. {\"" + key + "\": \"...\"}")
+                .toException();
+    }
+}

@@ -1,0 +1,239 @@
+package dev.dockyard.backend.docker;
+
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.command.InspectVolumeResponse;
+import com.github.dockerjava.api.exception.ConflictException;
+import com.github.dockerjava.api.exception.DockerException;
+import com.github.dockerjava.api.exception.NotFoundException;
+import com.github.dockerjava.api.model.AccessMode;
+import com.github.dockerjava.api.model.Bind;
+import com.github.dockerjava.api.model.HostConfig;
+import com.github.dockerjava.api.model.Volume;
+import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.Labels;
+import dev.dockyard.backend.WorkspaceVolume;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
+
+/**
+ * The workspace volumes of one engine: labelled Docker volumes, each the {@code /workspace} of one
+ * sandbox at a time. With {@link LoopDisks} (bounded) each volume is an ext4 disk of its own size;
+ * without (the engine is elsewhere, or this process is not root) they are the local driver's
+ * plain directories, sharing the engine's disk, and a copy is made by a short-lived container.
+ */
+final class WorkspaceVolumes {
+
+    private static final Logger LOG = Logger.getLogger(WorkspaceVolumes.class.getName());
+    /** Label holding a volume's creation time (epoch ms): Docker's volume inspection has none. */
+    static final String CREATED_AT = "dev.dockyard.created-at";
+    static final String MOUNTED_AT = "/workspace";
+
+    private final DockerClient docker;
+    private final LoopDisks disks;
+    private final int defaultDiskMb;
+    private final Clock clock;
+
+    /** @param disks null: unbounded plain volumes */
+    WorkspaceVolumes(DockerClient docker, LoopDisks disks, int defaultDiskMb, Clock clock) {
+        this.docker = docker;
+        this.disks = disks;
+        this.defaultDiskMb = defaultDiskMb;
+        this.clock = clock;
+    }
+
+    boolean bounded() {
+        return disks != null;
+    }
+
+    /** The size a new volume gets for a request of {@code diskMb} (0: the default); 0 when unbounded. */
+    int sizeFor(int diskMb) {
+        return disks == null ? 0 : diskMb > 0 ? diskMb : defaultDiskMb;
+    }
+
+    /** A new empty volume; its root owned by {@code owner} (uid[:gid]) until Docker seeds it from the image. */
+    void create(String volume, int diskMb, String owner, Map<String, String> labels) {
+        if (disks != null) {
+            disks.create(volume, sizeFor(diskMb), owner);
+        }
+        register(volume, labels);
+    }
+
+    /**
+     * A copy of {@code source} as {@code target}. The source's writers must be frozen (a paused
+     * sandbox, or none): a bounded disk is also flushed and frozen while it is copied; a plain one
+     * is copied by a container of {@code image} (owners, modes and links kept).
+     */
+    void copy(String source, String target, String image, Map<String, String> labels, boolean inUse) {
+        if (disks != null) {
+            disks.copy(source, target, mountpoint(source), inUse);
+            register(target, labels);
+            return;
+        }
+        register(target, labels);
+        try {
+            copyInContainer(source, target, image, labels);
+        } catch (RuntimeException e) {
+            remove(target);
+            throw e;
+        }
+    }
+
+    private void register(String volume, Map<String, String> labels) {
+        Map<String, String> all = new HashMap<>(labels);
+        all.put(Labels.WORKSPACE, "true");
+        all.put(CREATED_AT, String.valueOf(clock.millis()));
+        Map<String, String> options = disks == null ? Map.of()
+                // noinit_itable: the kernel leaves the lazily made inode tables alone instead of zeroing them,
+                // which would fill the sparse image with tens of MB of zeros per disk
+                : Map.of("type", "ext4", "device", disks.device(volume).toString(), "o", "noinit_itable");
+        try {
+            docker.createVolumeCmd().withName(volume).withDriver("local").withDriverOpts(options).withLabels(all).exec();
+        } catch (DockerException e) {
+            if (disks != null) {
+                disks.delete(volume);
+            }
+            throw new BackendException("Docker could not create workspace volume " + volume + ": " + e.getMessage(), e);
+        }
+    }
+
+    private String mountpoint(String volume) {
+        try {
+            return docker.inspectVolumeCmd(volume).exec().getMountpoint();
+        } catch (NotFoundException e) {
+            throw new BackendException("workspace volume " + volume + " is gone", e);
+        }
+    }
+
+    /**
+     * Dockyard's labels, but no control plane's: the reconciler lists sandboxes by that label and
+     * must not take the copier for the runtime's sandbox.
+     */
+    private static Map<String, String> copierLabels(Map<String, String> labels) {
+        Map<String, String> copier = new HashMap<>(labels);
+        copier.remove(Labels.CONTROL_PLANE);
+        copier.put(Labels.WORKSPACE, "copy");
+        return copier;
+    }
+
+    private void copyInContainer(String source, String target, String image, Map<String, String> labels) {
+        String id = docker.createContainerCmd(image)
+                .withUser("0")
+                .withEntrypoint("cp")
+                .withCmd("-a", "/from/.", "/to/")
+                .withLabels(copierLabels(labels))
+                .withNetworkDisabled(true)
+                .withHostConfig(HostConfig.newHostConfig().withBinds(
+                        new Bind(source, new Volume("/from"), AccessMode.ro), new Bind(target, new Volume("/to"))))
+                .exec().getId();
+        try {
+            docker.startContainerCmd(id).exec();
+            int code = docker.waitContainerCmd(id).start().awaitStatusCode(10, TimeUnit.MINUTES);
+            if (code != 0) {
+                throw new BackendException("copying workspace " + source + " failed (exit " + code + ")");
+            }
+        } finally {
+            try {
+                docker.removeContainerCmd(id).withForce(true).exec();
+            } catch (DockerException e) {
+                LOG.warning("Could not remove the copying container " + id + ": " + e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * Moves an unused volume to another name (a kept workspace's): a bounded disk is renamed, a
+     * plain volume copied by a container of {@code image}; the old volume goes.
+     */
+    void move(String source, String target, String image, Map<String, String> labels) {
+        if (disks == null) {
+            copy(source, target, image, labels, false);
+            remove(source);
+            return;
+        }
+        disks.rename(source, target);
+        try {
+            register(target, labels);
+        } catch (RuntimeException e) {
+            disks.rename(target, source);
+            throw e;
+        }
+        try {
+            docker.removeVolumeCmd(source).exec();
+        } catch (NotFoundException e) {
+            // gone already
+        } catch (DockerException e) {
+            // its disk has moved: the volume is an empty name the reconciler's sweep removes
+            LOG.warning("Could not remove workspace volume " + source + " after moving it: " + e.getMessage());
+        }
+    }
+
+    /** Before a sandbox starts on it: its disk attached (after a host reboot it is not). */
+    void ensureAttached(String volume) {
+        if (disks != null && volume != null) {
+            disks.attach(volume);
+        }
+    }
+
+    /** Removes the volume and its disk; already gone is success, in use is a BackendException. */
+    void remove(String volume) {
+        try {
+            docker.removeVolumeCmd(volume).exec();
+        } catch (NotFoundException e) {
+            // already gone: its disk may still be there
+        } catch (ConflictException e) {
+            throw new BackendException("workspace volume " + volume + " is still in use", e);
+        } catch (DockerException e) {
+            throw new BackendException("Docker could not remove workspace volume " + volume + ": " + e.getMessage(), e);
+        }
+        if (disks != null) {
+            disks.delete(volume);
+        }
+    }
+
+    /** The volume's size limit in bytes, or 0 when it has none. */
+    long capacityBytes(String volume) {
+        return disks == null ? 0 : disks.capacityBytes(volume);
+    }
+
+    long bytes(String volume) {
+        return disks == null ? -1 : disks.allocatedBytes(volume);
+    }
+
+    List<WorkspaceVolume> list(String controlPlane) {
+        List<InspectVolumeResponse> volumes;
+        Set<String> dangling = new HashSet<>();
+        try {
+            List<String> filter = List.of(Labels.MANAGED + "=true", Labels.CONTROL_PLANE + "=" + controlPlane,
+                    Labels.WORKSPACE + "=true");
+            volumes = docker.listVolumesCmd().withFilter("label", filter).exec().getVolumes();
+            List<InspectVolumeResponse> unused = docker.listVolumesCmd().withFilter("label", filter)
+                    .withDanglingFilter(true).exec().getVolumes();
+            if (unused != null) {
+                unused.forEach(v -> dangling.add(v.getName()));
+            }
+        } catch (RuntimeException e) {
+            throw new BackendException("Docker could not list the workspace volumes: " + e.getMessage(), e);
+        }
+        if (volumes == null) {
+            return List.of();
+        }
+        return volumes.stream().map(v -> {
+            Map<String, String> labels = v.getLabels() == null ? Map.of() : v.getLabels();
+            Instant created;
+            try {
+                created = Instant.ofEpochMilli(Long.parseLong(labels.getOrDefault(CREATED_AT, "0")));
+            } catch (NumberFormatException e) {
+                created = Instant.EPOCH;
+            }
+            return new WorkspaceVolume(v.getName(), labels.get(Labels.RUNTIME_ID), created,
+                    !dangling.contains(v.getName()));
+        }).toList();
+    }
+}

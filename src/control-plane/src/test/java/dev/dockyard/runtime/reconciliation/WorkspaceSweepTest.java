@@ -1,0 +1,133 @@
+package dev.dockyard.runtime.reconciliation;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.backend.WorkspaceVolume;
+import dev.dockyard.fakes.FakeBackend;
+import dev.dockyard.fakes.FakeRuntimes;
+import dev.dockyard.fakes.MutableClock;
+import dev.dockyard.fakes.TestConfig;
+import dev.dockyard.images.RuntimeImageBuilder;
+import dev.dockyard.runtime.RuntimeSecrets;
+import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.StatusChange;
+import dev.dockyard.runtime.provisioning.Journals;
+import dev.dockyard.workspace.WorkspaceRecords;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class WorkspaceSweepTest {
+
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final FakeRuntimes runtimes = new FakeRuntimes();
+    private final TestConfig config = new TestConfig();
+    private final Set<String> protectedNames = new HashSet<>();
+    private final Volumes backend = new Volumes();
+    private final WorkspaceSweep sweep = new WorkspaceSweep();
+
+    /** A backend holding nothing but workspace volumes. */
+    private static final class Volumes extends FakeBackend {
+        final List<WorkspaceVolume> volumes = new ArrayList<>();
+        final List<String> removed = new ArrayList<>();
+        boolean unlistable;
+
+        @Override
+        public synchronized List<WorkspaceVolume> listWorkspaces(String controlPlane) {
+            if (unlistable) {
+                throw new BackendException("engine down");
+            }
+            return List.copyOf(volumes);
+        }
+
+        @Override
+        public synchronized void removeWorkspace(String volume) {
+            removed.add(volume);
+            volumes.removeIf(v -> v.name().equals(volume));
+        }
+    }
+
+    @BeforeEach
+    void wire() {
+        sweep.nodes = new BackendNodes() {
+            @Override
+            public String defaultNode() {
+                return "local";
+            }
+
+            @Override
+            public List<String> names() {
+                return List.of("local");
+            }
+
+            @Override
+            public RuntimeBackend on(String node) {
+                return backend;
+            }
+
+            @Override
+            public RuntimeImageBuilder images(String node) {
+                throw new UnsupportedOperationException();
+            }
+        };
+        sweep.records = new WorkspaceRecords() {
+            @Override
+            public Set<String> protectedNames() {
+                return Set.copyOf(protectedNames);
+            }
+        };
+        sweep.journal = Journals.over(runtimes, clock, new RuntimeSecrets());
+        sweep.config = config;
+        sweep.clock = clock;
+    }
+
+    private void volume(String name, String runtimeId, Duration age, boolean inUse) {
+        backend.volumes.add(new WorkspaceVolume(name, runtimeId, clock.instant().minus(age), inUse));
+    }
+
+    @Test
+    void shouldRemoveOnlyUnusedUnownedVolumesOlderThanTheGrace() {
+        SandboxRuntime live = new SandboxRuntime("conv", "alice", "fake", "img", 1.0, 512, 60, clock.instant());
+        runtimes.add(live, new StatusChange(live.id(), live.status(), "requested", clock.instant()));
+        protectedNames.add("dockyard-kept-ws-1");
+        protectedNames.add("rt-being-kept");
+        volume("orphan", "rt-gone", Duration.ofMinutes(5), false);
+        volume("mounted", "rt-pool-member", Duration.ofMinutes(5), true);
+        volume("young", "rt-starting", Duration.ofSeconds(5), false);
+        volume("dockyard-kept-ws-1", "rt-old", Duration.ofHours(5), false);
+        volume("moving", "rt-being-kept", Duration.ofMinutes(5), false);
+        volume("disconnected", live.id(), Duration.ofMinutes(5), false);
+
+        assertEquals(1, sweep.sweep());
+        assertEquals(List.of("orphan"), backend.removed);
+    }
+
+    @Test
+    void shouldDoNothingWhenTheVolumesCannotBeListed() {
+        volume("orphan", "rt-gone", Duration.ofMinutes(5), false);
+        backend.unlistable = true;
+        assertEquals(0, sweep.sweep());
+        assertEquals(List.of(), backend.removed);
+    }
+
+    @Test
+    void shouldDoNothingWhenTheDatabaseCannotBeRead() {
+        volume("orphan", "rt-gone", Duration.ofMinutes(5), false);
+        sweep.records = new WorkspaceRecords() {
+            @Override
+            public Set<String> protectedNames() {
+                throw new IllegalStateException("database down");
+            }
+        };
+        assertEquals(0, sweep.sweep());
+        assertEquals(List.of(), backend.removed);
+    }
+}
