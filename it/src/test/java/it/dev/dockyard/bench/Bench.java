@@ -70,6 +70,8 @@ public final class Bench {
             cause.printStackTrace();
             System.exit(1);
         }
+        // client threads of a phase that ended early must not keep the JVM (and the bench's server) alive
+        System.exit(0);
     }
 
     private void run(int provisions, int echoes, int poolSize) throws Exception {
