@@ -235,8 +235,10 @@ public final class Bench {
             awaitPool(pool, size);
             row("density: memory per idle READY sandbox", memoryOfPool(pool), "MiB");
 
+            // ComputeSDK's method: create → first command done, per sandbox; sandboxes are deleted
+            // after each phase, so that removing them is not part of anyone's measurement
             progress("time to interactive, burst of " + size);
-            List<Double> burst = Collections.synchronizedList(new ArrayList<>());
+            List<Claim> burst = Collections.synchronizedList(new ArrayList<>());
             ExecutorService many = Executors.newFixedThreadPool(size);
             List<CompletableFuture<Void>> burstAll = new ArrayList<>();
             for (int i = 0; i < size; i++) {
@@ -244,26 +246,29 @@ public final class Bench {
             }
             burstAll.forEach(CompletableFuture::join);
             many.shutdown();
-            row("time to interactive, burst of " + size + " (pool)", burst, "ms");
+            row("time to interactive, burst of " + size + " (pool)", millis(burst), "ms");
+            deleteAll(burst);
 
             progress("refilling, then time to interactive, sequential x" + size);
             awaitPool(pool, size);
-            List<Double> sequential = new ArrayList<>();
+            List<Claim> sequential = new ArrayList<>();
             for (int i = 0; i < size; i++) {
                 sequential.add(claim("echo hello"));
             }
-            row("time to interactive, sequential (pool)", sequential, "ms");
+            row("time to interactive, sequential (pool)", millis(sequential), "ms");
+            deleteAll(sequential);
 
             int claims = Math.min(size, 40);
             progress("refilling " + claims + ", then claim→READY by 1 and by 20 clients");
             awaitPool(pool, claims);
-            List<Double> one = new ArrayList<>();
+            List<Claim> one = new ArrayList<>();
             for (int i = 0; i < claims / 2; i++) {
                 one.add(claim(null));
             }
-            row("warm claim→READY, 1 client", one, "ms");
+            row("warm claim→READY, 1 client", millis(one), "ms");
+            deleteAll(one);
             awaitPool(pool, 20);
-            List<Double> twenty = Collections.synchronizedList(new ArrayList<>());
+            List<Claim> twenty = Collections.synchronizedList(new ArrayList<>());
             ExecutorService threads = Executors.newFixedThreadPool(20);
             List<CompletableFuture<Void>> all = new ArrayList<>();
             for (int c = 0; c < 20; c++) {
@@ -271,7 +276,8 @@ public final class Bench {
             }
             all.forEach(CompletableFuture::join);
             threads.shutdown();
-            row("warm claim→READY, 20 concurrent clients", twenty, "ms");
+            row("warm claim→READY, 20 concurrent clients", millis(twenty), "ms");
+            deleteAll(twenty);
 
             progress("bursts of 10 and 50 against a pool of 10");
             putPool(pool, 10, 4);
@@ -327,15 +333,36 @@ public final class Bench {
         return mib;
     }
 
+    /** One measured runtime: its id (deleted after the phase) and its milliseconds. */
+    private record Claim(String id, double ms) {
+    }
+
+    private static List<Double> millis(List<Claim> claims) {
+        return claims.stream().map(Claim::ms).toList();
+    }
+
+    private void deleteAll(List<Claim> claims) throws Exception {
+        for (Claim c : claims) {
+            send(request("runtimes/" + c.id()).DELETE());
+        }
+    }
+
     /**
      * One runtime from POST to READY (and, with a command, until that command's observation is
-     * back), then deleted; answers the milliseconds until READY or until the command completed.
+     * back): the milliseconds until READY or until the command completed. The POST carries an
+     * Idempotency-Key, so the one retry a connection the server had closed needs is safe.
      */
-    private double claim(String command) {
+    private Claim claim(String command) {
         try {
             String body = "{\"conversationId\":\"bench-warm-" + UUID.randomUUID() + "\"}";
+            String idempotency = UUID.randomUUID().toString();
             long start = System.nanoTime();
-            HttpResponse<String> answer = send(post("runtimes", body).header("Prefer", "wait=120"));
+            HttpResponse<String> answer;
+            try {
+                answer = send(post("runtimes", body).header("Prefer", "wait=120").header("Idempotency-Key", idempotency));
+            } catch (IOException stale) {
+                answer = send(post("runtimes", body).header("Prefer", "wait=120").header("Idempotency-Key", idempotency));
+            }
             String id = find(ID, answer.body());
             if (answer.statusCode() != 201) {
                 throw new IllegalStateException("provision: " + answer.statusCode() + " " + answer.body());
@@ -344,9 +371,7 @@ public final class Bench {
                 expect(send(post("runtimes/" + id + "/actions", "{\"action\":\"run\",\"args\":{\"command\":\""
                         + command + "\"}}")), "hello");
             }
-            double ms = (System.nanoTime() - start) / 1e6;
-            send(request("runtimes/" + id).DELETE());
-            return ms;
+            return new Claim(id, (System.nanoTime() - start) / 1e6);
         } catch (IOException e) {
             throw new IllegalStateException(e);
         } catch (InterruptedException e) {
