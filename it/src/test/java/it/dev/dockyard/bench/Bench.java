@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -58,12 +59,30 @@ public final class Bench {
         int provisions = args.length > 2 ? Integer.parseInt(args[2]) : 5;
         int echoes = args.length > 3 ? Integer.parseInt(args[3]) : 100;
         Bench bench = new Bench(args[0], args[1]);
+        try {
+            bench.run(provisions, echoes, args.length > 4 ? Integer.parseInt(args[4]) : 100);
+        } catch (Throwable t) {
+            // what was measured so far, then why it stopped (a failure on a client thread has no main frames)
+            bench.print();
+            Throwable cause = t instanceof CompletionException && t.getCause() != null
+                    ? t.getCause() : t;
+            System.err.println("bench failed: " + cause);
+            cause.printStackTrace();
+            System.exit(1);
+        }
+        // client threads of a phase that ended early must not keep the JVM (and the bench's server) alive
+        System.exit(0);
+    }
+
+    private void run(int provisions, int echoes, int poolSize) throws Exception {
+        Bench bench = this;
+        progress("cold provisions");
         bench.coldProvisions(provisions);
         bench.echoThroughControlPlane(echoes);
         bench.echoDirect(echoes);
         bench.remoteRuntimes(Math.max(3, provisions), echoes);
-        int poolSize = args.length > 4 ? Integer.parseInt(args[4]) : 100;
         if (poolSize > 0) {
+            progress("pause and resume");
             bench.pauseResume(Math.max(5, provisions));
             bench.warmPools(poolSize);
         }
@@ -212,40 +231,14 @@ public final class Bench {
         String pool = "bench-" + UUID.randomUUID().toString().substring(0, 6);
         putPool(pool, size, 4);
         try {
+            progress("filling a pool of " + size);
             awaitPool(pool, size);
             row("density: memory per idle READY sandbox", memoryOfPool(pool), "MiB");
 
-            List<Double> one = new ArrayList<>();
-            for (int i = 0; i < 20; i++) {
-                one.add(claim(null));
-            }
-            row("warm claim→READY, 1 client", one, "ms");
-            awaitPool(pool, size);
-
-            int clients = 20;
-            int rounds = Math.max(1, size / clients);
-            List<Double> twenty = Collections.synchronizedList(new ArrayList<>());
-            List<CompletableFuture<Void>> all = new ArrayList<>();
-            ExecutorService threads = Executors.newFixedThreadPool(clients);
-            for (int c = 0; c < clients; c++) {
-                all.add(CompletableFuture.runAsync(() -> {
-                    for (int r = 0; r < rounds; r++) {
-                        twenty.add(claim(null));
-                    }
-                }, threads));
-            }
-            all.forEach(CompletableFuture::join);
-            row("warm claim→READY, 20 concurrent clients", twenty, "ms");
-            awaitPool(pool, size);
-
-            List<Double> sequential = new ArrayList<>();
-            for (int i = 0; i < size; i++) {
-                sequential.add(claim("echo hello"));
-            }
-            row("time to interactive, sequential (pool)", sequential, "ms");
-            awaitPool(pool, size);
-
-            List<Double> burst = Collections.synchronizedList(new ArrayList<>());
+            // ComputeSDK's method: create → first command done, per sandbox; sandboxes are deleted
+            // after each phase, so that removing them is not part of anyone's measurement
+            progress("time to interactive, burst of " + size);
+            List<Claim> burst = Collections.synchronizedList(new ArrayList<>());
             ExecutorService many = Executors.newFixedThreadPool(size);
             List<CompletableFuture<Void>> burstAll = new ArrayList<>();
             for (int i = 0; i < size; i++) {
@@ -253,9 +246,40 @@ public final class Bench {
             }
             burstAll.forEach(CompletableFuture::join);
             many.shutdown();
-            threads.shutdown();
-            row("time to interactive, burst of " + size + " (pool)", burst, "ms");
+            row("time to interactive, burst of " + size + " (pool)", millis(burst), "ms");
+            deleteAll(burst);
 
+            progress("refilling, then time to interactive, sequential x" + size);
+            awaitPool(pool, size);
+            List<Claim> sequential = new ArrayList<>();
+            for (int i = 0; i < size; i++) {
+                sequential.add(claim("echo hello"));
+            }
+            row("time to interactive, sequential (pool)", millis(sequential), "ms");
+            deleteAll(sequential);
+
+            int claims = Math.min(size, 40);
+            progress("refilling " + claims + ", then claim→READY by 1 and by 20 clients");
+            awaitPool(pool, claims);
+            List<Claim> one = new ArrayList<>();
+            for (int i = 0; i < claims / 2; i++) {
+                one.add(claim(null));
+            }
+            row("warm claim→READY, 1 client", millis(one), "ms");
+            deleteAll(one);
+            awaitPool(pool, 20);
+            List<Claim> twenty = Collections.synchronizedList(new ArrayList<>());
+            ExecutorService threads = Executors.newFixedThreadPool(20);
+            List<CompletableFuture<Void>> all = new ArrayList<>();
+            for (int c = 0; c < 20; c++) {
+                all.add(CompletableFuture.runAsync(() -> twenty.add(claim(null)), threads));
+            }
+            all.forEach(CompletableFuture::join);
+            threads.shutdown();
+            row("warm claim→READY, 20 concurrent clients", millis(twenty), "ms");
+            deleteAll(twenty);
+
+            progress("bursts of 10 and 50 against a pool of 10");
             putPool(pool, 10, 4);
             awaitPool(pool, 10);
             row("burst of 10 with a pool of 10: all READY", List.of(burstUntilAllReady(10)), "ms");
@@ -264,6 +288,10 @@ public final class Bench {
         } finally {
             send(request("pools/" + pool).DELETE());
         }
+    }
+
+    private static void progress(String what) {
+        System.err.println("[bench " + Instant.now() + "] " + what);
     }
 
     private void putPool(String pool, int size, int maxBooting) throws Exception {
@@ -305,15 +333,36 @@ public final class Bench {
         return mib;
     }
 
+    /** One measured runtime: its id (deleted after the phase) and its milliseconds. */
+    private record Claim(String id, double ms) {
+    }
+
+    private static List<Double> millis(List<Claim> claims) {
+        return claims.stream().map(Claim::ms).toList();
+    }
+
+    private void deleteAll(List<Claim> claims) throws Exception {
+        for (Claim c : claims) {
+            send(request("runtimes/" + c.id()).DELETE());
+        }
+    }
+
     /**
      * One runtime from POST to READY (and, with a command, until that command's observation is
-     * back), then deleted; answers the milliseconds until READY or until the command completed.
+     * back): the milliseconds until READY or until the command completed. The POST carries an
+     * Idempotency-Key, so the one retry a connection the server had closed needs is safe.
      */
-    private double claim(String command) {
+    private Claim claim(String command) {
         try {
             String body = "{\"conversationId\":\"bench-warm-" + UUID.randomUUID() + "\"}";
+            String idempotency = UUID.randomUUID().toString();
             long start = System.nanoTime();
-            HttpResponse<String> answer = send(post("runtimes", body).header("Prefer", "wait=120"));
+            HttpResponse<String> answer;
+            try {
+                answer = send(post("runtimes", body).header("Prefer", "wait=120").header("Idempotency-Key", idempotency));
+            } catch (IOException stale) {
+                answer = send(post("runtimes", body).header("Prefer", "wait=120").header("Idempotency-Key", idempotency));
+            }
             String id = find(ID, answer.body());
             if (answer.statusCode() != 201) {
                 throw new IllegalStateException("provision: " + answer.statusCode() + " " + answer.body());
@@ -322,9 +371,7 @@ public final class Bench {
                 expect(send(post("runtimes/" + id + "/actions", "{\"action\":\"run\",\"args\":{\"command\":\""
                         + command + "\"}}")), "hello");
             }
-            double ms = (System.nanoTime() - start) / 1e6;
-            send(request("runtimes/" + id).DELETE());
-            return ms;
+            return new Claim(id, (System.nanoTime() - start) / 1e6);
         } catch (IOException e) {
             throw new IllegalStateException(e);
         } catch (InterruptedException e) {

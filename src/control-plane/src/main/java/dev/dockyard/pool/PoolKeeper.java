@@ -12,12 +12,15 @@ import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.images.RuntimeImageBuilder;
 import dev.dockyard.images.RuntimeImages;
 import dev.dockyard.runtime.RuntimeKeys;
+import dev.dockyard.runtime.executor.ExecutorClient;
 import dev.dockyard.runtime.provisioning.ReadinessAttempt;
 import dev.dockyard.runtime.provisioning.ReadinessProbe;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -52,6 +55,7 @@ public class PoolKeeper {
     private static final Logger LOG = Logger.getLogger(PoolKeeper.class.getName());
     /** After a failed boot a pool waits this long before booting again: a missing image must not spin. */
     private static final Duration BACKOFF = Duration.ofSeconds(15);
+    private static final int WARM_UP_ACTIONS = 2;
 
     @Inject
     PoolLedger ledger;
@@ -67,6 +71,9 @@ public class PoolKeeper {
 
     @Inject
     ReadinessProbe readiness;
+
+    @Inject
+    ExecutorClient executors;
 
     @Inject
     DockyardConfig config;
@@ -311,6 +318,9 @@ public class PoolKeeper {
             readiness.probe(new ReadinessAttempt(backend, name, endpoint, member.sessionKey(), config.sandboxTimeout(),
                     clock, program.isPresent()));
             backend.settle(name, pool.cpus());
+            if (program.isEmpty()) {
+                warmUp(endpoint, member.sessionKey());
+            }
             if (!ledger.ready(member.id(), containerId, endpoint.toString(), runtimeImage, imageId)) {
                 LOG.info("Pool '" + pool.name() + "': warm sandbox " + name + " was drained while booting");
                 removeQuietly(pool.node(), name);
@@ -336,6 +346,24 @@ public class PoolKeeper {
                 ledger.drop(member.id(), null);
             } catch (RuntimeException ignored) {
                 // the next pass finds the row, its boot no longer running, and drops it
+            }
+        }
+    }
+
+    /**
+     * Runs a harmless command in a new member's shell, twice: the first action a fresh executor
+     * answers loads and links its whole action path (hundreds of milliseconds of one CPU), which
+     * would otherwise be the claiming agent's first command. The shell is left as it was ({@code
+     * true} sets nothing but {@code $?}, which is 0 in a fresh shell too).
+     */
+    private void warmUp(URI endpoint, String sessionKey) {
+        JsonObject action = Json.createObjectBuilder().add("action", "run")
+                .add("args", Json.createObjectBuilder().add("command", "true")).build();
+        for (int i = 0; i < WARM_UP_ACTIONS; i++) {
+            ExecutorClient.ExecutorAnswer answer = executors.execute(endpoint, sessionKey, action,
+                    Duration.ofSeconds(30), null);
+            if (answer.status() != 200) {
+                throw new BackendException("the warm-up command was answered with HTTP " + answer.status());
             }
         }
     }

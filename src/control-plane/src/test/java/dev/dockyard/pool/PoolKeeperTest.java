@@ -17,7 +17,10 @@ import dev.dockyard.images.RuntimeImageBuilder;
 import dev.dockyard.images.RuntimeImages;
 import dev.dockyard.runtime.provisioning.ReadinessAttempt;
 import dev.dockyard.runtime.provisioning.ReadinessProbe;
+import dev.dockyard.runtime.executor.ExecutorClient;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.json.JsonObject;
+import java.net.URI;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
@@ -46,6 +49,7 @@ class PoolKeeperTest {
     private boolean runAtOnce = true;
     private String imageId = "sha256:one";
     private RuntimeException bootFailure;
+    private final List<String> warmUps = new ArrayList<>();
 
     @BeforeEach
     void wire() {
@@ -81,6 +85,14 @@ class PoolKeeperTest {
                 if (bootFailure != null) {
                     throw bootFailure;
                 }
+            }
+        };
+        keeper.executors = new ExecutorClient() {
+            @Override
+            public ExecutorAnswer execute(URI executor, String sessionKey, JsonObject action, Duration hardTimeout,
+                                          String requestId) {
+                warmUps.add(executor + " " + action.getJsonObject("args").getString("command"));
+                return new ExecutorAnswer(200, "{}");
             }
         };
         keeper.executor = (ManagedExecutorService) Proxy.newProxyInstance(getClass().getClassLoader(),
@@ -136,6 +148,8 @@ class PoolKeeperTest {
         assertEquals(3, claimed.size());
         assertTrue(pools.next("p").isEmpty(), "an empty pool is a miss, not an error");
         assertEquals(1, pools.misses("p"));
+        assertEquals(6, warmUps.size(), "two warm-up commands per member: " + warmUps);
+        assertTrue(warmUps.stream().allMatch(w -> w.endsWith(" true")));
         for (PoolMember m : members(PoolMember.Status.READY)) {
             assertEquals(SandboxState.Phase.RUNNING, backend.phase(m.containerName()));
             assertTrue(backend.calls().contains("settle " + m.containerName()), "settled to its CPUs once ready");
