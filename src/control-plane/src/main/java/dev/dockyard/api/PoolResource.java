@@ -122,12 +122,15 @@ public class PoolResource {
         if (!(body.get("size") instanceof JsonNumber)) {
             throw invalid("size is required: the number of sandboxes kept ready");
         }
-        String image = string(body, "image", config.sandboxImage());
+        String image = JsonFields.string(body, "image", config.sandboxImage(), "image");
         ProvisionRequestReader.requireImage(image, "image");
         return new PoolSettings(name, image,
-                number(body, "cpus", config.sandboxCpus()), integer(body, "memoryMb", config.sandboxMemoryMb()),
-                plugins(body), string(body, "node", nodes.defaultNode()), integer(body, "size", 0),
-                integer(body, "maxBooting", 2), program(body));
+                JsonFields.number(body, "cpus", config.sandboxCpus(), "cpus"),
+                JsonFields.integer(body, "memoryMb", config.sandboxMemoryMb(), "memoryMb"),
+                plugins(body),
+                JsonFields.string(body, "node", nodes.defaultNode(), "node"),
+                JsonFields.integer(body, "size", 0, "size"),
+                JsonFields.integer(body, "maxBooting", 2, "maxBooting"), program(body));
     }
 
     /**
@@ -186,11 +189,11 @@ public class PoolResource {
         if (program.toString().length() > MAX_PROGRAM_CHARS) {
             throw invalid("program is larger than " + MAX_PROGRAM_CHARS + " characters");
         }
-        String user = string(program, "user", null);
+        String user = JsonFields.string(program, "user", null, "user");
         if (user != null && !USER.matcher(user).matches()) {
             throw invalid("program.user must be uid or uid:gid (numbers)");
         }
-        return new PoolProgram(command, string(program, "workingDir", null), user, environment);
+        return new PoolProgram(command, JsonFields.string(program, "workingDir", null, "workingDir"), user, environment);
     }
 
     private static List<String> plugins(JsonObject body) {
@@ -209,43 +212,6 @@ public class PoolResource {
             names.add(s.getString());
         }
         return names;
-    }
-
-    private static String string(JsonObject body, String key, String fallback) {
-        JsonValue value = body.get(key);
-        if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {
-            return fallback;
-        }
-        if (!(value instanceof JsonString s)) {
-            throw invalid(key + " must be a string");
-        }
-        return s.getString();
-    }
-
-    private static double number(JsonObject body, String key, double fallback) {
-        JsonValue value = body.get(key);
-        if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {
-            return fallback;
-        }
-        if (!(value instanceof JsonNumber n)) {
-            throw invalid(key + " must be a number");
-        }
-        return n.doubleValue();
-    }
-
-    private static int integer(JsonObject body, String key, int fallback) {
-        JsonValue value = body.get(key);
-        if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {
-            return fallback;
-        }
-        if (!(value instanceof JsonNumber n) || !n.isIntegral()) {
-            throw invalid(key + " must be an integer");
-        }
-        try {
-            return n.intValueExact();
-        } catch (ArithmeticException e) {
-            throw invalid(key + " is out of range");
-        }
     }
 
     static JsonObject view(WarmPools.PoolState state) {

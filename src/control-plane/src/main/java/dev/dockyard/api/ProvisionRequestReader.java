@@ -11,7 +11,6 @@ import dev.dockyard.runtime.provisioning.ProvisioningRequest;
 import dev.dockyard.runtime.provisioning.WorkspaceRequest;
 import dev.dockyard.tenancy.Role;
 import dev.dockyard.workspace.RepositorySpec;
-import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
@@ -255,39 +254,14 @@ final class ProvisionRequestReader {
     }
 
     private static String string(JsonObject o, String key, String fallback) {
-        JsonValue v = o.get(key);
-        if (v == null || v.getValueType() == JsonValue.ValueType.NULL) {
-            return fallback;
-        }
-        if (v instanceof JsonString s) {
-            return s.getString();
-        }
-        throw invalid(key + " must be a string");
+        return JsonFields.string(o, key, fallback, key);
     }
 
     private static double number(JsonObject o, String key, double fallback) {
-        JsonValue v = o.get(key);
-        if (v == null || v.getValueType() == JsonValue.ValueType.NULL) {
-            return fallback;
-        }
-        if (v instanceof JsonNumber n) {
-            return n.doubleValue();
-        }
-        throw invalid("sandbox." + key + " must be a number");
+        return JsonFields.number(o, key, fallback, "sandbox." + key);
     }
 
     private static int integer(JsonObject o, String key, int fallback) {
-        JsonValue v = o.get(key);
-        if (v == null || v.getValueType() == JsonValue.ValueType.NULL) {
-            return fallback;
-        }
-        if (v instanceof JsonNumber n && n.isIntegral()) {
-            try {
-                return n.intValueExact();
-            } catch (ArithmeticException e) {
-                throw invalid("sandbox." + key + " is out of range");
-            }
-        }
-        throw invalid("sandbox." + key + " must be an integer");
+        return JsonFields.integer(o, key, fallback, "sandbox." + key);
     }
 }
