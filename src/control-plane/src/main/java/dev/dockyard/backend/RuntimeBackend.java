@@ -34,7 +34,9 @@ public interface RuntimeBackend {
 
     /**
      * Applies the sandbox's steady-state CPU limit once it is ready. Until then it may use more
-     * (see {@link SandboxSpec#bootCpus()}): the executor boots CPU-bound, then mostly waits.
+     * (see {@link SandboxSpec#bootCpus()}): the executor boots CPU-bound, then mostly waits. A
+     * sandbox booted in the background ({@link SandboxSpec#background()}) gets the normal CPU
+     * weight back here.
      */
     void settle(String sandboxName, double cpus);
 

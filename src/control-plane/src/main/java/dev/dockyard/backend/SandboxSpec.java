@@ -20,11 +20,15 @@ import java.util.Map;
  * <p>{@code workspace}: where the executor's {@code /workspace} lives (see {@link SandboxWorkspace});
  * null is a fresh volume of the backend's default size. A sandbox that runs its own process gets none.
  * {@code extraLabels} go on the sandbox beside those of {@link Labels#of} (e.g. {@link Labels#POOL}).
+ *
+ * <p>{@code background}: nobody waits for this sandbox's boot (a warm pool's member), so it boots
+ * at the lowest CPU weight the backend has and yields the CPU to sandboxes in use and to claims;
+ * {@link RuntimeBackend#settle} gives it the normal weight once it is ready.
  */
 public record SandboxSpec(String runtimeId, String conversationId, String controlPlane, String name, String image, double cpus,
                           double bootCpus, int memoryMb, long pidsLimit, String user, int executorPort,
                           String sessionKey, List<String> plugins, SandboxProcess process, List<Integer> servicePorts,
-                          SandboxWorkspace workspace, Map<String, String> extraLabels) {
+                          SandboxWorkspace workspace, Map<String, String> extraLabels, boolean background) {
 
     public SandboxSpec {
         plugins = List.copyOf(plugins);
@@ -37,19 +41,26 @@ public record SandboxSpec(String runtimeId, String conversationId, String contro
                        double cpus, double bootCpus, int memoryMb, long pidsLimit, String user, int executorPort,
                        String sessionKey, List<String> plugins, SandboxProcess process, List<Integer> servicePorts) {
         this(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb, pidsLimit, user,
-                executorPort, sessionKey, plugins, process, servicePorts, null, Map.of());
+                executorPort, sessionKey, plugins, process, servicePorts, null, Map.of(), false);
     }
 
     /** The same sandbox with these labels beside Dockyard's own. */
     public SandboxSpec withLabels(Map<String, String> labels) {
         return new SandboxSpec(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb,
-                pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, workspace, labels);
+                pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, workspace, labels, background);
     }
 
     /** The same sandbox with its workspace elsewhere. */
     public SandboxSpec withWorkspace(SandboxWorkspace newWorkspace) {
         return new SandboxSpec(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb,
-                pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, newWorkspace, extraLabels);
+                pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, newWorkspace, extraLabels,
+                background);
+    }
+
+    /** The same sandbox, booted in the background (see the class comment). */
+    public SandboxSpec inBackground() {
+        return new SandboxSpec(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb,
+                pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, workspace, extraLabels, true);
     }
 
     public Map<String, String> labels() {

@@ -126,6 +126,16 @@ public class DockyardConfig {
     @ConfigProperty(name = "dockyard.pools.tend-interval", defaultValue = "5")
     int poolTendIntervalSeconds;
 
+    /**
+     * Refills yield to claims: a pool boots no new member until this long after its last claim
+     * (milliseconds; 0: at once), so that a burst of claims does not share two cores with a
+     * burst of JVMs booting. Never while its queue is empty, and never for more than ten times
+     * this in a row under a steady stream of claims.
+     */
+    @Inject
+    @ConfigProperty(name = "dockyard.pools.refill-delay-ms", defaultValue = "1500")
+    long poolRefillDelayMs;
+
     /** The most sandboxes one pool may keep ready. */
     @Inject
     @ConfigProperty(name = "dockyard.pools.max-size", defaultValue = "100")
@@ -402,6 +412,10 @@ public class DockyardConfig {
 
     public Duration poolTendInterval() {
         return Duration.ofSeconds(Math.max(1, poolTendIntervalSeconds));
+    }
+
+    public Duration poolRefillDelay() {
+        return Duration.ofMillis(Math.max(0, poolRefillDelayMs));
     }
 
     public int poolMaxSize() {

@@ -15,8 +15,10 @@ import dev.dockyard.runtime.RuntimeKeys;
 import dev.dockyard.runtime.executor.ExecutorClient;
 import dev.dockyard.runtime.provisioning.ReadinessAttempt;
 import dev.dockyard.runtime.provisioning.ReadinessProbe;
+import dev.dockyard.runtime.provisioning.SandboxConfiguration;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
@@ -35,6 +37,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Level;
@@ -48,6 +51,13 @@ import java.util.logging.Logger;
  * pool's {@code maxBooting} at once. A node that cannot be listed is left alone for the pass: an
  * incomplete view must not look like dead members. Boots run on managed threads, outside any
  * transaction; each member's row is written before its container exists and after it answers.
+ *
+ * <p>Refills yield to claims. A claim is a few milliseconds of work, a boot seconds of CPU; on a
+ * small machine four JVMs booting beside a burst of claims make every claim wait for the CPU. So
+ * a pool boots nothing until {@code dockyard.pools.refill-delay-ms} after its last claim (a pass
+ * is scheduled for then), unless its queue is empty (claims are going cold: boot now) or it has
+ * held off for ten times that already (a steady stream of claims must not starve the pool); and
+ * its members boot at the lowest CPU weight (see {@link SandboxSpec#background()}).
  */
 @ApplicationScoped
 public class PoolKeeper {
@@ -56,6 +66,7 @@ public class PoolKeeper {
     /** After a failed boot a pool waits this long before booting again: a missing image must not spin. */
     private static final Duration BACKOFF = Duration.ofSeconds(15);
     private static final int WARM_UP_ACTIONS = 2;
+    private static final SandboxConfiguration EMPTY_CONFIGURATION = new SandboxConfiguration(Map.of(), null, null, null);
 
     @Inject
     PoolLedger ledger;
@@ -84,10 +95,16 @@ public class PoolKeeper {
     @Resource
     ManagedExecutorService executor;
 
+    @Resource
+    ManagedScheduledExecutorService scheduler;
+
     /** Member id → pool, for the boots running in this control plane now. */
     private final Map<String, String> booting = new ConcurrentHashMap<>();
     private final Map<String, String> lastError = new ConcurrentHashMap<>();
     private final Map<String, Instant> backoffUntil = new ConcurrentHashMap<>();
+    /** Pool → when its refill began to wait for claims to pause. */
+    private final Map<String, Instant> holdingSince = new ConcurrentHashMap<>();
+    private final AtomicBoolean passScheduled = new AtomicBoolean();
     private final ReentrantLock tending = new ReentrantLock();
     private final AtomicBoolean again = new AtomicBoolean();
 
@@ -195,6 +212,11 @@ public class PoolKeeper {
             if (start <= 0 || (wait != null && wait.isAfter(now))) {
                 continue;
             }
+            Optional<Duration> holdOff = holdOff(pool.name(), now);
+            if (holdOff.isPresent()) {
+                tendIn(holdOff.get());
+                continue;
+            }
             for (int i = 0; i < start; i++) {
                 if (boot(pool)) {
                     boots++;
@@ -202,6 +224,40 @@ public class PoolKeeper {
             }
         }
         return new Report(drained, boots, skipped);
+    }
+
+    /**
+     * How much longer the pool's refill waits for claims to pause, or empty to boot now (see the
+     * class comment).
+     */
+    private Optional<Duration> holdOff(String pool, Instant now) {
+        Duration delay = config.poolRefillDelay();
+        Instant lastClaim = pools.lastClaimAt(pool);
+        if (delay.isZero() || lastClaim == null || !lastClaim.plus(delay).isAfter(now) || pools.queued(pool) == 0) {
+            holdingSince.remove(pool);
+            return Optional.empty();
+        }
+        Instant since = holdingSince.computeIfAbsent(pool, p -> now);
+        if (!since.plus(delay.multipliedBy(10)).isAfter(now)) {
+            holdingSince.remove(pool);
+            return Optional.empty();
+        }
+        return Optional.of(Duration.between(now, lastClaim.plus(delay)));
+    }
+
+    /** One pass after {@code delay} (at most one such pass waits at a time; the timer's come anyway). */
+    private void tendIn(Duration delay) {
+        if (!passScheduled.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            scheduler.schedule(() -> {
+                passScheduled.set(false);
+                tend();
+            }, Math.max(1, delay.toMillis()) + 10, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            passScheduled.set(false);
+        }
     }
 
     /** The node's managed sandboxes by runtime id, or empty when the node cannot be listed. */
@@ -304,7 +360,7 @@ public class PoolKeeper {
                 spec = new SandboxSpec(member.id(), "", config.instance(), name, runtimeImage, pool.cpus(),
                         config.sandboxBootCpus(), pool.memoryMb(), config.sandboxPidsLimit(), config.sandboxUser(),
                         config.executorPort(), member.sessionKey(), pool.plugins(), null,
-                        config.runtimeApiWorkPorts()).withLabels(Map.of(Labels.POOL, pool.name()));
+                        config.runtimeApiWorkPorts()).withLabels(Map.of(Labels.POOL, pool.name())).inBackground();
             } else {
                 runtimeImage = pool.image();
                 spec = dormantSpec(pool, program.get(), member);
@@ -351,12 +407,15 @@ public class PoolKeeper {
     }
 
     /**
-     * Runs a harmless command in a new member's shell, twice: the first action a fresh executor
-     * answers loads and links its whole action path (hundreds of milliseconds of one CPU), which
-     * would otherwise be the claiming agent's first command. The shell is left as it was ({@code
-     * true} sets nothing but {@code $?}, which is 0 in a fresh shell too).
+     * Runs a harmless command in a new member's shell, twice, and pushes an empty configuration
+     * once: the first action and the first {@code /configure} a fresh executor answers load and
+     * link their whole path (tens to hundreds of milliseconds of one CPU), which would otherwise
+     * be the claim's and the agent's first command. The shell is left as it was ({@code true} sets
+     * nothing but {@code $?}, which is 0 in a fresh shell too; an empty configuration exports
+     * nothing, and the claim's own replaces it).
      */
     private void warmUp(URI endpoint, String sessionKey) {
+        executors.configure(endpoint, sessionKey, EMPTY_CONFIGURATION);
         JsonObject action = Json.createObjectBuilder().add("action", "run")
                 .add("args", Json.createObjectBuilder().add("command", "true")).build();
         for (int i = 0; i < WARM_UP_ACTIONS; i++) {
@@ -390,7 +449,7 @@ public class PoolKeeper {
         SandboxProcess process = new SandboxProcess(program.command(), program.workingDir(), environment, null);
         return new SandboxSpec(member.id(), "", config.instance(), member.containerName(), pool.image(), pool.cpus(),
                 pool.cpus(), pool.memoryMb(), config.sandboxPidsLimit(), program.user(), config.runtimeApiAgentPort(),
-                member.sessionKey(), List.of(), process, ports).withLabels(Map.of(Labels.POOL, pool.name()));
+                member.sessionKey(), List.of(), process, ports).withLabels(Map.of(Labels.POOL, pool.name())).inBackground();
     }
 
     private void removeQuietly(String node, String name) {

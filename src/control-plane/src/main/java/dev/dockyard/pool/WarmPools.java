@@ -4,6 +4,8 @@ import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.config.DockyardConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
@@ -42,6 +44,9 @@ public class WarmPools {
     @Inject
     PoolKeeper keeper;
 
+    @Inject
+    Clock clock;
+
     private final Map<String, ConcurrentLinkedDeque<WarmSandbox>> ready = new ConcurrentHashMap<>();
     /**
      * Members taken out of a queue for a claim: never queued again by a keeper pass that read their
@@ -51,6 +56,8 @@ public class WarmPools {
     private final Set<String> handedOut = ConcurrentHashMap.newKeySet();
     private final Map<String, AtomicLong> hits = new ConcurrentHashMap<>();
     private final Map<String, AtomicLong> misses = new ConcurrentHashMap<>();
+    /** Pool → its last claim attempt: the keeper's refills wait for claims to pause. */
+    private final Map<String, Instant> lastClaim = new ConcurrentHashMap<>();
     /** Shape → pool name, for matching without a database read; rebuilt whenever definitions are read. */
     private volatile Map<String, String> byShape = Map.of();
     private volatile boolean loaded;
@@ -75,6 +82,7 @@ public class WarmPools {
 
     /** The next warm sandbox of {@code pool} to try to claim, taken out of the queue; empty counts a miss. */
     public Optional<WarmSandbox> next(String pool) {
+        lastClaim.put(pool, clock.instant());
         ConcurrentLinkedDeque<WarmSandbox> queue = ready.get(pool);
         WarmSandbox next = queue == null ? null : queue.pollFirst();
         if (next == null) {
@@ -83,6 +91,11 @@ public class WarmPools {
             handedOut.add(next.id());
         }
         return Optional.ofNullable(next);
+    }
+
+    /** When a claim last took (or tried to take) a member of {@code pool}; null: never. */
+    Instant lastClaimAt(String pool) {
+        return lastClaim.get(pool);
     }
 
     /** A request the pool would serve went cold (empty pool, or settings it cannot take at claim). */

@@ -11,6 +11,8 @@ import jakarta.transaction.Transactional;
 import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /** Users, their keys and their quotas. */
 @ApplicationScoped
@@ -24,6 +26,9 @@ public class Accounts {
 
     @Inject
     DockyardConfig config;
+
+    /** Users whose row this control plane has seen: {@link #ensure} needs no transaction for them. */
+    private final Set<String> known = ConcurrentHashMap.newKeySet();
 
     /** A caller established from an API key. */
     public record Principal(String userId, Role role) {
@@ -60,10 +65,14 @@ public class Accounts {
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public void ensure(String userId, Role role) {
+        if (known.contains(userId)) {
+            return;
+        }
         if (em.find(UserAccount.class, userId) == null) {
             em.persist(new UserAccount(userId, role, clock.instant()));
             em.flush();
         }
+        known.add(userId);
     }
 
     @Transactional(Transactional.TxType.REQUIRES_NEW)

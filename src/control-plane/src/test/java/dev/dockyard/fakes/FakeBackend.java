@@ -30,6 +30,7 @@ public class FakeBackend implements RuntimeBackend {
 
     private final Map<String, Sandbox> sandboxes = new LinkedHashMap<>();
     private final List<String> calls = new ArrayList<>();
+    private final List<SandboxSpec> specs = new ArrayList<>();
     private boolean listable = true;
     private Consumer<String> onCall = call -> { };
 
@@ -51,6 +52,11 @@ public class FakeBackend implements RuntimeBackend {
         onCall = check;
     }
 
+    /** Every spec {@link #create} was given, in order. */
+    public synchronized List<SandboxSpec> createdSpecs() {
+        return List.copyOf(specs);
+    }
+
     public synchronized List<String> calls() {
         return List.copyOf(calls);
     }
@@ -68,6 +74,7 @@ public class FakeBackend implements RuntimeBackend {
     @Override
     public synchronized String create(SandboxSpec spec) {
         called("create " + spec.name());
+        specs.add(spec);
         put(spec.name(), spec.runtimeId(), Instant.EPOCH, SandboxState.Phase.CREATED);
         return "id-" + spec.name();
     }

@@ -11,6 +11,7 @@ public class TestConfig extends DockyardConfig {
     public Duration disconnectedGrace = Duration.ofSeconds(300);
     public Duration migrationDrain = Duration.ofMillis(200);
     public Duration hibernateAfter = Duration.ZERO;
+    public Duration poolRefillDelay = Duration.ZERO;
 
     @Override
     public String instance() {
@@ -35,6 +36,11 @@ public class TestConfig extends DockyardConfig {
     @Override
     public Duration hibernateAfter() {
         return hibernateAfter;
+    }
+
+    @Override
+    public Duration poolRefillDelay() {
+        return poolRefillDelay;
     }
 
     @Override

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxState;
 import dev.dockyard.fakes.FakeBackend;
 import dev.dockyard.fakes.FakeNodes;
@@ -17,8 +18,10 @@ import dev.dockyard.images.RuntimeImageBuilder;
 import dev.dockyard.images.RuntimeImages;
 import dev.dockyard.runtime.provisioning.ReadinessAttempt;
 import dev.dockyard.runtime.provisioning.ReadinessProbe;
+import dev.dockyard.runtime.provisioning.SandboxConfiguration;
 import dev.dockyard.runtime.executor.ExecutorClient;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.json.JsonObject;
 import java.net.URI;
 import java.lang.reflect.Proxy;
@@ -31,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -46,6 +50,7 @@ class PoolKeeperTest {
     private final WarmPools pools = new WarmPools();
     private final PoolKeeper keeper = new PoolKeeper();
     private final List<Runnable> queued = new ArrayList<>();
+    private final List<Long> scheduledMillis = new ArrayList<>();
     private boolean runAtOnce = true;
     private String imageId = "sha256:one";
     private RuntimeException bootFailure;
@@ -58,6 +63,7 @@ class PoolKeeperTest {
         pools.nodes = nodes;
         pools.config = config;
         pools.keeper = keeper;
+        pools.clock = clock;
         keeper.ledger = ledger;
         keeper.pools = pools;
         keeper.nodes = nodes;
@@ -94,6 +100,11 @@ class PoolKeeperTest {
                 warmUps.add(executor + " " + action.getJsonObject("args").getString("command"));
                 return new ExecutorAnswer(200, "{}");
             }
+
+            @Override
+            public void configure(URI executor, String sessionKey, SandboxConfiguration configuration) {
+                warmUps.add(executor + " configure " + configuration.env());
+            }
         };
         keeper.executor = (ManagedExecutorService) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {ManagedExecutorService.class}, (proxy, method, args) -> {
@@ -108,6 +119,14 @@ class PoolKeeperTest {
                     }
                     throw new UnsupportedOperationException(method.getName());
                 });
+        keeper.scheduler = (ManagedScheduledExecutorService) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {ManagedScheduledExecutorService.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("schedule") && args[0] instanceof Runnable) {
+                        scheduledMillis.add(((TimeUnit) args[2]).toMillis((Long) args[1]));
+                        return null;
+                    }
+                    throw new UnsupportedOperationException(method.getName());
+                });
     }
 
     private void define(String name, int size, int maxBooting) {
@@ -116,6 +135,65 @@ class PoolKeeperTest {
 
     private List<PoolMember> members(PoolMember.Status status) {
         return ledger.members(config.instance).stream().filter(m -> m.status() == status).toList();
+    }
+
+    @Test
+    void shouldHoldRefillsBackWhileClaimsArriveAndBootOnceTheyPause() {
+        config.poolRefillDelay = Duration.ofMillis(1500);
+        define("p", 3, 3);
+        keeper.tend();
+        assertEquals(3, members(PoolMember.Status.READY).size());
+
+        ledger.drop(pools.next("p").orElseThrow().id(), null);
+        clock.advance(Duration.ofMillis(500));
+        keeper.tend();
+
+        assertEquals(2, ledger.members(config.instance).size(), "no boot 0.5 s after a claim");
+        assertEquals(List.of(1010L), scheduledMillis, "a pass is scheduled for when the delay has passed");
+        clock.advance(Duration.ofMillis(1000));
+        keeper.tend();
+        assertEquals(3, members(PoolMember.Status.READY).size(), "refilled once claims paused");
+    }
+
+    @Test
+    void shouldBootAtOnceAfterAClaimWhenThePoolHasNothingQueued() {
+        config.poolRefillDelay = Duration.ofMillis(1500);
+        define("p", 1, 1);
+        keeper.tend();
+        ledger.drop(pools.next("p").orElseThrow().id(), null);
+
+        keeper.tend();
+
+        assertEquals(1, members(PoolMember.Status.READY).size(), "claims are going cold: no holding back");
+        assertTrue(scheduledMillis.isEmpty());
+    }
+
+    @Test
+    void shouldNotHoldRefillsBackForeverUnderASteadyStreamOfClaims() {
+        config.poolRefillDelay = Duration.ofMillis(1000);
+        define("p", 30, 1);
+        for (int i = 0; i < 30; i++) {
+            keeper.tend();
+        }
+        assertEquals(30, members(PoolMember.Status.READY).size());
+        int booted = 0;
+        for (int second = 0; second < 12; second++) {
+            ledger.drop(pools.next("p").orElseThrow().id(), null);
+            clock.advance(Duration.ofMillis(500));
+            int before = ledger.members(config.instance).size();
+            keeper.tend();
+            booted += ledger.members(config.instance).size() - before;
+            clock.advance(Duration.ofMillis(500));
+        }
+        assertTrue(booted >= 1, "a claim every second still lets the pool refill after ten delays");
+    }
+
+    @Test
+    void shouldBootPoolMembersInTheBackground() {
+        define("p", 1, 1);
+        keeper.tend();
+        assertTrue(backend.createdSpecs().stream().allMatch(SandboxSpec::background));
+        assertTrue(backend.calls().stream().anyMatch(c -> c.startsWith("settle ")), "normal weight once ready");
     }
 
     @Test
@@ -148,8 +226,9 @@ class PoolKeeperTest {
         assertEquals(3, claimed.size());
         assertTrue(pools.next("p").isEmpty(), "an empty pool is a miss, not an error");
         assertEquals(1, pools.misses("p"));
-        assertEquals(6, warmUps.size(), "two warm-up commands per member: " + warmUps);
-        assertTrue(warmUps.stream().allMatch(w -> w.endsWith(" true")));
+        assertEquals(9, warmUps.size(), "an empty configuration and two warm-up commands per member: " + warmUps);
+        assertEquals(6, warmUps.stream().filter(w -> w.endsWith(" true")).count());
+        assertEquals(3, warmUps.stream().filter(w -> w.endsWith(" configure {}")).count(), "nothing exported");
         for (PoolMember m : members(PoolMember.Status.READY)) {
             assertEquals(SandboxState.Phase.RUNNING, backend.phase(m.containerName()));
             assertTrue(backend.calls().contains("settle " + m.containerName()), "settled to its CPUs once ready");

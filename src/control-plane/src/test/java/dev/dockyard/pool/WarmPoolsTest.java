@@ -3,6 +3,7 @@ package dev.dockyard.pool;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
@@ -12,6 +13,10 @@ import org.junit.jupiter.api.Test;
 class WarmPoolsTest {
 
     private final WarmPools pools = new WarmPools();
+
+    {
+        pools.clock = Clock.systemUTC();
+    }
 
     private static WarmSandbox member(String id) {
         return new WarmSandbox(id, "p", "shape", "key", "cid", "http://127.0.0.1:1", "img", Instant.EPOCH);

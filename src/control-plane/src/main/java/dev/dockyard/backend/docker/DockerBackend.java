@@ -63,6 +63,10 @@ public class DockerBackend implements RuntimeBackend {
     static final String WILDCARD_HOST = "unspecified-address:0.0.0.0";
     /** How long a stopped sandbox's executor may take to shut down before it is killed (its files are kept either way). */
     static final int STOP_SECONDS = 2;
+    /** The engine's default CPU weight (cpu.shares), which every sandbox in use has. */
+    static final int NORMAL_CPU_SHARES = 1024;
+    /** The lowest weight the engine takes: a background boot runs on what others leave. */
+    static final int BACKGROUND_CPU_SHARES = 2;
 
     private final DockerClient docker;
     private final WorkspaceVolumes workspaces;
@@ -93,6 +97,7 @@ public class DockerBackend implements RuntimeBackend {
                 .withPortBindings(exposed.stream()
                         .map(p -> new PortBinding(Ports.Binding.bindIp("127.0.0.1"), p)).toList())
                 .withNanoCPUs(nanoCpus(spec.bootCpus() == 0 ? 0 : Math.max(spec.bootCpus(), spec.cpus())))
+                .withCpuShares(spec.background() ? BACKGROUND_CPU_SHARES : NORMAL_CPU_SHARES)
                 .withMemory(memoryBytes)
                 .withMemorySwap(memoryBytes)
                 .withPidsLimit(spec.pidsLimit())
@@ -337,7 +342,8 @@ public class DockerBackend implements RuntimeBackend {
     @Override
     public void settle(String sandboxName, double cpus) {
         try {
-            docker.updateContainerCmd(sandboxName).withNanoCPUs(nanoCpus(cpus)).exec();
+            docker.updateContainerCmd(sandboxName).withNanoCPUs(nanoCpus(cpus)).withCpuShares(NORMAL_CPU_SHARES)
+                    .exec();
         } catch (NotFoundException e) {
             throw new BackendException("container '" + sandboxName + "' disappeared", e);
         } catch (DockerException e) {
