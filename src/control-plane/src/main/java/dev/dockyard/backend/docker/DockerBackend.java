@@ -78,6 +78,11 @@ public class DockerBackend implements RuntimeBackend {
     }
 
     @Override
+    public void ping() {
+        docker.pingCmd().exec();
+    }
+
+    @Override
     public String name() {
         return "docker";
     }
