@@ -1,6 +1,7 @@
 package dev.dockyard.placement;
 
 import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.config.DockyardConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.List;
@@ -36,6 +37,9 @@ public class Placement {
     @Inject
     NodeLoad load;
 
+    @Inject
+    DockyardConfig config;
+
     private final ReentrantLock placing = new ReentrantLock();
 
     /** Every node as it is now: capacity, what it holds, health. */
@@ -60,14 +64,18 @@ public class Placement {
             nodes.on(named);
         }
         boolean counted = nodes.names().stream().anyMatch(n -> capacities.of(n).bounded());
-        if (!counted) {
-            return register.apply(choose(states(Map.of()), named, memoryMb));
-        }
-        placing.lock();
         try {
-            return register.apply(choose(states(), named, memoryMb));
-        } finally {
-            placing.unlock();
+            if (!counted) {
+                return register.apply(choose(states(Map.of()), named, memoryMb));
+            }
+            placing.lock();
+            try {
+                return register.apply(choose(states(), named, memoryMb));
+            } finally {
+                placing.unlock();
+            }
+        } catch (PlacementRefusedException e) {
+            throw e.retryAfter(config.placementRetryAfterSeconds());
         }
     }
 

@@ -15,11 +15,27 @@ public class PlacementRefusedException extends RuntimeException {
 
     private final Reason reason;
     private final String node;
+    private final int retryAfterSeconds;
 
     public PlacementRefusedException(Reason reason, String node, String detail) {
+        this(reason, node, detail, 0);
+    }
+
+    private PlacementRefusedException(Reason reason, String node, String detail, int retryAfterSeconds) {
         super(detail, null, false, false);
         this.reason = reason;
         this.node = node;
+        this.retryAfterSeconds = retryAfterSeconds;
+    }
+
+    /** The same refusal, suggesting a retry after {@code seconds}. */
+    public PlacementRefusedException retryAfter(int seconds) {
+        return new PlacementRefusedException(reason, node, getMessage(), seconds);
+    }
+
+    /** When a retry may succeed (seconds; 0: not said). */
+    public int retryAfterSeconds() {
+        return retryAfterSeconds;
     }
 
     public Reason reason() {

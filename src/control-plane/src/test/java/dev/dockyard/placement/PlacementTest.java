@@ -36,26 +36,8 @@ class PlacementTest {
     private final FakeNodes nodes = new FakeNodes("a", "b", "c");
     private final FakeRuntimes runtimes = new FakeRuntimes();
     private final Map<String, NodeCapacity> configured = new HashMap<>();
-    private final Placement placement = new Placement();
+    private final Placement placement = Placements.over(nodes, runtimes, clock, configured);
     private final ExecutorService threads = Executors.newFixedThreadPool(5);
-
-    PlacementTest() {
-        NodeHealth health = new NodeHealth();
-        health.nodes = nodes;
-        health.clock = clock;
-        NodeLoad load = new NodeLoad();
-        load.runtimes = runtimes;
-        load.nodes = nodes;
-        placement.nodes = nodes;
-        placement.health = health;
-        placement.load = load;
-        placement.capacities = new NodeCapacities() {
-            @Override
-            public NodeCapacity of(String node) {
-                return configured.getOrDefault(node, NodeCapacity.UNBOUNDED);
-            }
-        };
-    }
 
     @AfterEach
     void stopThreads() {

@@ -1,0 +1,42 @@
+package dev.dockyard.placement;
+
+import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.fakes.TestConfig;
+import dev.dockyard.persistence.RuntimeRepository;
+import java.time.Clock;
+import java.util.Map;
+
+/** Placements over fake nodes for tests of the classes that place runtimes. */
+public final class Placements {
+
+    private Placements() {
+    }
+
+    /** Placement over {@code nodes} with the given capacities (a node not named: unbounded). */
+    public static Placement over(BackendNodes nodes, RuntimeRepository runtimes, Clock clock,
+                                 Map<String, NodeCapacity> capacities) {
+        NodeHealth health = new NodeHealth();
+        health.nodes = nodes;
+        health.clock = clock;
+        NodeLoad load = new NodeLoad();
+        load.runtimes = runtimes;
+        load.nodes = nodes;
+        Placement placement = new Placement();
+        placement.nodes = nodes;
+        placement.health = health;
+        placement.load = load;
+        placement.config = new TestConfig();
+        placement.capacities = new NodeCapacities() {
+            @Override
+            public NodeCapacity of(String node) {
+                return capacities.getOrDefault(node, NodeCapacity.UNBOUNDED);
+            }
+        };
+        return placement;
+    }
+
+    /** Placement over {@code nodes}, none of them bounded. */
+    public static Placement unbounded(BackendNodes nodes, RuntimeRepository runtimes, Clock clock) {
+        return over(nodes, runtimes, clock, Map.of());
+    }
+}
