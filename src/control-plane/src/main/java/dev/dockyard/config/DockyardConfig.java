@@ -377,6 +377,11 @@ public class DockyardConfig {
      * (they appear in runtime bodies and configuration keys).
      */
     public List<String> nodes() {
+        return nodeNames(nodes);
+    }
+
+    /** The node names of a {@code dockyard.nodes} value, checked (see {@link #nodes()}). */
+    public static List<String> nodeNames(List<String> nodes) {
         List<String> names = nodes.stream().map(String::strip).filter(n -> !n.isEmpty()).distinct().toList();
         for (String name : names) {
             if (!name.matches("[a-z0-9][a-z0-9-]{0,62}")) {
