@@ -134,14 +134,17 @@ public final class ProblemMappers {
     /**
      * No node can take the runtime now: 429 when the nodes are full, 503 when the one named (or
      * every one) is unhealthy; both with Retry-After. Not stored as an idempotent answer: a retry
-     * with the same key may be placed.
+     * with the same key may be placed. A runtime larger than any node may hold is a 400.
      */
     @Provider
     public static class ForPlacement implements ExceptionMapper<PlacementRefusedException> {
         @Override
         public Response toResponse(PlacementRefusedException e) {
-            Problem problem = Problem.of(e.reason() == PlacementRefusedException.Reason.NO_CAPACITY
-                    ? Problem.Kind.NO_CAPACITY : Problem.Kind.NODE_UNAVAILABLE, e.getMessage());
+            Problem problem = Problem.of(switch (e.reason()) {
+                case NO_CAPACITY -> Problem.Kind.NO_CAPACITY;
+                case NODE_UNHEALTHY -> Problem.Kind.NODE_UNAVAILABLE;
+                case TOO_LARGE -> Problem.Kind.VALIDATION;
+            }, e.getMessage());
             if (e.node() != null) {
                 problem.with("node", Json.createValue(e.node()));
             }

@@ -1,18 +1,28 @@
 package dev.dockyard.placement;
 
 import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.config.DockyardConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.logging.Logger;
 
 /**
  * The health of every backend node: the last probe of its backend ({@code RuntimeBackend.ping},
  * for Docker the engine's ping), with when it ran and why it failed. {@link NodeHealthTimer}
- * probes every node periodically; a node never probed yet is probed on first ask, so a fresh
+ * probes every node periodically, each on its own thread, so that an engine that hangs instead of
+ * refusing delays nobody else's probe; a node never probed yet is probed on first ask, so a fresh
  * control plane never places on an engine nobody has looked at.
+ *
+ * <p>An answer that is overdue counts as a failure: a node whose last probe is older than
+ * {@link #staleAfter()} (its probe hangs) is reported unhealthy, with when it last answered.
  */
 @ApplicationScoped
 public class NodeHealth {
@@ -22,13 +32,20 @@ public class NodeHealth {
     /** Errors are reported, not dumped: a connection error's message says enough. */
     private static final int MAX_ERROR = 300;
 
+    /** The least time a probe may take before its node counts as failing (a slow engine is not a dead one). */
+    private static final Duration MIN_STALE = Duration.ofSeconds(30);
+
     @Inject
     BackendNodes nodes;
 
     @Inject
     Clock clock;
 
+    @Inject
+    DockyardConfig config;
+
     private final Map<String, NodeReport> reports = new ConcurrentHashMap<>();
+    private final Set<String> probing = ConcurrentHashMap.newKeySet();
 
     /** Probes {@code node} now and records the result. */
     public NodeReport probe(String node) {
@@ -48,15 +65,52 @@ public class NodeHealth {
         return report;
     }
 
-    /** Probes every configured node, one after the other. */
+    /** Probes every configured node, one after the other, in the caller's thread. */
     public void probeAll() {
         nodes.names().forEach(this::probe);
     }
 
-    /** The last probe of {@code node}, probing it now if it never was. */
+    /**
+     * Starts a probe of every node on {@code threads}, except of a node whose previous probe has
+     * not answered yet (it goes stale instead).
+     */
+    public void probeAll(Executor threads) {
+        for (String node : nodes.names()) {
+            if (!probing.add(node)) {
+                continue;
+            }
+            try {
+                threads.execute(() -> {
+                    try {
+                        probe(node);
+                    } finally {
+                        probing.remove(node);
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                probing.remove(node);
+            }
+        }
+    }
+
+    /** The last probe of {@code node}, probing it now if it never was; unhealthy when overdue. */
     public NodeReport report(String node) {
         NodeReport last = reports.get(node);
-        return last != null ? last : probe(node);
+        if (last == null) {
+            return probe(node);
+        }
+        Instant now = clock.instant();
+        if (Duration.between(last.checkedAt(), now).compareTo(staleAfter()) > 0) {
+            return new NodeReport(false, last.checkedAt(), "no answer to the health probe since " + last.checkedAt()
+                    + (last.healthy() ? "" : " (" + last.error() + ")"));
+        }
+        return last;
+    }
+
+    /** How old the last probe may be before its node counts as failing: three intervals, at least 30 s. */
+    Duration staleAfter() {
+        Duration threeIntervals = config.nodeHealthInterval().multipliedBy(3);
+        return threeIntervals.compareTo(MIN_STALE) > 0 ? threeIntervals : MIN_STALE;
     }
 
     private static String describe(RuntimeException e) {

@@ -12,21 +12,20 @@ import jakarta.ejb.TimerConfig;
 import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.inject.Inject;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Probes every backend node each {@code dockyard.nodes.health-interval} (a non-persistent timer;
- * no transaction: a probe calls the backend). A pass still running when the next is due (an engine
- * that hangs rather than refuses) makes that one a no-op.
+ * no transaction: a probe calls the backend), each node on a managed thread of its own: a probe
+ * still under way when the next is due (an engine that hangs rather than refuses) is not started
+ * again, and its node goes stale ({@link NodeHealth#report}).
  */
 @Singleton
 @Startup
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 public class NodeHealthTimer {
-
-    private final ReentrantLock running = new ReentrantLock();
 
     @Inject
     NodeHealth health;
@@ -37,6 +36,9 @@ public class NodeHealthTimer {
     @Resource
     TimerService timers;
 
+    @Resource
+    ManagedExecutorService threads;
+
     @PostConstruct
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     void atStartup() {
@@ -46,13 +48,6 @@ public class NodeHealthTimer {
 
     @Timeout
     void periodically() {
-        if (!running.tryLock()) {
-            return;
-        }
-        try {
-            health.probeAll();
-        } finally {
-            running.unlock();
-        }
+        health.probeAll(threads);
     }
 }

@@ -75,14 +75,22 @@ public class Placement {
                 placing.unlock();
             }
         } catch (PlacementRefusedException e) {
-            throw e.retryAfter(config.placementRetryAfterSeconds());
+            throw e.reason() == PlacementRefusedException.Reason.TOO_LARGE ? e
+                    : e.retryAfter(config.placementRetryAfterSeconds());
         }
     }
 
     /** The node for a runtime of {@code memoryMb} among {@code states} (configured order), or why none. */
     static String choose(List<NodeState> states, String named, int memoryMb) {
+        List<NodeState> asked = named == null ? states : states.stream().filter(s -> s.name().equals(named)).toList();
+        if (asked.stream().noneMatch(s -> s.capacity().maxMemoryMb() == null || s.capacity().maxMemoryMb() >= memoryMb)) {
+            throw new PlacementRefusedException(PlacementRefusedException.Reason.TOO_LARGE, named,
+                    "a runtime of " + memoryMb + " MB is more than " + (named == null ? "any backend node" : "node '"
+                            + named + "'") + " may hold (max-memory-mb: " + asked.stream().map(s -> s.name() + " "
+                            + s.capacity().maxMemoryMb()).collect(Collectors.joining(", ")) + ")");
+        }
         if (named != null) {
-            NodeState node = states.stream().filter(s -> s.name().equals(named)).findFirst().orElseThrow();
+            NodeState node = asked.get(0);
             if (!node.health().healthy()) {
                 throw new PlacementRefusedException(PlacementRefusedException.Reason.NODE_UNHEALTHY, named,
                         "backend node '" + named + "' fails its health check: " + node.health().error());

@@ -3,14 +3,15 @@ package dev.dockyard.placement;
 /**
  * No node can take a new runtime now: every node that could is full ({@link Reason#NO_CAPACITY}),
  * or the one asked for (or every one) fails its health checks ({@link Reason#NODE_UNHEALTHY}).
- * Both pass: a retry later may succeed.
+ * Both pass: a retry later may succeed. {@link Reason#TOO_LARGE} does not: the runtime asks for
+ * more memory than any node (or the named one) may hold at all.
  */
 public class PlacementRefusedException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
     public enum Reason {
-        NO_CAPACITY, NODE_UNHEALTHY
+        NO_CAPACITY, NODE_UNHEALTHY, TOO_LARGE
     }
 
     private final Reason reason;

@@ -121,6 +121,28 @@ class PlacementTest {
     }
 
     @Test
+    void shouldRefuseARuntimeLargerThanAnyNodeMayHoldForGoodNotForNow() {
+        PlacementRefusedException refused = assertThrows(PlacementRefusedException.class, () -> Placement.choose(
+                List.of(node("a", 4, 2048, 0, 0), node("b", 4, 4096, 0, 0)), null, 8192));
+        assertEquals(PlacementRefusedException.Reason.TOO_LARGE, refused.reason());
+        assertEquals("a runtime of 8192 MB is more than any backend node may hold (max-memory-mb: a 2048, b 4096)",
+                refused.getMessage());
+        assertEquals(PlacementRefusedException.Reason.TOO_LARGE, assertThrows(PlacementRefusedException.class,
+                () -> Placement.choose(List.of(node("a", 4, 2048, 0, 0), node("b", 4, null, 0, 0)), "a", 4096))
+                .reason());
+        assertEquals("b", Placement.choose(List.of(node("a", 4, 2048, 0, 0), node("b", 4, null, 3, 0)), null, 4096));
+
+        configured.put("a", new NodeCapacity(null, 1024));
+        configured.put("b", new NodeCapacity(null, 1024));
+        configured.put("c", new NodeCapacity(null, 1024));
+        assertEquals(0, assertThrows(PlacementRefusedException.class, () -> placement.place(null, 2048, n -> n))
+                .retryAfterSeconds(), "no Retry-After: retrying cannot help");
+        configured.put("a", new NodeCapacity(0, 4096));
+        assertTrue(assertThrows(PlacementRefusedException.class, () -> placement.place(null, 2048, n -> n))
+                .retryAfterSeconds() > 0, "a full node is worth a retry");
+    }
+
+    @Test
     void shouldRefuseAnUnknownNamedNode() {
         assertThrows(BackendNodes.UnknownNodeException.class, () -> placement.place("z", 512, n -> n));
     }

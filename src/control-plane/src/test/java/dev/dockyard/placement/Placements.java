@@ -15,9 +15,7 @@ public final class Placements {
     /** Placement over {@code nodes} with the given capacities (a node not named: unbounded). */
     public static Placement over(BackendNodes nodes, RuntimeRepository runtimes, Clock clock,
                                  Map<String, NodeCapacity> capacities) {
-        NodeHealth health = new NodeHealth();
-        health.nodes = nodes;
-        health.clock = clock;
+        NodeHealth health = health(nodes, clock);
         NodeLoad load = new NodeLoad();
         load.runtimes = runtimes;
         load.nodes = nodes;
@@ -33,6 +31,15 @@ public final class Placements {
             }
         };
         return placement;
+    }
+
+    /** The health of {@code nodes}, probed on the test's own call. */
+    public static NodeHealth health(BackendNodes nodes, Clock clock) {
+        NodeHealth health = new NodeHealth();
+        health.nodes = nodes;
+        health.clock = clock;
+        health.config = new TestConfig();
+        return health;
     }
 
     /** Placement over {@code nodes}, none of them bounded. */
