@@ -113,9 +113,10 @@ public class NodeHealth {
         return threeIntervals.compareTo(MIN_STALE) > 0 ? threeIntervals : MIN_STALE;
     }
 
+    /** The root cause, named plainly ("ConnectException: Connection refused"): what the wrappers add is noise. */
     private static String describe(RuntimeException e) {
         Throwable cause = e;
-        while (cause.getCause() != null && cause.getMessage() == null) {
+        while (cause.getCause() != null && cause.getCause() != cause) {
             cause = cause.getCause();
         }
         String message = cause.getMessage() == null ? cause.getClass().getSimpleName()

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.fakes.FakeNodes;
 import dev.dockyard.fakes.MutableClock;
+import java.net.ConnectException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,6 +32,13 @@ class NodeHealthTest {
         nodes.backend("b").pingFails(null);
         clock.advance(Duration.ofSeconds(5));
         assertFalse(health.report("b").healthy(), "the last probe stands until the next one");
+    }
+
+    @Test
+    void shouldNameTheRootCauseOfAFailedProbe() {
+        nodes.backend("a").pingFails(new RuntimeException(new ConnectException("Connection refused")));
+
+        assertEquals("ConnectException: Connection refused", health.report("a").error());
     }
 
     @Test
