@@ -88,6 +88,7 @@ class PlacementIT {
             assertEquals(403, forbidden.status(), forbidden.body());
 
             // five at once on 2 + 2 slots
+            long postedAt = System.nanoTime();
             List<CompletableFuture<DockyardApi.Answer>> posts = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
                 String conversation = "it-placement-" + run + "-" + i;
@@ -104,6 +105,7 @@ class PlacementIT {
                     refused.add(answer);
                 }
             }
+            long answeredMs = (System.nanoTime() - postedAt) / 1_000_000;
             assertEquals(Map.of("local", 2, "node2", 2), placed);
             assertEquals(1, refused.size());
             DockyardApi.Answer full = refused.get(0);
@@ -127,8 +129,12 @@ class PlacementIT {
 
             // node2's engine becomes unreachable: unhealthy, and it takes nothing
             forwarder.close();
-            Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(500))
+            long stoppedAt = System.nanoTime();
+            Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200))
                     .until(() -> !node("node2").getBoolean("healthy"));
+            System.out.println("placement: five concurrent provisions answered (4 x 202, 1 x 429) in " + answeredMs
+                    + " ms; node2 unhealthy " + (System.nanoTime() - stoppedAt) / 1_000_000
+                    + " ms after its engine became unreachable (health interval 1 s)");
             JsonObject sick = node("node2");
             assertTrue(sick.containsKey("error") && !sick.getString("error").isBlank(), sick.toString());
             assertTrue(sick.containsKey("lastCheckedAt"), sick.toString());
