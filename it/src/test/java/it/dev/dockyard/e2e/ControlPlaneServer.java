@@ -8,9 +8,10 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** The control-plane server the build started for these tests: its PID, a kill -9, a restart. */
+/** The control-plane server the build started for these tests: its PID, a kill -9, a restart (with other settings). */
 final class ControlPlaneServer {
 
     private ControlPlaneServer() {
@@ -30,6 +31,25 @@ final class ControlPlaneServer {
 
     /** Starts the same server again, with the same database and settings, and waits until it answers. */
     static void start() throws Exception {
+        start(Map.of());
+    }
+
+    /** Stops the server (gracefully) and starts it again with {@code overrides} over the usual settings. */
+    static void restart(Map<String, String> overrides) throws Exception {
+        ProcessBuilder stop = new ProcessBuilder(System.getProperty("dockyard.wlp") + "/bin/server", "stop",
+                "dockyard").redirectErrorStream(true);
+        stop.environment().put("WLP_OUTPUT_DIR", System.getProperty("dockyard.server-output"));
+        Process stopping = stop.start();
+        String out = new String(stopping.getInputStream().readAllBytes());
+        if (!stopping.waitFor(120, TimeUnit.SECONDS) || stopping.exitValue() != 0) {
+            System.out.println("server stop failed, killing it: " + out);
+            killNine();
+        }
+        start(overrides);
+    }
+
+    /** Starts the same server again with {@code overrides} (environment variables) over the usual settings. */
+    static void start(Map<String, String> overrides) throws Exception {
         ProcessBuilder builder = new ProcessBuilder(System.getProperty("dockyard.wlp") + "/bin/server", "start",
                 "dockyard").redirectErrorStream(true);
         builder.environment().put("WLP_OUTPUT_DIR", System.getProperty("dockyard.server-output"));
@@ -51,6 +71,7 @@ final class ControlPlaneServer {
         builder.environment().put("DOCKYARD_AGENT_GUARDEDAGENT_SECURITY_CONFIRM", "MEDIUM");
         builder.environment().put("DOCKYARD_AGENT_GUARDEDAGENT_SECURITY_BLOCK", "HIGH");
         builder.environment().put("DOCKYARD_IMAGES_BUNDLE", System.getProperty("dockyard.bundle"));
+        builder.environment().putAll(overrides);
         Process process = builder.start();
         String out = new String(process.getInputStream().readAllBytes());
         if (!process.waitFor(120, TimeUnit.SECONDS) || process.exitValue() != 0) {

@@ -14,6 +14,15 @@ public interface RuntimeBackend {
     /** The name recorded on runtimes this backend serves, e.g. "docker". */
     String name();
 
+    /**
+     * A cheap health probe of the backend (Docker: the engine's ping); placement sends no new
+     * runtime to a node whose probe fails. The default, for backends with nothing to ask, passes.
+     *
+     * @throws BackendException or any runtime exception when the backend does not answer
+     */
+    default void ping() {
+    }
+
     /** Creates the sandbox, not yet started, and hands the session key to it. Returns its backend id. */
     String create(SandboxSpec spec);
 
