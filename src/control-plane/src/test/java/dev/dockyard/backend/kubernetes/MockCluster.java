@@ -34,9 +34,12 @@ public final class MockCluster implements AutoCloseable {
 
     public static final String NAMESPACE = "sandboxes";
     public static final String CONTROL_PLANE = "test-cp";
+    private static final String KUBELET = "dockyard-test-kubelet";
 
     public final KubernetesMockServer server;
     public final KubernetesClient client;
+    /** The tests' own client (what a kubelet or a person does): its requests are not the backend's. */
+    public final KubernetesClient kubelet;
 
     public MockCluster() {
         // CRUD mode: the objects posted are kept and served back; expectations still go first
@@ -47,6 +50,8 @@ public final class MockCluster implements AutoCloseable {
         // a failing request fails at once (production retries 5xx with back-off)
         client = server.createClient(b -> b.withHttpClientFactory(new JdkHttpClientFactory())
                 .editOrNewConfig().withRequestRetryBackoffLimit(0).endConfig());
+        kubelet = server.createClient(b -> b.withHttpClientFactory(new JdkHttpClientFactory())
+                .editOrNewConfig().withUserAgent(KUBELET).endConfig());
     }
 
     public static KubernetesNodeConfig settings() {
@@ -71,7 +76,7 @@ public final class MockCluster implements AutoCloseable {
 
     /** What a kubelet reports once the pod's containers run. */
     public void markRunning(String name, String ip) {
-        client.pods().inNamespace(NAMESPACE).withName(name).editStatus(p -> {
+        kubelet.pods().inNamespace(NAMESPACE).withName(name).editStatus(p -> {
             p.setStatus(new PodStatusBuilder().withPhase("Running").withPodIP(ip)
                     .withContainerStatuses(new ContainerStatusBuilder().withName("executor").withReady(true)
                             .withNewState().withNewRunning().endRunning().endState().build())
@@ -82,10 +87,10 @@ public final class MockCluster implements AutoCloseable {
 
     /** Marks every pod without a status running, in the background, until {@code stop} is called. */
     public Thread runEveryPod() {
-        Thread kubelet = new Thread(() -> {
+        Thread loop = new Thread(() -> {
             while (!Thread.currentThread().isInterrupted()) {
                 try {
-                    for (Pod pod : client.pods().inNamespace(NAMESPACE).list().getItems()) {
+                    for (Pod pod : kubelet.pods().inNamespace(NAMESPACE).list().getItems()) {
                         if (pod.getStatus() == null || pod.getStatus().getPhase() == null) {
                             markRunning(pod.getMetadata().getName(), "10.1.2.3");
                         }
@@ -96,16 +101,19 @@ public final class MockCluster implements AutoCloseable {
                 }
             }
         });
-        kubelet.setDaemon(true);
-        kubelet.start();
-        return kubelet;
+        loop.setDaemon(true);
+        loop.start();
+        return loop;
     }
 
-    /** Every request the server has received since the last call, as "METHOD path". */
+    /** Every request of the backend's client since the last call, as "METHOD path". */
     public List<String> requests() throws InterruptedException {
         List<String> requests = new ArrayList<>();
         RecordedRequest request;
         while ((request = server.takeRequest(10, TimeUnit.MILLISECONDS)) != null) {
+            if (KUBELET.equals(request.getHeader("User-Agent"))) {
+                continue;
+            }
             requests.add(request.getMethod() + " " + request.getPath());
         }
         return requests;
@@ -114,6 +122,7 @@ public final class MockCluster implements AutoCloseable {
     @Override
     public void close() {
         client.close();
+        kubelet.close();
         server.destroy();
     }
 }
