@@ -8,9 +8,10 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** The control-plane server the build started for these tests: its PID, a kill -9, a restart. */
+/** The control-plane server the build started for these tests: its PID, a kill -9, a restart (with other settings). */
 final class ControlPlaneServer {
 
     private ControlPlaneServer() {
@@ -30,6 +31,26 @@ final class ControlPlaneServer {
 
     /** Starts the same server again, with the same database and settings, and waits until it answers. */
     static void start() throws Exception {
+        start(Map.of());
+    }
+
+    /** Stops the server gracefully (its shutdown runs), e.g. to start it again with other settings. */
+    static void stop() throws Exception {
+        ProcessBuilder builder = new ProcessBuilder(System.getProperty("dockyard.wlp") + "/bin/server", "stop",
+                "dockyard").redirectErrorStream(true);
+        builder.environment().put("WLP_OUTPUT_DIR", System.getProperty("dockyard.server-output"));
+        Process process = builder.start();
+        String out = new String(process.getInputStream().readAllBytes());
+        if (!process.waitFor(120, TimeUnit.SECONDS)) {
+            throw new AssertionError("server did not stop: " + out);
+        }
+    }
+
+    /**
+     * Starts the server with the usual settings plus {@code extra} (environment variables, i.e. MP
+     * Config: KubernetesNodeIT adds a Kubernetes node), and waits until it answers.
+     */
+    static void start(Map<String, String> extra) throws Exception {
         ProcessBuilder builder = new ProcessBuilder(System.getProperty("dockyard.wlp") + "/bin/server", "start",
                 "dockyard").redirectErrorStream(true);
         builder.environment().put("WLP_OUTPUT_DIR", System.getProperty("dockyard.server-output"));
@@ -51,6 +72,7 @@ final class ControlPlaneServer {
         builder.environment().put("DOCKYARD_AGENT_GUARDEDAGENT_SECURITY_CONFIRM", "MEDIUM");
         builder.environment().put("DOCKYARD_AGENT_GUARDEDAGENT_SECURITY_BLOCK", "HIGH");
         builder.environment().put("DOCKYARD_IMAGES_BUNDLE", System.getProperty("dockyard.bundle"));
+        builder.environment().putAll(extra);
         Process process = builder.start();
         String out = new String(process.getInputStream().readAllBytes());
         if (!process.waitFor(120, TimeUnit.SECONDS) || process.exitValue() != 0) {

@@ -22,6 +22,8 @@ import java.util.concurrent.TimeoutException;
 final class PodTar {
 
     private static final long RESTORE_MINUTES = 30;
+    /** tar's record (20 blocks of 512): what it reads at a time from a pipe. */
+    static final int RECORD = 20 * 512;
 
     private PodTar() {
     }
@@ -55,9 +57,13 @@ final class PodTar {
         ByteArrayOutputStream errors = new ByteArrayOutputStream();
         // -m: the mount point's own times are the cluster's, not ours to set
         try (ExecWatch exec = container.redirectingInput().writingError(errors)
-                .exec("tar", "-x", "-m", "--no-overwrite-dir", "-f", "-", "-C", directory)) {
+                .exec("tar", "-x", "-m", "--no-overwrite-dir", "-b", "20", "-f", "-", "-C", directory)) {
             try (OutputStream in = exec.getInput()) {
-                tar.transferTo(in);
+                long sent = tar.transferTo(in);
+                // fabric8 speaks v4.channel.k8s.io, which cannot close the command's stdin: tar must end
+                // on the archive's own end marker, so the last record is filled up (zeros) for it to read
+                in.write(new byte[(int) ((RECORD - sent % RECORD) % RECORD)]);
+                in.flush();
             }
             Integer code = exec.exitCode().get(RESTORE_MINUTES, TimeUnit.MINUTES);
             if (code != null && code != 0) {
