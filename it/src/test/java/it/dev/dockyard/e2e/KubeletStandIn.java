@@ -126,7 +126,7 @@ final class KubeletStandIn implements AutoCloseable {
     private void run(Pod pod) {
         String uid = pod.getMetadata().getUid();
         String name = pod.getMetadata().getName();
-        String suffix = name + "-" + uid.substring(0, 8);
+        String suffix = name + "-" + uid;
         List<Container> inits = Optional.ofNullable(pod.getSpec().getInitContainers()).orElse(List.of());
         for (Container container : concat(inits, pod.getSpec().getContainers())) {
             if (DockerCli.run("image", "inspect", container.getImage()).exitCode() != 0) {
@@ -224,7 +224,7 @@ final class KubeletStandIn implements AutoCloseable {
                     DockerCli.run("volume", "create", "--label", LABEL + "=claim", dockerVolume);
                 }
             } else {
-                dockerVolume = "k8s-" + run.uid().substring(0, 8) + "-" + volume.getName();
+                dockerVolume = "k8s-" + run.uid() + "-" + volume.getName();
                 if (!run.volumes().contains(dockerVolume)) {
                     DockerCli.ok("volume", "create", "--label", LABEL + "=" + run.uid(), dockerVolume);
                     run.volumes().add(dockerVolume);
@@ -265,7 +265,8 @@ final class KubeletStandIn implements AutoCloseable {
             String group = fsGroup == null ? "0" : String.valueOf(fsGroup);
             Process tar = new ProcessBuilder("tar", "-C", dir.toString(), "--owner=0", "--group=" + group,
                     "--numeric-owner", "-c", mount.getFileName().toString()).start();
-            Process cp = new ProcessBuilder("docker", "cp", "-a", "-", container + ":" + Path.of(mountPath).getParent())
+            // a tar on stdin keeps its own owners (no -a: the engine would look the container's user up)
+            Process cp = new ProcessBuilder("docker", "cp", "-", container + ":" + Path.of(mountPath).getParent())
                     .redirectErrorStream(true).start();
             try (OutputStream in = cp.getOutputStream()) {
                 tar.getInputStream().transferTo(in);

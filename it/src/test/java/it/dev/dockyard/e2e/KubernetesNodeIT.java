@@ -155,6 +155,7 @@ class KubernetesNodeIT {
         try {
             assertEquals("READY", answer.json().getString("status"), answer.body());
             assertEquals("k8s", answer.json().getString("node"));
+            System.out.println("Kubernetes node, provisioned: " + answer.json().getString("statusMessage"));
 
             // the pod as the backend made it, running as a real container
             Pod pod = pod(id);
@@ -186,6 +187,8 @@ class KubernetesNodeIT {
             DockyardApi.Answer resumed = API.post("runtimes/" + id + "/resume", Json.createObjectBuilder().build());
             assertEquals(200, resumed.status(), resumed.body());
             assertEquals("READY", resumed.json().getString("status"), resumed.body());
+            System.out.println("Kubernetes node, hibernated: " + paused.json().getString("statusMessage")
+                    + "; resumed: " + resumed.json().getString("statusMessage"));
             assertEquals("kept-across-hibernation", run(id, "cat /workspace/note.txt"));
             String second = kubelet.containerOf("dockyard-" + id).orElseThrow();
             assertFalse(second.equals(container), "a new pod, a new container");
@@ -256,6 +259,8 @@ class KubernetesNodeIT {
             assertTrue(toKubernetes.json().getString("statusMessage").contains("migrated from node 'local'"),
                     toKubernetes.body());
             assertEquals(digest, run(back, "cd /workspace && sha256sum big.bin src/a.c"));
+            System.out.println("Kubernetes node, migrated: " + toDocker.json().getString("statusMessage") + " | back: "
+                    + toKubernetes.json().getString("statusMessage"));
             assertEquals("written-on-docker", run(back, "cat /workspace/docker.txt"));
             assertEquals(List.of(), DockerCli.containersLabelled("dev.dockyard.runtime-id=" + onDocker));
         } finally {
