@@ -1,6 +1,7 @@
 package it.dev.dockyard.e2e;
 
 import io.fabric8.mockwebserver.http.WebSocket;
+import io.fabric8.mockwebserver.http.Response;
 import io.fabric8.mockwebserver.http.WebSocketListener;
 import java.io.IOException;
 import java.io.InputStream;
@@ -51,7 +52,7 @@ final class KubeletExec extends WebSocketListener {
     }
 
     @Override
-    public void onOpen(WebSocket socket, io.fabric8.mockwebserver.http.Response response) {
+    public void onOpen(WebSocket socket, Response response) {
         List<String> docker = new ArrayList<>(List.of("docker", "exec"));
         if (stdin) {
             docker.add("-i");

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.kubernetes.KubernetesBackend;
 import dev.dockyard.backend.kubernetes.MockCluster;
 import dev.dockyard.fakes.FakeRuntimes;
@@ -98,8 +99,8 @@ class KubernetesReconcilerTest {
         runtimes.add(runtime, new StatusChange(runtime.id(), runtime.status(), "requested", clock.instant()));
         runtimes.record(runtime.transitionTo(RuntimeStatus.RUNTIME_STARTED, "test", clock.instant()));
         runtimes.record(runtime.transitionTo(RuntimeStatus.READY, "test", clock.instant()));
-        var spec = MockCluster.spec(runtime.id(), "sk-live");
-        backend.create(new dev.dockyard.backend.SandboxSpec(runtime.id(), spec.conversationId(), spec.controlPlane(),
+        SandboxSpec spec = MockCluster.spec(runtime.id(), "sk-live");
+        backend.create(new SandboxSpec(runtime.id(), spec.conversationId(), spec.controlPlane(),
                 runtime.containerName(), spec.image(), 1, 0, 512, 64, "1000", 8000, "sk-live", List.of(), null,
                 List.of()));
         cluster.markRunning(runtime.containerName(), "10.0.0.7");
