@@ -51,6 +51,14 @@ public interface RuntimeBackend {
 
     SandboxState inspect(String sandboxName);
 
+    /**
+     * Whether {@link #pause} freezes the sandbox's processes. A backend without a freezer
+     * (Kubernetes) pauses nothing: a pause there hibernates the runtime instead.
+     */
+    default boolean freezes() {
+        return true;
+    }
+
     /** Freezes every process of the sandbox (cgroup freezer); already frozen is success. */
     void pause(String sandboxName);
 

@@ -128,9 +128,25 @@ public class FakeBackend implements RuntimeBackend {
         return new SandboxState(phase(sandboxName), null, "");
     }
 
+    private volatile boolean freezes = true;
+
+    /** Like a Kubernetes node: no freezer, {@link #pause} leaves the sandbox running. */
+    public FakeBackend withoutFreezer() {
+        freezes = false;
+        return this;
+    }
+
+    @Override
+    public boolean freezes() {
+        return freezes;
+    }
+
     @Override
     public synchronized void pause(String sandboxName) {
         called("pause " + sandboxName);
+        if (!freezes) {
+            return;
+        }
         sandboxes.computeIfPresent(sandboxName, (n, s) -> s.with(SandboxState.Phase.PAUSED));
     }
 
