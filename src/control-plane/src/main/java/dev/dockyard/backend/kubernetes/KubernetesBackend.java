@@ -7,6 +7,7 @@ import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxState;
 import dev.dockyard.backend.WorkspaceVolume;
+import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -82,6 +83,21 @@ public class KubernetesBackend implements RuntimeBackend {
     @Override
     public boolean freezes() {
         return false;
+    }
+
+    /**
+     * The node's health probe: lists at most one of Dockyard's pods in the namespace, a call the
+     * Role grants anyway (listing pods), so the probe proves both that the API server answers and
+     * that this control plane may still work in the namespace.
+     */
+    @Override
+    public void ping() {
+        try {
+            client.pods().inNamespace(namespace).withLabel(Labels.MANAGED, "true")
+                    .list(new ListOptionsBuilder().withLimit(1L).build());
+        } catch (RuntimeException e) {
+            throw new BackendException("Kubernetes did not answer in namespace " + namespace + ": " + describe(e), e);
+        }
     }
 
     public String namespace() {

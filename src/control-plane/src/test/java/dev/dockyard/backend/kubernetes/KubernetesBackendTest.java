@@ -294,6 +294,32 @@ class KubernetesBackendTest {
         assertTrue(failed.getMessage().contains(MockCluster.NAMESPACE), failed.getMessage());
     }
 
+    @Test
+    void shouldPingByListingOneManagedPodInItsNamespace() throws InterruptedException {
+        KubernetesBackend backend = cluster.backend(MockCluster.settings());
+        cluster.requests();
+
+        backend.ping();
+
+        List<String> requests = cluster.requests();
+        assertEquals(1, requests.size(), requests.toString());
+        String ping = requests.get(0);
+        assertTrue(ping.startsWith("GET /api/v1/namespaces/" + MockCluster.NAMESPACE + "/pods?"), ping);
+        assertTrue(ping.contains("limit=1"), ping);
+        assertTrue(ping.contains("labelSelector=" + Labels.MANAGED.replace("/", "%2F") + "%3Dtrue"), ping);
+    }
+
+    @Test
+    void shouldFailThePingWhenTheApiServerFails() throws InterruptedException {
+        KubernetesBackend backend = cluster.backend(MockCluster.settings());
+        backend.ping();
+        String ping = cluster.requests().get(0).substring(4);
+        cluster.server.expect().get().withPath(ping).andReturn(500, "etcd is down").always();
+
+        BackendException failed = assertThrows(BackendException.class, backend::ping);
+        assertTrue(failed.getMessage().contains(MockCluster.NAMESPACE), failed.getMessage());
+    }
+
     private static Volume volume(Pod pod, String name) {
         return pod.getSpec().getVolumes().stream().filter(v -> v.getName().equals(name)).findFirst().orElseThrow();
     }

@@ -31,11 +31,13 @@ import org.junit.jupiter.api.Test;
  * docker/kubernetes/role.yaml against what the backend really sends: every request the mock API
  * server received while the backend went through a sandbox's whole life is turned into the RBAC
  * (verb, resource[/subresource]) the API server would authorize, and the Role must grant each of
- * them and nothing else.
+ * them and nothing else. The life begins with the node's health probe ({@code ping}), which placement
+ * sends every few seconds.
  */
 class KubernetesRoleTest {
 
     private static final Path ROLE = Path.of("../../docker/kubernetes/role.yaml");
+    private static final String ROLE_NAME = "dockyard-backend";
     private static final Pattern NAMESPACED = Pattern.compile(
             "^/api/v1/namespaces/[^/]+/([^/?]+)(?:/([^/?]+)(?:/([^/?]+))?)?(?:\\?(.*))?$");
 
@@ -105,6 +107,7 @@ class KubernetesRoleTest {
     private List<String> exercise() throws InterruptedException {
         KubernetesBackend backend = cluster.backend(MockCluster.settings());
         List<String> requests = new ArrayList<>();
+        backend.ping();
         backend.create(MockCluster.spec("r1", "sk-1"));
         cluster.markRunning("dockyard-r1", "10.0.0.1");
         URI endpoint = backend.start("dockyard-r1", 8000);
@@ -159,6 +162,7 @@ class KubernetesRoleTest {
             role = Serialization.unmarshal(in, Role.class);
         }
         assertEquals("Role", role.getKind(), "namespaced, not a ClusterRole");
+        assertEquals(ROLE_NAME, role.getMetadata().getName(), "the name docker/kubernetes/rolebinding.yaml binds");
         Set<String> granted = granted(role);
 
         Set<String> missing = new TreeSet<>(used);
