@@ -15,8 +15,9 @@ public interface RuntimeBackend {
     String name();
 
     /**
-     * A cheap health probe of the backend (Docker: the engine's ping); placement sends no new
-     * runtime to a node whose probe fails. The default, for backends with nothing to ask, passes.
+     * A cheap health probe of the backend (Docker: the engine's ping; Kubernetes: one pod listed in the
+     * namespace); placement sends no new runtime to a node whose probe fails. The default, for
+     * backends with nothing to ask, passes.
      *
      * @throws BackendException or any runtime exception when the backend does not answer
      */
