@@ -153,6 +153,12 @@ class KubernetesNodeIT {
         try {
             assertEquals("READY", answer.json().getString("status"), answer.body());
             assertEquals("k8s", answer.json().getString("node"));
+            // GET /api/v1/nodes: a kubernetes node, healthy (its probe lists pods through the mock), holding it
+            JsonObject node = API.get("nodes").json().getJsonArray("nodes").getValuesAs(JsonObject.class).stream()
+                    .filter(n -> n.getString("name").equals("k8s")).findFirst().orElseThrow();
+            assertEquals("kubernetes", node.getString("type"), node.toString());
+            assertTrue(node.getBoolean("healthy"), node.toString());
+            assertTrue(node.getInt("runtimes") >= 1, node.toString());
             System.out.println("Kubernetes node, provisioned: " + answer.json().getString("statusMessage"));
 
             // the pod as the backend made it, running as a real container
