@@ -21,6 +21,9 @@ public class PoolLedger {
     @Inject
     Clock clock;
 
+    @Inject
+    MemberRowLocks rows;
+
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public List<PoolDefinition> definitions() {
         return pools.definitions();
@@ -53,7 +56,7 @@ public class PoolLedger {
 
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public List<PoolMember> members(String controlPlane) {
-        return pools.members(controlPlane);
+        return rows.scanning(() -> pools.members(controlPlane));
     }
 
     /** The intent, before the container exists. */

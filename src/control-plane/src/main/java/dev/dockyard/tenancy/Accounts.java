@@ -101,11 +101,13 @@ public class Accounts {
     }
 
     /**
-     * Within the caller's transaction: locks the user's row (see {@link #ensure}) and checks that one more runtime of this size fits every limit. The live
-     * runtimes are the ledger: counted under the same lock the new one is added under, and
+     * Within the caller's transaction: locks the user's row (see {@link #ensure}) and counts what
+     * their live runtimes use; {@link Allowance#take} then checks that one more runtime fits every
+     * limit, for one runtime or several in a row under the one lock (a batch of registrations).
+     * The live runtimes are the ledger: counted under the same lock new ones are added under, and
      * released by every terminal status.
      */
-    public void admit(String userId, Role role, double cpus, int memoryMb) {
+    public Allowance allowance(String userId) {
         UserAccount account = em.find(UserAccount.class, userId, LockModeType.PESSIMISTIC_WRITE);
         if (account == null) {
             throw new IllegalStateException("no account row for " + userId + ": call ensure() first");
@@ -116,20 +118,52 @@ public class Accounts {
                 .setParameter("ended", List.of(RuntimeStatus.STOPPED,
                         RuntimeStatus.ERROR))
                 .getSingleResult();
-        long runtimes = ((Number) use[0]).longValue();
-        double usedCpus = ((Number) use[1]).doubleValue();
-        long usedMemory = ((Number) use[2]).longValue();
-        int maxRuntimes = account.maxRuntimes() != null ? account.maxRuntimes() : config.quotaMaxRuntimes();
-        double maxCpus = account.maxCpus() != null ? account.maxCpus() : config.quotaMaxCpus();
-        int maxMemory = account.maxMemoryMb() != null ? account.maxMemoryMb() : config.quotaMaxMemoryMb();
-        if (runtimes + 1 > maxRuntimes) {
-            throw new QuotaExceededException("maxRuntimes", maxRuntimes, runtimes, 1);
+        return new Allowance(
+                account.maxRuntimes() != null ? account.maxRuntimes() : config.quotaMaxRuntimes(),
+                account.maxCpus() != null ? account.maxCpus() : config.quotaMaxCpus(),
+                account.maxMemoryMb() != null ? account.maxMemoryMb() : config.quotaMaxMemoryMb(),
+                ((Number) use[0]).longValue(), ((Number) use[1]).doubleValue(), ((Number) use[2]).longValue());
+    }
+
+    /** What a user may still start, counted under their row lock; {@link #take} spends it. */
+    public static class Allowance {
+        private final int maxRuntimes;
+        private final double maxCpus;
+        private final int maxMemory;
+        private long runtimes;
+        private double usedCpus;
+        private long usedMemory;
+
+        public Allowance(int maxRuntimes, double maxCpus, int maxMemory, long runtimes, double usedCpus, long usedMemory) {
+            this.maxRuntimes = maxRuntimes;
+            this.maxCpus = maxCpus;
+            this.maxMemory = maxMemory;
+            this.runtimes = runtimes;
+            this.usedCpus = usedCpus;
+            this.usedMemory = usedMemory;
         }
-        if (usedCpus + cpus > maxCpus + 1e-9) {
-            throw new QuotaExceededException("maxCpus", maxCpus, usedCpus, cpus);
+
+        /** Counts one more runtime of this size, or refuses it naming the first limit it would pass. */
+        public void take(double cpus, int memoryMb) {
+            if (runtimes + 1 > maxRuntimes) {
+                throw new QuotaExceededException("maxRuntimes", maxRuntimes, runtimes, 1);
+            }
+            if (usedCpus + cpus > maxCpus + 1e-9) {
+                throw new QuotaExceededException("maxCpus", maxCpus, usedCpus, cpus);
+            }
+            if (usedMemory + memoryMb > maxMemory) {
+                throw new QuotaExceededException("maxMemoryMb", maxMemory, usedMemory, memoryMb);
+            }
+            runtimes++;
+            usedCpus += cpus;
+            usedMemory += memoryMb;
         }
-        if (usedMemory + memoryMb > maxMemory) {
-            throw new QuotaExceededException("maxMemoryMb", maxMemory, usedMemory, memoryMb);
+
+        /** A runtime taken but not registered after all (its conversation was busy, its claim lost). */
+        public void giveBack(double cpus, int memoryMb) {
+            runtimes--;
+            usedCpus -= cpus;
+            usedMemory -= memoryMb;
         }
     }
 }

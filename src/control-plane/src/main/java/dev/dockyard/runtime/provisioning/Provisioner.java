@@ -126,6 +126,9 @@ public class Provisioner {
     PoolKeeper keeper;
 
     @Inject
+    Admissions admissions;
+
+    @Inject
     DormantServers dormant;
 
     @Resource
@@ -223,9 +226,8 @@ public class Provisioner {
                              CompletableFuture<RuntimeStatus> settled) {
         boolean claim = claimedShape != null;
         try {
-            ProvisioningJournal.Registration registration = claim
-                    ? journal.registerClaim(runtime, request.role(), request.replace(), claimedShape)
-                    : journal.register(runtime, request.role(), request.replace());
+            ProvisioningJournal.Registration registration = admissions.register(runtime, request.role(),
+                    request.replace(), claimedShape);
             if (registration.overQuota() != null) {
                 throw registration.overQuota();
             }

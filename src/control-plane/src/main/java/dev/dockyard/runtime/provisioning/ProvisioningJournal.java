@@ -16,6 +16,7 @@ import jakarta.persistence.PersistenceException;
 import jakarta.transaction.Transactional;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -84,20 +85,54 @@ public class ProvisioningJournal {
         return registerNow(runtime, role, replace, shape);
     }
 
+    /** One registration of a batch: a runtime, and the warm member's shape when it claims one. */
+    public record Admission(SandboxRuntime runtime, Role role, boolean replace, String claimedShape) {
+    }
+
+    /**
+     * Registers runtimes of one user in one transaction, in order, as {@link #register} and
+     * {@link #registerClaim} would one by one: the user's row is locked and their use counted
+     * once, each admitted runtime counted before the next is checked, one commit for all (see
+     * {@link Admissions}). A runtime that loses its conversation to an earlier one of the batch
+     * finds it live, as it would after that one's commit. Any exception rolls the whole batch back.
+     */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public List<Registration> registerAll(List<Admission> batch) {
+        List<Registration> registrations = new ArrayList<>();
+        Accounts.Allowance allowance = null;
+        String user = null;
+        for (Admission admission : batch) {
+            if (allowance == null || !admission.runtime().userId().equals(user)) {
+                user = admission.runtime().userId();
+                allowance = accounts.allowance(user);
+            }
+            registrations.add(registerNow(admission.runtime(), allowance, admission.replace(),
+                    admission.claimedShape()));
+        }
+        return registrations;
+    }
+
     private Registration registerNow(SandboxRuntime runtime, Role role, boolean replace, String claimedShape) {
+        return registerNow(runtime, accounts.allowance(runtime.userId()), replace, claimedShape);
+    }
+
+    private Registration registerNow(SandboxRuntime runtime, Accounts.Allowance allowance, boolean replace,
+                                     String claimedShape) {
         try {
-            accounts.admit(runtime.userId(), role, runtime.cpus(), runtime.memoryMb());
+            allowance.take(runtime.cpus(), runtime.memoryMb());
         } catch (QuotaExceededException e) {
             return new Registration(null, null, e);
         }
         Optional<SandboxRuntime> live = runtimes.findLive(runtime.userId(), runtime.conversationId());
         if (live.isPresent() && !replace) {
+            allowance.giveBack(runtime.cpus(), runtime.memoryMb());
             return new Registration(null, live.get(), null);
         }
         if (live.isPresent()) {
             runtime.replacing(live.get().id());
         }
         if (claimedShape != null && !pools.claim(runtime.id(), claimedShape)) {
+            allowance.giveBack(runtime.cpus(), runtime.memoryMb());
             return new Registration(null, null, null, true);
         }
         runtimes.add(runtime, new StatusChange(runtime.id(), runtime.status(), runtime.statusMessage(),

@@ -1,5 +1,6 @@
 package dev.dockyard.runtime.provisioning;
 
+import dev.dockyard.pool.MemberRowLocks;
 import dev.dockyard.fakes.NoPools;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -76,6 +77,9 @@ class ProvisionerMigrationTest {
             }
         };
         provisioner.journal = journal;
+        provisioner.admissions = new Admissions();
+        provisioner.admissions.journal = journal;
+        provisioner.admissions.memberRows = new MemberRowLocks();
         provisioner.pools = NoPools.warmPools();
         provisioner.nodes = nodes;
         provisioner.placement = Placements.unbounded(provisioner.nodes, runtimes, clock);

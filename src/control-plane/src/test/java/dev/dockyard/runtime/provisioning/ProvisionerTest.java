@@ -1,5 +1,6 @@
 package dev.dockyard.runtime.provisioning;
 
+import dev.dockyard.pool.MemberRowLocks;
 import dev.dockyard.fakes.NoPools;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -51,11 +52,15 @@ class ProvisionerTest {
             }
 
             @Override
-            public void admit(String userId, Role role, double cpus, int memoryMb) {
+            public Allowance allowance(String userId) {
+                return new Allowance(100, 100, 100_000, 0, 0, 0);
             }
         };
         journal.accounts = accounts;
         provisioner.journal = journal;
+        provisioner.admissions = new Admissions();
+        provisioner.admissions.journal = journal;
+        provisioner.admissions.memberRows = new MemberRowLocks();
         provisioner.accounts = accounts;
         provisioner.pools = NoPools.warmPools();
         provisioner.nodes = new FakeNodes("local");

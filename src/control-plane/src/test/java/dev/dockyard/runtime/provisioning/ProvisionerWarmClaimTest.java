@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dockyard.pool.MemberRowLocks;
 import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.agents.LlmSettings;
 import dev.dockyard.backend.RuntimeBackend;
@@ -86,10 +87,15 @@ class ProvisionerWarmClaimTest {
             }
 
             @Override
-            public void admit(String userId, Role role, double cpus, int memoryMb) {
-                if (overQuota != null) {
-                    throw overQuota;
-                }
+            public Allowance allowance(String userId) {
+                return new Allowance(100, 100, 100_000, 0, 0, 0) {
+                    @Override
+                    public void take(double cpus, int memoryMb) {
+                        if (overQuota != null) {
+                            throw overQuota;
+                        }
+                    }
+                };
             }
         };
         journal.accounts = accounts;
@@ -105,6 +111,9 @@ class ProvisionerWarmClaimTest {
             }
         };
         provisioner.journal = journal;
+        provisioner.admissions = new Admissions();
+        provisioner.admissions.journal = journal;
+        provisioner.admissions.memberRows = new MemberRowLocks();
         provisioner.accounts = accounts;
         provisioner.pools = new WarmPools() {
             @Override

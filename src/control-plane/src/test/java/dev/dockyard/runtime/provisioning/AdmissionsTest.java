@@ -1,0 +1,211 @@
+package dev.dockyard.runtime.provisioning;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dockyard.pool.MemberRowLocks;
+import dev.dockyard.fakes.FakeRuntimes;
+import dev.dockyard.fakes.MutableClock;
+import dev.dockyard.runtime.RuntimeSecrets;
+import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.tenancy.Accounts;
+import dev.dockyard.tenancy.Role;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Group commit of one user's registrations: fewer transactions, the same outcome for each request. */
+class AdmissionsTest {
+
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final FakeRuntimes runtimes = new FakeRuntimes();
+    private final ExecutorService threads = Executors.newFixedThreadPool(20);
+
+    @AfterEach
+    void stop() {
+        threads.shutdownNow();
+    }
+
+    private SandboxRuntime runtime(String user, String conversation) {
+        return new SandboxRuntime(conversation, user, "fake", "img", 1.0, 512, 60, clock.instant());
+    }
+
+    /** The real journal over in-memory rows, its transactions counted and made to take a while. */
+    private ProvisioningJournal journal(int maxRuntimes, List<Integer> batches, AtomicInteger singles) {
+        ProvisioningJournal journal = new ProvisioningJournal() {
+            @Override
+            public List<Registration> registerAll(List<Admission> batch) {
+                synchronized (this) {
+                    batches.add(batch.size());
+                    pause();
+                    return super.registerAll(batch);
+                }
+            }
+
+            @Override
+            public Registration register(SandboxRuntime runtime, Role role, boolean replace) {
+                synchronized (this) {
+                    singles.incrementAndGet();
+                    pause();
+                    return super.register(runtime, role, replace);
+                }
+            }
+        };
+        journal.runtimes = runtimes;
+        journal.clock = clock;
+        journal.secrets = new RuntimeSecrets();
+        journal.accounts = new Accounts() {
+            @Override
+            public Allowance allowance(String userId) {
+                long live = runtimes.live().stream().filter(r -> r.userId().equals(userId)).count();
+                return new Allowance(maxRuntimes, 1000, 1_000_000, live, live, live * 512);
+            }
+        };
+        return journal;
+    }
+
+    private static void pause() {
+        try {
+            // a transaction's lock, count, insert and commit
+            Thread.sleep(20);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private List<ProvisioningJournal.Registration> registerAtOnce(Admissions admissions, List<SandboxRuntime> all)
+            throws Exception {
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<ProvisioningJournal.Registration>> answers = new ArrayList<>();
+        for (SandboxRuntime runtime : all) {
+            answers.add(threads.submit(() -> {
+                start.await();
+                return admissions.register(runtime, Role.USER, false, null);
+            }));
+        }
+        start.countDown();
+        List<ProvisioningJournal.Registration> registrations = new ArrayList<>();
+        for (Future<ProvisioningJournal.Registration> answer : answers) {
+            registrations.add(answer.get(10, TimeUnit.SECONDS));
+        }
+        return registrations;
+    }
+
+    @Test
+    void shouldRegisterTwentyConcurrentRequestsOfOneUserInAFewTransactions() throws Exception {
+        List<Integer> batches = Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger singles = new AtomicInteger();
+        Admissions admissions = new Admissions();
+        admissions.journal = journal(100, batches, singles);
+        admissions.memberRows = new MemberRowLocks();
+        List<SandboxRuntime> all = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            all.add(runtime("alice", "conv-" + i));
+        }
+
+        List<ProvisioningJournal.Registration> registrations = registerAtOnce(admissions, all);
+
+        for (int i = 0; i < 20; i++) {
+            assertSame(all.get(i), registrations.get(i).runtime(), "each request gets its own runtime registered");
+        }
+        assertEquals(20, runtimes.live().size());
+        int transactions = batches.size() + singles.get();
+        assertTrue(transactions <= 5, "20 requests, " + transactions + " transactions: " + batches + " + " + singles);
+    }
+
+    @Test
+    void shouldCountEachAdmittedRuntimeOfABatchAgainstTheQuotaOfTheNext() throws Exception {
+        Admissions admissions = new Admissions();
+        admissions.journal = journal(3, Collections.synchronizedList(new ArrayList<>()), new AtomicInteger());
+        admissions.memberRows = new MemberRowLocks();
+        List<SandboxRuntime> all = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            all.add(runtime("alice", "conv-" + i));
+        }
+
+        List<ProvisioningJournal.Registration> registrations = registerAtOnce(admissions, all);
+
+        assertEquals(3, registrations.stream().filter(ProvisioningJournal.Registration::admitted).count());
+        assertEquals(5, registrations.stream().filter(r -> r.overQuota() != null).count());
+        assertEquals(3, runtimes.live().size(), "never more than the quota, however the requests were batched");
+    }
+
+    @Test
+    void shouldAnswerTheSecondRequestForAConversationWithTheFirstsRuntime() throws Exception {
+        Admissions admissions = new Admissions();
+        admissions.journal = journal(100, Collections.synchronizedList(new ArrayList<>()), new AtomicInteger());
+        admissions.memberRows = new MemberRowLocks();
+        List<SandboxRuntime> all = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            all.add(runtime("alice", "same-conversation"));
+        }
+
+        List<ProvisioningJournal.Registration> registrations = registerAtOnce(admissions, all);
+
+        assertEquals(1, registrations.stream().filter(ProvisioningJournal.Registration::admitted).count());
+        SandboxRuntime winner = runtimes.live().get(0);
+        registrations.stream().filter(r -> !r.admitted())
+                .forEach(r -> assertEquals(winner.id(), r.existing().id(), "busy with the first one's runtime"));
+    }
+
+    @Test
+    void shouldGiveEachRequestItsOwnOutcomeWhenABatchFailsAsAWhole() throws Exception {
+        AtomicInteger singles = new AtomicInteger();
+        ProvisioningJournal journal = new ProvisioningJournal() {
+            @Override
+            public List<Registration> registerAll(List<Admission> batch) {
+                throw new IllegalStateException("rolled back: a unique key");
+            }
+
+            @Override
+            public Registration register(SandboxRuntime runtime, Role role, boolean replace) {
+                singles.incrementAndGet();
+                pause();
+                if (runtime.conversationId().equals("conv-bad")) {
+                    throw new IllegalArgumentException("this one's own failure");
+                }
+                return new Registration(runtime, null, null);
+            }
+        };
+        Admissions admissions = new Admissions();
+        admissions.journal = journal;
+        admissions.memberRows = new MemberRowLocks();
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<ProvisioningJournal.Registration>> answers = new ArrayList<>();
+        for (String conversation : List.of("conv-1", "conv-2", "conv-bad", "conv-3", "conv-4")) {
+            SandboxRuntime runtime = runtime("alice", conversation);
+            answers.add(threads.submit(() -> {
+                start.await();
+                return admissions.register(runtime, Role.USER, false, null);
+            }));
+        }
+        start.countDown();
+
+        int registered = 0;
+        for (Future<ProvisioningJournal.Registration> answer : answers) {
+            try {
+                assertNotNull(answer.get(10, TimeUnit.SECONDS).runtime());
+                registered++;
+            } catch (ExecutionException e) {
+                assertTrue(e.getCause() instanceof IllegalArgumentException, "its own exception: " + e.getCause());
+            }
+        }
+        assertEquals(4, registered);
+        assertEquals(5, singles.get(), "every registration tried again on its own");
+        assertThrows(IllegalArgumentException.class,
+                () -> admissions.register(runtime("alice", "conv-bad"), Role.USER, false, null));
+    }
+}
