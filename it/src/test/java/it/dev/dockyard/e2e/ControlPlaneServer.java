@@ -8,9 +8,10 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** The control-plane server the build started for these tests: its PID, a kill -9, a restart. */
+/** The control-plane server the build started for these tests: its PID, a kill -9, a restart (with other settings). */
 final class ControlPlaneServer {
 
     private ControlPlaneServer() {
@@ -23,13 +24,51 @@ final class ControlPlaneServer {
 
     /** SIGKILL: no shutdown hook, no transaction completes, nothing is cleaned up. */
     static void killNine() throws Exception {
-        ProcessHandle server = ProcessHandle.of(pid()).orElseThrow(() -> new AssertionError("server not running"));
+        kill(ProcessHandle.of(pid()).orElseThrow(() -> new AssertionError("server not running")));
+    }
+
+    private static void kill(ProcessHandle server) {
         server.destroyForcibly();
-        server.onExit().get(30, TimeUnit.SECONDS);
+        try {
+            server.onExit().get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError("server " + server.pid() + " did not exit after SIGKILL", e);
+        }
     }
 
     /** Starts the same server again, with the same database and settings, and waits until it answers. */
     static void start() throws Exception {
+        start(Map.of());
+    }
+
+    /**
+     * Stops the server gracefully (its shutdown runs), e.g. to start it again with other settings; a server
+     * that will not stop is killed, so that the next start never finds the port taken.
+     */
+    static void stop() throws Exception {
+        ProcessBuilder builder = new ProcessBuilder(System.getProperty("dockyard.wlp") + "/bin/server", "stop",
+                "dockyard").redirectErrorStream(true);
+        builder.environment().put("WLP_OUTPUT_DIR", System.getProperty("dockyard.server-output"));
+        Process process = builder.start();
+        String out = new String(process.getInputStream().readAllBytes());
+        if (!process.waitFor(120, TimeUnit.SECONDS) || process.exitValue() != 0) {
+            System.out.println("server stop failed, killing it if it still runs: " + out);
+            ProcessHandle.of(pid()).ifPresent(ControlPlaneServer::kill);
+        }
+    }
+
+    /** Stops the server (gracefully) and starts it again with {@code overrides} over the usual settings. */
+    static void restart(Map<String, String> overrides) throws Exception {
+        stop();
+        start(overrides);
+    }
+
+    /**
+     * Starts the server with the usual settings plus {@code overrides} (environment variables, i.e. MP
+     * Config: PlacementIT sets node capacities, KubernetesNodeIT adds a Kubernetes node), and waits until
+     * it answers.
+     */
+    static void start(Map<String, String> overrides) throws Exception {
         ProcessBuilder builder = new ProcessBuilder(System.getProperty("dockyard.wlp") + "/bin/server", "start",
                 "dockyard").redirectErrorStream(true);
         builder.environment().put("WLP_OUTPUT_DIR", System.getProperty("dockyard.server-output"));
@@ -51,6 +90,7 @@ final class ControlPlaneServer {
         builder.environment().put("DOCKYARD_AGENT_GUARDEDAGENT_SECURITY_CONFIRM", "MEDIUM");
         builder.environment().put("DOCKYARD_AGENT_GUARDEDAGENT_SECURITY_BLOCK", "HIGH");
         builder.environment().put("DOCKYARD_IMAGES_BUNDLE", System.getProperty("dockyard.bundle"));
+        builder.environment().putAll(overrides);
         Process process = builder.start();
         String out = new String(process.getInputStream().readAllBytes());
         if (!process.waitFor(120, TimeUnit.SECONDS) || process.exitValue() != 0) {

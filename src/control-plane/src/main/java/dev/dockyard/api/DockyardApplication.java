@@ -20,6 +20,7 @@ public class DockyardApplication extends Application {
         classes.add(AuditResource.class);
         classes.add(CredentialResource.class);
         classes.add(ImageResource.class);
+        classes.add(NodeResource.class);
         classes.add(PoolResource.class);
         classes.add(RuntimeResource.class);
         classes.add(RuntimeForkResource.class);

@@ -38,6 +38,8 @@ public final class Problem {
         IDEMPOTENCY_KEY_REUSED(422, "idempotency-key-reused", "Idempotency-Key already used for another request"),
         REQUEST_ID_REUSED(409, "request-id-reused", "X-Request-ID already used for another action"),
         QUOTA_EXCEEDED(429, "quota-exceeded", "Quota exceeded"),
+        NO_CAPACITY(429, "no-capacity", "No backend node has capacity for the runtime"),
+        NODE_UNAVAILABLE(503, "node-unavailable", "The backend node is unavailable"),
         NOT_IMPLEMENTED(501, "not-implemented", "Not implemented yet"),
         EXECUTOR_FAILED(502, "executor-failed", "The sandbox's executor failed"),
         BACKEND_FAILED(502, "backend-failed", "The sandbox backend failed"),

@@ -2,8 +2,10 @@ package dev.dockyard.api;
 
 import dev.dockyard.application.Refused;
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.placement.PlacementRefusedException;
 import dev.dockyard.protocol.InvalidActionException;
 import dev.dockyard.runtime.lifecycle.RuntimeGates;
+import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.json.bind.JsonbException;
 import jakarta.json.stream.JsonParsingException;
@@ -25,7 +27,7 @@ public final class ProblemMappers {
 
     /** Every mapper, for the applications that list their classes. */
     public static Set<Class<?>> all() {
-        return Set.of(ForProblem.class, ForRefused.class, ForInvalidAction.class, ForBackend.class, ForWebApplication.class, ForProcessing.class, ForJson.class, ForRuntimeBusy.class, ForAnything.class);
+        return Set.of(ForProblem.class, ForRefused.class, ForInvalidAction.class, ForBackend.class, ForWebApplication.class, ForProcessing.class, ForJson.class, ForRuntimeBusy.class, ForPlacement.class, ForAnything.class);
     }
 
 
@@ -129,6 +131,31 @@ public final class ProblemMappers {
     }
 
     /** A migration, pause or resume holds the runtime (runtime.lifecycle.RuntimeGates): come back later. */
+    /**
+     * No node can take the runtime now: 429 when the nodes are full, 503 when the one named (or
+     * every one) is unhealthy; both with Retry-After. Not stored as an idempotent answer: a retry
+     * with the same key may be placed. A runtime larger than any node may hold is a 400.
+     */
+    @Provider
+    public static class ForPlacement implements ExceptionMapper<PlacementRefusedException> {
+        @Override
+        public Response toResponse(PlacementRefusedException e) {
+            Problem problem = Problem.of(switch (e.reason()) {
+                case NO_CAPACITY -> Problem.Kind.NO_CAPACITY;
+                case NODE_UNHEALTHY -> Problem.Kind.NODE_UNAVAILABLE;
+                case TOO_LARGE -> Problem.Kind.VALIDATION;
+            }, e.getMessage());
+            if (e.node() != null) {
+                problem.with("node", Json.createValue(e.node()));
+            }
+            Response.ResponseBuilder answer = Response.fromResponse(problem.toResponse());
+            if (e.retryAfterSeconds() > 0) {
+                answer.header("Retry-After", e.retryAfterSeconds());
+            }
+            return answer.build();
+        }
+    }
+
     @Provider
     public static class ForRuntimeBusy implements ExceptionMapper<RuntimeGates.RuntimeBusyException> {
         @Override

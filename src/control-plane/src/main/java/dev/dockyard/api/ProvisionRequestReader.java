@@ -139,7 +139,10 @@ final class ProvisionRequestReader {
         return new ProvisioningRequest.Lifecycle(keep, idle, ttl);
     }
 
-    /** {@code sandbox.diskMb}, and a kept {@code workspace} or a snapshot ({@code fromSnapshot}) by id. */
+    /**
+     * {@code sandbox.diskMb}, and a kept {@code workspace} or a snapshot ({@code fromSnapshot}) by
+     * id, or the {@code node} to run on (placement chooses when none is named).
+     */
     static WorkspaceRequest workspace(JsonObject body, JsonObject sandbox, DockyardConfig config) {
         int diskMb = integer(sandbox, "diskMb", 0);
         if (diskMb != 0 && (diskMb < MIN_DISK_MB || diskMb > config.maxDiskMb())) {
@@ -158,7 +161,15 @@ final class ProvisionRequestReader {
         if (diskMb != 0 && (kept != null || snapshot != null)) {
             throw invalid("sandbox.diskMb applies to a new workspace only: a kept workspace or a snapshot keeps its size");
         }
-        return WorkspaceRequest.of(diskMb, kept, snapshot);
+        String node = string(body, "node", null);
+        if (node != null && !node.matches("[a-z0-9][a-z0-9-]{0,62}")) {
+            throw invalid("node must be the name of a backend node (lower-case letters, digits and dashes)");
+        }
+        if (node != null && (kept != null || snapshot != null)) {
+            throw invalid("node cannot be given with workspace or fromSnapshot: the runtime runs on the node that "
+                    + "holds them");
+        }
+        return new WorkspaceRequest(diskMb, kept, snapshot, node, null);
     }
 
     /** The smallest workspace disk: ext4's own structures take a few MB of it. */

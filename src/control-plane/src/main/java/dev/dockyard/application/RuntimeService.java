@@ -75,6 +75,9 @@ public class RuntimeService {
         SandboxRuntime runtime;
         try {
             runtime = provisioner.provision(resolved.request());
+        } catch (BackendNodes.UnknownNodeException e) {
+            workspaces.claimed(resolved, null);
+            throw new Refused(Refused.Reason.VALIDATION, e.getMessage());
         } catch (RuntimeException e) {
             workspaces.claimed(resolved, null);
             throw e;

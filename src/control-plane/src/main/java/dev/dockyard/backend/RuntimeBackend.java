@@ -14,6 +14,16 @@ public interface RuntimeBackend {
     /** The name recorded on runtimes this backend serves, e.g. "docker". */
     String name();
 
+    /**
+     * A cheap health probe of the backend (Docker: the engine's ping; Kubernetes: one pod listed in the
+     * namespace); placement sends no new runtime to a node whose probe fails. The default, for
+     * backends with nothing to ask, passes.
+     *
+     * @throws BackendException or any runtime exception when the backend does not answer
+     */
+    default void ping() {
+    }
+
     /** Creates the sandbox, not yet started, and hands the session key to it. Returns its backend id. */
     String create(SandboxSpec spec);
 
@@ -41,6 +51,14 @@ public interface RuntimeBackend {
     void settle(String sandboxName, double cpus);
 
     SandboxState inspect(String sandboxName);
+
+    /**
+     * Whether {@link #pause} freezes the sandbox's processes. A backend without a freezer
+     * (Kubernetes) pauses nothing: a pause there hibernates the runtime instead.
+     */
+    default boolean freezes() {
+        return true;
+    }
 
     /** Freezes every process of the sandbox (cgroup freezer); already frozen is success. */
     void pause(String sandboxName);

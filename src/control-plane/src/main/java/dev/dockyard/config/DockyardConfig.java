@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -188,6 +189,14 @@ public class DockyardConfig {
     @Inject
     @ConfigProperty(name = "dockyard.nodes", defaultValue = "local")
     List<String> nodes;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.nodes.health-interval", defaultValue = "10")
+    int nodeHealthIntervalSeconds;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.placement.retry-after", defaultValue = "10")
+    int placementRetryAfterSeconds;
 
     @Inject
     @ConfigProperty(name = "dockyard.lifecycle.idle-timeout", defaultValue = "0")
@@ -378,6 +387,11 @@ public class DockyardConfig {
      * (they appear in runtime bodies and configuration keys).
      */
     public List<String> nodes() {
+        return nodeNames(nodes);
+    }
+
+    /** The node names of a {@code dockyard.nodes} value, checked (see {@link #nodes()}). */
+    public static List<String> nodeNames(List<String> nodes) {
         List<String> names = nodes.stream().map(String::strip).filter(n -> !n.isEmpty()).distinct().toList();
         for (String name : names) {
             if (!name.matches("[a-z0-9][a-z0-9-]{0,62}")) {
@@ -386,6 +400,42 @@ public class DockyardConfig {
             }
         }
         return names.isEmpty() ? List.of("local") : names;
+    }
+
+    /** How often every backend node's health is probed (at least every second). */
+    public Duration nodeHealthInterval() {
+        return Duration.ofSeconds(Math.max(1, nodeHealthIntervalSeconds));
+    }
+
+    /** The Retry-After (seconds) of a provision refused because no node has room or health for it. */
+    public int placementRetryAfterSeconds() {
+        return Math.max(1, placementRetryAfterSeconds);
+    }
+
+    /** {@code dockyard.node.<name>.max-runtimes}: live runtimes the node may hold; empty is unbounded. */
+    public Optional<Integer> nodeMaxRuntimes(String node) {
+        return nodeLimit(node, "max-runtimes");
+    }
+
+    /** {@code dockyard.node.<name>.max-memory-mb}: the sum of its runtimes' memory (MB); empty is unbounded. */
+    public Optional<Integer> nodeMaxMemoryMb(String node) {
+        return nodeLimit(node, "max-memory-mb");
+    }
+
+    private static Optional<Integer> nodeLimit(String node, String setting) {
+        String key = "dockyard.node." + node + "." + setting;
+        Optional<Integer> limit = ConfigProvider.getConfig().getOptionalValue(key, String.class)
+                .map(String::strip).filter(v -> !v.isEmpty()).map(v -> {
+                    try {
+                        return Integer.valueOf(v);
+                    } catch (NumberFormatException e) {
+                        throw new IllegalStateException(key + ": '" + v + "' is not a whole number");
+                    }
+                });
+        if (limit.isPresent() && limit.get() < 0) {
+            throw new IllegalStateException(key + " must be 0 (takes no new runtimes) or more");
+        }
+        return limit;
     }
 
     /** The first node's Docker endpoint; empty means DOCKER_HOST or the local socket. */

@@ -125,6 +125,15 @@ class ProvisionRequestReaderTest {
     }
 
     @Test
+    void shouldTakeANamedNodeButNotWithAWorkspaceOrSnapshotThatLiveOnTheirOwn() {
+        assertEquals("node2", read("{\"conversationId\":\"c\",\"node\":\"node2\"}").workspace().node());
+        assertEquals(null, read("{\"conversationId\":\"c\"}").workspace().node(), "placement chooses");
+        assertTrue(problem("{\"conversationId\":\"c\",\"node\":\"Node 2\"}").detail().startsWith("node must be"));
+        assertTrue(problem("{\"conversationId\":\"c\",\"node\":\"node2\",\"workspace\":\"ws-1\"}").detail()
+                .startsWith("node cannot be given with workspace or fromSnapshot"));
+    }
+
+    @Test
     void shouldReadPluginsAndRefuseTheOnesItCannotStartAndReadReplace() {
         assertEquals(List.of("jupyter"),
                 read("{\"conversationId\":\"c\",\"sandbox\":{\"plugins\":[\"jupyter\"]}}").plugins());

@@ -33,6 +33,7 @@ public class FakeBackend implements RuntimeBackend {
     private final List<SandboxSpec> specs = new ArrayList<>();
     private boolean listable = true;
     private Consumer<String> onCall = call -> { };
+    private RuntimeException pingFailure;
 
     public synchronized FakeBackend put(String name, String runtimeId, Instant createdAt, SandboxState.Phase phase) {
         sandboxes.put(name, new Sandbox(name, runtimeId, createdAt, phase, 40000 + sandboxes.size()));
@@ -69,6 +70,18 @@ public class FakeBackend implements RuntimeBackend {
     @Override
     public String name() {
         return "fake";
+    }
+
+    /** Makes every {@link #ping} fail with {@code failure} (null: answer again), as an engine that stopped. */
+    public synchronized void pingFails(RuntimeException failure) {
+        pingFailure = failure;
+    }
+
+    @Override
+    public synchronized void ping() {
+        if (pingFailure != null) {
+            throw pingFailure;
+        }
     }
 
     @Override
@@ -115,9 +128,25 @@ public class FakeBackend implements RuntimeBackend {
         return new SandboxState(phase(sandboxName), null, "");
     }
 
+    private volatile boolean freezes = true;
+
+    /** Like a Kubernetes node: no freezer, {@link #pause} leaves the sandbox running. */
+    public FakeBackend withoutFreezer() {
+        freezes = false;
+        return this;
+    }
+
+    @Override
+    public boolean freezes() {
+        return freezes;
+    }
+
     @Override
     public synchronized void pause(String sandboxName) {
         called("pause " + sandboxName);
+        if (!freezes) {
+            return;
+        }
         sandboxes.computeIfPresent(sandboxName, (n, s) -> s.with(SandboxState.Phase.PAUSED));
     }
 

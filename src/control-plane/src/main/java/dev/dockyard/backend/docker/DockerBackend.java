@@ -82,6 +82,11 @@ public class DockerBackend implements RuntimeBackend {
     }
 
     @Override
+    public void ping() {
+        docker.pingCmd().exec();
+    }
+
+    @Override
     public String name() {
         return "docker";
     }

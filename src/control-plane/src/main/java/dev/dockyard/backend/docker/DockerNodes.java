@@ -5,7 +5,10 @@ import com.github.dockerjava.core.DefaultDockerClientConfig;
 import com.github.dockerjava.core.DockerClientImpl;
 import com.github.dockerjava.zerodep.ZerodepDockerHttpClient;
 import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.NodeType;
 import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.backend.kubernetes.KubernetesNode;
+import dev.dockyard.backend.kubernetes.KubernetesNodeConfig;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.RuntimeImageBuilder;
 import jakarta.annotation.PostConstruct;
@@ -15,6 +18,7 @@ import jakarta.inject.Inject;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +35,9 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * <p>Clients use the zero-dependency transport (no Jersey, which would clash with Liberty's own)
  * and a connection pool sized for concurrent provisioning. They connect lazily, so an engine that
  * is down makes its own node's calls fail, not the control plane's start.
+ *
+ * <p>A node of {@code dockyard.node.<name>.type=kubernetes} is a cluster namespace instead
+ * ({@link KubernetesNode}); the rest of this class is about Docker nodes.
  */
 @ApplicationScoped
 public class DockerNodes implements BackendNodes {
@@ -43,14 +50,23 @@ public class DockerNodes implements BackendNodes {
     @Inject
     Clock clock;
 
-    private final Map<String, DockerBackend> nodes = new LinkedHashMap<>();
+    private final Map<String, RuntimeBackend> nodes = new LinkedHashMap<>();
     private final Map<String, DockerClient> clients = new LinkedHashMap<>();
-    private final Map<String, DockerImageBuilder> builders = new LinkedHashMap<>();
+    private final Map<String, RuntimeImageBuilder> builders = new LinkedHashMap<>();
+    private final List<KubernetesNode> clusters = new ArrayList<>();
 
     @PostConstruct
     void connect() {
         List<String> names = config.nodes();
         for (String name : names) {
+            if (NodeType.of(ConfigProvider.getConfig(), name) == NodeType.KUBERNETES) {
+                KubernetesNode cluster = new KubernetesNode(KubernetesNodeConfig.read(ConfigProvider.getConfig(), name,
+                        config.sandboxDiskMb()), clock);
+                clusters.add(cluster);
+                nodes.put(name, cluster.backend());
+                builders.put(name, cluster.images());
+                continue;
+            }
             Optional<String> host = ConfigProvider.getConfig()
                     .getOptionalValue("dockyard.node." + name + ".docker-host", String.class)
                     .filter(h -> !h.isBlank());
@@ -107,6 +123,7 @@ public class DockerNodes implements BackendNodes {
 
     @PreDestroy
     void close() {
+        clusters.forEach(KubernetesNode::close);
         clients.values().forEach(client -> {
             try {
                 client.close();
@@ -137,7 +154,7 @@ public class DockerNodes implements BackendNodes {
 
     @Override
     public RuntimeImageBuilder images(String node) {
-        DockerImageBuilder builder = builders.get(node == null ? defaultNode() : node);
+        RuntimeImageBuilder builder = builders.get(node == null ? defaultNode() : node);
         if (builder == null) {
             throw new UnknownNodeException(node, names());
         }

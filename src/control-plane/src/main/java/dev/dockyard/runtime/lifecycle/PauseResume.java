@@ -23,6 +23,7 @@ import java.util.logging.Logger;
  * Neither runs while a migration holds the runtime ({@link RuntimeGates}): a migration freezes
  * its source itself, and a pause or thaw in between would undo that or be undone by it. A pause
  * records its {@link PauseReason}: only the idle lifecycle's own pauses are undone by an action.
+ * On a node that cannot freeze ({@link RuntimeBackend#freezes()}) a pause goes on to hibernate.
  */
 @ApplicationScoped
 public class PauseResume {
@@ -89,6 +90,11 @@ public class PauseResume {
             // it changed meanwhile (stopped, disconnected): do not leave it frozen behind that change
             thawQuietly(backend, runtime.containerName());
             throw new IllegalTransitionException(runtimeId, now.status(), RuntimeStatus.PAUSED);
+        }
+        if (!backend.freezes()) {
+            // no freezer on this node (Kubernetes): the paused runtime sleeps hibernated, its
+            // sandbox's processes ended and its files kept; resuming is a cold boot
+            return hibernation.hibernateHeld(runtimeId, why + "; its node cannot freeze, so it hibernated");
         }
         return current(runtimeId);
     }

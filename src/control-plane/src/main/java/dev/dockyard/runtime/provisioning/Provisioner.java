@@ -11,6 +11,7 @@ import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.credentials.Credentials;
 import dev.dockyard.images.ImageBuild;
 import dev.dockyard.images.RuntimeImages;
+import dev.dockyard.placement.Placement;
 import dev.dockyard.pool.DormantServers;
 import dev.dockyard.pool.PoolDefinition;
 import dev.dockyard.pool.PoolKeeper;
@@ -78,6 +79,9 @@ public class Provisioner {
 
     @Inject
     BackendNodes nodes;
+
+    @Inject
+    Placement placement;
 
     @Inject
     RuntimeImages images;
@@ -150,6 +154,7 @@ public class Provisioner {
      * Records the runtime and starts bringing it up in the background.
      *
      * @throws ConversationBusyException when the conversation already has a live runtime
+     * @throws dev.dockyard.placement.PlacementRefusedException when no node (or not the named one) can take it now
      */
     public SandboxRuntime provision(ProvisioningRequest request) {
         String node = request.workspace().node() != null ? request.workspace().node() : nodes.defaultNode();
@@ -162,9 +167,14 @@ public class Provisioner {
         if (warm.isPresent()) {
             return warm.get();
         }
-        SandboxRuntime runtime = describe(request, node, null);
-        CompletableFuture<RuntimeStatus> settled = track(runtime.id());
-        register(runtime, request, null, settled);
+        // cold: placement chooses the node (the named one, else the roomiest healthy one) and the
+        // registration happens under its lock, so that no other provision takes the same room
+        SandboxRuntime runtime = placement.place(request.workspace().node(), request.memoryMb(), chosen -> {
+            SandboxRuntime described = describe(request, chosen, null);
+            register(described, request, null, track(described.id()));
+            return described;
+        });
+        CompletableFuture<RuntimeStatus> settled = settling.get(runtime.id());
         if (!launch(runtime, settled, request.failAt(), null)) {
             return journal.find(runtime.id()).orElse(runtime);
         }
@@ -491,7 +501,9 @@ public class Provisioner {
         CompletableFuture<RuntimeStatus> settled = track(migrated.id());
         String refused;
         try {
-            refused = journal.registerMigration(migrated, runtimeId, sourceNode, target);
+            // the target must be healthy and have room, like any node a runtime is placed on
+            refused = placement.place(target, migrated.memoryMb(),
+                    chosen -> journal.registerMigration(migrated, runtimeId, sourceNode, chosen));
         } catch (RuntimeException e) {
             forget(migrated.id(), runtimeId);
             throw e;

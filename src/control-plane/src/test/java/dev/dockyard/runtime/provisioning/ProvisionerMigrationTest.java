@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxState.Phase;
 import dev.dockyard.credentials.Credentials;
@@ -18,6 +19,8 @@ import dev.dockyard.fakes.TestConfig;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.images.ImageBuild;
 import dev.dockyard.images.RuntimeImages;
+import dev.dockyard.placement.PlacementRefusedException;
+import dev.dockyard.placement.Placements;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -79,6 +82,7 @@ class ProvisionerMigrationTest {
         provisioner.admissions.memberRows = new MemberRowLocks();
         provisioner.pools = NoPools.warmPools();
         provisioner.nodes = nodes;
+        provisioner.placement = Placements.unbounded(provisioner.nodes, runtimes, clock);
         provisioner.clock = clock;
         provisioner.config = new TestConfig();
         provisioner.gates = gates;
@@ -154,6 +158,21 @@ class ProvisionerMigrationTest {
         assertEquals(Phase.RUNNING, source.phase(old.containerName()), "thawed");
         assertEquals(Phase.MISSING, target.phase("dockyard-" + moved.id()), "nothing left on the target");
         gates.enterAction(old.id()).close();
+    }
+
+    @Test
+    void shouldRefuseAMigrationToANodeWhoseBackendFailsItsHealthCheckAndLeaveTheSourceServing() {
+        target.pingFails(new BackendException("Cannot connect to the Docker daemon"));
+
+        PlacementRefusedException refused = assertThrows(PlacementRefusedException.class,
+                () -> provisioner.migrate(old.id(), "node2", null));
+
+        assertEquals(PlacementRefusedException.Reason.NODE_UNHEALTHY, refused.reason());
+        assertEquals("node2", refused.node());
+        assertEquals(List.of(), target.calls(), "nothing was created on the unhealthy node");
+        assertEquals(RuntimeStatus.READY, runtimes.find(old.id()).orElseThrow().status());
+        assertTrue(runtimes.replacementOf(old.id()).isEmpty(), "no migration was recorded");
+        assertFalse(provisioner.isMigrating(old.id()));
     }
 
     @Test

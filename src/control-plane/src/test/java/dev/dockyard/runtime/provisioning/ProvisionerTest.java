@@ -13,6 +13,7 @@ import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.fakes.MutableClock;
 import dev.dockyard.fakes.TestConfig;
 import dev.dockyard.images.ExtraDependencies;
+import dev.dockyard.placement.Placements;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -63,6 +64,7 @@ class ProvisionerTest {
         provisioner.accounts = accounts;
         provisioner.pools = NoPools.warmPools();
         provisioner.nodes = new FakeNodes("local");
+        provisioner.placement = Placements.unbounded(provisioner.nodes, runtimes, clock);
         provisioner.clock = clock;
         provisioner.config = new TestConfig();
         provisioner.gates = new RuntimeGates();

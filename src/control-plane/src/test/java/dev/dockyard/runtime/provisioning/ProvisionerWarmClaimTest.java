@@ -21,6 +21,7 @@ import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.images.ImageBuild;
 import dev.dockyard.images.RuntimeImages;
 import dev.dockyard.persistence.PoolRepository;
+import dev.dockyard.placement.Placements;
 import dev.dockyard.pool.PoolDefinition;
 import dev.dockyard.pool.PoolProgram;
 import dev.dockyard.pool.WarmPools;
@@ -137,6 +138,7 @@ class ProvisionerWarmClaimTest {
         };
         provisioner.keeper = NoPools.keeper();
         provisioner.nodes = nodes;
+        provisioner.placement = Placements.unbounded(provisioner.nodes, runtimes, clock);
         provisioner.clock = clock;
         provisioner.config = new TestConfig();
         provisioner.gates = new RuntimeGates();

@@ -1,0 +1,28 @@
+package dev.dockyard.backend;
+
+import java.util.Locale;
+import org.eclipse.microprofile.config.Config;
+
+/**
+ * What serves a backend node ({@code dockyard.node.<name>.type}): a Docker engine Dockyard talks
+ * to directly (the default), or a namespace of a Kubernetes cluster.
+ */
+public enum NodeType {
+    DOCKER, KUBERNETES;
+
+    /** The node's configured type; an unknown value stops the start rather than guessing. */
+    public static NodeType of(Config config, String node) {
+        String value = config.getOptionalValue("dockyard.node." + node + ".type", String.class)
+                .map(String::strip).filter(v -> !v.isEmpty()).orElse("docker");
+        try {
+            return valueOf(value.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException("dockyard.node." + node + ".type: '" + value
+                    + "' is not a node type (docker or kubernetes)");
+        }
+    }
+
+    public String label() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+}

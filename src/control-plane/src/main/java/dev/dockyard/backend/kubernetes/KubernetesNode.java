@@ -1,0 +1,50 @@
+package dev.dockyard.backend.kubernetes;
+
+import dev.dockyard.images.RuntimeImageBuilder;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
+import java.io.File;
+import java.time.Clock;
+import java.util.logging.Logger;
+
+/**
+ * A node of type {@code kubernetes}: its client (fabric8 on the JDK's HTTP client), its backend
+ * and its images. The client connects lazily: a cluster that does not answer fails its own node's
+ * calls, not the control plane's start.
+ */
+public final class KubernetesNode implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(KubernetesNode.class.getName());
+
+    private final KubernetesClient client;
+    private final KubernetesBackend backend;
+    private final RuntimeImageBuilder images;
+
+    public KubernetesNode(KubernetesNodeConfig settings, Clock clock) {
+        // no kubeconfig named: the pod's service account in a cluster, else the default kubeconfig
+        Config config = settings.kubeconfig()
+                .map(path -> Config.fromKubeconfig(settings.context().orElse(null), new File(path)))
+                .orElseGet(() -> Config.autoConfigure(settings.context().orElse(null)));
+        this.client = new KubernetesClientBuilder().withHttpClientFactory(new JdkHttpClientFactory())
+                .withConfig(config).build();
+        this.backend = new KubernetesBackend(client, settings, clock);
+        this.images = new RegistryImages(settings.node());
+        LOG.info("Node '" + settings.node() + "': Kubernetes API " + config.getMasterUrl() + ", namespace "
+                + backend.namespace() + ", executor access " + settings.executorAccess());
+    }
+
+    public KubernetesBackend backend() {
+        return backend;
+    }
+
+    public RuntimeImageBuilder images() {
+        return images;
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+}

@@ -1,0 +1,139 @@
+package dev.dockyard.placement;
+
+import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.config.DockyardConfig;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * Chooses the node of a new runtime: among the healthy nodes that can take it (a free runtime
+ * slot and its memory free), the one with the most free runtime slots, then the most free memory,
+ * then the first in configured order; unbounded counts as more than any number, so with no
+ * capacities configured every runtime goes to the first healthy node, as before placement existed.
+ * A request may name its node: it gets that node or a refusal, never another one.
+ *
+ * <p>A choice and the registration of the runtime it was made for happen under one lock, so two
+ * provisions can never both take a node's last slot; without any capacity configured nothing is
+ * counted and nothing is locked. The lock is this control plane's: several control planes sharing
+ * one database may together overfill a node by the registrations in flight at one moment.
+ */
+@ApplicationScoped
+public class Placement {
+
+    @Inject
+    BackendNodes nodes;
+
+    @Inject
+    NodeCapacities capacities;
+
+    @Inject
+    NodeHealth health;
+
+    @Inject
+    NodeLoad load;
+
+    @Inject
+    DockyardConfig config;
+
+    private final ReentrantLock placing = new ReentrantLock();
+
+    /** Every node as it is now: capacity, what it holds, health. */
+    public List<NodeState> states() {
+        return states(load.byNode());
+    }
+
+    private List<NodeState> states(Map<String, NodeUsage> usage) {
+        return nodes.names().stream().map(name -> new NodeState(name, nodes.on(name).name(), capacities.of(name),
+                usage.getOrDefault(name, NodeUsage.NONE), health.report(name))).toList();
+    }
+
+    /**
+     * Chooses a node for a runtime of {@code memoryMb} ({@code named}: that node only, null: any)
+     * and registers the runtime there through {@code register}, under the placement lock.
+     *
+     * @throws BackendNodes.UnknownNodeException when {@code named} is not a configured node
+     * @throws PlacementRefusedException         when no node can take it now
+     */
+    public <T> T place(String named, int memoryMb, Function<String, T> register) {
+        if (named != null) {
+            nodes.on(named);
+        }
+        boolean counted = nodes.names().stream().anyMatch(n -> capacities.of(n).bounded());
+        try {
+            if (!counted) {
+                return register.apply(choose(states(Map.of()), named, memoryMb));
+            }
+            placing.lock();
+            try {
+                return register.apply(choose(states(), named, memoryMb));
+            } finally {
+                placing.unlock();
+            }
+        } catch (PlacementRefusedException e) {
+            throw e.reason() == PlacementRefusedException.Reason.TOO_LARGE ? e
+                    : e.retryAfter(config.placementRetryAfterSeconds());
+        }
+    }
+
+    /** The node for a runtime of {@code memoryMb} among {@code states} (configured order), or why none. */
+    static String choose(List<NodeState> states, String named, int memoryMb) {
+        List<NodeState> asked = named == null ? states : states.stream().filter(s -> s.name().equals(named)).toList();
+        if (asked.stream().noneMatch(s -> s.capacity().maxMemoryMb() == null || s.capacity().maxMemoryMb() >= memoryMb)) {
+            throw new PlacementRefusedException(PlacementRefusedException.Reason.TOO_LARGE, named,
+                    "a runtime of " + memoryMb + " MB is more than " + (named == null ? "any backend node" : "node '"
+                            + named + "'") + " may hold (max-memory-mb: " + asked.stream().map(s -> s.name() + " "
+                            + s.capacity().maxMemoryMb()).collect(Collectors.joining(", ")) + ")");
+        }
+        if (named != null) {
+            NodeState node = asked.get(0);
+            if (!node.health().healthy()) {
+                throw new PlacementRefusedException(PlacementRefusedException.Reason.NODE_UNHEALTHY, named,
+                        "backend node '" + named + "' fails its health check: " + node.health().error());
+            }
+            if (!node.fits(memoryMb)) {
+                throw new PlacementRefusedException(PlacementRefusedException.Reason.NO_CAPACITY, named,
+                        "backend node '" + named + "' has no room for a runtime of " + memoryMb + " MB ("
+                                + load(node) + ")");
+            }
+            return named;
+        }
+        List<NodeState> healthy = states.stream().filter(s -> s.health().healthy()).toList();
+        if (healthy.isEmpty()) {
+            throw new PlacementRefusedException(PlacementRefusedException.Reason.NODE_UNHEALTHY, null,
+                    "no backend node is healthy: " + states.stream().map(s -> s.name() + ": " + s.health().error())
+                            .collect(Collectors.joining("; ")));
+        }
+        NodeState best = null;
+        for (NodeState candidate : healthy) {
+            if (candidate.fits(memoryMb) && (best == null || roomier(candidate, best))) {
+                best = candidate;
+            }
+        }
+        if (best == null) {
+            throw new PlacementRefusedException(PlacementRefusedException.Reason.NO_CAPACITY, null,
+                    "no healthy backend node has room for a runtime of " + memoryMb + " MB: "
+                            + healthy.stream().map(s -> s.name() + " " + load(s)).collect(Collectors.joining("; ")));
+        }
+        return best.name();
+    }
+
+    /** Strictly more free slots, or as many and strictly more free memory: ties keep the earlier node. */
+    private static boolean roomier(NodeState a, NodeState b) {
+        return a.freeRuntimes() != b.freeRuntimes() ? a.freeRuntimes() > b.freeRuntimes()
+                : a.freeMemoryMb() > b.freeMemoryMb();
+    }
+
+    private static String load(NodeState s) {
+        return s.usage().runtimes() + "/" + limit(s.capacity().maxRuntimes()) + " runtimes, " + s.usage().memoryMb()
+                + "/" + limit(s.capacity().maxMemoryMb()) + " MB";
+    }
+
+    private static String limit(Integer max) {
+        return max == null ? "unbounded" : String.valueOf(max);
+    }
+}

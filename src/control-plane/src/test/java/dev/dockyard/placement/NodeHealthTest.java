@@ -1,0 +1,72 @@
+package dev.dockyard.placement;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dockyard.backend.BackendException;
+import dev.dockyard.fakes.FakeNodes;
+import dev.dockyard.fakes.MutableClock;
+import java.net.ConnectException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class NodeHealthTest {
+
+    private static final Instant NOW = Instant.parse("2026-11-23T12:00:00Z");
+
+    private final MutableClock clock = new MutableClock(NOW);
+    private final FakeNodes nodes = new FakeNodes("a", "b");
+    private final NodeHealth health = Placements.health(nodes, clock);
+
+    @Test
+    void shouldProbeANodeNeverProbedOnFirstAskAndKeepTheResultWithItsTime() {
+        nodes.backend("b").pingFails(new BackendException("Cannot connect to the Docker daemon"));
+
+        assertEquals(new NodeReport(true, NOW, null), health.report("a"));
+        assertEquals(new NodeReport(false, NOW, "BackendException: Cannot connect to the Docker daemon"),
+                health.report("b"));
+        nodes.backend("b").pingFails(null);
+        clock.advance(Duration.ofSeconds(5));
+        assertFalse(health.report("b").healthy(), "the last probe stands until the next one");
+    }
+
+    @Test
+    void shouldNameTheRootCauseOfAFailedProbe() {
+        nodes.backend("a").pingFails(new RuntimeException(new ConnectException("Connection refused")));
+
+        assertEquals("ConnectException: Connection refused", health.report("a").error());
+    }
+
+    @Test
+    void shouldCountANodeWhoseProbeIsOverdueAsUnhealthy() {
+        health.probeAll();
+        clock.advance(Duration.ofSeconds(30));
+        assertTrue(health.report("a").healthy(), "30 s is the least a probe may take");
+
+        clock.advance(Duration.ofSeconds(1));
+        NodeReport stale = health.report("a");
+        assertFalse(stale.healthy());
+        assertEquals(NOW, stale.checkedAt());
+        assertEquals("no answer to the health probe since 2026-11-23T12:00:00Z", stale.error());
+
+        health.probeAll();
+        assertEquals(new NodeReport(true, NOW.plusSeconds(31), null), health.report("a"));
+    }
+
+    @Test
+    void shouldNotStartASecondProbeOfANodeWhoseFirstHasNotAnswered() {
+        List<Runnable> started = new ArrayList<>();
+        health.probeAll(started::add);
+        health.probeAll(started::add);
+        assertEquals(2, started.size(), "one probe per node under way, not one per pass");
+
+        started.get(0).run();
+        health.probeAll(started::add);
+        assertEquals(3, started.size(), "a node whose probe answered is probed again");
+        assertEquals(new NodeReport(true, NOW, null), health.report("a"));
+    }
+}

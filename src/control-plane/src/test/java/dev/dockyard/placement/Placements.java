@@ -1,0 +1,49 @@
+package dev.dockyard.placement;
+
+import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.fakes.TestConfig;
+import dev.dockyard.persistence.RuntimeRepository;
+import java.time.Clock;
+import java.util.Map;
+
+/** Placements over fake nodes for tests of the classes that place runtimes. */
+public final class Placements {
+
+    private Placements() {
+    }
+
+    /** Placement over {@code nodes} with the given capacities (a node not named: unbounded). */
+    public static Placement over(BackendNodes nodes, RuntimeRepository runtimes, Clock clock,
+                                 Map<String, NodeCapacity> capacities) {
+        NodeHealth health = health(nodes, clock);
+        NodeLoad load = new NodeLoad();
+        load.runtimes = runtimes;
+        load.nodes = nodes;
+        Placement placement = new Placement();
+        placement.nodes = nodes;
+        placement.health = health;
+        placement.load = load;
+        placement.config = new TestConfig();
+        placement.capacities = new NodeCapacities() {
+            @Override
+            public NodeCapacity of(String node) {
+                return capacities.getOrDefault(node, NodeCapacity.UNBOUNDED);
+            }
+        };
+        return placement;
+    }
+
+    /** The health of {@code nodes}, probed on the test's own call. */
+    public static NodeHealth health(BackendNodes nodes, Clock clock) {
+        NodeHealth health = new NodeHealth();
+        health.nodes = nodes;
+        health.clock = clock;
+        health.config = new TestConfig();
+        return health;
+    }
+
+    /** Placement over {@code nodes}, none of them bounded. */
+    public static Placement unbounded(BackendNodes nodes, RuntimeRepository runtimes, Clock clock) {
+        return over(nodes, runtimes, clock, Map.of());
+    }
+}
