@@ -144,10 +144,11 @@ class RuntimeLifecycleIT {
     @Test
     void shouldReportErrorWithItsLogWhenTheSandboxDiesDuringStart() {
         // a sandbox image whose executor crashes at once: readiness must fail fast and say why
+        // the build context is a directory of its own: the whole temp directory can hold gigabytes
+        Path context = writeDockerfile("FROM dockyard/sandbox:latest\n"
+                + "ENTRYPOINT [\"/bin/sh\", \"-c\", \"echo executor exploded >&2; exit 3\"]\n");
         DockerCli.Result build = DockerCli.run("build", "-q", "-t", "dockyard/it-crashing-sandbox:latest",
-                "-f", writeDockerfile("FROM dockyard/sandbox:latest\n"
-                        + "ENTRYPOINT [\"/bin/sh\", \"-c\", \"echo executor exploded >&2; exit 3\"]\n"),
-                System.getProperty("java.io.tmpdir"));
+                context.toString());
         assertEquals(0, build.exitCode(), build.output());
         DockyardApi.Answer answer = API.provision(Json.createObjectBuilder().add("conversationId", conversation("dies"))
                 .add("sandbox", Json.createObjectBuilder().add("image", "dockyard/it-crashing-sandbox:latest")
@@ -165,12 +166,16 @@ class RuntimeLifecycleIT {
         assertEquals(List.of(), DockerCli.containersLabelled("dev.dockyard.runtime-id=" + id));
     }
 
-    private static String writeDockerfile(String text) {
+    /** A new directory holding only a Dockerfile of {@code text}: a build context of a few bytes. */
+    private static Path writeDockerfile(String text) {
         try {
-            Path file = Files.createTempFile("dockyard-it", ".Dockerfile");
+            Path dir = Files.createTempDirectory("dockyard-it-context");
+            // deleted in reverse order of registration: the file, then its directory
+            dir.toFile().deleteOnExit();
+            Path file = dir.resolve("Dockerfile");
             Files.writeString(file, text);
             file.toFile().deleteOnExit();
-            return file.toString();
+            return dir;
         } catch (IOException e) {
             throw new AssertionError(e);
         }
