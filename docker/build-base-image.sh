@@ -15,9 +15,8 @@ if docker image inspect "$TAG" >/dev/null 2>&1; then
 fi
 if ! command -v debootstrap >/dev/null 2>&1; then
   log "installing debootstrap"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >/dev/null
-  apt-get install -y -qq debootstrap >/dev/null
+  . "$(dirname "$0")/lib/apt.sh"
+  apt_install debootstrap
 fi
 
 rootfs="$(mktemp -d /var/tmp/dockyard-rootfs.XXXXXX)"

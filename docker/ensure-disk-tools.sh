@@ -20,8 +20,8 @@ command -v fsfreeze >/dev/null 2>&1 || missing+=(util-linux)
 if [ ${#missing[@]} -gt 0 ]; then
   if command -v apt-get >/dev/null 2>&1; then
     log "installing ${missing[*]}"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >/dev/null && apt-get install -y -qq "${missing[@]}" >/dev/null \
+    . "$(dirname "$0")/lib/apt.sh"
+    apt_install "${missing[@]}" \
       || log "could not install ${missing[*]}: workspaces will NOT be size-bounded"
   else
     log "missing ${missing[*]} and no apt-get: workspaces will NOT be size-bounded"

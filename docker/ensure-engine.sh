@@ -24,9 +24,8 @@ if ! command -v dockerd >/dev/null 2>&1; then
     exit 1
   fi
   log "installing docker.io"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >/dev/null
-  apt-get install -y -qq docker.io >/dev/null
+  . "$(dirname "$0")/lib/apt.sh"
+  apt_install docker.io
 fi
 
 state_dir=/var/lib/dockyard
