@@ -2,6 +2,7 @@ package dev.dockyard.runtime.provisioning;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,12 +12,15 @@ import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.fakes.MutableClock;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.StatusChange;
 import dev.dockyard.tenancy.Accounts;
 import dev.dockyard.tenancy.Role;
+import jakarta.persistence.PersistenceException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -207,5 +211,66 @@ class AdmissionsTest {
         assertEquals(5, singles.get(), "every registration tried again on its own");
         assertThrows(IllegalArgumentException.class,
                 () -> admissions.register(runtime("alice", "conv-bad"), Role.USER, false, null));
+    }
+
+    /**
+     * The runtime table with a transaction that fails: rows added in it are held back until it
+     * rolls back, and never seen.
+     */
+    private static final class RollingBackRuntimes extends FakeRuntimes {
+        private final List<SandboxRuntime> uncommitted = new ArrayList<>();
+        private String failingConversation;
+
+        @Override
+        public synchronized void add(SandboxRuntime runtime, StatusChange first) {
+            if (failingConversation == null) {
+                super.add(runtime, first);
+                return;
+            }
+            if (runtime.conversationId().equals(failingConversation)) {
+                throw new PersistenceException("duplicate key value in a unique constraint (another control plane)");
+            }
+            uncommitted.add(runtime);
+        }
+
+        synchronized void failOn(String conversation) {
+            failingConversation = conversation;
+        }
+
+        synchronized void rollBack() {
+            uncommitted.clear();
+            failingConversation = null;
+        }
+    }
+
+    @Test
+    void shouldHoldTheConversationWhenARegistrationGoesAgainAfterItsBatchRolledBack() {
+        RollingBackRuntimes table = new RollingBackRuntimes();
+        ProvisioningJournal journal = Journals.over(table, clock, new RuntimeSecrets());
+        journal.accounts = new Accounts() {
+            @Override
+            public Allowance allowance(String userId) {
+                return new Allowance(100, 100, 100_000, 0, 0, 0);
+            }
+        };
+        SandboxRuntime old = runtime("alice", "conv-1");
+        table.add(old, new StatusChange(old.id(), old.status(), "requested", clock.instant()));
+        SandboxRuntime replacement = runtime("alice", "conv-1");
+        table.failOn("conv-2");
+        List<ProvisioningJournal.Admission> batch = List.of(
+                new ProvisioningJournal.Admission(replacement, Role.USER, true, null),
+                new ProvisioningJournal.Admission(runtime("alice", "conv-2"), Role.USER, false, null));
+
+        // a batch fails as a whole, and Admissions registers its runtimes again, one by one, the same
+        // objects; by then the runtime the first one was to replace has stopped
+        assertThrows(PersistenceException.class, () -> journal.registerAll(batch));
+        table.rollBack();
+        journal.stop(old.id(), "Stopped on request");
+        ProvisioningJournal.Registration again = journal.register(replacement, Role.USER, true);
+
+        assertTrue(again.admitted());
+        assertNull(replacement.replaces(), "it replaces nothing now");
+        assertEquals(Optional.of(replacement.id()), journal.live("alice", "conv-1").map(SandboxRuntime::id),
+                "it holds its conversation: no second live runtime can be registered beside it");
     }
 }
