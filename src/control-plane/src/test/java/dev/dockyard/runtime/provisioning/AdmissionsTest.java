@@ -28,6 +28,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -272,5 +276,81 @@ class AdmissionsTest {
         assertNull(replacement.replaces(), "it replaces nothing now");
         assertEquals(Optional.of(replacement.id()), journal.live("alice", "conv-1").map(SandboxRuntime::id),
                 "it holds its conversation: no second live runtime can be registered beside it");
+    }
+
+    @Test
+    void shouldSayWhyABatchWentAgainOneByOne() throws Exception {
+        CountDownLatch firstInDatabase = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ProvisioningJournal journal = new ProvisioningJournal() {
+            @Override
+            public List<Registration> registerAll(List<Admission> batch) {
+                throw new PersistenceException("rolled back", new IllegalStateException("a lock timeout"));
+            }
+
+            @Override
+            public Registration register(SandboxRuntime runtime, Role role, boolean replace) {
+                if (runtime.conversationId().equals("conv-first")) {
+                    firstInDatabase.countDown();
+                    try {
+                        release.await(10, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return new Registration(runtime, null, null);
+            }
+        };
+        Admissions admissions = new Admissions();
+        admissions.journal = journal;
+        admissions.memberRows = new MemberRowLocks();
+        List<LogRecord> records = Collections.synchronizedList(new ArrayList<>());
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                records.add(record);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger log = Logger.getLogger(Admissions.class.getName());
+        log.addHandler(handler);
+        try {
+            Thread first = new Thread(() -> admissions.register(runtime("alice", "conv-first"), Role.USER, false, null));
+            first.start();
+            assertTrue(firstInDatabase.await(10, TimeUnit.SECONDS));
+            // two more while the first is in the database: they wait in the line, and go as one batch
+            List<Thread> line = new ArrayList<>();
+            for (String conversation : List.of("conv-2", "conv-3")) {
+                Thread t = new Thread(() -> admissions.register(runtime("alice", conversation), Role.USER, false, null));
+                line.add(t);
+                t.start();
+            }
+            for (Thread t : line) {
+                for (int i = 0; i < 1000 && t.getState() != Thread.State.WAITING; i++) {
+                    Thread.sleep(5);
+                }
+                assertEquals(Thread.State.WAITING, t.getState(), "waiting in the line");
+            }
+            release.countDown();
+            first.join(10_000);
+            for (Thread t : line) {
+                t.join(10_000);
+            }
+        } finally {
+            log.removeHandler(handler);
+        }
+
+        List<String> warnings = records.stream().filter(r -> r.getLevel() == Level.WARNING)
+                .map(LogRecord::getMessage).toList();
+        assertEquals(1, warnings.size(), "the batch's failure is not swallowed: " + warnings);
+        assertTrue(warnings.get(0).contains("2 registrations") && warnings.get(0).contains("PersistenceException")
+                && warnings.get(0).contains("IllegalStateException"), warnings.get(0));
     }
 }
