@@ -27,7 +27,7 @@ public class Accounts {
     @Inject
     DockyardConfig config;
 
-    /** Users whose row this control plane has seen: {@link #ensure} needs no transaction for them. */
+    /** Users whose row this control plane has read back committed: {@link #ensure} needs no look-up for them. */
     private final Set<String> known = ConcurrentHashMap.newKeySet();
 
     /** A caller established from an API key. */
@@ -71,6 +71,9 @@ public class Accounts {
         if (em.find(UserAccount.class, userId) == null) {
             em.persist(new UserAccount(userId, role, clock.instant()));
             em.flush();
+            // not remembered yet: this transaction may still fail to commit, and a user taken for
+            // known without a row would have every registration refused until a restart
+            return;
         }
         known.add(userId);
     }

@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.logging.Logger;
 
 /**
  * Registers new runtimes, one user's together: group commit on the user's row lock.
@@ -33,6 +34,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  */
 @ApplicationScoped
 public class Admissions {
+
+    private static final Logger LOG = Logger.getLogger(Admissions.class.getName());
 
     /** The most registrations in one transaction: a batch must not hold the row lock for long. */
     static final int MAX_BATCH = 32;
@@ -130,7 +133,12 @@ public class Admissions {
                 }
                 return;
             } catch (RuntimeException batchFailed) {
-                // rolled back as a whole: one by one below, each with its own outcome
+                // rolled back as a whole: one by one below, each with its own outcome. Said here,
+                // since those may all succeed and batches that keep failing would go unnoticed; only
+                // the exceptions' classes: their messages may quote the statement and its rows
+                LOG.warning("A batch of " + batch.size() + " registrations of user "
+                        + batch.get(0).admission().runtime().userId() + " rolled back (" + causes(batchFailed)
+                        + "); registering them one by one");
             }
         }
         for (Waiting waiting : batch) {
@@ -143,6 +151,16 @@ public class Admissions {
                 waiting.outcome().completeExceptionally(e);
             }
         }
+    }
+
+    /** The classes of an exception and of its causes, outermost first. */
+    private static String causes(Throwable e) {
+        StringBuilder chain = new StringBuilder(e.getClass().getName());
+        Throwable cause = e.getCause();
+        for (int depth = 0; cause != null && depth < 8; depth++, cause = cause.getCause()) {
+            chain.append(" < ").append(cause.getClass().getName());
+        }
+        return chain.toString();
     }
 
     private static ProvisioningJournal.Registration outcome(Waiting waiting) {

@@ -41,6 +41,7 @@ import java.io.InputStream;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -216,14 +217,22 @@ public class Provisioner {
     }
 
     /**
-     * Records the runtime (its claim of a warm sandbox with it, for a warm one). False when the
-     * claim was lost to another; the caller stops tracking the runtime on every other way out.
+     * How a registration that claims a warm member ended, when it did not throw: registered, the
+     * member taken by another first, or rolled back without the database saying whose the member is.
+     */
+    private enum Claim {
+        REGISTERED, LOST, ROLLED_BACK
+    }
+
+    /**
+     * Records the runtime (its claim of a warm sandbox with it, for a warm one); the caller stops
+     * tracking the runtime on every way out but {@link Claim#REGISTERED}.
      *
      * @throws ConversationBusyException when the conversation has a live runtime
      * @throws dev.dockyard.tenancy.QuotaExceededException when the user's quota is spent
      */
-    private boolean register(SandboxRuntime runtime, ProvisioningRequest request, String claimedShape,
-                             CompletableFuture<RuntimeStatus> settled) {
+    private Claim register(SandboxRuntime runtime, ProvisioningRequest request, String claimedShape,
+                           CompletableFuture<RuntimeStatus> settled) {
         boolean claim = claimedShape != null;
         try {
             ProvisioningJournal.Registration registration = admissions.register(runtime, request.role(),
@@ -236,9 +245,9 @@ public class Provisioner {
             }
             if (registration.claimLost()) {
                 settling.remove(runtime.id(), settled);
-                return false;
+                return Claim.LOST;
             }
-            return true;
+            return Claim.REGISTERED;
         } catch (PersistenceException | TransactionalException e) {
             settling.remove(runtime.id(), settled);
             // lost a race for the conversation: the unique constraint fired; report the winner
@@ -247,8 +256,9 @@ public class Provisioner {
                 throw new ConversationBusyException(winner.get());
             }
             if (claim) {
-                // the member's row was busy (a lock timeout, a drain): this claim is lost, not the request
-                return false;
+                // a lock timeout, a deadlock victim: this claim is off, not the request; the
+                // member's row was rolled back with it and is most likely still READY
+                return Claim.ROLLED_BACK;
             }
             throw e;
         } catch (RuntimeException e) {
@@ -286,34 +296,47 @@ public class Provisioner {
             pools.missed(pool.get());
             return Optional.empty();
         }
-        for (int attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
-            Optional<WarmSandbox> candidate = pools.next(pool.get());
-            if (candidate.isEmpty()) {
-                return Optional.empty();
+        // members whose claim rolled back: handed out still, no keeper pass would ever queue them
+        // again (nor count them missing); the next request gets them, this one tries others
+        List<WarmSandbox> rolledBack = new ArrayList<>();
+        try {
+            for (int attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
+                Optional<WarmSandbox> candidate = pools.next(pool.get());
+                if (candidate.isEmpty()) {
+                    return Optional.empty();
+                }
+                long started = System.nanoTime();
+                SandboxRuntime runtime = describe(request, node, candidate.get());
+                CompletableFuture<RuntimeStatus> settled = new CompletableFuture<>();
+                if (settling.putIfAbsent(runtime.id(), settled) != null) {
+                    // claimed by another request of this control plane a moment ago (a stale queue)
+                    continue;
+                }
+                Claim claim;
+                try {
+                    claim = register(runtime, request, shape, settled);
+                } catch (RuntimeException refused) {
+                    // a quota, a busy conversation: the sandbox was not claimed and waits for the next request
+                    pools.putBack(candidate.get());
+                    throw refused;
+                }
+                if (claim == Claim.ROLLED_BACK) {
+                    rolledBack.add(candidate.get());
+                }
+                if (claim != Claim.REGISTERED) {
+                    continue;
+                }
+                pools.claimed(candidate.get());
+                keeper.tendSoon();
+                return Optional.of(warmUp(runtime, candidate.get(), settled, started));
             }
-            long started = System.nanoTime();
-            SandboxRuntime runtime = describe(request, node, candidate.get());
-            CompletableFuture<RuntimeStatus> settled = new CompletableFuture<>();
-            if (settling.putIfAbsent(runtime.id(), settled) != null) {
-                // claimed by another request of this control plane a moment ago (a stale queue)
-                continue;
+            return Optional.empty();
+        } finally {
+            // first in line again, in their order (a member taken meanwhile costs a claim a retry)
+            for (int i = rolledBack.size() - 1; i >= 0; i--) {
+                pools.putBack(rolledBack.get(i));
             }
-            boolean registered;
-            try {
-                registered = register(runtime, request, shape, settled);
-            } catch (RuntimeException refused) {
-                // a quota, a busy conversation: the sandbox was not claimed and waits for the next request
-                pools.putBack(candidate.get());
-                throw refused;
-            }
-            if (!registered) {
-                continue;
-            }
-            pools.claimed(candidate.get());
-            keeper.tendSoon();
-            return Optional.of(warmUp(runtime, candidate.get(), settled, started));
         }
-        return Optional.empty();
     }
 
     /**

@@ -130,6 +130,11 @@ public class ProvisioningJournal {
         }
         if (live.isPresent()) {
             runtime.replacing(live.get().id());
+        } else {
+            // the same object may come again after its batch rolled back (Admissions): what it was
+            // to replace then may have ended since, and it must hold its conversation itself now
+            runtime.replacing(null);
+            runtime.takeConversation();
         }
         if (claimedShape != null && !pools.claim(runtime.id(), claimedShape)) {
             allowance.giveBack(runtime.cpus(), runtime.memoryMb());

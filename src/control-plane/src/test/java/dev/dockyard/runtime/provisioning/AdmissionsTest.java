@@ -2,6 +2,7 @@ package dev.dockyard.runtime.provisioning;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,12 +12,15 @@ import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.fakes.MutableClock;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.StatusChange;
 import dev.dockyard.tenancy.Accounts;
 import dev.dockyard.tenancy.Role;
+import jakarta.persistence.PersistenceException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -24,6 +28,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -207,5 +215,142 @@ class AdmissionsTest {
         assertEquals(5, singles.get(), "every registration tried again on its own");
         assertThrows(IllegalArgumentException.class,
                 () -> admissions.register(runtime("alice", "conv-bad"), Role.USER, false, null));
+    }
+
+    /**
+     * The runtime table with a transaction that fails: rows added in it are held back until it
+     * rolls back, and never seen.
+     */
+    private static final class RollingBackRuntimes extends FakeRuntimes {
+        private final List<SandboxRuntime> uncommitted = new ArrayList<>();
+        private String failingConversation;
+
+        @Override
+        public synchronized void add(SandboxRuntime runtime, StatusChange first) {
+            if (failingConversation == null) {
+                super.add(runtime, first);
+                return;
+            }
+            if (runtime.conversationId().equals(failingConversation)) {
+                throw new PersistenceException("duplicate key value in a unique constraint (another control plane)");
+            }
+            uncommitted.add(runtime);
+        }
+
+        synchronized void failOn(String conversation) {
+            failingConversation = conversation;
+        }
+
+        synchronized void rollBack() {
+            uncommitted.clear();
+            failingConversation = null;
+        }
+    }
+
+    @Test
+    void shouldHoldTheConversationWhenARegistrationGoesAgainAfterItsBatchRolledBack() {
+        RollingBackRuntimes table = new RollingBackRuntimes();
+        ProvisioningJournal journal = Journals.over(table, clock, new RuntimeSecrets());
+        journal.accounts = new Accounts() {
+            @Override
+            public Allowance allowance(String userId) {
+                return new Allowance(100, 100, 100_000, 0, 0, 0);
+            }
+        };
+        SandboxRuntime old = runtime("alice", "conv-1");
+        table.add(old, new StatusChange(old.id(), old.status(), "requested", clock.instant()));
+        SandboxRuntime replacement = runtime("alice", "conv-1");
+        table.failOn("conv-2");
+        List<ProvisioningJournal.Admission> batch = List.of(
+                new ProvisioningJournal.Admission(replacement, Role.USER, true, null),
+                new ProvisioningJournal.Admission(runtime("alice", "conv-2"), Role.USER, false, null));
+
+        // a batch fails as a whole, and Admissions registers its runtimes again, one by one, the same
+        // objects; by then the runtime the first one was to replace has stopped
+        assertThrows(PersistenceException.class, () -> journal.registerAll(batch));
+        table.rollBack();
+        journal.stop(old.id(), "Stopped on request");
+        ProvisioningJournal.Registration again = journal.register(replacement, Role.USER, true);
+
+        assertTrue(again.admitted());
+        assertNull(replacement.replaces(), "it replaces nothing now");
+        assertEquals(Optional.of(replacement.id()), journal.live("alice", "conv-1").map(SandboxRuntime::id),
+                "it holds its conversation: no second live runtime can be registered beside it");
+    }
+
+    @Test
+    void shouldSayWhyABatchWentAgainOneByOne() throws Exception {
+        CountDownLatch firstInDatabase = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ProvisioningJournal journal = new ProvisioningJournal() {
+            @Override
+            public List<Registration> registerAll(List<Admission> batch) {
+                throw new PersistenceException("rolled back", new IllegalStateException("a lock timeout"));
+            }
+
+            @Override
+            public Registration register(SandboxRuntime runtime, Role role, boolean replace) {
+                if (runtime.conversationId().equals("conv-first")) {
+                    firstInDatabase.countDown();
+                    try {
+                        release.await(10, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return new Registration(runtime, null, null);
+            }
+        };
+        Admissions admissions = new Admissions();
+        admissions.journal = journal;
+        admissions.memberRows = new MemberRowLocks();
+        List<LogRecord> records = Collections.synchronizedList(new ArrayList<>());
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                records.add(record);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger log = Logger.getLogger(Admissions.class.getName());
+        log.addHandler(handler);
+        try {
+            Thread first = new Thread(() -> admissions.register(runtime("alice", "conv-first"), Role.USER, false, null));
+            first.start();
+            assertTrue(firstInDatabase.await(10, TimeUnit.SECONDS));
+            // two more while the first is in the database: they wait in the line, and go as one batch
+            List<Thread> line = new ArrayList<>();
+            for (String conversation : List.of("conv-2", "conv-3")) {
+                Thread t = new Thread(() -> admissions.register(runtime("alice", conversation), Role.USER, false, null));
+                line.add(t);
+                t.start();
+            }
+            for (Thread t : line) {
+                for (int i = 0; i < 1000 && t.getState() != Thread.State.WAITING; i++) {
+                    Thread.sleep(5);
+                }
+                assertEquals(Thread.State.WAITING, t.getState(), "waiting in the line");
+            }
+            release.countDown();
+            first.join(10_000);
+            for (Thread t : line) {
+                t.join(10_000);
+            }
+        } finally {
+            log.removeHandler(handler);
+        }
+
+        List<String> warnings = records.stream().filter(r -> r.getLevel() == Level.WARNING)
+                .map(LogRecord::getMessage).toList();
+        assertEquals(1, warnings.size(), "the batch's failure is not swallowed: " + warnings);
+        assertTrue(warnings.get(0).contains("2 registrations") && warnings.get(0).contains("PersistenceException")
+                && warnings.get(0).contains("IllegalStateException"), warnings.get(0));
     }
 }

@@ -35,6 +35,7 @@ import dev.dockyard.tenancy.Accounts;
 import dev.dockyard.tenancy.QuotaExceededException;
 import dev.dockyard.tenancy.Role;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.persistence.PersistenceException;
 import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.time.Instant;
@@ -64,6 +65,8 @@ class ProvisionerWarmClaimTest {
     private final List<URI> configured = new ArrayList<>();
     private final Set<URI> dead = new HashSet<>();
     private QuotaExceededException overQuota;
+    /** A member whose claim ends in a database error (a lock timeout): its transaction rolls back. */
+    private String lockedMember;
     private static final String SHAPE = PoolDefinition.shape("img", 1, 512, List.of(), "local", null);
 
     private static ManagedExecutorService inline() {
@@ -107,6 +110,9 @@ class ProvisionerWarmClaimTest {
         journal.pools = new PoolRepository() {
             @Override
             public boolean claim(String id, String shape) {
+                if (id.equals(lockedMember)) {
+                    throw new PersistenceException("A lock could not be obtained within the time requested");
+                }
                 return shape.equals(SHAPE) && claimable.remove(id);
             }
         };
@@ -262,5 +268,23 @@ class ProvisionerWarmClaimTest {
         assertEquals("rt-keep", queue.peekFirst().id(), "and it is first in line again");
         assertTrue(runtimes.find("rt-keep").isEmpty());
         assertFalse(provisioner.isInFlight("rt-keep"));
+    }
+
+    @Test
+    void shouldOfferTheMemberToTheNextRequestWhenItsClaimRolledBack() {
+        warm("rt-locked");
+        warm("rt-next");
+        lockedMember = "rt-locked";
+
+        SandboxRuntime first = provision("conv-6");
+
+        assertEquals("rt-next", first.id(), "the request goes on with the next member");
+        assertTrue(claimable.contains("rt-locked"), "the rolled-back claim deleted no row");
+        assertEquals("rt-locked", queue.peekFirst() == null ? null : queue.peekFirst().id(),
+                "a READY member nobody holds is first in line again, not handed out for ever");
+        lockedMember = null;
+        SandboxRuntime second = provision("conv-7");
+        assertEquals("rt-locked", second.id());
+        assertEquals(RuntimeStatus.READY, second.status());
     }
 }
