@@ -55,7 +55,10 @@ public class BodyLimitFilter implements ContainerRequestFilter {
                 + "(dockyard.api.max-body-bytes)").with("maxBytes", Json.createValue(max));
     }
 
-    /** Reads on until {@code max} bytes have passed, then refuses. */
+    /**
+     * Reads on until {@code max} bytes have passed, then refuses; a body the transport cannot read
+     * (a malformed chunk length, a connection cut short) is the caller's 400, not a failure here.
+     */
     static final class Bounded extends FilterInputStream {
         private final int max;
         private long seen;
@@ -67,7 +70,12 @@ public class BodyLimitFilter implements ContainerRequestFilter {
 
         @Override
         public int read() throws IOException {
-            int b = super.read();
+            int b;
+            try {
+                b = super.read();
+            } catch (IOException e) {
+                throw unreadable();
+            }
             if (b >= 0) {
                 count(1);
             }
@@ -76,11 +84,21 @@ public class BodyLimitFilter implements ContainerRequestFilter {
 
         @Override
         public int read(byte[] buffer, int offset, int length) throws IOException {
-            int n = super.read(buffer, offset, length);
+            int n;
+            try {
+                n = super.read(buffer, offset, length);
+            } catch (IOException e) {
+                throw unreadable();
+            }
             if (n > 0) {
                 count(n);
             }
             return n;
+        }
+
+        private static Problem.ProblemException unreadable() {
+            return Problem.of(Problem.Kind.BAD_REQUEST, "The body could not be read: malformed chunked encoding "
+                    + "or a connection cut short").toException();
         }
 
         private void count(int n) {

@@ -106,7 +106,9 @@ public final class ProblemMappers {
             }
             int status = e.getResponse() == null ? 500 : e.getResponse().getStatus();
             if (status >= 400 && status < 500) {
-                return Problem.of(Problem.Kind.VALIDATION, e.getMessage()).toResponse();
+                // the runtime's own message names Dockyard's classes and methods: not for callers
+                return Problem.of(Problem.Kind.forStatus(status), "The request's parameters or headers could not be "
+                        + "read (e.g. invalid percent-encoding in the query)").toResponse();
             }
             LOG.log(Level.WARNING, "Request failed", e);
             return Problem.of(Problem.Kind.INTERNAL, "The request failed inside the control plane").toResponse();

@@ -68,6 +68,7 @@ import java.util.regex.Pattern;
 @Produces(MediaType.APPLICATION_JSON)
 public class RuntimeResource {
 
+    private static final Pattern REQUEST_ID = Pattern.compile("[\\x21-\\x7E]{1,200}");
     private static final Pattern PREFER_WAIT = Pattern.compile("(?:^|[,;\\s])wait\\s*=\\s*(\\d{1,4})");
     /** Beyond the longest wait a service may take, after which a suspended request is answered anyway. */
     private static final int BACKSTOP_SECONDS = 30;
@@ -328,6 +329,15 @@ public class RuntimeResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public Response act(@PathParam("id") String id, JsonObject actionDict,
                         @HeaderParam(ExecutorClient.REQUEST_ID_HEADER) String requestId) {
+        if (actionDict == null) {
+            throw Problem.of(Problem.Kind.INVALID_ACTION, "An action dict is required, e.g. {\"action\": \"run\", "
+                    + "\"args\": {\"command\": \"ls\"}}").toException();
+        }
+        if (requestId != null && !REQUEST_ID.matcher(requestId).matches()) {
+            // it travels on to the executor's ledger and its logs
+            throw Problem.of(Problem.Kind.VALIDATION, ExecutorClient.REQUEST_ID_HEADER + " must be 1 to 200 visible "
+                    + "ASCII characters").toException();
+        }
         String observation = actions.act(caller.userId(), visible(id), actionDict, requestId);
         return Response.ok(observation, MediaType.APPLICATION_JSON_TYPE).build();
     }
