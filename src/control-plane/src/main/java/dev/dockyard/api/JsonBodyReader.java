@@ -165,11 +165,12 @@ public class JsonBodyReader implements MessageBodyReader<JsonValue> {
         }
     }
 
+    /** The declared length, -1 when it cannot be read (the transport checked it; reading stays bounded anyway). */
     private static long declaredLength(String contentLength) {
         try {
-            return Long.parseLong(contentLength.strip());
+            return Long.parseLong(contentLength.split(",")[0].strip());
         } catch (NumberFormatException e) {
-            throw invalid("Content-Length is not a number");
+            return -1;
         }
     }
 
