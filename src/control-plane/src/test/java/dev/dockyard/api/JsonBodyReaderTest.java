@@ -114,4 +114,27 @@ class JsonBodyReaderTest {
                 + "sandbox.memoryMB (did you mean sandbox.memoryMb?), sandbox.zzz;"), p.detail());
         assertEquals("[\"sandbox.cpu\",\"sandbox.memoryMB\",\"sandbox.zzz\"]", p.toJson().get("unknownFields").toString());
     }
+
+    @Test
+    void shouldCutAChunkedBodyOffAtTheLimitAndTakeAnUnreadableOneAsTheCallersError() {
+        InputStream endless = new InputStream() {
+            @Override
+            public int read() {
+                return 'x';
+            }
+        };
+        BodyLimitFilter.Bounded bounded = new BodyLimitFilter.Bounded(endless, 100);
+        assertEquals(413, assertThrows(Problem.ProblemException.class, () -> bounded.readNBytes(1000)).problem()
+                .kind().status());
+        InputStream broken = new InputStream() {
+            @Override
+            public int read() throws IOException {
+                throw new IOException("Illegal chunk length digit");
+            }
+        };
+        Problem p = assertThrows(Problem.ProblemException.class,
+                () -> new BodyLimitFilter.Bounded(broken, 100).read(new byte[10], 0, 10)).problem();
+        assertEquals(400, p.kind().status());
+        assertTrue(p.detail().startsWith("The body could not be read"), p.detail());
+    }
 }
