@@ -28,7 +28,7 @@ class PauseResumeIT {
             assertEquals("true", DockerCli.inspect("dockyard-" + id, "{{.State.Paused}}"));
             DockyardApi.Answer refused = API.post("runtimes/" + id + "/actions", DockyardApi.run("true"));
             assertEquals(409, refused.status());
-            assertEquals("PAUSED", refused.json().getString("status"));
+            assertEquals("PAUSED", refused.json().getString("runtimeStatus"));
             assertEquals(200, API.post("runtimes/" + id + "/pause", Json.createObjectBuilder().build()).status(),
                     "pausing twice is fine");
 

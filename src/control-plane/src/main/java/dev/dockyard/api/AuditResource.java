@@ -4,7 +4,6 @@ import dev.dockyard.audit.AuditTrail;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
-import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -27,7 +26,8 @@ public class AuditResource {
 
     @GET
     public JsonObject search(@QueryParam("userId") String userId, @QueryParam("since") String since,
-                             @QueryParam("limit") @DefaultValue("100") int limit) {
+                             @QueryParam("limit") String limitParam) {
+        int limit = QueryParams.intInRange(limitParam, "limit", 100, 1, 1000);
         if (!caller.isAdmin()) {
             throw Problem.of(Problem.Kind.FORBIDDEN, "Only admins read the whole audit trail; a runtime's own is at "
                     + "/api/v1/runtimes/{id}/audit").toException();
@@ -41,7 +41,9 @@ public class AuditResource {
                         + "2026-11-21T08:00:00Z").toException();
             }
         }
-        return AuditView.of(trail.search(userId == null || userId.isBlank() ? null : userId, from,
-                Math.max(1, Math.min(limit, 1000))));
+        if (userId != null && !userId.isEmpty()) {
+            SafeIds.require(userId, "userId");
+        }
+        return AuditView.of(trail.search(userId == null || userId.isBlank() ? null : userId, from, limit));
     }
 }

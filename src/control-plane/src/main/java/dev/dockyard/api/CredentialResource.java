@@ -33,6 +33,10 @@ import java.util.regex.Pattern;
 @Produces(MediaType.APPLICATION_JSON)
 public class CredentialResource {
 
+    /** The members a credential body takes ({@code value} for a secret, the rest for oauth2). */
+    static final Set<String> FIELDS = Set.of("type", "value", "refreshToken", "tokenEndpoint", "clientId",
+            "clientSecret");
+
     private static final Pattern NAME = Pattern.compile("^[A-Z_][A-Z0-9_]{0,99}$");
     private static final Set<String> RESERVED_PREFIXES = Set.of("LLM_", "DOCKYARD_", "SESSION_API_KEY");
 
@@ -50,13 +54,18 @@ public class CredentialResource {
             throw invalid("the name must be an upper-case variable name, not starting with LLM_, DOCKYARD_ or "
                     + "SESSION_API_KEY");
         }
-        String type = body == null ? null : body.getString("type", null);
+        if (body == null) {
+            throw invalid("A JSON body is required: {\"type\": \"secret\", \"value\": \"...\"}");
+        }
+        JsonFields.requireOnly(body, FIELDS, "");
+        String type = JsonFields.string(body, "type", null, "type");
         StoredCredential credential = new StoredCredential(caller.userId(), name, type == null ? "" : type);
         if ("secret".equals(type)) {
             credential.secret(required(body, "value"));
         } else if ("oauth2".equals(type)) {
             credential.oauth2(required(body, "refreshToken"), required(body, "tokenEndpoint"),
-                    body.getString("clientId", null), body.getString("clientSecret", null));
+                    JsonFields.string(body, "clientId", null, "clientId"),
+                    JsonFields.string(body, "clientSecret", null, "clientSecret"));
         } else {
             throw invalid("type must be \"secret\" or \"oauth2\"");
         }
@@ -93,7 +102,8 @@ public class CredentialResource {
     }
 
     private static String required(JsonObject body, String key) {
-        String value = body.getString(key, null);
+        // never echoes the value: it is a secret
+        String value = JsonFields.string(body, key, null, key);
         if (value == null || value.isEmpty()) {
             throw invalid(key + " is required");
         }

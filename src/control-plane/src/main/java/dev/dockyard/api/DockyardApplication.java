@@ -17,6 +17,7 @@ public class DockyardApplication extends Application {
     public Set<Class<?>> getClasses() {
         Set<Class<?>> classes = new HashSet<>(ProblemMappers.all());
         classes.add(ApiKeyFilter.class);
+        classes.addAll(ProblemMappers.inputChecks());
         classes.add(AuditResource.class);
         classes.add(CredentialResource.class);
         classes.add(ImageResource.class);

@@ -27,6 +27,7 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
+import java.util.Set;
 
 /**
  * Runtime images: what there is, whether an image exists, and builds — started here or by
@@ -36,6 +37,9 @@ import jakarta.ws.rs.core.UriInfo;
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
 public class ImageResource {
+
+    /** The members an image build body takes. */
+    static final Set<String> BUILD_FIELDS = Set.of("baseImage", "extraDeps", "force", "node");
 
     @Inject
     RuntimeImages images;
@@ -92,6 +96,7 @@ public class ImageResource {
             throw Problem.of(Problem.Kind.VALIDATION, "A JSON body is required, at least {\"baseImage\": \"...\"}")
                     .toException();
         }
+        JsonFields.requireOnly(body, BUILD_FIELDS, "");
         JsonValue base = body.get("baseImage");
         if (!(base instanceof JsonString baseName)) {
             throw Problem.of(Problem.Kind.VALIDATION, "baseImage is required (a string)").toException();
@@ -105,7 +110,7 @@ public class ImageResource {
                 && force != JsonValue.FALSE) {
             throw Problem.of(Problem.Kind.VALIDATION, "force must be a boolean").toException();
         }
-        String node = known(body.containsKey("node") && !body.isNull("node") ? body.getString("node", null) : null);
+        String node = known(JsonFields.string(body, "node", null, "node"));
         ImageBuild build;
         try {
             build = images.submit(node, baseName.getString(), extra, force == JsonValue.TRUE);

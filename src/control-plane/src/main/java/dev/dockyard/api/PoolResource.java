@@ -31,7 +31,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
@@ -43,13 +42,15 @@ import java.util.regex.Pattern;
 @Produces(MediaType.APPLICATION_JSON)
 public class PoolResource {
 
-    private static final Set<String> FIELDS = Set.of("image", "cpus", "memoryMb", "plugins", "node", "size",
+    /** The members a pool body takes. */
+    static final Set<String> FIELDS = Set.of("image", "cpus", "memoryMb", "plugins", "node", "size",
             "maxBooting", "program");
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final Pattern USER = Pattern.compile("\\d{1,10}(:\\d{1,10})?");
     /** The sealed column holds 32000 characters; sealing adds a third and more. */
     private static final int MAX_PROGRAM_CHARS = 16_000;
-    private static final Set<String> PROGRAM_FIELDS = Set.of("command", "workingDir", "user", "environment",
+    /** The members of a pool's {@code program}. */
+    static final Set<String> PROGRAM_FIELDS = Set.of("command", "workingDir", "user", "environment",
             "deferredInit");
 
     @Inject
@@ -114,11 +115,7 @@ public class PoolResource {
         if (body == null) {
             throw invalid("a JSON object is required: {\"size\": N, ...}");
         }
-        Set<String> unknown = new TreeSet<>(body.keySet());
-        unknown.removeAll(FIELDS);
-        if (!unknown.isEmpty()) {
-            throw invalid("unknown fields " + unknown + "; a pool has " + new TreeSet<>(FIELDS));
-        }
+        JsonFields.requireOnly(body, FIELDS, "");
         if (!(body.get("size") instanceof JsonNumber)) {
             throw invalid("size is required: the number of sandboxes kept ready");
         }
@@ -148,11 +145,7 @@ public class PoolResource {
             throw invalid("program must be an object {\"command\", \"workingDir\", \"user\", \"environment\", "
                     + "\"deferredInit\"}");
         }
-        Set<String> unknown = new TreeSet<>(program.keySet());
-        unknown.removeAll(PROGRAM_FIELDS);
-        if (!unknown.isEmpty()) {
-            throw invalid("unknown fields in program: " + unknown + "; a program has " + new TreeSet<>(PROGRAM_FIELDS));
-        }
+        JsonFields.requireOnly(program, PROGRAM_FIELDS, "program");
         if (program.get("deferredInit") != JsonValue.TRUE) {
             throw invalid("program.deferredInit must be true: only a server that starts dormant and takes its key "
                     + "through POST /api/init (OpenHands' agent server with OH_DEFERRED_INIT) can wait in a pool");

@@ -1,12 +1,15 @@
 package dev.dockyard.api;
 
 import jakarta.json.Json;
+import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * An RFC 9457 problem: a stable {@code type} URI per kind of error, a title, the HTTP status, a
@@ -17,6 +20,8 @@ public final class Problem {
 
     public static final MediaType MEDIA_TYPE = new MediaType("application", "problem+json");
     private static final String TYPE_BASE = "https://dockyard.dev/problems/";
+    /** RFC 9457's members, which no extension may reuse. */
+    public static final Set<String> STANDARD_MEMBERS = Set.of("type", "title", "status", "detail", "instance");
 
     /** Every kind of error the API reports; the type URI of each is part of the contract. */
     public enum Kind {
@@ -29,6 +34,13 @@ public final class Problem {
         METHOD_NOT_ALLOWED(405, "method-not-allowed", "Method not allowed"),
         NOT_ACCEPTABLE(406, "not-acceptable", "Not acceptable"),
         UNSUPPORTED_MEDIA_TYPE(415, "unsupported-media-type", "Unsupported media type"),
+        PAYLOAD_TOO_LARGE(413, "payload-too-large", "The request body is too large"),
+        BAD_REQUEST(400, "bad-request", "Malformed request"),
+        REQUEST_TIMEOUT(408, "request-timeout", "The request was not received in time"),
+        LENGTH_REQUIRED(411, "length-required", "Length required"),
+        URI_TOO_LONG(414, "uri-too-long", "The request URI is too long"),
+        HEADERS_TOO_LARGE(431, "headers-too-large", "The request's headers are too large"),
+        SERVICE_UNAVAILABLE(503, "service-unavailable", "The control plane is not available"),
         CONVERSATION_BUSY(409, "conversation-has-runtime", "The conversation already has a live runtime"),
         RUNTIME_NOT_READY(409, "runtime-not-ready", "The runtime is not ready"),
         ACTION_BLOCKED(403, "action-blocked", "The runtime's security policy blocks this action"),
@@ -62,6 +74,18 @@ public final class Problem {
         public int status() {
             return status;
         }
+
+        /** The kind an HTTP error code the server itself gave stands for (a servlet error page). */
+        public static Kind forStatus(int status) {
+            for (Kind kind : List.of(BAD_REQUEST, UNAUTHORIZED, FORBIDDEN, NOT_FOUND, METHOD_NOT_ALLOWED,
+                    NOT_ACCEPTABLE, REQUEST_TIMEOUT, CONFLICT, LENGTH_REQUIRED, PAYLOAD_TOO_LARGE, URI_TOO_LONG,
+                    UNSUPPORTED_MEDIA_TYPE, HEADERS_TOO_LARGE, NOT_IMPLEMENTED, SERVICE_UNAVAILABLE)) {
+                if (kind.status == status) {
+                    return kind;
+                }
+            }
+            return status >= 400 && status < 500 ? BAD_REQUEST : INTERNAL;
+        }
     }
 
     private final Kind kind;
@@ -77,7 +101,14 @@ public final class Problem {
         return new Problem(kind, detail);
     }
 
+    /**
+     * Adds an extension member. RFC 9457's own members ({@code status} is the HTTP code, a number)
+     * cannot be overridden: e.g. a runtime's status goes in {@code runtimeStatus}.
+     */
     public Problem with(String member, JsonValue value) {
+        if (STANDARD_MEMBERS.contains(member)) {
+            throw new IllegalArgumentException("'" + member + "' is an RFC 9457 member, not an extension");
+        }
         extensions.put(member, value);
         return this;
     }
@@ -91,6 +122,11 @@ public final class Problem {
     }
 
     public Response toResponse() {
+        return Response.status(kind.status).type(MEDIA_TYPE).entity(toJson().toString()).build();
+    }
+
+    /** The problem document itself. */
+    public JsonObject toJson() {
         JsonObjectBuilder body = Json.createObjectBuilder()
                 .add("type", kind.type())
                 .add("title", kind.title)
@@ -99,7 +135,7 @@ public final class Problem {
             body.add("detail", detail);
         }
         extensions.forEach(body::add);
-        return Response.status(kind.status).type(MEDIA_TYPE).entity(body.build().toString()).build();
+        return body.build();
     }
 
     /** Thrown anywhere in a request to answer with this problem. */

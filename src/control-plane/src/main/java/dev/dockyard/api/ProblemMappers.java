@@ -31,6 +31,11 @@ public final class ProblemMappers {
     }
 
 
+    /** The reader and filters every body and path goes through (JsonBodyReader, BodyLimitFilter, SafePathIds). */
+    public static Set<Class<?>> inputChecks() {
+        return Set.of(JsonBodyReader.class, BodyLimitFilter.class, SafePathIds.class);
+    }
+
     private static final Logger LOG = Logger.getLogger(ProblemMappers.class.getName());
 
     private ProblemMappers() {
@@ -80,6 +85,10 @@ public final class ProblemMappers {
     public static class ForWebApplication implements ExceptionMapper<WebApplicationException> {
         @Override
         public Response toResponse(WebApplicationException e) {
+            Problem.ProblemException inner = problemCause(e);
+            if (inner != null) {
+                return inner.problem().toResponse();
+            }
             if (e instanceof NotFoundException) {
                 return Problem.of(Problem.Kind.NOT_FOUND, "No such resource").toResponse();
             }
@@ -97,7 +106,9 @@ public final class ProblemMappers {
             }
             int status = e.getResponse() == null ? 500 : e.getResponse().getStatus();
             if (status >= 400 && status < 500) {
-                return Problem.of(Problem.Kind.VALIDATION, e.getMessage()).toResponse();
+                // the runtime's own message names Dockyard's classes and methods: not for callers
+                return Problem.of(Problem.Kind.forStatus(status), "The request's parameters or headers could not be "
+                        + "read (e.g. invalid percent-encoding in the query)").toResponse();
             }
             LOG.log(Level.WARNING, "Request failed", e);
             return Problem.of(Problem.Kind.INTERNAL, "The request failed inside the control plane").toResponse();
@@ -118,6 +129,11 @@ public final class ProblemMappers {
     public static class ForProcessing implements ExceptionMapper<ProcessingException> {
         @Override
         public Response toResponse(ProcessingException e) {
+            Problem.ProblemException inner = problemCause(e);
+            if (inner != null) {
+                // JsonBodyReader's refusal, wrapped by the JAX-RS runtime on its way out of the reader
+                return inner.problem().toResponse();
+            }
             return Problem.of(Problem.Kind.VALIDATION, "The body could not be read as JSON").toResponse();
         }
     }
@@ -165,10 +181,25 @@ public final class ProblemMappers {
         }
     }
 
+    /** The problem a body reader or a provider threw, under whatever the JAX-RS runtime wrapped it in. */
+    static Problem.ProblemException problemCause(Throwable e) {
+        int hops = 0;
+        for (Throwable t = e; t != null && hops < 10; t = t.getCause(), hops++) {
+            if (t instanceof Problem.ProblemException p) {
+                return p;
+            }
+        }
+        return null;
+    }
+
     @Provider
     public static class ForAnything implements ExceptionMapper<Throwable> {
         @Override
         public Response toResponse(Throwable e) {
+            Problem.ProblemException inner = problemCause(e);
+            if (inner != null) {
+                return inner.problem().toResponse();
+            }
             LOG.log(Level.WARNING, "Unexpected failure", e);
             return Problem.of(Problem.Kind.INTERNAL, "The request failed inside the control plane").toResponse();
         }

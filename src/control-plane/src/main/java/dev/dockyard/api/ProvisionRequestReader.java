@@ -25,14 +25,28 @@ import java.util.regex.Pattern;
 
 /**
  * Reads and checks a provision body (API.md), applying the MP Config defaults. Every problem is a
- * 400 that names the field; nothing is half-applied.
+ * 400 that names the field; nothing is half-applied. Each object of the body has one constant set
+ * of the members it takes ({@link #FIELDS}, {@link #SANDBOX_FIELDS}, ...): anything else is refused
+ * by name, so a new field is one more name there.
  */
 final class ProvisionRequestReader {
+
+    /** The provision body's own members. */
+    static final Set<String> FIELDS = Set.of("conversationId", "agent", "llm", "sandbox", "replace", "repository",
+            "workspace", "fromSnapshot", "node");
+    /** {@code sandbox}'s members. */
+    static final Set<String> SANDBOX_FIELDS = Set.of("image", "cpus", "memoryMb", "timeoutSeconds", "env", "plugins",
+            "extraDeps", "keepAlive", "idleTimeoutSeconds", "ttlSeconds", "diskMb");
+    /** {@code llm}'s members. */
+    static final Set<String> LLM_FIELDS = Set.of("model", "baseUrl", "apiKey");
+    /** {@code repository}'s members. */
+    static final Set<String> REPOSITORY_FIELDS = Set.of("url", "branch", "newBranch", "credential");
+    /** {@code extraDeps}' members (here and in an image build). */
+    static final Set<String> EXTRA_DEPS_FIELDS = Set.of("apt", "script");
 
     private static final Pattern IMAGE = Pattern.compile(
             "^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$");
     private static final Pattern ENV_NAME = Pattern.compile("^[A-Za-z_][A-Za-z0-9_]*$");
-    private static final int MAX_ID = 200;
     /** Sealed, it must fit the runtime's SANDBOX_ENV column. */
     private static final int MAX_ENV_JSON = 16_000;
 
@@ -44,14 +58,14 @@ final class ProvisionRequestReader {
         if (body == null) {
             throw invalid("A JSON body is required, at least {\"conversationId\": \"...\"}");
         }
+        JsonFields.requireOnly(body, FIELDS, "");
         String conversationId = string(body, "conversationId", null);
         if (conversationId == null || conversationId.isBlank()) {
             throw invalid("conversationId is required");
         }
-        if (conversationId.length() > MAX_ID || conversationId.chars().anyMatch(Character::isISOControl)) {
-            throw invalid("conversationId must be 1 to " + MAX_ID + " printable characters");
-        }
+        SafeIds.require(conversationId, "conversationId");
         JsonObject sandbox = object(body, "sandbox");
+        JsonFields.requireOnly(sandbox, SANDBOX_FIELDS, "sandbox");
         String image = string(sandbox, "image", config.sandboxImage());
         requireImage(image, "sandbox.image");
         double cpus = number(sandbox, "cpus", config.sandboxCpus());
@@ -85,6 +99,7 @@ final class ProvisionRequestReader {
         AgentProfile agent = agents.find(agentName).orElseThrow(() -> invalid("agent '" + agentName
                 + "' is not known; known agents: " + agents.names()));
         JsonObject llmJson = object(body, "llm");
+        JsonFields.requireOnly(llmJson, LLM_FIELDS, "llm");
         LlmSettings llm = new LlmSettings(string(llmJson, "model", null),
                 string(llmJson, "baseUrl", null), string(llmJson, "apiKey", null)).over(agent.llmDefaults());
         if (llm.apiKey() != null && (llm.apiKey().length() > 1000 || llm.apiKey().chars().anyMatch(Character::isISOControl))) {
@@ -153,10 +168,11 @@ final class ProvisionRequestReader {
         if (kept != null && snapshot != null) {
             throw invalid("workspace and fromSnapshot cannot both be given: a runtime has one workspace");
         }
-        for (String id : new String[] {kept, snapshot}) {
-            if (id != null && (id.isBlank() || id.length() > MAX_ID || id.chars().anyMatch(Character::isISOControl))) {
-                throw invalid("workspace and fromSnapshot must be ids of 1 to " + MAX_ID + " printable characters");
-            }
+        if (kept != null) {
+            SafeIds.require(kept, "workspace");
+        }
+        if (snapshot != null) {
+            SafeIds.require(snapshot, "fromSnapshot");
         }
         if (diskMb != 0 && (kept != null || snapshot != null)) {
             throw invalid("sandbox.diskMb applies to a new workspace only: a kept workspace or a snapshot keeps its size");
@@ -181,6 +197,7 @@ final class ProvisionRequestReader {
             return null;
         }
         JsonObject repo = object(body, "repository");
+        JsonFields.requireOnly(repo, REPOSITORY_FIELDS, "repository");
         try {
             return new RepositorySpec(string(repo, "url", null), string(repo, "branch", null),
                     string(repo, "newBranch", null), string(repo, "credential", null));
@@ -218,7 +235,8 @@ final class ProvisionRequestReader {
      * {@code name} (the last component of it is the member of {@code parent}), both optional.
      */
     static ExtraDependencies extraDependencies(JsonObject parent, String name) {
-        JsonObject json = object(parent, name.substring(name.lastIndexOf('.') + 1));
+        JsonObject json = JsonFields.object(parent, name.substring(name.lastIndexOf('.') + 1), name);
+        JsonFields.requireOnly(json, EXTRA_DEPS_FIELDS, name);
         JsonValue apt = json.get("apt");
         List<String> packages = new ArrayList<>();
         if (apt != null && apt.getValueType() != JsonValue.ValueType.NULL) {

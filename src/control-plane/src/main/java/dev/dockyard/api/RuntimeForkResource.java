@@ -24,6 +24,7 @@ import jakarta.ws.rs.core.UriInfo;
 import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.Set;
 
 /**
  * {@code POST /runtimes/{id}/fork {"conversationId"}} (API.md): a snapshot of the runtime and a new
@@ -34,6 +35,9 @@ import java.util.concurrent.TimeUnit;
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
 public class RuntimeForkResource {
+
+    /** The members a fork body takes. */
+    static final Set<String> FIELDS = Set.of("conversationId");
 
     @Inject
     Caller caller;
@@ -58,11 +62,11 @@ public class RuntimeForkResource {
         async.setTimeout(wait + 60L, TimeUnit.SECONDS);
         try {
             SandboxRuntime source = RuntimeSnapshotResource.visible(runtimes, caller, id);
-            String conversationId = RuntimeSnapshotResource.string(body, "conversationId");
-            if (conversationId.length() > 200 || conversationId.chars().anyMatch(Character::isISOControl)) {
-                throw Problem.of(Problem.Kind.VALIDATION, "conversationId must be 1 to 200 printable characters")
-                        .toException();
+            if (body != null) {
+                JsonFields.requireOnly(body, FIELDS, "");
             }
+            String conversationId = SafeIds.require(RuntimeSnapshotResource.string(body, "conversationId"),
+                    "conversationId");
             URI base = uri.getBaseUri();
             SandboxRuntime fork = snapshots.fork(source, conversationId, caller.userId(), caller.role());
             lifecycle.settled(fork, Duration.ofSeconds(wait)).whenComplete((now, error) -> {

@@ -24,13 +24,9 @@ import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
-import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
-import jakarta.json.JsonString;
-import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
-import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
@@ -53,6 +49,7 @@ import java.io.StringReader;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -71,6 +68,7 @@ import java.util.regex.Pattern;
 @Produces(MediaType.APPLICATION_JSON)
 public class RuntimeResource {
 
+    private static final Pattern REQUEST_ID = Pattern.compile("[\\x21-\\x7E]{1,200}");
     private static final Pattern PREFER_WAIT = Pattern.compile("(?:^|[,;\\s])wait\\s*=\\s*(\\d{1,4})");
     /** Beyond the longest wait a service may take, after which a suspended request is answered anyway. */
     private static final int BACKSTOP_SECONDS = 30;
@@ -112,6 +110,9 @@ public class RuntimeResource {
 
     @Context
     UriInfo uri;
+
+    @Inject
+    InputLimits limits;
 
     /**
      * Provisions a runtime (API.md). With an {@code Idempotency-Key} the first answer is stored and
@@ -254,31 +255,25 @@ public class RuntimeResource {
         int wait = preferredWait(prefer);
         suspend(async, wait);
         try {
+            String node = node(body);
             visible(id);
-            SandboxRuntime migrated = lifecycle.migrate(id, node(body), faultAt(fault));
+            SandboxRuntime migrated = lifecycle.migrate(id, node, faultAt(fault));
             resume(async, accepted(migrated, wait, uri.getBaseUri()));
         } catch (RuntimeException e) {
             async.resume(e);
         }
     }
 
-    private static String node(String body) {
+    /** The members a migrate body takes. */
+    static final Set<String> MIGRATE_FIELDS = Set.of("node");
+
+    private String node(String body) {
         if (body == null || body.isBlank()) {
             return null;
         }
-        try (var reader = Json.createReader(new StringReader(body))) {
-            JsonValue value = reader.readObject().get("node");
-            if (value instanceof JsonString s) {
-                return s.getString();
-            }
-            if (value != null && value.getValueType() != JsonValue.ValueType.NULL) {
-                throw Problem.of(Problem.Kind.VALIDATION, "node must be a string").toException();
-            }
-            return null;
-        } catch (JsonException | ClassCastException e) {
-            throw Problem.of(Problem.Kind.VALIDATION, "The body must be a JSON object, e.g. {\"node\": \"node2\"}")
-                    .toException();
-        }
+        JsonObject request = JsonBodyReader.object(body, limits);
+        JsonFields.requireOnly(request, MIGRATE_FIELDS, "");
+        return JsonFields.string(request, "node", null, "node");
     }
 
     /** The seconds of {@code Prefer: wait=N}, at most {@link RuntimeService#MAX_WAIT_SECONDS}; 0 without. */
@@ -292,6 +287,9 @@ public class RuntimeResource {
 
     @GET
     public JsonObject list(@QueryParam("conversationId") String conversationId, @QueryParam("status") String status) {
+        if (conversationId != null && !conversationId.isEmpty()) {
+            SafeIds.require(conversationId, "conversationId");
+        }
         RuntimeStatus wanted = null;
         if (status != null && !status.isBlank()) {
             try {
@@ -316,8 +314,9 @@ public class RuntimeResource {
     @DELETE
     @Path("{id}")
     public Response delete(@PathParam("id") String id, @QueryParam("keepWorkspace") String keepWorkspace) {
+        boolean keep = QueryParams.bool(keepWorkspace, "keepWorkspace", false);
         visible(id);
-        if ("true".equalsIgnoreCase(keepWorkspace)) {
+        if (keep) {
             // the kept workspace, whose id a later provision names as "workspace"
             return Response.ok(WorkspaceView.of(lifecycle.deleteKeepingWorkspace(id), false)).build();
         }
@@ -330,6 +329,15 @@ public class RuntimeResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public Response act(@PathParam("id") String id, JsonObject actionDict,
                         @HeaderParam(ExecutorClient.REQUEST_ID_HEADER) String requestId) {
+        if (actionDict == null) {
+            throw Problem.of(Problem.Kind.INVALID_ACTION, "An action dict is required, e.g. {\"action\": \"run\", "
+                    + "\"args\": {\"command\": \"ls\"}}").toException();
+        }
+        if (requestId != null && !REQUEST_ID.matcher(requestId).matches()) {
+            // it travels on to the executor's ledger and its logs
+            throw Problem.of(Problem.Kind.VALIDATION, ExecutorClient.REQUEST_ID_HEADER + " must be 1 to 200 visible "
+                    + "ASCII characters").toException();
+        }
         String observation = actions.act(caller.userId(), visible(id), actionDict, requestId);
         return Response.ok(observation, MediaType.APPLICATION_JSON_TYPE).build();
     }
@@ -373,9 +381,10 @@ public class RuntimeResource {
     /** The runtime's audit trail, newest first (at most {@code limit}, default 100, up to 1000). */
     @GET
     @Path("{id}/audit")
-    public JsonObject audit(@PathParam("id") String id, @QueryParam("limit") @DefaultValue("100") int limit) {
+    public JsonObject audit(@PathParam("id") String id, @QueryParam("limit") String limitParam) {
+        int limit = QueryParams.intInRange(limitParam, "limit", 100, 1, 1000);
         visible(id);
-        return AuditView.of(auditTrail.ofRuntime(id, Math.max(1, Math.min(limit, 1000))));
+        return AuditView.of(auditTrail.ofRuntime(id, limit));
     }
 
     /**
@@ -395,8 +404,9 @@ public class RuntimeResource {
     @Path("{id}/files")
     @Consumes(MediaType.MULTIPART_FORM_DATA)
     public Response upload(@PathParam("id") String id, @QueryParam("destination") String destination,
-                           @QueryParam("recursive") @DefaultValue("false") boolean recursive,
+                           @QueryParam("recursive") String recursiveParam,
                            @HeaderParam("Content-Type") String contentType, InputStream body) {
+        boolean recursive = QueryParams.bool(recursiveParam, "recursive", false);
         String answer = files.upload(visible(id), contentType, body, destination, recursive);
         return Response.ok(answer, MediaType.APPLICATION_JSON_TYPE).build();
     }

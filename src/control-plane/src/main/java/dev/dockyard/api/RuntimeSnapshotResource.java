@@ -19,6 +19,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriBuilder;
 import jakarta.ws.rs.core.UriInfo;
+import java.util.Set;
 
 /**
  * A runtime's snapshots (API.md): {@code POST /runtimes/{id}/snapshots {"name"}} → 201 with the
@@ -29,6 +30,10 @@ import jakarta.ws.rs.core.UriInfo;
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
 public class RuntimeSnapshotResource {
+
+    /** The members a snapshot body takes. */
+    static final Set<String> FIELDS = Set.of("name");
+    private static final int MAX_NAME = 200;
 
     @Inject
     Caller caller;
@@ -46,7 +51,11 @@ public class RuntimeSnapshotResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public Response snapshot(@PathParam("id") String id, JsonObject body) {
         SandboxRuntime runtime = visible(runtimes, caller, id);
-        Snapshot snapshot = snapshots.capture(runtime, string(body, "name"));
+        if (body != null) {
+            JsonFields.requireOnly(body, FIELDS, "");
+        }
+        String name = SafeIds.requireText(string(body, "name"), "name", MAX_NAME);
+        Snapshot snapshot = snapshots.capture(runtime, name);
         return Response.created(UriBuilder.fromUri(uri.getBaseUri()).path("snapshots").path(snapshot.id()).build())
                 .entity(WorkspaceView.of(snapshot)).build();
     }

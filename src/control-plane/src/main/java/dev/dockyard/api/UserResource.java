@@ -9,8 +9,6 @@ import jakarta.json.Json;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
-import jakarta.json.JsonString;
-import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -21,7 +19,7 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.Locale;
-import java.util.regex.Pattern;
+import java.util.Set;
 
 /** Users and their keys (admins only), and quota overrides. */
 @Path("users")
@@ -29,7 +27,11 @@ import java.util.regex.Pattern;
 @Produces(MediaType.APPLICATION_JSON)
 public class UserResource {
 
-    private static final Pattern USER_ID = Pattern.compile("^[A-Za-z0-9][A-Za-z0-9._@-]{0,199}$");
+    /** The members a new user's body takes. */
+    static final Set<String> USER_FIELDS = Set.of("userId", "role");
+    /** The members a quota body takes; each null (or absent) for the default. */
+    static final Set<String> QUOTA_FIELDS = Set.of("maxRuntimes", "maxCpus", "maxMemoryMb", "maxSnapshots",
+            "maxSnapshotMb");
 
     @Inject
     Caller caller;
@@ -42,22 +44,25 @@ public class UserResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public Response create(JsonObject body) {
         requireAdmin();
-        if (body == null || !(body.get("userId") instanceof JsonString id) || !USER_ID.matcher(id.getString()).matches()) {
-            throw Problem.of(Problem.Kind.VALIDATION, "userId is required: 1 to 200 of letters, digits and . _ @ -, "
-                    + "starting with a letter or digit").toException();
+        if (body == null) {
+            throw Problem.of(Problem.Kind.VALIDATION, "A JSON body is required: {\"userId\": \"...\"}").toException();
         }
-        Role role = Role.USER;
-        JsonValue roleValue = body.get("role");
-        if (roleValue != null && roleValue.getValueType() != JsonValue.ValueType.NULL) {
-            try {
-                role = Role.valueOf(((JsonString) roleValue).getString().toUpperCase(Locale.ROOT));
-            } catch (ClassCastException | IllegalArgumentException e) {
-                throw Problem.of(Problem.Kind.VALIDATION, "role must be \"user\" or \"admin\"").toException();
-            }
+        JsonFields.requireOnly(body, USER_FIELDS, "");
+        String id = JsonFields.string(body, "userId", null, "userId");
+        if (id == null) {
+            throw Problem.of(Problem.Kind.VALIDATION, "userId is required").toException();
         }
-        String key = accounts.issueKey(id.getString(), role);
+        SafeIds.require(id, "userId");
+        String roleName = JsonFields.string(body, "role", "user", "role");
+        Role role;
+        if (roleName.equalsIgnoreCase("user") || roleName.equalsIgnoreCase("admin")) {
+            role = Role.valueOf(roleName.toUpperCase(Locale.ROOT));
+        } else {
+            throw Problem.of(Problem.Kind.VALIDATION, "role must be \"user\" or \"admin\"").toException();
+        }
+        String key = accounts.issueKey(id, role);
         return Response.status(Response.Status.CREATED)
-                .entity(Json.createObjectBuilder().add("userId", id.getString()).add("apiKey", key).build()).build();
+                .entity(Json.createObjectBuilder().add("userId", id).add("apiKey", key).build()).build();
     }
 
     /**
@@ -69,14 +74,21 @@ public class UserResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public JsonObject quota(@PathParam("userId") String userId, JsonObject body) {
         requireAdmin();
+        if (body == null) {
+            // an empty body would reset every quota to the defaults without a word
+            throw Problem.of(Problem.Kind.VALIDATION, "A JSON body is required: {\"maxRuntimes\": N, ...}, null "
+                    + "for a default").toException();
+        }
+        JsonFields.requireOnly(body, QUOTA_FIELDS, "");
         Integer runtimes = positiveInt(body, "maxRuntimes");
         Integer memory = positiveInt(body, "maxMemoryMb");
         Double cpus = null;
-        if (body != null && body.get("maxCpus") instanceof JsonNumber n) {
-            cpus = n.doubleValue();
-            if (cpus < 0) {
-                throw Problem.of(Problem.Kind.VALIDATION, "maxCpus must not be negative").toException();
+        if (body.get("maxCpus") != null && !body.isNull("maxCpus")) {
+            if (!(body.get("maxCpus") instanceof JsonNumber n) || !(n.doubleValue() >= 0)
+                    || !Double.isFinite(n.doubleValue())) {
+                throw Problem.of(Problem.Kind.VALIDATION, "maxCpus must be a non-negative number").toException();
             }
+            cpus = n.doubleValue();
         }
         Integer snapshots = positiveInt(body, "maxSnapshots");
         Integer snapshotMb = positiveInt(body, "maxSnapshotMb");
@@ -88,13 +100,14 @@ public class UserResource {
     }
 
     private static Integer positiveInt(JsonObject body, String key) {
-        if (body == null || body.get(key) == null || body.isNull(key)) {
+        if (body.get(key) == null || body.isNull(key)) {
             return null;
         }
-        if (!(body.get(key) instanceof JsonNumber n) || !n.isIntegral() || n.intValue() < 0) {
+        int value = JsonFields.integer(body, key, 0, key);
+        if (value < 0) {
             throw Problem.of(Problem.Kind.VALIDATION, key + " must be a non-negative integer").toException();
         }
-        return n.intValue();
+        return value;
     }
 
     private static JsonObject view(UserAccount account) {

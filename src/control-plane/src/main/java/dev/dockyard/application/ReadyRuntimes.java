@@ -112,6 +112,6 @@ public class ReadyRuntimes {
 
     private static Refused notReady(SandboxRuntime runtime) {
         return new Refused(Refused.Reason.RUNTIME_NOT_READY, "Runtime " + runtime.id() + " is " + runtime.status()
-                + "; this needs READY").with("status", Json.createValue(runtime.status().name()));
+                + "; this needs READY").with("runtimeStatus", Json.createValue(runtime.status().name()));
     }
 }

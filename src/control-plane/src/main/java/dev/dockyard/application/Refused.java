@@ -3,6 +3,7 @@ package dev.dockyard.application;
 import jakarta.json.JsonValue;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A use case said no: why, in words for the caller, plus members the answer carries (e.g. the
@@ -20,6 +21,8 @@ public class Refused extends RuntimeException {
         BACKEND_FAILED, INTERNAL, FORBIDDEN, CONFLICT, QUOTA_EXCEEDED
     }
 
+    private static final Set<String> RFC_9457_MEMBERS = Set.of("type", "title", "status", "detail", "instance");
+
     private final Reason reason;
     private final transient Map<String, JsonValue> members = new LinkedHashMap<>();
 
@@ -28,7 +31,11 @@ public class Refused extends RuntimeException {
         this.reason = reason;
     }
 
+    /** Adds a member; never one of RFC 9457's own (a runtime's status is {@code runtimeStatus}). */
     public Refused with(String member, JsonValue value) {
+        if (RFC_9457_MEMBERS.contains(member)) {
+            throw new IllegalArgumentException("'" + member + "' is an RFC 9457 member, not an extension");
+        }
         members.put(member, value);
         return this;
     }

@@ -212,6 +212,6 @@ public class RuntimeService {
 
     private static Refused notReady(String id, IllegalTransitionException e, String rule) {
         return new Refused(Refused.Reason.RUNTIME_NOT_READY, "Runtime " + id + " is " + e.from() + "; " + rule)
-                .with("status", Json.createValue(e.from().name()));
+                .with("runtimeStatus", Json.createValue(e.from().name()));
     }
 }

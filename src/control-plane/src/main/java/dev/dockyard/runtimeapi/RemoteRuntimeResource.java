@@ -1,7 +1,9 @@
 package dev.dockyard.runtimeapi;
 
 import dev.dockyard.api.Caller;
+import dev.dockyard.api.JsonFields;
 import dev.dockyard.api.Problem;
+import dev.dockyard.api.SafeIds;
 import dev.dockyard.application.remote.ContextBuilds;
 import dev.dockyard.application.remote.RemoteRuntimes;
 import dev.dockyard.images.RuntimeImageBuilder;
@@ -211,11 +213,15 @@ public class RemoteRuntimeResource {
                 .orElseThrow(() -> notFound("no runtime " + runtimeId));
     }
 
+    /** The members a /pause, /resume or /stop body takes. */
+    static final Set<String> RUNTIME_ID_FIELDS = Set.of("runtime_id");
+
     private static String runtimeId(JsonObject body) {
         if (body == null || !(body.get("runtime_id") instanceof JsonString id) || id.getString().isBlank()) {
             throw Problem.of(Problem.Kind.VALIDATION, "runtime_id is required").toException();
         }
-        return id.getString();
+        JsonFields.requireOnly(body, RUNTIME_ID_FIELDS, "");
+        return SafeIds.require(id.getString(), "runtime_id");
     }
 
     /** Where the client reached this control plane, unless dockyard.public-url says otherwise. */

@@ -18,6 +18,7 @@ public class RuntimeApiApplication extends Application {
     public Set<Class<?>> getClasses() {
         Set<Class<?>> classes = new HashSet<>(ProblemMappers.all());
         classes.add(ApiKeyFilter.class);
+        classes.addAll(ProblemMappers.inputChecks());
         classes.add(RemoteRuntimeResource.class);
         return classes;
     }

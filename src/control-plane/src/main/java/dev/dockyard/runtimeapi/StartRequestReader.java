@@ -1,6 +1,8 @@
 package dev.dockyard.runtimeapi;
 
+import dev.dockyard.api.JsonFields;
 import dev.dockyard.api.Problem;
+import dev.dockyard.api.SafeIds;
 import dev.dockyard.application.remote.RemoteStart;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonNumber;
@@ -17,13 +19,16 @@ import java.util.regex.Pattern;
 
 /**
  * Reads {@code POST /start} as OpenHands' clients send it: {@code command} a list (legacy
- * runtime, app server) or a string (SDK: run by {@code /bin/sh -c}); {@code runtime_class},
- * {@code image_pull_policy} and unknown members accepted and ignored (Docker here has one runtime
- * and no registry). Anything malformed is a 400 naming the member.
+ * runtime, app server) or a string (SDK: run by {@code /bin/sh -c}); {@code runtime_class} and
+ * {@code image_pull_policy} accepted and ignored (Docker here has one runtime and no registry).
+ * Any other member is refused by name, like everywhere in the API: {@link #FIELDS} is every member
+ * OpenHands' RemoteRuntime, app server and SDK send. Anything malformed is a 400 naming the member.
  */
 final class StartRequestReader {
 
-    private static final Pattern SESSION = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,199}");
+    /** What OpenHands' clients send to /start; the last two are taken and ignored. */
+    static final Set<String> FIELDS = Set.of("image", "command", "working_dir", "environment", "session_id",
+            "resource_factor", "run_as_user", "run_as_group", "fs_group", "runtime_class", "image_pull_policy");
     private static final Pattern IMAGE = Pattern.compile("[a-z0-9][a-z0-9._/:@-]{0,299}");
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final Set<Integer> FACTORS = Set.of(1, 2, 4, 8);
@@ -41,10 +46,12 @@ final class StartRequestReader {
         if (body == null) {
             throw invalid("a JSON body is required: {\"image\": …, \"session_id\": …}");
         }
+        JsonFields.requireOnly(body, FIELDS, "");
         String sessionId = string(body, "session_id");
-        if (sessionId == null || !SESSION.matcher(sessionId).matches()) {
-            throw invalid("session_id is required: 1 to 200 letters, digits, '.', '_', ':' or '-'");
+        if (sessionId == null) {
+            throw invalid("session_id is required: an id of " + SafeIds.ALPHABET + " characters");
         }
+        SafeIds.require(sessionId, "session_id");
         String image = string(body, "image");
         if (image == null || !IMAGE.matcher(image).matches()) {
             throw invalid("image is required: an image reference such as ghcr.io/openhands/agent-server:tag");
@@ -144,7 +151,11 @@ final class StartRequestReader {
         if (!(value instanceof JsonNumber n) || !n.isIntegral()) {
             throw invalid(key + " must be an integer");
         }
-        return n.intValue();
+        try {
+            return n.intValueExact();
+        } catch (ArithmeticException e) {
+            throw invalid(key + " is out of range");
+        }
     }
 
     private static Integer optionalId(JsonObject body, String key) {

@@ -197,4 +197,45 @@ class ProvisionRequestReaderTest {
                     || problem.detail().contains("fromSnapshot"), problem.detail());
         }
     }
+
+    @Test
+    void shouldRefuseUnknownFieldNamingItAndSuggestingTheKnownOne() {
+        Problem p = problem("{\"conversationId\":\"c\",\"sandbox\":{\"memoryMB\":4096}}");
+        assertEquals(400, p.kind().status());
+        assertTrue(p.detail().contains("sandbox.memoryMB (did you mean sandbox.memoryMb?)"), p.detail());
+        JsonObject json = p.toJson();
+        assertEquals("[\"sandbox.memoryMB\"]", json.get("unknownFields").toString());
+        assertEquals("sandbox.memoryMb", json.getJsonObject("suggestions").getString("sandbox.memoryMB"));
+    }
+
+    @Test
+    void shouldRefuseUnknownFieldsAtEveryLevel() {
+        assertTrue(problem("{\"conversationId\":\"c\",\"conversationID\":\"d\"}").detail()
+                .contains("conversationID"));
+        assertTrue(problem("{\"conversationId\":\"c\",\"llm\":{\"api_key\":\"k\"}}").detail()
+                .contains("llm.api_key"));
+        assertTrue(problem("{\"conversationId\":\"c\",\"repository\":{\"url\":\"https://x/y.git\",\"ref\":1}}")
+                .detail().contains("repository.ref"));
+        assertTrue(problem("{\"conversationId\":\"c\",\"sandbox\":{\"extraDeps\":{\"pip\":[]}}}").detail()
+                .contains("sandbox.extraDeps.pip"));
+    }
+
+    @Test
+    void shouldRefuseConversationIdsOutsideTheSafeAlphabet() {
+        for (String id : new String[] {"../etc", "a/b", "a..b", "\\u202Econv", "conv\\u2066", "caf\\u00e9", " lead",
+                "x".repeat(201), "\\ud800"}) {
+            Problem p = problem("{\"conversationId\":\"" + id + "\"}");
+            assertTrue(p.detail().startsWith("conversationId must be an id"), id + ": " + p.detail());
+        }
+    }
+
+    @Test
+    void shouldRefuseWrongTypesNamingTheField() {
+        assertTrue(problem("{\"conversationId\":\"c\",\"sandbox\":{\"memoryMb\":\"lots\"}}").detail()
+                .contains("memoryMb"));
+        assertTrue(problem("{\"conversationId\":\"c\",\"sandbox\":{\"cpus\":1e400}}").detail().contains("cpus"));
+        assertTrue(problem("{\"conversationId\":\"c\",\"sandbox\":[]}").detail().contains("sandbox"));
+        assertTrue(problem("{\"conversationId\":\"c\",\"replace\":\"yes\"}").detail().contains("replace"));
+        assertTrue(problem("{\"conversationId\":7}").detail().contains("conversationId"));
+    }
 }

@@ -49,7 +49,7 @@ class ReadyRuntimesTest {
         Refused refused = assertThrows(Refused.class, () -> ready.admit(paused));
 
         assertEquals(Refused.Reason.RUNTIME_NOT_READY, refused.reason());
-        assertEquals("\"PAUSED\"", refused.members().get("status").toString());
+        assertEquals("\"PAUSED\"", refused.members().get("runtimeStatus").toString());
         assertEquals(Phase.PAUSED, l.backend.phase(runtime.containerName()), "still frozen");
     }
 }

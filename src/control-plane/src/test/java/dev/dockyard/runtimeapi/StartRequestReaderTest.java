@@ -48,7 +48,7 @@ class StartRequestReaderTest {
         RemoteStart start = StartRequestReader.read(json("{'image':'agent-server:x','command':"
                 + "'/usr/local/bin/openhands-agent-server --port 60000','working_dir':'/','environment':{},"
                 + "'session_id':'agent-server-1b2c','run_as_user':10001,'fs_group':10001,"
-                + "'image_pull_policy':'IfNotPresent','runtime_class':'sysbox-runc','something_new':1}"), "http://h:1");
+                + "'image_pull_policy':'IfNotPresent','runtime_class':'sysbox-runc'}"), "http://h:1");
         assertEquals(List.of("/bin/sh", "-c", "/usr/local/bin/openhands-agent-server --port 60000"), start.command());
         assertEquals("10001", start.user());
         assertEquals(1, start.resourceFactor());
@@ -72,5 +72,20 @@ class StartRequestReaderTest {
         assertTrue(refusal("{'session_id':'s','image':'a','working_dir':'relative'}").contains("working_dir"));
         assertTrue(refusal("{'session_id':'s','image':'a','run_as_user':-1}").contains("run_as_user"));
         assertTrue(refusal("{'session_id':'../x','image':'a'}").contains("session_id"));
+        assertTrue(refusal("{'session_id':'s','image':'a','resource_factor':4294967297}").contains("resource_factor"));
+    }
+
+    @Test
+    void shouldRefuseUnknownMembersNamingThemAndTheNearestKnownOne() {
+        String detail = refusal("{'session_id':'s','image':'a','something_new':1,'sesion_id':'t'}");
+        assertTrue(detail.contains("something_new"), detail);
+        assertTrue(detail.contains("sesion_id (did you mean session_id?)"), detail);
+    }
+
+    @Test
+    void shouldRefuseSessionIdsOutsideTheSafeAlphabet() {
+        for (String id : new String[] {"a/b", "a..b", "a\\u202Eb", "a b", "x".repeat(201)}) {
+            assertTrue(refusal("{'session_id':'" + id + "','image':'a'}").contains("session_id"), id);
+        }
     }
 }

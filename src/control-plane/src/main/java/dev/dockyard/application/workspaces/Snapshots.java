@@ -124,7 +124,7 @@ public class Snapshots {
             if (now.status() != RuntimeStatus.READY && now.status() != RuntimeStatus.PAUSED) {
                 throw new Refused(Refused.Reason.RUNTIME_NOT_READY, "Runtime " + runtime.id() + " is " + now.status()
                         + "; only a READY or PAUSED runtime can be snapshotted")
-                        .with("status", Json.createValue(now.status().name()));
+                        .with("runtimeStatus", Json.createValue(now.status().name()));
             }
             boolean wasPaused = now.status() == RuntimeStatus.PAUSED;
             backend.pause(now.containerName());

@@ -111,7 +111,7 @@ public class Workspaces {
             // its provisioning would remove what it built meanwhile: there is nothing worth keeping yet
             throw new Refused(Refused.Reason.RUNTIME_NOT_READY, "Runtime " + runtime.id() + " is still "
                     + runtime.status() + "; delete it without keepWorkspace, or wait until it is READY")
-                    .with("status", Json.createValue(runtime.status().name()));
+                    .with("runtimeStatus", Json.createValue(runtime.status().name()));
         }
         RuntimeBackend backend = nodes.on(runtime.node());
         SandboxWorkspace mounted = runtime.workspace();

@@ -1,0 +1,214 @@
+package dev.dockyard.api;
+
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonException;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonReader;
+import jakarta.json.JsonValue;
+import jakarta.json.stream.JsonParser;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.MultivaluedMap;
+import jakarta.ws.rs.ext.MessageBodyReader;
+import jakarta.ws.rs.ext.Provider;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.StringReader;
+import java.lang.annotation.Annotation;
+import java.lang.reflect.Type;
+import java.math.BigDecimal;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.NoSuchElementException;
+import java.util.Set;
+
+/**
+ * The one way a JSON request body enters the API (both JAX-RS applications register it, and an
+ * application's own provider wins over Liberty's built-in JSON-P one). It reads at most
+ * {@link InputLimits#maxBodyBytes()} (413 past that, judged first on Content-Length, then while
+ * reading), insists on UTF-8, walks the tokens once with a bounded nesting depth, refuses
+ * duplicate member names (which of two values a check saw would be ambiguous) and absurd numbers,
+ * and only then builds the value, which must be of the declared type ({@code [1,2,3]} where an
+ * object is expected is a 400, not a ClassCastException). Every refusal is a problem, never a 500.
+ */
+@Provider
+@Consumes({MediaType.APPLICATION_JSON, "application/*+json", "text/json"})
+public class JsonBodyReader implements MessageBodyReader<JsonValue> {
+
+    /** Longest number literal taken: a double's digits and exponent fit well inside. */
+    private static final int MAX_NUMBER_CHARS = 40;
+    /** Largest decimal exponent taken: beyond a double's range, so nothing real is refused. */
+    private static final int MAX_NUMBER_SCALE = 400;
+    private static final int CHUNK = 8192;
+
+    @Inject
+    InputLimits limits;
+
+    public JsonBodyReader() {
+    }
+
+    JsonBodyReader(InputLimits limits) {
+        this.limits = limits;
+    }
+
+    @Override
+    public boolean isReadable(Class<?> type, Type genericType, Annotation[] annotations, MediaType mediaType) {
+        return JsonValue.class.isAssignableFrom(type);
+    }
+
+    @Override
+    public JsonValue readFrom(Class<JsonValue> type, Type genericType, Annotation[] annotations, MediaType mediaType,
+                              MultivaluedMap<String, String> headers, InputStream body) throws IOException {
+        return read(type, headers == null ? null : headers.getFirst(HttpHeaders.CONTENT_LENGTH), body);
+    }
+
+    /** The body as a value of {@code type}; null when there is none (the resource says what it needs). */
+    JsonValue read(Class<?> type, String contentLength, InputStream body) throws IOException {
+        int max = limits.maxBodyBytes();
+        if (contentLength != null && declaredLength(contentLength) > max) {
+            throw tooLarge(max);
+        }
+        String text = utf8(readAtMost(body, max));
+        if (text.isBlank()) {
+            return null;
+        }
+        scan(text);
+        JsonValue value;
+        try (JsonReader reader = Json.createReader(new StringReader(text))) {
+            value = reader.readValue();
+        } catch (JsonException e) {
+            throw invalid("The body is not valid JSON");
+        }
+        if (JsonObject.class.equals(type) && value.getValueType() != JsonValue.ValueType.OBJECT) {
+            throw invalid("The body must be a JSON object, not " + article(value.getValueType()));
+        }
+        if (JsonArray.class.equals(type) && value.getValueType() != JsonValue.ValueType.ARRAY) {
+            throw invalid("The body must be a JSON array, not " + article(value.getValueType()));
+        }
+        return value;
+    }
+
+    /** One pass over the tokens, no tree: depth, duplicate names, numbers, trailing garbage. */
+    private void scan(String text) {
+        int maxDepth = limits.maxDepth();
+        Deque<Set<String>> names = new ArrayDeque<>();
+        int depth = 0;
+        try (JsonParser parser = Json.createParser(new StringReader(text))) {
+            while (parser.hasNext()) {
+                switch (parser.next()) {
+                    case START_OBJECT, START_ARRAY -> {
+                        if (++depth > maxDepth) {
+                            throw invalid("The body nests deeper than " + maxDepth + " levels");
+                        }
+                        names.push(new HashSet<>());
+                    }
+                    case END_OBJECT, END_ARRAY -> {
+                        depth--;
+                        names.pop();
+                    }
+                    case KEY_NAME -> {
+                        if (!names.peek().add(parser.getString())) {
+                            throw invalid("The member '" + printable(parser.getString()) + "' appears twice in one "
+                                    + "object");
+                        }
+                    }
+                    case VALUE_NUMBER -> number(parser.getString());
+                    default -> {
+                    }
+                }
+            }
+        } catch (JsonException | IllegalStateException | NoSuchElementException e) {
+            throw invalid("The body is not valid JSON");
+        }
+    }
+
+    private static void number(String literal) {
+        if (literal.length() > MAX_NUMBER_CHARS) {
+            throw invalid("A number in the body has more than " + MAX_NUMBER_CHARS + " characters");
+        }
+        if (Math.abs(new BigDecimal(literal).scale()) > MAX_NUMBER_SCALE) {
+            throw invalid("A number in the body is out of range");
+        }
+    }
+
+    private static byte[] readAtMost(InputStream in, int max) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(Math.min(max, CHUNK));
+        byte[] chunk = new byte[CHUNK];
+        int total = 0;
+        for (int n = in.read(chunk); n >= 0; n = in.read(chunk)) {
+            total += n;
+            if (total > max) {
+                // stop here: the rest is never read (the connection is closed with the answer)
+                throw tooLarge(max);
+            }
+            out.write(chunk, 0, n);
+        }
+        return out.toByteArray();
+    }
+
+    private static String utf8(byte[] bytes) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
+            throw invalid("The body is not valid UTF-8");
+        }
+    }
+
+    /** The declared length, -1 when it cannot be read (the transport checked it; reading stays bounded anyway). */
+    private static long declaredLength(String contentLength) {
+        try {
+            return Long.parseLong(contentLength.split(",")[0].strip());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    private static String article(JsonValue.ValueType type) {
+        return switch (type) {
+            case ARRAY -> "an array";
+            case OBJECT -> "an object";
+            case STRING -> "a string";
+            case NUMBER -> "a number";
+            case NULL -> "null";
+            case TRUE, FALSE -> "a boolean";
+        };
+    }
+
+    /** A member name fit to echo: at most 60 characters, controls shown as '?'. */
+    static String printable(String text) {
+        String cut = text.length() > 60 ? text.substring(0, 60) + "…" : text;
+        StringBuilder out = new StringBuilder(cut.length());
+        cut.codePoints().forEach(c -> out.appendCodePoint(Character.isISOControl(c) || SafeIds.isBidiControl(c)
+                || Character.getType(c) == Character.SURROGATE ? '?' : c));
+        return out.toString();
+    }
+
+    private static Problem.ProblemException tooLarge(int max) {
+        return BodyLimitFilter.tooLarge(max).toException();
+    }
+
+    /** A body some resource read as text, checked like any other: depth, names, numbers, an object. */
+    static JsonObject object(String text, InputLimits limits) {
+        try {
+            return (JsonObject) new JsonBodyReader(limits).read(JsonObject.class, null,
+                    new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (IOException e) {
+            throw invalid("The body could not be read");
+        }
+    }
+
+    private static Problem.ProblemException invalid(String detail) {
+        return Problem.of(Problem.Kind.VALIDATION, detail).toException();
+    }
+}

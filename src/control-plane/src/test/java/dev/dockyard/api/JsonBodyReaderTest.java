@@ -1,0 +1,140 @@
+package dev.dockyard.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import jakarta.json.JsonArray;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class JsonBodyReaderTest {
+
+    private final JsonBodyReader reader = new JsonBodyReader(new InputLimits(1000, 8));
+
+    private JsonValue read(Class<?> type, String body) throws IOException {
+        return reader.read(type, null, new ByteArrayInputStream(body.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private Problem refusal(Class<?> type, String body) {
+        return assertThrows(Problem.ProblemException.class, () -> read(type, body)).problem();
+    }
+
+    @Test
+    void shouldReadAnObject() throws IOException {
+        JsonObject body = (JsonObject) read(JsonObject.class, "{\"a\": [1, {\"b\": null}], \"c\": 1.5e3}");
+        assertEquals(1500.0, body.getJsonNumber("c").doubleValue());
+    }
+
+    @Test
+    void shouldAnswerNullForAnEmptyBody() throws IOException {
+        assertNull(read(JsonObject.class, ""));
+        assertNull(read(JsonObject.class, "  \n"));
+    }
+
+    @Test
+    void shouldRefuseAnArrayWhereAnObjectIsExpected() {
+        Problem p = refusal(JsonObject.class, "[1,2,3]");
+        assertEquals(400, p.kind().status());
+        assertEquals("The body must be a JSON object, not an array", p.detail());
+        assertTrue(refusal(JsonObject.class, "[]").detail().contains("not an array"));
+        assertTrue(refusal(JsonObject.class, "\"text\"").detail().contains("not a string"));
+        assertTrue(refusal(JsonObject.class, "42").detail().contains("not a number"));
+        assertTrue(refusal(JsonObject.class, "null").detail().contains("not null"));
+        assertTrue(refusal(JsonArray.class, "{}").detail().contains("not an object"));
+    }
+
+    @Test
+    void shouldRefuseNestingDeeperThanTheLimitBeforeBuildingAnything() {
+        assertEquals(1, ((JsonArray) readArray("[".repeat(8) + "]".repeat(8))).size());
+        assertTrue(refusal(JsonArray.class, "[".repeat(9) + "]".repeat(9)).detail().contains("deeper than 8"));
+        String deep = "[".repeat(20_000) + "]".repeat(20_000);
+        Problem p = assertThrows(Problem.ProblemException.class, () -> new JsonBodyReader(new InputLimits(100_000, 8))
+                .read(JsonObject.class, null, new ByteArrayInputStream(deep.getBytes(StandardCharsets.UTF_8)))).problem();
+        assertTrue(p.detail().contains("deeper than 8"), p.detail());
+    }
+
+    private JsonValue readArray(String body) {
+        try {
+            return read(JsonArray.class, body);
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void shouldAnswer413PastTheLimitWithoutReadingTheRest() {
+        int[] served = {0};
+        InputStream endless = new InputStream() {
+            @Override
+            public int read() {
+                served[0]++;
+                return ' ';
+            }
+        };
+        Problem p = assertThrows(Problem.ProblemException.class, () -> reader.read(JsonObject.class, null, endless))
+                .problem();
+        assertEquals(413, p.kind().status());
+        assertTrue(served[0] < 1000 + 8192 * 2, "read " + served[0]);
+        assertEquals(413, assertThrows(Problem.ProblemException.class,
+                () -> reader.read(JsonObject.class, "20000000", InputStream.nullInputStream())).problem().kind().status());
+    }
+
+    @Test
+    void shouldRefuseInvalidUtf8() {
+        byte[] bad = {'{', '"', 'a', '"', ':', '"', (byte) 0xC0, (byte) 0xAF, '"', '}'};
+        Problem p = assertThrows(Problem.ProblemException.class,
+                () -> reader.read(JsonObject.class, null, new ByteArrayInputStream(bad))).problem();
+        assertEquals("The body is not valid UTF-8", p.detail());
+    }
+
+    @Test
+    void shouldRefuseDuplicateMembersMalformedJsonAndAbsurdNumbers() {
+        assertTrue(refusal(JsonObject.class, "{\"a\":1,\"a\":2}").detail().contains("'a' appears twice"));
+        assertEquals("The body is not valid JSON", refusal(JsonObject.class, "{not json").detail());
+        assertEquals("The body is not valid JSON", refusal(JsonObject.class, "{} {}").detail());
+        assertEquals("The body is not valid JSON", refusal(JsonObject.class, "{\"a\":1,}").detail());
+        assertTrue(refusal(JsonObject.class, "{\"a\":1e999999999}").detail().contains("out of range"));
+        assertTrue(refusal(JsonObject.class, "{\"a\":" + "9".repeat(50) + "}").detail().contains("characters"));
+    }
+
+    @Test
+    void shouldNamePerUnknownFieldTheNearestKnownOne() {
+        Problem p = assertThrows(Problem.ProblemException.class, () -> JsonFields.requireOnly(
+                (JsonObject) read(JsonObject.class, "{\"memoryMB\":1,\"zzz\":2,\"cpu\":1}"),
+                Set.of("memoryMb", "cpus"), "sandbox")).problem();
+        assertTrue(p.detail().startsWith("Unknown fields sandbox.cpu (did you mean sandbox.cpus?), "
+                + "sandbox.memoryMB (did you mean sandbox.memoryMb?), sandbox.zzz;"), p.detail());
+        assertEquals("[\"sandbox.cpu\",\"sandbox.memoryMB\",\"sandbox.zzz\"]", p.toJson().get("unknownFields").toString());
+    }
+
+    @Test
+    void shouldCutAChunkedBodyOffAtTheLimitAndTakeAnUnreadableOneAsTheCallersError() {
+        InputStream endless = new InputStream() {
+            @Override
+            public int read() {
+                return 'x';
+            }
+        };
+        BodyLimitFilter.Bounded bounded = new BodyLimitFilter.Bounded(endless, 100);
+        assertEquals(413, assertThrows(Problem.ProblemException.class, () -> bounded.readNBytes(1000)).problem()
+                .kind().status());
+        InputStream broken = new InputStream() {
+            @Override
+            public int read() throws IOException {
+                throw new IOException("Illegal chunk length digit");
+            }
+        };
+        Problem p = assertThrows(Problem.ProblemException.class,
+                () -> new BodyLimitFilter.Bounded(broken, 100).read(new byte[10], 0, 10)).problem();
+        assertEquals(400, p.kind().status());
+        assertTrue(p.detail().startsWith("The body could not be read"), p.detail());
+    }
+}
