@@ -1,6 +1,7 @@
 package dev.dockyard.backend.docker;
 
 import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.exception.ConflictException;
 import com.github.dockerjava.api.exception.DockerException;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.Container;
@@ -66,6 +67,9 @@ final class SandboxNetworks {
         try {
             docker.createNetworkCmd().withName(network).withDriver("bridge").withLabels(labels)
                     .withOptions(Map.of(BRIDGE_NAME, bridge)).withCheckDuplicate(true).exec();
+        } catch (ConflictException e) {
+            // left by an attempt of this same sandbox that did not finish: its rules are made again below
+            LOG.info("Reusing network " + network + " of an earlier attempt");
         } catch (DockerException e) {
             throw new BackendException("Docker could not create the sandbox's network " + network + ": "
                     + e.getMessage(), e);
