@@ -208,6 +208,40 @@ class EgressPolicyIT {
         assertTrue(rules.contains("-A INPUT -i " + bridge + " -j DOCKYARD-OPEN"), rules);
     }
 
+    /**
+     * The create-time cost of a network of its own and its rules: the provisioning's create step
+     * and the DELETE's answer time of none against open runtimes, alternated (the first open create
+     * of a control plane also installs the default bridge's rule once).
+     */
+    @Test
+    void shouldMeasureWhatAnOwnNetworkCosts() {
+        List<Long> createOpen = new ArrayList<>();
+        List<Long> createNone = new ArrayList<>();
+        List<Long> deleteOpen = new ArrayList<>();
+        List<Long> deleteNone = new ArrayList<>();
+        List<String> measured = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            for (String mode : List.of("open", "none")) {
+                JsonObject runtime = provision(mode, null);
+                measured.add(runtime.getString("id"));
+                Matcher create = Pattern.compile("create (\\d+)").matcher(runtime.getString("statusMessage"));
+                assertTrue(create.find(), runtime.getString("statusMessage"));
+                long started = System.nanoTime();
+                int status = API.delete("runtimes/" + runtime.getString("id")).status();
+                long deleted = (System.nanoTime() - started) / 1_000_000;
+                assertTrue(status >= 200 && status < 300, "DELETE answered " + status);
+                (mode.equals("open") ? createOpen : createNone).add(Long.parseLong(create.group(1)));
+                (mode.equals("open") ? deleteOpen : deleteNone).add(deleted);
+            }
+        }
+        MEASURED.add("create step ms, open " + createOpen + " none " + createNone + "; DELETE ms, open " + deleteOpen
+                + " none " + deleteNone);
+        for (String id : measured) {
+            assertFalse(DockerCli.run("network", "inspect", network(id)).exitCode() == 0,
+                    "the network of deleted runtime " + id + " is gone");
+        }
+    }
+
     @Test
     void shouldRefuseMalformedPoliciesWithAProblem() {
         for (JsonObjectBuilder sandbox : List.of(
@@ -249,13 +283,15 @@ class EgressPolicyIT {
 
     /** What the sandbox gets from http://host:port/ within 5 s: "OK body" or "FAIL why". */
     private static String fetch(String id, String host, int port) {
-        return python(id, String.join("\n",
+        String answer = python(id, String.join("\n",
                 "import urllib.request",
                 "try:",
                 "    print('OK', urllib.request.urlopen('http://" + host + ":" + port + "/', timeout=5).read()"
                         + ".decode().strip())",
                 "except Exception as e:",
                 "    print('FAIL', type(e).__name__, e)"));
+        System.out.println("[egress-fetch] " + id + " -> " + host + ":" + port + ": " + answer);
+        return answer;
     }
 
     private static String python(String id, String program) {
