@@ -127,6 +127,9 @@ class EgressPolicyIT {
         JsonObject runtime = provision("allowlist", Json.createArrayBuilder().add(SERVER + ":" + LISTED));
         String id = runtime.getString("id");
         String bridge = bridgeOf(id);
+        assertEquals(Json.createObjectBuilder().add("mode", "allowlist")
+                .add("egress", Json.createArrayBuilder().add(SERVER + ":" + LISTED)).build(),
+                API.get("runtimes/" + id).json().getJsonObject("network"), "the policy in the runtime's view");
 
         assertEquals("OK " + LISTED_TOKEN, fetch(id, SERVER, LISTED));
         assertTrue(fetch(id, SERVER, UNLISTED).startsWith("FAIL"), "an unlisted port of the same address");
