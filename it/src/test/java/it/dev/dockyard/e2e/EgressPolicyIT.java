@@ -245,6 +245,43 @@ class EgressPolicyIT {
         }
     }
 
+    /**
+     * A control plane that died between making a sandbox's network (and rules) and its container
+     * leaves them behind: the reconciler's sweep removes both once they are older than its grace.
+     */
+    @Test
+    void shouldSweepTheNetworkAndRulesALostSandboxLeft() {
+        String sandbox = "dockyard-rt-lost" + RUN_ID;
+        String bridge = "dy" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        DockerCli.ok("network", "create", "-o", "com.docker.network.bridge.name=" + bridge,
+                "--label", "dev.dockyard.managed=true", "--label", "dev.dockyard.runtime-id=rt-lost" + RUN_ID,
+                "--label", "dev.dockyard.conversation-id=it-egress-lost",
+                "--label", "dev.dockyard.control-plane=" + System.getProperty("dockyard.instance", "it"),
+                "--label", "dev.dockyard.egress=none", "dockyard-net-" + sandbox);
+        String chain = "DOCKYARD-F-" + bridge;
+        DockerCli.ok("run", "--rm", "--network", "host", "--cap-add", "NET_ADMIN", "--cap-add", "NET_RAW", HELPER,
+                "iptables -N " + chain + " && iptables -A " + chain + " -j REJECT && iptables -I DOCKER-USER -i "
+                        + bridge + " -j " + chain);
+        assertFalse(rules(bridge).isEmpty());
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        while (DockerCli.run("network", "inspect", "dockyard-net-" + sandbox).exitCode() == 0
+                && System.nanoTime() < deadline) {
+            sleep(2000);
+        }
+        assertFalse(DockerCli.run("network", "inspect", "dockyard-net-" + sandbox).exitCode() == 0,
+                "the orphan network is swept within 90 s");
+        assertEquals("", rules(bridge), "with its rules");
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
     @Test
     void shouldRefuseMalformedPoliciesWithAProblem() {
         for (JsonObjectBuilder sandbox : List.of(
