@@ -50,7 +50,8 @@ import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
  * privileges, a pids limit, CPU and memory limits, an init process), the executor port published
  * on 127.0.0.1 only at a port Docker picks. The executor's {@code /workspace} is a labelled volume
  * of its own ({@link WorkspaceVolumes}: size-bounded where this host allows), created with the
- * sandbox and removed with it unless it is kept.
+ * sandbox and removed with it unless it is kept. Its egress policy's network and packet-filter
+ * rules ({@link SandboxNetworks}) are made before it and go with it.
  */
 public class DockerBackend implements RuntimeBackend {
 
