@@ -246,6 +246,38 @@ class EgressPolicyIT {
     }
 
     /**
+     * A host that reboots loses its packet-filter rules; a stopped sandbox is only started again
+     * through revive, which puts them back first. The test removes the rules itself, as the reboot
+     * would, then hibernates and resumes the runtime.
+     */
+    @Test
+    void shouldPutTheRulesBackWhenAStoppedSandboxIsRevived() {
+        String id = provision("none", null).getString("id");
+        String bridge = bridgeOf(id);
+        String before = rules(bridge);
+        DockerCli.ok("run", "--rm", "--network", "host", "--cap-add", "NET_ADMIN", "--cap-add", "NET_RAW", HELPER,
+                "iptables -D DOCKER-USER -i " + bridge + " -j DOCKYARD-F-" + bridge + " && iptables -D INPUT -i "
+                        + bridge + " -j DOCKYARD-I-" + bridge + " && iptables -F DOCKYARD-F-" + bridge
+                        + " && iptables -X DOCKYARD-F-" + bridge + " && iptables -F DOCKYARD-I-" + bridge
+                        + " && iptables -X DOCKYARD-I-" + bridge);
+        assertEquals("", rules(bridge));
+
+        DockyardApi.Answer paused = API.post("runtimes/" + id + "/pause", Json.createObjectBuilder().build());
+        assertEquals(200, paused.status(), paused.body());
+        DockyardApi.Answer hibernated = API.post("runtimes/" + id + "/hibernate", Json.createObjectBuilder().build());
+        assertEquals("HIBERNATED", hibernated.json().getString("status"), hibernated.body());
+        DockyardApi.Answer resumed = API.post("runtimes/" + id + "/resume", Json.createObjectBuilder().build());
+        assertTrue(resumed.status() < 300, resumed.body());
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!API.get("runtimes/" + id).json().getString("status").equals("READY") && System.nanoTime() < deadline) {
+            sleep(500);
+        }
+        assertEquals("READY", API.get("runtimes/" + id).json().getString("status"));
+        assertEquals(before, rules(bridge), "the same rules are back");
+        assertTrue(fetch(id, SERVER, LISTED).startsWith("FAIL"));
+    }
+
+    /**
      * A control plane that died between making a sandbox's network (and rules) and its container
      * leaves them behind: the reconciler's sweep removes both once they are older than its grace.
      */
