@@ -17,6 +17,8 @@ bash "$root/docker/build-base-image.sh"
 echo "[start] building (mvn install -DskipTests)" >&2
 mvn -B -q -ntp -f "$root/pom.xml" install -DskipTests
 bash "$root/docker/build-sandbox-image.sh" "$root/src/executor/target/executor-bundle"
+# installs the packet-filter rules of sandboxes' egress policies (sandbox.network)
+bash "$root/docker/build-egress-helper-image.sh"
 
 mkdir -p "$home"
 if [ -z "${DOCKYARD_BOOTSTRAP_ADMIN_KEY:-}" ]; then

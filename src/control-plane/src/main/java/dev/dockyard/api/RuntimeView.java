@@ -42,6 +42,10 @@ public final class RuntimeView {
         addNullable(b, "createdAt", r.createdAt());
         addNullable(b, "readyAt", r.readyAt());
         b.add("resources", Json.createObjectBuilder().add("cpus", r.cpus()).add("memoryMb", r.memoryMb()));
+        // the egress policy, with an allowlist's names as the addresses they resolved to when it was asked for
+        JsonArrayBuilder egress = Json.createArrayBuilder();
+        r.egress().allowed().forEach(d -> egress.add(d.toString()));
+        b.add("network", Json.createObjectBuilder().add("mode", r.egress().mode().apiName()).add("egress", egress));
         JsonObjectBuilder lifecycle = Json.createObjectBuilder().add("keepAlive", r.keepAlive())
                 .add("idleTimeoutSeconds", r.idleTimeoutSeconds()).add("ttlSeconds", r.ttlSeconds());
         boolean asleep = r.status() == RuntimeStatus.PAUSED || r.status() == RuntimeStatus.HIBERNATED;

@@ -46,6 +46,15 @@ public final class Labels {
     /** On a snapshot's image and workspace copy: the snapshot's id. */
     public static final String SNAPSHOT_ID = "dev.dockyard.snapshot-id";
 
+    /**
+     * On a sandbox's own network (see {@link EgressPolicy}): its policy, as
+     * {@link EgressPolicy#encode()} writes it, so its rules can be installed again (after the
+     * engine's host rebooted) and removed from what the engine alone knows.
+     */
+    public static final String EGRESS = "dev.dockyard.egress";
+    /** On the short-lived containers that install egress rules on the engine's host. */
+    public static final String EGRESS_HELPER = "dev.dockyard.egress-helper";
+
     private Labels() {
     }
 

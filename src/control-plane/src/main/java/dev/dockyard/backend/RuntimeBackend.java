@@ -2,6 +2,7 @@ package dev.dockyard.backend;
 
 import java.io.InputStream;
 import java.net.URI;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
@@ -132,6 +133,16 @@ public interface RuntimeBackend {
      */
     default List<WorkspaceVolume> listWorkspaces(String controlPlane) {
         return List.of();
+    }
+
+    /**
+     * Removes the sandbox networks of {@code controlPlane} (see {@link EgressPolicy}) created before
+     * {@code cutoff} whose sandbox is gone, with their packet-filter rules; returns how many.
+     *
+     * @throws BackendException when the networks cannot be listed
+     */
+    default int sweepNetworks(String controlPlane, Instant cutoff) {
+        return 0;
     }
 
     /** The bytes a workspace volume takes on the host now, or -1 when unknown. */

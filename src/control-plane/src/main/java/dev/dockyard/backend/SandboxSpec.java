@@ -24,16 +24,29 @@ import java.util.Map;
  * <p>{@code background}: nobody waits for this sandbox's boot (a warm pool's member), so it boots
  * at the lowest CPU weight the backend has and yields the CPU to sandboxes in use and to claims;
  * {@link RuntimeBackend#settle} gives it the normal weight once it is ready.
+ *
+ * <p>{@code egress}: where the sandbox may open connections ({@link EgressPolicy}; null is open).
  */
 public record SandboxSpec(String runtimeId, String conversationId, String controlPlane, String name, String image, double cpus,
                           double bootCpus, int memoryMb, long pidsLimit, String user, int executorPort,
                           String sessionKey, List<String> plugins, SandboxProcess process, List<Integer> servicePorts,
-                          SandboxWorkspace workspace, Map<String, String> extraLabels, boolean background) {
+                          SandboxWorkspace workspace, Map<String, String> extraLabels, boolean background,
+                          EgressPolicy egress) {
 
     public SandboxSpec {
+        egress = egress == null ? EgressPolicy.OPEN : egress;
         plugins = List.copyOf(plugins);
         servicePorts = List.copyOf(servicePorts);
         extraLabels = Map.copyOf(extraLabels);
+    }
+
+    /** A sandbox of the open egress policy. */
+    public SandboxSpec(String runtimeId, String conversationId, String controlPlane, String name, String image,
+                       double cpus, double bootCpus, int memoryMb, long pidsLimit, String user, int executorPort,
+                       String sessionKey, List<String> plugins, SandboxProcess process, List<Integer> servicePorts,
+                       SandboxWorkspace workspace, Map<String, String> extraLabels, boolean background) {
+        this(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb, pidsLimit, user,
+                executorPort, sessionKey, plugins, process, servicePorts, workspace, extraLabels, background, null);
     }
 
     /** A sandbox whose workspace is a fresh volume of the backend's default size. */
@@ -47,20 +60,29 @@ public record SandboxSpec(String runtimeId, String conversationId, String contro
     /** The same sandbox with these labels beside Dockyard's own. */
     public SandboxSpec withLabels(Map<String, String> labels) {
         return new SandboxSpec(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb,
-                pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, workspace, labels, background);
+                pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, workspace, labels, background,
+                egress);
     }
 
     /** The same sandbox with its workspace elsewhere. */
     public SandboxSpec withWorkspace(SandboxWorkspace newWorkspace) {
         return new SandboxSpec(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb,
                 pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, newWorkspace, extraLabels,
-                background);
+                background, egress);
     }
 
     /** The same sandbox, booted in the background (see the class comment). */
     public SandboxSpec inBackground() {
         return new SandboxSpec(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb,
-                pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, workspace, extraLabels, true);
+                pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, workspace, extraLabels, true,
+                egress);
+    }
+
+    /** The same sandbox under this egress policy. */
+    public SandboxSpec withEgress(EgressPolicy policy) {
+        return new SandboxSpec(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb,
+                pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, workspace, extraLabels,
+                background, policy);
     }
 
     public Map<String, String> labels() {
@@ -76,6 +98,6 @@ public record SandboxSpec(String runtimeId, String conversationId, String contro
     public String toString() {
         // never print the key
         return "SandboxSpec[runtimeId=" + runtimeId + ", name=" + name + ", image=" + image + ", cpus=" + cpus
-                + ", memoryMb=" + memoryMb + "]";
+                + ", memoryMb=" + memoryMb + ", network=" + egress.mode().apiName() + "]";
     }
 }

@@ -563,4 +563,53 @@ public class DockyardConfig {
     public int quotaMaxSnapshotMb() {
         return quotaMaxSnapshotMb;
     }
+
+    // --- egress policy (sandbox.network): see dev.dockyard.backend.EgressPolicy ---
+
+    @Inject
+    @ConfigProperty(name = "dockyard.sandbox.network", defaultValue = "open")
+    String sandboxNetwork;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.sandbox.network.allowed-modes", defaultValue = "none,internal,allowlist,open")
+    List<String> sandboxNetworkModes;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.sandbox.network.internal-services")
+    Optional<List<String>> internalServices;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.sandbox.network.max-destinations", defaultValue = "32")
+    int maxEgressDestinations;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.sandbox.network.helper-image", defaultValue = "dockyard/egress-helper:latest")
+    String egressHelperImage;
+
+    /** The network mode of a request that names none (none, internal, allowlist, open). */
+    public String sandboxNetwork() {
+        return sandboxNetwork == null ? "open" : sandboxNetwork.strip();
+    }
+
+    /** The network modes users may ask for (the configured default is applied whatever this says). */
+    public List<String> sandboxNetworkModes() {
+        return sandboxNetworkModes == null ? List.of("none", "internal", "allowlist", "open")
+                : sandboxNetworkModes.stream().map(String::strip).filter(m -> !m.isEmpty()).toList();
+    }
+
+    /** The admin's services ({@code host:port}) a sandbox of the internal mode may reach. */
+    public List<String> internalServices() {
+        return internalServices == null ? List.of() : internalServices.orElse(List.of()).stream().map(String::strip)
+                .filter(v -> !v.isEmpty()).toList();
+    }
+
+    /** How many destinations an allowlist may name (each may resolve to several addresses). */
+    public int maxEgressDestinations() {
+        return maxEgressDestinations == 0 ? 32 : maxEgressDestinations;
+    }
+
+    /** The image that installs egress rules on each Docker node (docker/build-egress-helper-image.sh). */
+    public String egressHelperImage() {
+        return egressHelperImage == null ? "dockyard/egress-helper:latest" : egressHelperImage;
+    }
 }

@@ -1,6 +1,7 @@
 package dev.dockyard.runtime;
 
 import dev.dockyard.agents.LlmSettings;
+import dev.dockyard.backend.EgressPolicy;
 import dev.dockyard.backend.SandboxWorkspace;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.secrets.SealedString;
@@ -116,6 +117,10 @@ public class SandboxRuntime {
     /** The executor plugins the sandbox starts, comma-separated, or null for none. */
     @Column(name = "PLUGINS", length = 500)
     private String plugins;
+
+    /** Its egress policy as {@link EgressPolicy#encode()} writes it; null (rows of before policies): open. */
+    @Column(name = "EGRESS", length = 4000)
+    private String egress;
 
     /** The request's {@code sandbox.extraDeps} as JSON ({"apt": [...], "script": "..."}), or null. */
     @Column(name = "EXTRA_DEPS", length = 12000)
@@ -335,6 +340,15 @@ public class SandboxRuntime {
 
     public List<String> plugins() {
         return plugins == null ? List.of() : List.of(plugins.split(","));
+    }
+
+    public void withEgress(EgressPolicy policy) {
+        this.egress = policy == null || !policy.ownNetwork() ? null : policy.encode();
+    }
+
+    /** Where its sandbox may open connections. */
+    public EgressPolicy egress() {
+        return EgressPolicy.decode(egress);
     }
 
     public void runsImage(String image) {

@@ -217,7 +217,9 @@ public class Snapshots {
                 // the snapshot's image holds the source's extra dependencies already
                 ExtraDependencies.NONE, source.plugins(), null, false, null, null, Map.of(),
                 // a new conversation: the configured idle lifecycle, not the source's
-                null, WorkspaceRequest.of(0, null, snapshot.id()));
+                null, WorkspaceRequest.of(0, null, snapshot.id()))
+                // the fork may reach what the source could, no more
+                .withEgress(source.egress());
         return lifecycle.provision(request);
     }
 }

@@ -50,7 +50,8 @@ import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
  * privileges, a pids limit, CPU and memory limits, an init process), the executor port published
  * on 127.0.0.1 only at a port Docker picks. The executor's {@code /workspace} is a labelled volume
  * of its own ({@link WorkspaceVolumes}: size-bounded where this host allows), created with the
- * sandbox and removed with it unless it is kept.
+ * sandbox and removed with it unless it is kept. Its egress policy's network and packet-filter
+ * rules ({@link SandboxNetworks}) are made before it and go with it.
  */
 public class DockerBackend implements RuntimeBackend {
 
@@ -68,8 +69,12 @@ public class DockerBackend implements RuntimeBackend {
     /** The lowest weight the engine takes: a background boot runs on what others leave. */
     static final int BACKGROUND_CPU_SHARES = 2;
 
+    /** The egress helper image docker/build-egress-helper-image.sh builds (MP Config's default). */
+    public static final String DEFAULT_EGRESS_HELPER = "dockyard/egress-helper:latest";
+
     private final DockerClient docker;
     private final WorkspaceVolumes workspaces;
+    private final SandboxNetworks networks;
 
     /** One backend per engine: see {@link DockerNodes}. Workspaces on plain (unbounded) volumes. */
     public DockerBackend(DockerClient docker) {
@@ -77,8 +82,14 @@ public class DockerBackend implements RuntimeBackend {
     }
 
     DockerBackend(DockerClient docker, WorkspaceVolumes workspaces) {
+        this(docker, workspaces, DEFAULT_EGRESS_HELPER);
+    }
+
+    /** {@code egressHelperImage}: what installs the packet-filter rules of egress policies ({@link SandboxNetworks}). */
+    DockerBackend(DockerClient docker, WorkspaceVolumes workspaces, String egressHelperImage) {
         this.docker = docker;
         this.workspaces = workspaces;
+        this.networks = new SandboxNetworks(docker, new EgressHelper(docker, egressHelperImage));
     }
 
     @Override
@@ -124,6 +135,14 @@ public class DockerBackend implements RuntimeBackend {
         if (volume != null) {
             host.withBinds(new Bind(volume, new Volume(WorkspaceVolumes.MOUNTED_AT)));
         }
+        // the egress policy's own network and rules exist before the container can send a packet
+        String network;
+        try {
+            network = networks.attach(spec, host);
+        } catch (RuntimeException e) {
+            removeWorkspaceQuietly(ownVolume);
+            throw e;
+        }
         String id;
         try {
             CreateContainerCmd create = docker.createContainerCmd(spec.image())
@@ -140,12 +159,14 @@ public class DockerBackend implements RuntimeBackend {
             id = create.exec().getId();
         } catch (NotFoundException e) {
             removeWorkspaceQuietly(ownVolume);
+            removeNetworkQuietly(network, spec.name());
             throw new BackendException("image '" + spec.image() + "' not found", e);
         } catch (ConflictException e) {
-            // the name belongs to another sandbox: so may the volume named after it
+            // the name belongs to another sandbox: so may the volume (and network) named after it
             throw new BackendException("a container named '" + spec.name() + "' already exists", e);
         } catch (DockerException | IllegalArgumentException e) {
             removeWorkspaceQuietly(ownVolume);
+            removeNetworkQuietly(network, spec.name());
             throw new BackendException("Docker refused to create the container: " + describe(e), e);
         }
         if (process == null) {
@@ -186,6 +207,18 @@ public class DockerBackend implements RuntimeBackend {
         } catch (RuntimeException e) {
             // the reconciler's sweep removes an unused labelled volume later
             LOG.warning("Could not remove workspace volume " + volume + ": " + e.getMessage());
+        }
+    }
+
+    private void removeNetworkQuietly(String network, String sandboxName) {
+        if (network == null) {
+            return;
+        }
+        try {
+            networks.remove(sandboxName);
+        } catch (RuntimeException e) {
+            // the reconciler's sweep removes an unused sandbox network later
+            LOG.warning("Could not remove network " + network + ": " + e.getMessage());
         }
     }
 
@@ -246,6 +279,8 @@ public class DockerBackend implements RuntimeBackend {
     public URI revive(String sandboxName, String sessionKey, String user, int executorPort) {
         // after a host reboot a bounded workspace's disk is attached again before its mount is needed
         workspaces.ensureAttached(workspaceVolume(sandboxName));
+        // a rebooted host lost its packet-filter rules: the sandbox sends nothing before they are back
+        networks.reapply(sandboxName);
         if (!runsProcess(sandboxName)) {
             // the executor deleted its key file when it first booted: it refuses to start without a new one
             handKey(sandboxName, keyArchive(sessionKey, List.of(), user));
@@ -446,6 +481,17 @@ public class DockerBackend implements RuntimeBackend {
         removeContainer(sandboxName);
         // named volumes outlive their container: its own one goes explicitly (a mounted kept one stays)
         removeWorkspaceQuietly(SandboxWorkspace.ownVolume(sandboxName));
+        networks.remove(sandboxName);
+    }
+
+    @Override
+    public int sweepNetworks(String controlPlane, Instant cutoff) {
+        return networks.sweep(controlPlane, cutoff);
+    }
+
+    /** The packet-filter rules the engine's host has for the sandbox's own network ({@code iptables -S}). */
+    public String egressRules(String sandboxName) {
+        return networks.listRules(sandboxName);
     }
 
     private void removeContainer(String sandboxName) {
@@ -486,6 +532,7 @@ public class DockerBackend implements RuntimeBackend {
             volume = SandboxWorkspace.ownVolume(sandboxName);
         }
         removeContainer(sandboxName);
+        networks.remove(sandboxName);
         if (volume == null || volume.equals(keptVolume)) {
             return volume;
         }

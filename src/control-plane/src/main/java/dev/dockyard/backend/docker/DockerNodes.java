@@ -75,7 +75,7 @@ public class DockerNodes implements BackendNodes {
             }
             DockerClient client = client(name, host, Duration.ofSeconds(60), 64);
             clients.put(name, client);
-            nodes.put(name, new DockerBackend(client, workspaces(name, client, host)));
+            nodes.put(name, new DockerBackend(client, workspaces(name, client, host), config.egressHelperImage()));
             // a build step may print nothing for minutes (a quiet RUN, committing a layer): its own
             // client, whose read timeout is the build's
             DockerClient builds = client(name, host, config.imageBuildTimeout(), 8);

@@ -106,6 +106,11 @@ public class KubernetesBackend implements RuntimeBackend {
 
     @Override
     public String create(SandboxSpec spec) {
+        if (spec.egress().ownNetwork()) {
+            // enforced by packet-filter rules on a Docker engine's host; a cluster's is a NetworkPolicy's job
+            throw new BackendException("sandbox.network '" + spec.egress().mode().apiName() + "' is not supported on "
+                    + "Kubernetes nodes: only 'open'");
+        }
         Pod pod = objects.pod(spec);
         PersistentVolumeClaim claim = objects.claim(spec);
         Secret secret = objects.secret(spec);

@@ -198,6 +198,7 @@ public class Provisioner {
         runtime.withEnvironment(request.environment());
         runtime.withExtraDependencies(request.extraDependencies());
         runtime.withPlugins(request.plugins());
+        runtime.withEgress(request.egress());
         runtime.withRepository(request.repository());
         runtime.runsProgram(request.program());
         runtime.publishesPorts(request.servicePorts());
@@ -276,7 +277,8 @@ public class Provisioner {
     private Optional<SandboxRuntime> claimWarm(ProvisioningRequest request, String node) {
         SandboxProgram program = request.program();
         // a kept workspace, a snapshot or a disk size of its own is not what warm members have
-        if (!request.extraDependencies().isEmpty() || request.failAt() != null
+        // pool members are open sandboxes on the default bridge: any other policy provisions cold
+        if (!request.extraDependencies().isEmpty() || request.failAt() != null || request.egress().ownNetwork()
                 || !request.workspace().equals(WorkspaceRequest.DEFAULT)
                 || (program != null && program.fsGroup() != null)) {
             return Optional.empty();
@@ -504,6 +506,7 @@ public class Provisioner {
         migrated.withEnvironment(source.environment());
         migrated.withExtraDependencies(source.extraDependencies());
         migrated.withPlugins(source.plugins());
+        migrated.withEgress(source.egress());
         source.repository().ifPresent(migrated::withRepository);
         migrated.runsProgram(source.program().orElse(null));
         migrated.publishesPorts(source.servicePorts());
@@ -735,7 +738,7 @@ public class Provisioner {
             return new SandboxSpec(runtime.id(), runtime.conversationId(), config.instance(), runtime.containerName(),
                     image, runtime.cpus(), config.sandboxBootCpus(), runtime.memoryMb(), config.sandboxPidsLimit(),
                     config.sandboxUser(), config.executorPort(), runtime.sessionKey(), runtime.plugins(), null,
-                    servicePorts).withWorkspace(runtime.workspace());
+                    servicePorts).withWorkspace(runtime.workspace()).withEgress(runtime.egress());
         }
         Map<String, String> environment = programEnvironment(runtime, program);
         SandboxProcess process = new SandboxProcess(program.command(), program.workingDir(), environment,
@@ -743,7 +746,8 @@ public class Provisioner {
         // an image's own server gets no boot CPU allowance: the steady limit from the start
         return new SandboxSpec(runtime.id(), runtime.conversationId(), config.instance(), runtime.containerName(),
                 image, runtime.cpus(), runtime.cpus(), runtime.memoryMb(), config.sandboxPidsLimit(), program.user(),
-                program.mainPort(), runtime.sessionKey(), List.of(), process, servicePorts);
+                program.mainPort(), runtime.sessionKey(), List.of(), process, servicePorts)
+                .withEgress(runtime.egress());
     }
 
     /** The environment of a runtime's own program: the client's, with its key and where it is reached. */

@@ -2,6 +2,7 @@ package dev.dockyard.runtime.provisioning;
 
 import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.agents.LlmSettings;
+import dev.dockyard.backend.EgressPolicy;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.runtime.SandboxProgram;
 import dev.dockyard.tenancy.Role;
@@ -24,6 +25,7 @@ import java.util.Map;
  * @param servicePorts   the services beside the main one the proxy carries: name → sandbox port
  * @param lifecycle      keepAlive, idle timeout and TTL; null: the configured defaults
  * @param workspace      the workspace asked for (size, a kept one, a snapshot)
+ * @param egress         where the sandbox may open connections (null: open)
  */
 public record ProvisioningRequest(String userId, Role role, String conversationId,
                                   AgentProfile agent, LlmSettings llm, String image, double cpus, int memoryMb,
@@ -32,7 +34,7 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
                                   List<String> plugins, RepositorySpec repository,
                                   boolean replace,
                                   ProvisioningStep failAt, SandboxProgram program, Map<String, Integer> servicePorts,
-                                  Lifecycle lifecycle, WorkspaceRequest workspace) {
+                                  Lifecycle lifecycle, WorkspaceRequest workspace, EgressPolicy egress) {
 
     /** The request's idle lifecycle (API.md: {@code sandbox.keepAlive}, {@code idleTimeoutSeconds}, {@code ttlSeconds}). */
     public record Lifecycle(boolean keepAlive, int idleTimeoutSeconds, int ttlSeconds) {
@@ -42,6 +44,26 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
         environment = Map.copyOf(environment);
         servicePorts = Map.copyOf(servicePorts);
         workspace = workspace == null ? WorkspaceRequest.DEFAULT : workspace;
+        egress = egress == null ? EgressPolicy.OPEN : egress;
+    }
+
+    /** A request of the open egress policy. */
+    public ProvisioningRequest(String userId, Role role, String conversationId, AgentProfile agent, LlmSettings llm,
+                               String image, double cpus, int memoryMb, int timeoutSeconds,
+                               Map<String, String> environment, ExtraDependencies extraDependencies,
+                               List<String> plugins, RepositorySpec repository, boolean replace,
+                               ProvisioningStep failAt, SandboxProgram program, Map<String, Integer> servicePorts,
+                               Lifecycle lifecycle, WorkspaceRequest workspace) {
+        this(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds, environment,
+                extraDependencies, plugins, repository, replace, failAt, program, servicePorts, lifecycle, workspace,
+                null);
+    }
+
+    /** The same request under this egress policy. */
+    public ProvisioningRequest withEgress(EgressPolicy policy) {
+        return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
+                environment, extraDependencies, plugins, repository, replace, failAt, program, servicePorts, lifecycle,
+                workspace, policy);
     }
 
     /** A request with the configured idle lifecycle and a fresh workspace of the default size. */
@@ -68,20 +90,20 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
     public ProvisioningRequest with(Lifecycle requested) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
                 environment, extraDependencies, plugins, repository, replace, failAt, program, servicePorts, requested,
-                workspace);
+                workspace, egress);
     }
 
     /** The same request, failing {@code step} on purpose (fault injection). */
     public ProvisioningRequest failingAt(ProvisioningStep step) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
                 environment, extraDependencies, plugins, repository, replace, step, program, servicePorts, lifecycle,
-                workspace);
+                workspace, egress);
     }
 
     /** The same request with its workspace as given (and the image a snapshot was taken of, if not null). */
     public ProvisioningRequest withWorkspace(WorkspaceRequest newWorkspace, String newImage) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, newImage == null ? image : newImage,
                 cpus, memoryMb, timeoutSeconds, environment, extraDependencies, plugins, repository, replace, failAt,
-                program, servicePorts, lifecycle, newWorkspace);
+                program, servicePorts, lifecycle, newWorkspace, egress);
     }
 }

@@ -23,7 +23,8 @@ import java.util.logging.Logger;
  * live, that no kept workspace or snapshot record names (nor the runtime a workspace is being kept
  * from), and that is older than the grace period, is removed with its disk. Volumes are per node;
  * a node whose volumes cannot be listed, or a database that cannot be read, is left alone: an
- * incomplete view must never look like orphans.
+ * incomplete view must never look like orphans. Sandbox networks ({@code EgressPolicy}) whose
+ * sandbox is gone are swept on the same pass, node by node.
  */
 @ApplicationScoped
 public class WorkspaceSweep {
@@ -79,6 +80,12 @@ public class WorkspaceSweep {
                 } catch (RuntimeException e) {
                     LOG.log(Level.FINE, "removing " + volume.name(), e);
                 }
+            }
+            try {
+                // a sandbox's own network (egress policy) whose sandbox is gone, with its packet-filter rules
+                backend.sweepNetworks(config.instance(), cutoff);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Network sweep of node '" + node + "' skipped: " + e.getMessage());
             }
         }
         return removed;

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.dockyard.pool.MemberRowLocks;
 import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.agents.LlmSettings;
+import dev.dockyard.backend.EgressPolicy;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxState.Phase;
 import dev.dockyard.credentials.Credentials;
@@ -245,6 +246,25 @@ class ProvisionerWarmClaimTest {
         assertEquals(Optional.empty(), now.pool(), "its sandbox is its own now");
         List<String> calls = backend.calls();
         assertTrue(calls.indexOf("remove dockyard-rt-dead") < calls.indexOf("create dockyard-rt-dead"), calls.toString());
+    }
+
+    @Test
+    void shouldProvisionColdARequestOfAnotherNetworkModeThanThePools() {
+        warm("rt-open");
+        EgressPolicy allowlist = new EgressPolicy(EgressPolicy.Mode.ALLOWLIST,
+                List.of(new EgressPolicy.Destination("10.1.2.3", 5432)));
+
+        SandboxRuntime runtime = provisioner.provision(new ProvisioningRequest("alice", Role.USER, "conv-egress",
+                new AgentProfile("CodeActAgent", new LlmSettings(null, null, null), null, null, List.of()),
+                new LlmSettings(null, null, null), "img", 1, 512, 60, Map.of(), ExtraDependencies.NONE, List.of(), null,
+                false, null).withEgress(allowlist));
+
+        SandboxRuntime now = runtimes.find(runtime.id()).orElseThrow();
+        assertFalse(now.id().equals("rt-open"), "the open pool's member is not claimed");
+        assertTrue(claimable.contains("rt-open"));
+        assertEquals(RuntimeStatus.READY, now.status(), now.statusMessage());
+        assertEquals(allowlist, now.egress(), "stored with the runtime");
+        assertEquals(allowlist, backend.createdSpecs().get(backend.createdSpecs().size() - 1).egress(), "handed to the backend");
     }
 
     @Test

@@ -1,0 +1,422 @@
+package it.dev.dockyard.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Egress policies (sandbox.network) on the real engine. Every server the sandboxes are pointed at
+ * is the test's own: two on a link-local address the test assigns inside a network namespace it
+ * makes (routed from the host through a veth pair), standing in for a metadata service, and one on
+ * the host's side of the sandbox's own bridge. The rules are read back from the engine's host with
+ * the egress helper image. The IT server lists 169.254.77.2:18080 as its only internal service
+ * (it/pom.xml).
+ */
+class EgressPolicyIT {
+
+    private static final DockyardApi API = new DockyardApi();
+    private static final String NAMESPACE = "dyeg-it";
+    private static final String HOST_END = "dyeg-h";
+    private static final String NAMESPACE_END = "dyeg-n";
+    private static final String HOST_ADDRESS = "169.254.77.1";
+    /** The test's own link-local server address, inside its namespace. */
+    private static final String SERVER = "169.254.77.2";
+    private static final int LISTED = 18080;
+    private static final int UNLISTED = 18081;
+    private static final String HELPER = "dockyard/egress-helper:latest";
+    private static final String RUN_ID = UUID.randomUUID().toString().substring(0, 8);
+    private static final String LISTED_TOKEN = "listed-" + RUN_ID;
+    private static final String UNLISTED_TOKEN = "unlisted-" + RUN_ID;
+
+    private static final List<Process> SERVERS = new ArrayList<>();
+    private static final List<String> RUNTIMES = new ArrayList<>();
+    private static final List<String> MEASURED = new ArrayList<>();
+    private static Path serverDir;
+
+    @BeforeAll
+    static void startTheTestsOwnServers() throws Exception {
+        sh("ip netns del " + NAMESPACE + " 2>/dev/null; true");
+        sh("ip netns add " + NAMESPACE
+                + " && ip link add " + HOST_END + " type veth peer name " + NAMESPACE_END
+                + " && ip link set " + NAMESPACE_END + " netns " + NAMESPACE
+                + " && ip addr add " + HOST_ADDRESS + "/30 dev " + HOST_END + " && ip link set " + HOST_END + " up"
+                + " && ip netns exec " + NAMESPACE + " ip addr add " + SERVER + "/30 dev " + NAMESPACE_END
+                + " && ip netns exec " + NAMESPACE + " ip link set " + NAMESPACE_END + " up"
+                + " && ip netns exec " + NAMESPACE + " ip link set lo up");
+        serverDir = Files.createTempDirectory("egress-it");
+        // a JDK's own HTTP server, run from source inside the namespace: nothing but the JDK is assumed
+        Path source = serverDir.resolve("TokenServer.java");
+        Files.writeString(source, String.join("\n",
+                "import com.sun.net.httpserver.HttpServer;",
+                "import java.net.InetSocketAddress;",
+                "public class TokenServer {",
+                "    public static void main(String[] a) throws Exception {",
+                "        byte[] body = a[2].getBytes();",
+                "        HttpServer s = HttpServer.create(new InetSocketAddress(a[0], Integer.parseInt(a[1])), 0);",
+                "        s.createContext(\"/\", x -> { x.sendResponseHeaders(200, body.length);",
+                "            x.getResponseBody().write(body); x.close(); });",
+                "        s.start();",
+                "    }",
+                "}"));
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        for (var server : List.of(new Object[] {LISTED, LISTED_TOKEN}, new Object[] {UNLISTED, UNLISTED_TOKEN})) {
+            SERVERS.add(new ProcessBuilder("ip", "netns", "exec", NAMESPACE, java, source.toString(), SERVER,
+                    String.valueOf(server[0]), (String) server[1])
+                    .redirectErrorStream(true).redirectOutput(serverDir.resolve(server[0] + ".log").toFile()).start());
+        }
+        // the servers answer the host itself (no policy on that path) before any sandbox tries them
+        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        for (int port : List.of(LISTED, UNLISTED)) {
+            String body = null;
+            for (int i = 0; i < 100 && body == null; i++) {
+                try {
+                    body = client.send(HttpRequest.newBuilder(URI.create("http://" + SERVER + ":" + port + "/"))
+                            .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString()).body();
+                } catch (IOException e) {
+                    Thread.sleep(200);
+                }
+            }
+            assertTrue(body != null && body.contains(port == LISTED ? LISTED_TOKEN : UNLISTED_TOKEN),
+                    "the test's server on " + SERVER + ":" + port + " does not answer the host: " + body);
+        }
+    }
+
+    @AfterAll
+    static void stopThem() throws Exception {
+        for (String id : RUNTIMES) {
+            API.delete("runtimes/" + id);
+        }
+        for (Process p : SERVERS) {
+            p.destroy();
+            if (!p.waitFor(5, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+            }
+        }
+        sh("ip netns del " + NAMESPACE + " 2>/dev/null; true");
+        MEASURED.forEach(m -> System.out.println("[egress-cost] " + m));
+    }
+
+    @Test
+    void shouldLetThroughOnlyTheListedServerInAllowlist() throws Exception {
+        JsonObject runtime = provision("allowlist", Json.createArrayBuilder().add(SERVER + ":" + LISTED));
+        String id = runtime.getString("id");
+        String bridge = bridgeOf(id);
+        assertEquals(Json.createObjectBuilder().add("mode", "allowlist")
+                .add("egress", Json.createArrayBuilder().add(SERVER + ":" + LISTED)).build(),
+                API.get("runtimes/" + id).json().getJsonObject("network"), "the policy in the runtime's view");
+
+        assertEquals("OK " + LISTED_TOKEN, fetch(id, SERVER, LISTED));
+        assertTrue(fetch(id, SERVER, UNLISTED).startsWith("FAIL"), "an unlisted port of the same address");
+        assertHostUnreachable(id);
+
+        String rules = rules(bridge);
+        assertTrue(rules.contains("-A DOCKER-USER -i " + bridge + " -j DOCKYARD-F-" + bridge), rules);
+        assertTrue(rules.contains("-A INPUT -i " + bridge + " -j DOCKYARD-I-" + bridge), rules);
+        for (String chain : List.of("DOCKYARD-F-" + bridge, "DOCKYARD-I-" + bridge)) {
+            assertTrue(rules.contains("-A " + chain + " -d " + SERVER + "/32 -p tcp -m tcp --dport " + LISTED
+                    + " -j RETURN"), rules);
+            assertTrue(rules.contains("-A " + chain + " -d 169.254.0.0/16 -j REJECT --reject-with "
+                    + "icmp-admin-prohibited"), rules);
+            assertTrue(rules.contains("-A " + chain + " -j REJECT"), rules);
+        }
+
+        // the agent tries to undo it from inside: it has no capability to
+        String status = API.act(id, DockyardApi.run("grep -E '^(CapEff|CapPrm|NoNewPrivs)' /proc/self/status"))
+                .getString("content");
+        assertTrue(status.matches("(?s).*CapPrm:\\s+0+\\s.*CapEff:\\s+0+\\s.*NoNewPrivs:\\s+1.*"), status);
+        String attempts = python(id, String.join("\n",
+                "import fcntl, socket, struct",
+                "out = []",
+                "def attempt(name, f):",
+                "    try:",
+                "        f(); out.append(name + '-done')",
+                "    except OSError as e:",
+                "        out.append(name + '-refused')",
+                "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)",
+                "attempt('ifdown', lambda: fcntl.ioctl(s, 0x8914, struct.pack('16sH14s', b'eth0', 0, bytes(14))))",
+                "attempt('raw', lambda: socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW))",
+                "attempt('sysctl', lambda: open('/proc/sys/net/ipv4/ip_forward', 'w').write('0'))",
+                "print(' '.join(out))"));
+        assertTrue(attempts.contains("ifdown-refused") && attempts.contains("raw-refused")
+                && attempts.contains("sysctl-refused") && !attempts.contains("ifdown-done")
+                && !attempts.contains("raw-done") && !attempts.contains("sysctl-done"), attempts);
+        assertEquals(rules, rules(bridge), "the rules are unchanged");
+        assertTrue(fetch(id, SERVER, UNLISTED).startsWith("FAIL"));
+        assertEquals("OK " + LISTED_TOKEN, fetch(id, SERVER, LISTED));
+
+        // the network and the rules go with the runtime
+        int deleted = API.delete("runtimes/" + id).status();
+        assertTrue(deleted >= 200 && deleted < 300, "DELETE answered " + deleted);
+        assertFalse(DockerCli.run("network", "inspect", network(id)).exitCode() == 0, "the network is gone");
+        assertEquals("", rules(bridge), "the rules are gone");
+    }
+
+    @Test
+    void shouldReachNothingTheTestStartedInModeNone() throws Exception {
+        JsonObject runtime = provision("none", null);
+        String id = runtime.getString("id");
+        // the control plane reaches the executor all the same: these actions go through it
+        assertTrue(fetch(id, SERVER, LISTED).startsWith("FAIL"));
+        assertTrue(fetch(id, SERVER, UNLISTED).startsWith("FAIL"));
+        assertHostUnreachable(id);
+        String rules = rules(bridgeOf(id));
+        assertFalse(rules.contains("--dport"), "no destination is listed: " + rules);
+    }
+
+    @Test
+    void shouldGiveTheInternalModeTheAdminsServicesOnly() throws Exception {
+        JsonObject runtime = provision("internal", null);
+        String id = runtime.getString("id");
+        assertEquals("OK " + LISTED_TOKEN, fetch(id, SERVER, LISTED));
+        assertTrue(fetch(id, SERVER, UNLISTED).startsWith("FAIL"));
+    }
+
+    @Test
+    void shouldRefuseLinkLocalToAnOpenSandbox() throws Exception {
+        JsonObject runtime = provision(null, null);
+        String id = runtime.getString("id");
+        assertTrue(fetch(id, SERVER, LISTED).startsWith("FAIL"), "the link-local range is refused on the default bridge");
+        String bridge = DockerCli.ok("network", "inspect", "-f",
+                "{{index .Options \"com.docker.network.bridge.name\"}}", "bridge");
+        String rules = DockerCli.ok("run", "--rm", "--network", "host", "--cap-add", "NET_ADMIN", "--cap-add",
+                "NET_RAW", HELPER, "iptables -S DOCKYARD-OPEN; iptables -S DOCKER-USER; iptables -S INPUT");
+        assertTrue(rules.contains("-A DOCKYARD-OPEN -d 169.254.0.0/16 -j REJECT"), rules);
+        assertTrue(rules.contains("-A DOCKER-USER -i " + bridge + " -j DOCKYARD-OPEN"), rules);
+        assertTrue(rules.contains("-A INPUT -i " + bridge + " -j DOCKYARD-OPEN"), rules);
+    }
+
+    /**
+     * The create-time cost of a network of its own and its rules: the provisioning's create step
+     * and the DELETE's answer time of none against open runtimes, alternated (the first open create
+     * of a control plane also installs the default bridge's rule once).
+     */
+    @Test
+    void shouldMeasureWhatAnOwnNetworkCosts() {
+        List<Long> createOpen = new ArrayList<>();
+        List<Long> createNone = new ArrayList<>();
+        List<Long> deleteOpen = new ArrayList<>();
+        List<Long> deleteNone = new ArrayList<>();
+        List<String> measured = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            for (String mode : List.of("open", "none")) {
+                JsonObject runtime = provision(mode, null);
+                measured.add(runtime.getString("id"));
+                Matcher create = Pattern.compile("create (\\d+)").matcher(runtime.getString("statusMessage"));
+                assertTrue(create.find(), runtime.getString("statusMessage"));
+                long started = System.nanoTime();
+                int status = API.delete("runtimes/" + runtime.getString("id")).status();
+                long deleted = (System.nanoTime() - started) / 1_000_000;
+                assertTrue(status >= 200 && status < 300, "DELETE answered " + status);
+                (mode.equals("open") ? createOpen : createNone).add(Long.parseLong(create.group(1)));
+                (mode.equals("open") ? deleteOpen : deleteNone).add(deleted);
+            }
+        }
+        MEASURED.add("create step ms, open " + createOpen + " none " + createNone + "; DELETE ms, open " + deleteOpen
+                + " none " + deleteNone);
+        for (String id : measured) {
+            assertFalse(DockerCli.run("network", "inspect", network(id)).exitCode() == 0,
+                    "the network of deleted runtime " + id + " is gone");
+        }
+    }
+
+    /**
+     * A host that reboots loses its packet-filter rules; a stopped sandbox is only started again
+     * through revive, which puts them back first. The test removes the rules itself, as the reboot
+     * would, then hibernates and resumes the runtime.
+     */
+    @Test
+    void shouldPutTheRulesBackWhenAStoppedSandboxIsRevived() {
+        String id = provision("none", null).getString("id");
+        String bridge = bridgeOf(id);
+        String before = rules(bridge);
+        DockerCli.ok("run", "--rm", "--network", "host", "--cap-add", "NET_ADMIN", "--cap-add", "NET_RAW", HELPER,
+                "iptables -D DOCKER-USER -i " + bridge + " -j DOCKYARD-F-" + bridge + " && iptables -D INPUT -i "
+                        + bridge + " -j DOCKYARD-I-" + bridge + " && iptables -F DOCKYARD-F-" + bridge
+                        + " && iptables -X DOCKYARD-F-" + bridge + " && iptables -F DOCKYARD-I-" + bridge
+                        + " && iptables -X DOCKYARD-I-" + bridge);
+        assertEquals("", rules(bridge));
+
+        DockyardApi.Answer paused = API.post("runtimes/" + id + "/pause", Json.createObjectBuilder().build());
+        assertEquals(200, paused.status(), paused.body());
+        DockyardApi.Answer hibernated = API.post("runtimes/" + id + "/hibernate", Json.createObjectBuilder().build());
+        assertEquals("HIBERNATED", hibernated.json().getString("status"), hibernated.body());
+        DockyardApi.Answer resumed = API.post("runtimes/" + id + "/resume", Json.createObjectBuilder().build());
+        assertTrue(resumed.status() < 300, resumed.body());
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!API.get("runtimes/" + id).json().getString("status").equals("READY") && System.nanoTime() < deadline) {
+            sleep(500);
+        }
+        assertEquals("READY", API.get("runtimes/" + id).json().getString("status"));
+        assertEquals(before, rules(bridge), "the same rules are back");
+        assertTrue(fetch(id, SERVER, LISTED).startsWith("FAIL"));
+    }
+
+    /**
+     * A control plane that died between making a sandbox's network (and rules) and its container
+     * leaves them behind: the reconciler's sweep removes both once they are older than its grace.
+     */
+    @Test
+    void shouldSweepTheNetworkAndRulesALostSandboxLeft() {
+        String sandbox = "dockyard-rt-lost" + RUN_ID;
+        String bridge = "dy" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        DockerCli.ok("network", "create", "-o", "com.docker.network.bridge.name=" + bridge,
+                "--label", "dev.dockyard.managed=true", "--label", "dev.dockyard.runtime-id=rt-lost" + RUN_ID,
+                "--label", "dev.dockyard.conversation-id=it-egress-lost",
+                "--label", "dev.dockyard.control-plane=" + System.getProperty("dockyard.instance", "it"),
+                "--label", "dev.dockyard.egress=none", "dockyard-net-" + sandbox);
+        String chain = "DOCKYARD-F-" + bridge;
+        DockerCli.ok("run", "--rm", "--network", "host", "--cap-add", "NET_ADMIN", "--cap-add", "NET_RAW", HELPER,
+                "iptables -N " + chain + " && iptables -A " + chain + " -j REJECT && iptables -I DOCKER-USER -i "
+                        + bridge + " -j " + chain);
+        assertFalse(rules(bridge).isEmpty());
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        while (DockerCli.run("network", "inspect", "dockyard-net-" + sandbox).exitCode() == 0
+                && System.nanoTime() < deadline) {
+            sleep(2000);
+        }
+        assertFalse(DockerCli.run("network", "inspect", "dockyard-net-" + sandbox).exitCode() == 0,
+                "the orphan network is swept within 90 s");
+        assertEquals("", rules(bridge), "with its rules");
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void shouldRefuseMalformedPoliciesWithAProblem() {
+        for (JsonObjectBuilder sandbox : List.of(
+                Json.createObjectBuilder().add("network", "host"),
+                Json.createObjectBuilder().add("network", "allowlist"),
+                Json.createObjectBuilder().add("network", "allowlist").add("egress", Json.createArrayBuilder()
+                        .add("169.254.169.254")),
+                Json.createObjectBuilder().add("network", "none").add("egress", Json.createArrayBuilder()
+                        .add(SERVER + ":" + LISTED)))) {
+            DockyardApi.Answer answer = API.post("runtimes", Json.createObjectBuilder()
+                    .add("conversationId", "it-egress-bad-" + UUID.randomUUID()).add("sandbox", sandbox).build());
+            assertEquals(400, answer.status(), answer.body());
+            assertTrue(answer.contentType().startsWith("application/problem+json"), answer.contentType());
+        }
+    }
+
+    /** Provisions a runtime of the mode (null: the configured default) and notes its create step's time. */
+    private static JsonObject provision(String mode, JsonArrayBuilder egress) {
+        JsonObjectBuilder sandbox = Json.createObjectBuilder();
+        if (mode != null) {
+            sandbox.add("network", mode);
+        }
+        if (egress != null) {
+            sandbox.add("egress", egress);
+        }
+        DockyardApi.Answer answer = API.provision(Json.createObjectBuilder()
+                .add("conversationId", "it-egress-" + UUID.randomUUID()).add("sandbox", sandbox).build(), 180);
+        JsonObject runtime = answer.json();
+        if (runtime.containsKey("id")) {
+            RUNTIMES.add(runtime.getString("id"));
+        }
+        assertEquals(201, answer.status(), answer.body());
+        assertEquals("READY", runtime.getString("status"), answer.body());
+        Matcher create = Pattern.compile("create (\\d+)").matcher(runtime.getString("statusMessage", ""));
+        MEASURED.add((mode == null ? "open" : mode) + ": create step " + (create.find() ? create.group(1) : "?")
+                + " ms; " + runtime.getString("statusMessage", ""));
+        return runtime;
+    }
+
+    /** What the sandbox gets from http://host:port/ within 5 s: "OK body" or "FAIL why". */
+    private static String fetch(String id, String host, int port) {
+        String answer = python(id, String.join("\n",
+                "import urllib.request",
+                "try:",
+                "    print('OK', urllib.request.urlopen('http://" + host + ":" + port + "/', timeout=5).read()"
+                        + ".decode().strip())",
+                "except Exception as e:",
+                "    print('FAIL', type(e).__name__, e)"));
+        System.out.println("[egress-fetch] " + id + " -> " + host + ":" + port + ": " + answer);
+        return answer;
+    }
+
+    private static String python(String id, String program) {
+        String encoded = Base64.getEncoder().encodeToString(program.getBytes(StandardCharsets.UTF_8));
+        return API.act(id, DockyardApi.run("echo " + encoded + " | base64 -d | python3 -")).getString("content")
+                .strip();
+    }
+
+    /** A server the test starts on the host's end of the sandbox's bridge does not answer the sandbox. */
+    private static void assertHostUnreachable(String id) throws IOException {
+        String gateway = DockerCli.ok("network", "inspect", "-f", "{{(index .IPAM.Config 0).Gateway}}", network(id));
+        HttpServer host = HttpServer.create(new InetSocketAddress(gateway, 0), 0);
+        host.createContext("/", exchange -> {
+            byte[] body = ("host-" + RUN_ID).getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        host.start();
+        try {
+            String answer = fetch(id, gateway, host.getAddress().getPort());
+            assertTrue(answer.startsWith("FAIL"), "the host's own address answered the sandbox: " + answer);
+        } finally {
+            host.stop(0);
+        }
+    }
+
+    private static String network(String id) {
+        return "dockyard-net-dockyard-" + id;
+    }
+
+    private static String bridgeOf(String id) {
+        return DockerCli.ok("network", "inspect", "-f", "{{index .Options \"com.docker.network.bridge.name\"}}",
+                network(id));
+    }
+
+    /** The host's rules for the bridge (jumps and its chains), read through the engine with the helper image. */
+    private static String rules(String bridge) {
+        return DockerCli.ok("run", "--rm", "--network", "host", "--cap-add", "NET_ADMIN", "--cap-add", "NET_RAW",
+                HELPER, "{ iptables -S DOCKER-USER; iptables -S INPUT; iptables -S DOCKYARD-F-" + bridge
+                        + " 2>/dev/null; iptables -S DOCKYARD-I-" + bridge + " 2>/dev/null; } | grep -- '" + bridge
+                        + "' || true");
+    }
+
+    private static void sh(String command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("sh", "-c", command).redirectErrorStream(true).start();
+        if (!p.waitFor(30, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("did not finish: " + command);
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.exitValue() != 0) {
+            throw new AssertionError(command + " failed: " + out);
+        }
+    }
+}

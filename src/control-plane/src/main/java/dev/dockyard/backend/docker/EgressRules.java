@@ -1,0 +1,143 @@
+package dev.dockyard.backend.docker;
+
+import dev.dockyard.backend.EgressPolicy;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * The packet-filter rules of an {@link EgressPolicy}, as the shell script the egress helper runs
+ * in the engine host's network namespace ({@link EgressHelper}).
+ *
+ * <p>A sandbox with a network of its own sits behind a Linux bridge whose name Dockyard chose, so
+ * its traffic is recognised by the interface it comes in on ({@code -i bridge}), which the
+ * sandbox cannot change. Two chains per sandbox: one jumped to from Docker's {@code DOCKER-USER}
+ * (forwarded traffic: everywhere off the host) and one from {@code INPUT} (the host's own
+ * addresses, the bridge gateway included). Both let through answers of connections made to the
+ * sandbox (the control plane's calls to the executor's published port), then the destinations the
+ * policy lists, then refuse the link-local range and everything else, TCP with a reset so a
+ * refused connection fails at once.
+ *
+ * <p>Sandboxes of {@link EgressPolicy.Mode#OPEN} stay on the engine's default bridge: one chain
+ * for that bridge, installed once per node, refuses the link-local range only.
+ *
+ * <p>The script picks the iptables flavour (nf_tables or legacy) whose {@code DOCKER-USER} chain the
+ * engine made, and is idempotent: applying twice leaves one set of rules, removing twice is quiet.
+ */
+final class EgressRules {
+
+    /** Where cloud metadata services live; never reachable unless a policy lists an address there. */
+    static final String LINK_LOCAL = "169.254.0.0/16";
+    /** The chain of the default bridge (open sandboxes). */
+    static final String OPEN_CHAIN = "DOCKYARD-OPEN";
+
+    /** Fails with exit code 3 when the engine manages no iptables (no DOCKER-USER chain anywhere). */
+    static final String PICK_IPTABLES = """
+            if iptables-nft -w -n -L DOCKER-USER >/dev/null 2>&1; then IPT="iptables-nft -w"
+            elif iptables-legacy -w -n -L DOCKER-USER >/dev/null 2>&1; then IPT="iptables-legacy -w"
+            else echo "the engine's host has no DOCKER-USER chain: is the engine's iptables management off?" >&2; exit 3
+            fi
+            """;
+
+    private EgressRules() {
+    }
+
+    /** The bridge interface of a sandbox's own network: 14 characters (Linux allows 15), from its name. */
+    static String bridgeOf(String sandboxName) {
+        return "dy" + digest(sandboxName);
+    }
+
+    /** The forward chain of a sandbox's bridge. */
+    static String forwardChain(String bridge) {
+        return "DOCKYARD-F-" + bridge;
+    }
+
+    /** The input chain of a sandbox's bridge. */
+    static String inputChain(String bridge) {
+        return "DOCKYARD-I-" + bridge;
+    }
+
+    /** The script that (re)installs the policy's rules for the bridge. */
+    static String apply(String bridge, EgressPolicy policy) {
+        if (!policy.ownNetwork()) {
+            throw new IllegalArgumentException("an open sandbox has no rules of its own");
+        }
+        StringBuilder script = new StringBuilder("set -e\n").append(PICK_IPTABLES);
+        for (String chain : List.of(forwardChain(bridge), inputChain(bridge))) {
+            script.append("$IPT -N ").append(chain).append(" 2>/dev/null || $IPT -F ").append(chain).append('\n');
+            for (String rule : chainRules(policy)) {
+                script.append("$IPT -A ").append(chain).append(' ').append(rule).append('\n');
+            }
+        }
+        script.append(jump("DOCKER-USER", bridge, forwardChain(bridge)));
+        script.append(jump("INPUT", bridge, inputChain(bridge)));
+        return script.toString();
+    }
+
+    /** The rules of one of a sandbox's chains, in order (also what {@code iptables -S} lists after {@code -A chain}). */
+    static List<String> chainRules(EgressPolicy policy) {
+        List<String> rules = new ArrayList<>();
+        rules.add("-m conntrack --ctstate RELATED,ESTABLISHED -j RETURN");
+        for (EgressPolicy.Destination d : policy.allowed()) {
+            rules.add("-d " + d.address() + "/32 -p tcp -m tcp --dport " + d.port() + " -j RETURN");
+        }
+        rules.add("-d " + LINK_LOCAL + " -j REJECT --reject-with icmp-admin-prohibited");
+        rules.add("-p tcp -j REJECT --reject-with tcp-reset");
+        rules.add("-j REJECT --reject-with icmp-admin-prohibited");
+        return rules;
+    }
+
+    /** The script that removes a sandbox's rules; quiet when there are none. */
+    static String remove(String bridge) {
+        StringBuilder script = new StringBuilder(PICK_IPTABLES);
+        script.append(unjump("DOCKER-USER", bridge, forwardChain(bridge)));
+        script.append(unjump("INPUT", bridge, inputChain(bridge)));
+        for (String chain : List.of(forwardChain(bridge), inputChain(bridge))) {
+            script.append("$IPT -F ").append(chain).append(" 2>/dev/null || true\n");
+            script.append("$IPT -X ").append(chain).append(" 2>/dev/null || true\n");
+        }
+        return script.toString();
+    }
+
+    /** The script that (re)installs the default bridge's link-local refusal for open sandboxes. */
+    static String applyOpen(String defaultBridge) {
+        return "set -e\n" + PICK_IPTABLES
+                + "$IPT -N " + OPEN_CHAIN + " 2>/dev/null || $IPT -F " + OPEN_CHAIN + "\n"
+                + "$IPT -A " + OPEN_CHAIN + " -d " + LINK_LOCAL + " -j REJECT --reject-with icmp-admin-prohibited\n"
+                + jump("DOCKER-USER", defaultBridge, OPEN_CHAIN)
+                + jump("INPUT", defaultBridge, OPEN_CHAIN);
+    }
+
+    /** The script that prints the rules of the bridge's chains and the jumps to them ({@code iptables -S}). */
+    static String list(String bridge) {
+        return PICK_IPTABLES
+                + "$IPT -S DOCKER-USER | grep -- '-i " + bridge + " ' || true\n"
+                + "$IPT -S INPUT | grep -- '-i " + bridge + " ' || true\n"
+                + "$IPT -S " + forwardChain(bridge) + " 2>/dev/null || true\n"
+                + "$IPT -S " + inputChain(bridge) + " 2>/dev/null || true\n";
+    }
+
+    /** Inserts the jump first in its chain unless it is there (anywhere) already. */
+    private static String jump(String from, String bridge, String to) {
+        String rule = from + " -i " + bridge + " -j " + to;
+        return "$IPT -C " + rule + " 2>/dev/null || $IPT -I " + rule + "\n";
+    }
+
+    /** Deletes every copy of the jump (a bounded loop: at most a few were ever inserted). */
+    private static String unjump(String from, String bridge, String to) {
+        return "for _ in 1 2 3 4 5; do $IPT -D " + from + " -i " + bridge + " -j " + to
+                + " 2>/dev/null || break; done\n";
+    }
+
+    private static String digest(String text) {
+        try {
+            byte[] hash = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(hash, 0, 6);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is always there", e);
+        }
+    }
+}
