@@ -24,13 +24,17 @@ import java.util.Map;
  * <p>{@code background}: nobody waits for this sandbox's boot (a warm pool's member), so it boots
  * at the lowest CPU weight the backend has and yields the CPU to sandboxes in use and to claims;
  * {@link RuntimeBackend#settle} gives it the normal weight once it is ready.
+ *
+ * <p>{@code isolation}: the runtime class, GPUs and extra networks asked for (null: the node's defaults).
  */
 public record SandboxSpec(String runtimeId, String conversationId, String controlPlane, String name, String image, double cpus,
                           double bootCpus, int memoryMb, long pidsLimit, String user, int executorPort,
                           String sessionKey, List<String> plugins, SandboxProcess process, List<Integer> servicePorts,
-                          SandboxWorkspace workspace, Map<String, String> extraLabels, boolean background) {
+                          SandboxWorkspace workspace, Map<String, String> extraLabels, boolean background,
+                          SandboxIsolation isolation) {
 
     public SandboxSpec {
+        isolation = isolation == null ? SandboxIsolation.DEFAULT : isolation;
         plugins = List.copyOf(plugins);
         servicePorts = List.copyOf(servicePorts);
         extraLabels = Map.copyOf(extraLabels);
@@ -41,26 +45,35 @@ public record SandboxSpec(String runtimeId, String conversationId, String contro
                        double cpus, double bootCpus, int memoryMb, long pidsLimit, String user, int executorPort,
                        String sessionKey, List<String> plugins, SandboxProcess process, List<Integer> servicePorts) {
         this(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb, pidsLimit, user,
-                executorPort, sessionKey, plugins, process, servicePorts, null, Map.of(), false);
+                executorPort, sessionKey, plugins, process, servicePorts, null, Map.of(), false, null);
     }
 
     /** The same sandbox with these labels beside Dockyard's own. */
     public SandboxSpec withLabels(Map<String, String> labels) {
         return new SandboxSpec(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb,
-                pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, workspace, labels, background);
+                pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, workspace, labels, background,
+                isolation);
     }
 
     /** The same sandbox with its workspace elsewhere. */
     public SandboxSpec withWorkspace(SandboxWorkspace newWorkspace) {
         return new SandboxSpec(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb,
                 pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, newWorkspace, extraLabels,
-                background);
+                background, isolation);
     }
 
     /** The same sandbox, booted in the background (see the class comment). */
     public SandboxSpec inBackground() {
         return new SandboxSpec(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb,
-                pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, workspace, extraLabels, true);
+                pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, workspace, extraLabels, true,
+                isolation);
+    }
+
+    /** The same sandbox with the isolation its request asked for (see {@link SandboxIsolation}). */
+    public SandboxSpec withIsolation(SandboxIsolation newIsolation) {
+        return new SandboxSpec(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb,
+                pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, workspace, extraLabels,
+                background, newIsolation);
     }
 
     public Map<String, String> labels() {

@@ -217,7 +217,8 @@ public class Snapshots {
                 // the snapshot's image holds the source's extra dependencies already
                 ExtraDependencies.NONE, source.plugins(), null, false, null, null, Map.of(),
                 // a new conversation: the configured idle lifecycle, not the source's
-                null, WorkspaceRequest.of(0, null, snapshot.id()));
+                // the source's runtime class, GPUs and networks: a fork is isolated like its source
+                null, WorkspaceRequest.of(0, null, snapshot.id()), source.isolation());
         return lifecycle.provision(request);
     }
 }

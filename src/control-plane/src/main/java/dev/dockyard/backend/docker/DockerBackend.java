@@ -50,7 +50,8 @@ import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
  * privileges, a pids limit, CPU and memory limits, an init process), the executor port published
  * on 127.0.0.1 only at a port Docker picks. The executor's {@code /workspace} is a labelled volume
  * of its own ({@link WorkspaceVolumes}: size-bounded where this host allows), created with the
- * sandbox and removed with it unless it is kept.
+ * sandbox and removed with it unless it is kept. {@link SandboxConfinement} adds the node's
+ * confinement: a read-only root, the open-file limit, the runtime class, GPUs and extra networks.
  */
 public class DockerBackend implements RuntimeBackend {
 
@@ -70,15 +71,17 @@ public class DockerBackend implements RuntimeBackend {
 
     private final DockerClient docker;
     private final WorkspaceVolumes workspaces;
+    private final SandboxHostSettings settings;
 
     /** One backend per engine: see {@link DockerNodes}. Workspaces on plain (unbounded) volumes. */
     public DockerBackend(DockerClient docker) {
-        this(docker, new WorkspaceVolumes(docker, null, 0, Clock.systemUTC()));
+        this(docker, new WorkspaceVolumes(docker, null, 0, Clock.systemUTC()), SandboxHostSettings.ENGINE_DEFAULTS);
     }
 
-    DockerBackend(DockerClient docker, WorkspaceVolumes workspaces) {
+    DockerBackend(DockerClient docker, WorkspaceVolumes workspaces, SandboxHostSettings settings) {
         this.docker = docker;
         this.workspaces = workspaces;
+        this.settings = settings;
     }
 
     @Override
@@ -137,6 +140,7 @@ public class DockerBackend implements RuntimeBackend {
             if (process != null) {
                 ProcessLaunch.configure(create, process, imageCommand(spec.image(), process));
             }
+            SandboxConfinement.apply(create, host, spec, settings);
             id = create.exec().getId();
         } catch (NotFoundException e) {
             removeWorkspaceQuietly(ownVolume);
@@ -148,6 +152,7 @@ public class DockerBackend implements RuntimeBackend {
             removeWorkspaceQuietly(ownVolume);
             throw new BackendException("Docker refused to create the container: " + describe(e), e);
         }
+        SandboxConfinement.attachNetworks(docker, id, spec);
         if (process == null) {
             handKey(id, keyArchive(spec.sessionKey(), spec.plugins(), spec.user()));
         } else {

@@ -170,6 +170,8 @@ public class Provisioner {
         // cold: placement chooses the node (the named one, else the roomiest healthy one) and the
         // registration happens under its lock, so that no other provision takes the same room
         SandboxRuntime runtime = placement.place(request.workspace().node(), request.memoryMb(), chosen -> {
+            // asked for what the chosen node cannot give: a 400 naming it, before anything is recorded
+            nodes.requireIsolation(chosen, request.isolation());
             SandboxRuntime described = describe(request, chosen, null);
             register(described, request, null, track(described.id()));
             return described;
@@ -199,6 +201,7 @@ public class Provisioner {
         runtime.withPlugins(request.plugins());
         runtime.withRepository(request.repository());
         runtime.runsProgram(request.program());
+        runtime.isolatedAs(request.isolation());
         runtime.publishesPorts(request.servicePorts());
         runtime.withWorkspace(request.workspace().sandboxWorkspace());
         ProvisioningRequest.Lifecycle lifecycle = request.lifecycle() != null ? request.lifecycle()
@@ -266,8 +269,9 @@ public class Provisioner {
     private Optional<SandboxRuntime> claimWarm(ProvisioningRequest request, String node) {
         SandboxProgram program = request.program();
         // a kept workspace, a snapshot or a disk size of its own is not what warm members have
+        // nor is a runtime class, GPUs or networks of its own (members have the node's defaults)
         if (!request.extraDependencies().isEmpty() || request.failAt() != null
-                || !request.workspace().equals(WorkspaceRequest.DEFAULT)
+                || !request.workspace().equals(WorkspaceRequest.DEFAULT) || !request.isolation().isDefault()
                 || (program != null && program.fsGroup() != null)) {
             return Optional.empty();
         }
@@ -483,6 +487,7 @@ public class Provisioner {
         migrated.withPlugins(source.plugins());
         source.repository().ifPresent(migrated::withRepository);
         migrated.runsProgram(source.program().orElse(null));
+        migrated.isolatedAs(source.isolation());
         migrated.publishesPorts(source.servicePorts());
         // the TTL caps the conversation's runtime, moved or not: what is left of it moves along
         long lived = Duration.between(source.createdAt(), clock.instant()).toSeconds();
@@ -502,8 +507,11 @@ public class Provisioner {
         String refused;
         try {
             // the target must be healthy and have room, like any node a runtime is placed on
-            refused = placement.place(target, migrated.memoryMb(),
-                    chosen -> journal.registerMigration(migrated, runtimeId, sourceNode, chosen));
+            refused = placement.place(target, migrated.memoryMb(), chosen -> {
+                // the target must offer the runtime class, GPUs and networks the runtime was given
+                nodes.requireIsolation(chosen, migrated.isolation());
+                return journal.registerMigration(migrated, runtimeId, sourceNode, chosen);
+            });
         } catch (RuntimeException e) {
             forget(migrated.id(), runtimeId);
             throw e;
@@ -712,7 +720,7 @@ public class Provisioner {
             return new SandboxSpec(runtime.id(), runtime.conversationId(), config.instance(), runtime.containerName(),
                     image, runtime.cpus(), config.sandboxBootCpus(), runtime.memoryMb(), config.sandboxPidsLimit(),
                     config.sandboxUser(), config.executorPort(), runtime.sessionKey(), runtime.plugins(), null,
-                    servicePorts).withWorkspace(runtime.workspace());
+                    servicePorts).withWorkspace(runtime.workspace()).withIsolation(runtime.isolation());
         }
         Map<String, String> environment = programEnvironment(runtime, program);
         SandboxProcess process = new SandboxProcess(program.command(), program.workingDir(), environment,
@@ -720,7 +728,8 @@ public class Provisioner {
         // an image's own server gets no boot CPU allowance: the steady limit from the start
         return new SandboxSpec(runtime.id(), runtime.conversationId(), config.instance(), runtime.containerName(),
                 image, runtime.cpus(), runtime.cpus(), runtime.memoryMb(), config.sandboxPidsLimit(), program.user(),
-                program.mainPort(), runtime.sessionKey(), List.of(), process, servicePorts);
+                program.mainPort(), runtime.sessionKey(), List.of(), process, servicePorts)
+                .withIsolation(runtime.isolation());
     }
 
     /** The environment of a runtime's own program: the client's, with its key and where it is reached. */

@@ -2,6 +2,7 @@ package dev.dockyard.runtime.provisioning;
 
 import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.agents.LlmSettings;
+import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.runtime.SandboxProgram;
 import dev.dockyard.tenancy.Role;
@@ -24,6 +25,7 @@ import java.util.Map;
  * @param servicePorts   the services beside the main one the proxy carries: name → sandbox port
  * @param lifecycle      keepAlive, idle timeout and TTL; null: the configured defaults
  * @param workspace      the workspace asked for (size, a kept one, a snapshot)
+ * @param isolation      the runtime class, GPUs and extra networks asked for (the node's defaults when none)
  */
 public record ProvisioningRequest(String userId, Role role, String conversationId,
                                   AgentProfile agent, LlmSettings llm, String image, double cpus, int memoryMb,
@@ -32,7 +34,7 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
                                   List<String> plugins, RepositorySpec repository,
                                   boolean replace,
                                   ProvisioningStep failAt, SandboxProgram program, Map<String, Integer> servicePorts,
-                                  Lifecycle lifecycle, WorkspaceRequest workspace) {
+                                  Lifecycle lifecycle, WorkspaceRequest workspace, SandboxIsolation isolation) {
 
     /** The request's idle lifecycle (API.md: {@code sandbox.keepAlive}, {@code idleTimeoutSeconds}, {@code ttlSeconds}). */
     public record Lifecycle(boolean keepAlive, int idleTimeoutSeconds, int ttlSeconds) {
@@ -42,6 +44,7 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
         environment = Map.copyOf(environment);
         servicePorts = Map.copyOf(servicePorts);
         workspace = workspace == null ? WorkspaceRequest.DEFAULT : workspace;
+        isolation = isolation == null ? SandboxIsolation.DEFAULT : isolation;
     }
 
     /** A request with the configured idle lifecycle and a fresh workspace of the default size. */
@@ -51,7 +54,7 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
                                List<String> plugins, RepositorySpec repository, boolean replace,
                                ProvisioningStep failAt, SandboxProgram program, Map<String, Integer> servicePorts) {
         this(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds, environment,
-                extraDependencies, plugins, repository, replace, failAt, program, servicePorts, null, null);
+                extraDependencies, plugins, repository, replace, failAt, program, servicePorts, null, null, null);
     }
 
     /** A request for a runtime of Dockyard's executor with no further services. */
@@ -61,27 +64,34 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
                                List<String> plugins, RepositorySpec repository, boolean replace,
                                ProvisioningStep failAt) {
         this(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds, environment,
-                extraDependencies, plugins, repository, replace, failAt, null, Map.of(), null, null);
+                extraDependencies, plugins, repository, replace, failAt, null, Map.of(), null, null, null);
     }
 
     /** The same request with its own idle lifecycle. */
     public ProvisioningRequest with(Lifecycle requested) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
                 environment, extraDependencies, plugins, repository, replace, failAt, program, servicePorts, requested,
-                workspace);
+                workspace, isolation);
     }
 
     /** The same request, failing {@code step} on purpose (fault injection). */
     public ProvisioningRequest failingAt(ProvisioningStep step) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
                 environment, extraDependencies, plugins, repository, replace, step, program, servicePorts, lifecycle,
-                workspace);
+                workspace, isolation);
     }
 
     /** The same request with its workspace as given (and the image a snapshot was taken of, if not null). */
     public ProvisioningRequest withWorkspace(WorkspaceRequest newWorkspace, String newImage) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, newImage == null ? image : newImage,
                 cpus, memoryMb, timeoutSeconds, environment, extraDependencies, plugins, repository, replace, failAt,
-                program, servicePorts, lifecycle, newWorkspace);
+                program, servicePorts, lifecycle, newWorkspace, isolation);
+    }
+
+    /** The same request with the runtime class, GPUs and extra networks it asked for. */
+    public ProvisioningRequest withIsolation(SandboxIsolation requested) {
+        return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
+                environment, extraDependencies, plugins, repository, replace, failAt, program, servicePorts, lifecycle,
+                workspace, requested);
     }
 }
