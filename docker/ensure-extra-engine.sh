@@ -13,6 +13,13 @@ set -euo pipefail
 name=${1:?usage: ensure-extra-engine.sh NAME [IMAGE...]}
 shift
 log() { echo "[ensure-extra-engine $name] $*" >&2; }
+close_inherited_fds() {
+  local fd
+  for fd in /proc/$BASHPID/fd/*; do
+    fd=${fd##*/}
+    if [ "$fd" -gt 2 ]; then eval "exec $fd>&-" 2>/dev/null || true; fi
+  done
+}
 
 case "$name" in
   *[!a-z0-9]*|"") log "NAME must be lower-case letters and digits"; exit 2 ;;
@@ -42,9 +49,11 @@ if ! docker -H "$host" info >/dev/null 2>&1; then
     log "starting dockerd on $sock (log: /var/lib/dockyard-$name/dockerd.log)"
     # no iptables of its own: the main engine owns the host's rules; sandboxes are reached through
     # the userland proxy on 127.0.0.1, which needs none
-    setsid nohup dockerd --host "$host" --data-root "/var/lib/dockyard-$name/data" \
+    # none of this shell's descriptors (a caller's flock) may stay open in the engine
+    (close_inherited_fds
+     exec setsid nohup dockerd --host "$host" --data-root "/var/lib/dockyard-$name/data" \
       --exec-root "/var/run/dockyard-$name" --pidfile "$pidfile" --bridge "$bridge" \
-      --iptables=false --ip-masq=false >"/var/lib/dockyard-$name/dockerd.log" 2>&1 </dev/null &
+      --iptables=false --ip-masq=false >"/var/lib/dockyard-$name/dockerd.log" 2>&1 </dev/null) &
   fi
   for _ in $(seq 1 60); do
     docker -H "$host" info >/dev/null 2>&1 && break
