@@ -6,14 +6,22 @@
 #
 # Platform: DOCKYARD_GVISOR_PLATFORM (default ptrace). ptrace works everywhere, nested VMs included;
 # kvm is faster where /dev/kvm is real hardware virtualisation (not in a VM without nested VT-x).
+# Network: DOCKYARD_GVISOR_NETWORK (default host). Debian bookworm's runsc (2022-12-19) refuses its
+# own network stack (netstack) on kernels where /proc/sys/net/core/rmem_default exists outside the
+# root network namespace (6.x: "cannot run with network enabled in root network namespace");
+# "host" is gVisor's passthrough: the container's own network namespace, served by the host
+# kernel's TCP/IP instead of netstack. Never the host's network namespace. Set "sandbox" with a
+# newer runsc.
 set -euo pipefail
 
 log() { echo "[ensure-gvisor] $*" >&2; }
 platform=${DOCKYARD_GVISOR_PLATFORM:-ptrace}
+network=${DOCKYARD_GVISOR_NETWORK:-host}
 config=/etc/docker/daemon.json
 
-if docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"'; then
-  log "the engine lists runsc already"
+registered=$(docker info --format '{{json .Runtimes.runsc}}' 2>/dev/null || true)
+if [[ "$registered" == *"--platform=$platform"* && "$registered" == *"--network=$network"* ]]; then
+  log "the engine lists runsc already (platform $platform, network $network)"
   exit 0
 fi
 if [ "$(id -u)" != 0 ]; then
@@ -39,7 +47,7 @@ if ! out=$(timeout 60 runsc --platform="$platform" --network=none do /bin/true 2
 fi
 
 mkdir -p "$(dirname "$config")"
-entry="{\"path\": \"$runsc_path\", \"runtimeArgs\": [\"--platform=$platform\"]}"
+entry="{\"path\": \"$runsc_path\", \"runtimeArgs\": [\"--platform=$platform\", \"--network=$network\"]}"
 if [ ! -s "$config" ]; then
   printf '{\n  "runtimes": {\n    "runsc": %s\n  }\n}\n' "$entry" >"$config"
   log "wrote $config"
@@ -74,8 +82,9 @@ for pid in $pids; do
   kill -HUP "$pid"
 done
 for _ in $(seq 1 30); do
-  if docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"'; then
-    log "runsc registered (platform $platform)"
+  registered=$(docker info --format '{{json .Runtimes.runsc}}' 2>/dev/null || true)
+  if [[ "$registered" == *"--network=$network"* ]]; then
+    log "runsc registered (platform $platform, network $network)"
     exit 0
   fi
   sleep 1

@@ -22,6 +22,7 @@ import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.Labels;
 import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.backend.SandboxProcess;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxState;
@@ -357,7 +358,20 @@ public class DockerBackend implements RuntimeBackend {
         } catch (NotFoundException e) {
             throw new BackendException("container '" + sandboxName + "' disappeared", e);
         } catch (DockerException e) {
+            if (SandboxConfinement.DOCKER_RUNTIMES.get(SandboxIsolation.GVISOR).equals(runtimeOf(sandboxName))) {
+                // gVisor has no live update: its sandboxes were given their steady limits at create
+                return;
+            }
             throw new BackendException("Docker could not apply the CPU limit: " + describe(e), e);
+        }
+    }
+
+    private String runtimeOf(String sandboxName) {
+        try {
+            HostConfig host = docker.inspectContainerCmd(sandboxName).exec().getHostConfig();
+            return host == null ? null : host.getRuntime();
+        } catch (DockerException e) {
+            return null;
         }
     }
 

@@ -51,6 +51,10 @@ final class SandboxConfinement {
         if (runtimeClass != null) {
             host.withRuntime(DOCKER_RUNTIMES.get(runtimeClass));
         }
+        if (SandboxIsolation.GVISOR.equals(runtimeClass)) {
+            // runsc cannot change a running sandbox's limits (no "update"): the steady ones from the start
+            host.withNanoCPUs((long) (spec.cpus() * 1_000_000_000L)).withCpuShares(DockerBackend.NORMAL_CPU_SHARES);
+        }
         SandboxIsolation.SandboxGpus gpus = spec.isolation().gpus();
         if (gpus != null) {
             DeviceRequest request = new DeviceRequest().withDriver("").withCapabilities(List.of(List.of("gpu")));

@@ -59,6 +59,9 @@ class SandboxConfinementTest {
         HostConfig asked = HostConfig.newHostConfig();
         SandboxConfinement.apply(create(), asked, executor(new SandboxIsolation("gvisor", null, List.of())), HARDENED);
         assertEquals("runsc", asked.getRuntime());
+        // no live update under runsc: the steady CPU limit and weight from the start
+        assertEquals(1_000_000_000L, asked.getNanoCPUs());
+        assertEquals(DockerBackend.NORMAL_CPU_SHARES, asked.getCpuShares());
 
         SandboxHostSettings gvisorNode = new SandboxHostSettings(true, Map.of(), 0, "gvisor", 0);
         HostConfig byNode = HostConfig.newHostConfig();
