@@ -161,7 +161,7 @@ public class SandboxRuntime {
 
     /** A kept workspace volume the sandbox mounts; null when its workspace is a volume of its own. */
     /** The runtime class, GPUs and extra networks asked for, as JSON; null: the node's defaults. */
-    @Column(name = "ISOLATION", length = 2000)
+    @Column(name = "SANDBOX_ISOLATION", length = 2000)
     private String isolation;
 
     @Column(name = "WORKSPACE_VOLUME", length = 200)
