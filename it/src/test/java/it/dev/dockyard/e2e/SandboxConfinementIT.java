@@ -9,12 +9,15 @@ import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonString;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +32,8 @@ class SandboxConfinementIT {
 
     private static final DockyardApi API = new DockyardApi();
     private static final String EXTRA_NETWORK = "dockyard-it-extra";
+    /** A node of the test's own, on an engine without gVisor. */
+    private static final String PLAIN = "plain";
 
     private static JsonObjectBuilder request(String name, JsonObjectBuilder sandbox) {
         return Json.createObjectBuilder().add("conversationId", "it-confine-" + name + "-" + UUID.randomUUID())
@@ -58,7 +63,7 @@ class SandboxConfinementIT {
             String container = "dockyard-" + id;
             assertEquals("true", DockerCli.inspect(container, "{{.HostConfig.ReadonlyRootfs}}"));
             assertTrue(DockerCli.inspect(container, "{{.HostConfig.SecurityOpt}}").contains("no-new-privileges"));
-            assertEquals("nofile=65536:65536", DockerCli.inspect(container,
+            assertEquals("nofile=16384:16384", DockerCli.inspect(container,
                     "{{range .HostConfig.Ulimits}}{{.Name}}={{.Soft}}:{{.Hard}}{{end}}"));
             // the key directory is the container's own volume: the key was handed in, and read and deleted at boot
             assertTrue(DockerCli.inspect(container, "{{range .Mounts}}{{.Destination}} {{end}}")
@@ -79,7 +84,7 @@ class SandboxConfinementIT {
                 + "&& cat \"$d/probe\" && rm \"$d/probe\"; done");
         assertEquals(0, exitCode(writable), writable.toString());
         assertEquals("ok\nok\nok\nok", writable.getString("content").strip().replace("\r", ""));
-        assertEquals("65536", run(id, "ulimit -n").getString("content").strip());
+        assertEquals("16384", run(id, "ulimit -n").getString("content").strip());
     }
 
     @Test
@@ -128,17 +133,42 @@ class SandboxConfinementIT {
         return sorted.get(sorted.size() / 2);
     }
 
+    /**
+     * A node whose engine has no runsc: an engine of this test's own (docker/ensure-extra-engine.sh
+     * gives its engines a configuration without the main engine's runtimes), added as node
+     * "plain" for the time of the test.
+     */
     @Test
-    void shouldRefuseGvisorOnANodeWhoseEngineHasNoRunsc() {
-        DockyardApi.Answer refused = API.provision(request("no-gvisor", Json.createObjectBuilder()
-                .add("runtimeClass", "gvisor")).add("node", "node2").build(), 30);
-        assertEquals(400, refused.status(), refused.body());
-        assertTrue(refused.contentType().startsWith("application/problem+json"), refused.contentType());
-        assertEquals("node2", refused.json().getString("node"));
-        assertTrue(refused.json().getString("detail").contains("backend node 'node2' does not offer runtime class "
-                + "'gvisor'"), refused.body());
-        assertEquals(400, API.provision(request("kata", Json.createObjectBuilder().add("runtimeClass", "kata"))
-                .build(), 30).status());
+    void shouldRefuseGvisorOnANodeWhoseEngineHasNoRunsc() throws Exception {
+        Path root = Path.of(System.getProperty("dockyard.bundle")).toAbsolutePath().getParent().getParent().getParent();
+        Path pidFile = Path.of("/var/run/dockyard-" + PLAIN + ".pid");
+        boolean ours = !(Files.exists(pidFile) && ProcessHandle.of(Long.parseLong(Files.readString(pidFile).strip()))
+                .map(ProcessHandle::isAlive).orElse(false));
+        Process start = new ProcessBuilder("bash", root.resolve("docker/ensure-extra-engine.sh").toString(), PLAIN)
+                .redirectErrorStream(true).start();
+        String log = new String(start.getInputStream().readAllBytes());
+        assertTrue(start.waitFor(120, TimeUnit.SECONDS) && start.exitValue() == 0, log);
+        try {
+            assertTrue(!DockerCli.ok("-H", "unix:///var/run/dockyard-" + PLAIN + ".sock", "info", "--format",
+                    "{{json .Runtimes}}").contains("runsc"), "the test's own engine must not have runsc");
+            ControlPlaneServer.restart(Map.of("DOCKYARD_NODES", "local,node2," + PLAIN,
+                    "DOCKYARD_NODE_" + PLAIN.toUpperCase() + "_DOCKER_HOST", "unix:///var/run/dockyard-" + PLAIN + ".sock"));
+            DockyardApi.Answer refused = API.provision(request("no-gvisor", Json.createObjectBuilder()
+                    .add("runtimeClass", "gvisor")).add("node", PLAIN).build(), 30);
+            assertEquals(400, refused.status(), refused.body());
+            assertTrue(refused.contentType().startsWith("application/problem+json"), refused.contentType());
+            assertEquals(PLAIN, refused.json().getString("node"));
+            assertTrue(refused.json().getString("detail").contains("backend node '" + PLAIN + "' does not offer "
+                    + "runtime class 'gvisor'"), refused.body());
+            assertEquals(400, API.provision(request("kata", Json.createObjectBuilder().add("runtimeClass", "kata"))
+                    .build(), 30).status());
+        } finally {
+            ControlPlaneServer.restart(Map.of());
+            if (ours) {
+                // the engine this test started: stopped by its PID (its data stays for the next run)
+                ProcessHandle.of(Long.parseLong(Files.readString(pidFile).strip())).ifPresent(ProcessHandle::destroy);
+            }
+        }
     }
 
     @Test

@@ -317,7 +317,12 @@ public class DockerBackend implements RuntimeBackend {
         } catch (NotFoundException e) {
             throw new BackendException("container '" + sandboxName + "' disappeared before it started", e);
         } catch (DockerException e) {
-            throw new BackendException("Docker could not start the container: " + describe(e), e);
+            String why = describe(e);
+            if (why.contains("error setting rlimit")) {
+                why += " (the engine's own limits are lower than the sandbox's: dockyard.sandbox.nofile must be at "
+                        + "most the engine's open-file limit)";
+            }
+            throw new BackendException("Docker could not start the container: " + why, e);
         }
         InspectContainerResponse inspect = docker.inspectContainerCmd(sandboxName).exec();
         if (!Boolean.TRUE.equals(inspect.getState().getRunning())) {
