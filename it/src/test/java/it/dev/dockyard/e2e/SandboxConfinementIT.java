@@ -76,9 +76,11 @@ class SandboxConfinementIT {
 
     /** What the agent can and cannot write, seen from inside through the executor. */
     private static void assertReadOnlyRootWithWritablePlaces(String id) {
-        JsonObject usr = run(id, "touch /usr/dockyard-probe");
-        assertNotEquals(0, exitCode(usr), usr.toString());
-        assertTrue(usr.getString("content").contains("Read-only file system"), usr.getString("content"));
+        assertNotEquals(0, exitCode(run(id, "touch /usr/dockyard-probe")));
+        // the sandbox user's own files in the image: only a read-only root refuses them
+        JsonObject own = run(id, "touch /dockyard/wlp/dockyard-probe");
+        assertNotEquals(0, exitCode(own), own.toString());
+        assertTrue(own.getString("content").contains("Read-only file system"), own.getString("content"));
         assertNotEquals(0, exitCode(run(id, "echo x > /etc/dockyard-probe")));
         JsonObject writable = run(id, "for d in /workspace /tmp /var/tmp \"$HOME\"; do echo ok > \"$d/probe\" "
                 + "&& cat \"$d/probe\" && rm \"$d/probe\"; done");

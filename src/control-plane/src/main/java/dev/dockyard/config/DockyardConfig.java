@@ -64,7 +64,7 @@ public class DockyardConfig {
 
     /** The tmpfs mounts of a read-only root: path=size, comma-separated. */
     @Inject
-    @ConfigProperty(name = "dockyard.sandbox.writable-paths", defaultValue = "/tmp=512m,/var/tmp=64m,/home=256m")
+    @ConfigProperty(name = "dockyard.sandbox.writable-paths", defaultValue = "/tmp=512m,/var/tmp=64m")
     List<String> sandboxWritablePaths;
 
     /** The open-file limit (soft and hard) of every sandbox process: at most the engine's own (20000 in CI). */
