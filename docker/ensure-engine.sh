@@ -5,6 +5,13 @@
 set -euo pipefail
 
 log() { echo "[ensure-engine] $*" >&2; }
+close_inherited_fds() {
+  local fd
+  for fd in /proc/$BASHPID/fd/*; do
+    fd=${fd##*/}
+    if [ "$fd" -gt 2 ]; then eval "exec $fd>&-" 2>/dev/null || true; fi
+  done
+}
 
 if docker info >/dev/null 2>&1; then
   log "reusing running engine (${DOCKER_HOST:-unix:///var/run/docker.sock})"
@@ -34,8 +41,10 @@ if [ -f "$state_dir/dockerd.pid" ] && kill -0 "$(cat "$state_dir/dockerd.pid")" 
   log "dockerd (pid $(cat "$state_dir/dockerd.pid")) is starting already"
 else
   log "starting dockerd in the background (log: $state_dir/dockerd.log)"
-  # setsid: the engine must outlive the shell (and the CI step) that started it
-  setsid nohup dockerd >"$state_dir/dockerd.log" 2>&1 </dev/null &
+  # setsid: the engine must outlive the shell (and the CI step) that started it. It inherits none
+  # of this shell's descriptors: a caller's lock (flock /tmp/dockyard-it.lock …) would otherwise
+  # stay held by dockerd and containerd for as long as the engine runs
+  (close_inherited_fds; exec setsid nohup dockerd >"$state_dir/dockerd.log" 2>&1 </dev/null) &
   echo $! >"$state_dir/dockerd.pid"
 fi
 for _ in $(seq 1 60); do

@@ -13,6 +13,13 @@ set -euo pipefail
 name=${1:?usage: ensure-extra-engine.sh NAME [IMAGE...]}
 shift
 log() { echo "[ensure-extra-engine $name] $*" >&2; }
+close_inherited_fds() {
+  local fd
+  for fd in /proc/$BASHPID/fd/*; do
+    fd=${fd##*/}
+    if [ "$fd" -gt 2 ]; then eval "exec $fd>&-" 2>/dev/null || true; fi
+  done
+}
 
 case "$name" in
   *[!a-z0-9]*|"") log "NAME must be lower-case letters and digits"; exit 2 ;;
@@ -39,12 +46,18 @@ if ! docker -H "$host" info >/dev/null 2>&1; then
     log "dockerd (pid $(cat "$pidfile")) is starting already"
   else
     mkdir -p "/var/lib/dockyard-$name"
+    # a configuration of its own, not the main engine's /etc/docker/daemon.json: runtimes such as
+    # gVisor (ensure-gvisor.sh) are the main engine's; this node is one without
+    [ -s "/var/lib/dockyard-$name/daemon.json" ] || echo '{}' >"/var/lib/dockyard-$name/daemon.json"
     log "starting dockerd on $sock (log: /var/lib/dockyard-$name/dockerd.log)"
     # no iptables of its own: the main engine owns the host's rules; sandboxes are reached through
     # the userland proxy on 127.0.0.1, which needs none
-    setsid nohup dockerd --host "$host" --data-root "/var/lib/dockyard-$name/data" \
+    # none of this shell's descriptors (a caller's flock) may stay open in the engine
+    (close_inherited_fds
+     exec setsid nohup dockerd --config-file "/var/lib/dockyard-$name/daemon.json" \
+      --host "$host" --data-root "/var/lib/dockyard-$name/data" \
       --exec-root "/var/run/dockyard-$name" --pidfile "$pidfile" --bridge "$bridge" \
-      --iptables=false --ip-masq=false >"/var/lib/dockyard-$name/dockerd.log" 2>&1 </dev/null &
+      --iptables=false --ip-masq=false >"/var/lib/dockyard-$name/dockerd.log" 2>&1 </dev/null) &
   fi
   for _ in $(seq 1 60); do
     docker -H "$host" info >/dev/null 2>&1 && break

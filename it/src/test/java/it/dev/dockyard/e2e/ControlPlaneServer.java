@@ -85,6 +85,9 @@ final class ControlPlaneServer {
         builder.environment().put("DOCKYARD_CREDENTIALS_ALLOWED_TOKEN_HOSTS", "127.0.0.1");
         builder.environment().put("DOCKYARD_NODES", "local,node2");
         builder.environment().put("DOCKYARD_NODE_NODE2_DOCKER_HOST", DockerCli.NODE2);
+        // as it/pom.xml: SandboxConfinementIT's GPU node and allowed network
+        builder.environment().put("DOCKYARD_NODE_NODE2_GPUS", "2");
+        builder.environment().put("DOCKYARD_SANDBOX_ALLOWED_NETWORKS", "dockyard-it-extra");
         builder.environment().put("DOCKYARD_IMAGES_REPOSITORY", "dockyard/it-runtime");
         builder.environment().put("DOCKYARD_AGENTS", "CodeActAgent,BrowsingAgent,GuardedAgent");
         builder.environment().put("DOCKYARD_AGENT_GUARDEDAGENT_SECURITY_CONFIRM", "MEDIUM");

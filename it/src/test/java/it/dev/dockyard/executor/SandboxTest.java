@@ -1,16 +1,33 @@
 package it.dev.dockyard.executor;
 
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInfo;
 
-/** A suite that runs against one real sandbox container, started before its tests and removed after. */
+/**
+ * A suite that runs against one real sandbox container, started before its tests and removed after;
+ * on the engine's default runtime, or on the one its class names with {@link OnRuntime} (a
+ * subclass that runs the same suite on gVisor, say).
+ */
 abstract class SandboxTest {
+
+    /** The Docker runtime the suite's sandbox runs on (docker run --runtime). */
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target(ElementType.TYPE)
+    @interface OnRuntime {
+        String value();
+    }
 
     static Sandbox sandbox;
 
     @BeforeAll
-    static void startSandbox() {
-        sandbox = Sandbox.start();
+    static void startSandbox(TestInfo suite) {
+        OnRuntime runtime = suite.getTestClass().map(c -> c.getAnnotation(OnRuntime.class)).orElse(null);
+        sandbox = runtime == null ? Sandbox.start() : Sandbox.start("--runtime", runtime.value());
     }
 
     @AfterAll

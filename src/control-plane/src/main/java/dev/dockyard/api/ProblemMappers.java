@@ -2,6 +2,7 @@ package dev.dockyard.api;
 
 import dev.dockyard.application.Refused;
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.UnsupportedIsolationException;
 import dev.dockyard.placement.PlacementRefusedException;
 import dev.dockyard.protocol.InvalidActionException;
 import dev.dockyard.runtime.lifecycle.RuntimeGates;
@@ -27,7 +28,7 @@ public final class ProblemMappers {
 
     /** Every mapper, for the applications that list their classes. */
     public static Set<Class<?>> all() {
-        return Set.of(ForProblem.class, ForRefused.class, ForInvalidAction.class, ForBackend.class, ForWebApplication.class, ForProcessing.class, ForJson.class, ForRuntimeBusy.class, ForPlacement.class, ForAnything.class);
+        return Set.of(ForProblem.class, ForRefused.class, ForInvalidAction.class, ForBackend.class, ForWebApplication.class, ForProcessing.class, ForJson.class, ForRuntimeBusy.class, ForPlacement.class, ForUnsupportedIsolation.class, ForAnything.class);
     }
 
 
@@ -169,6 +170,16 @@ public final class ProblemMappers {
                 answer.header("Retry-After", e.retryAfterSeconds());
             }
             return answer.build();
+        }
+    }
+
+    /** A node that cannot give the runtime class, GPUs or networks asked for: a 400 naming it. */
+    @Provider
+    public static class ForUnsupportedIsolation implements ExceptionMapper<UnsupportedIsolationException> {
+        @Override
+        public Response toResponse(UnsupportedIsolationException e) {
+            return Problem.of(Problem.Kind.VALIDATION, e.getMessage()).with("node", Json.createValue(e.node()))
+                    .toResponse();
         }
     }
 

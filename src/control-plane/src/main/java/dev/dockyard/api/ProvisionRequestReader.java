@@ -127,7 +127,8 @@ final class ProvisionRequestReader {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeout, env,
                 extra, List.copyOf(allPlugins), repository(body), replace, null).with(lifecycle(sandbox, config))
                 .withWorkspace(workspace(body, sandbox, config), null)
-                .withEgress(EgressRequestReader.read(sandbox, config, EgressRequestReader.SYSTEM));
+                .withEgress(EgressRequestReader.read(sandbox, config, EgressRequestReader.SYSTEM))
+                .withIsolation(IsolationRequestReader.read(sandbox, config.sandboxAllowedNetworks()));
     }
 
     /** Longest idle timeout or TTL a request may name: a year. */

@@ -33,6 +33,20 @@ public interface BackendNodes {
      */
     RuntimeImageBuilder images(String node);
 
+    /**
+     * Checks that {@code node} can give a sandbox {@code isolation} (its engine offers the runtime
+     * class, the node declares GPUs, the networks exist there); nodes that know of no such options
+     * take only the default.
+     *
+     * @throws UnsupportedIsolationException naming the node when it cannot
+     */
+    default void requireIsolation(String node, SandboxIsolation isolation) {
+        if (!isolation.isDefault()) {
+            throw new UnsupportedIsolationException(node, "backend node '" + node + "' offers no runtime class, GPUs "
+                    + "or extra networks");
+        }
+    }
+
     /** A node name that is not configured. */
     class UnknownNodeException extends IllegalArgumentException {
         private static final long serialVersionUID = 1L;

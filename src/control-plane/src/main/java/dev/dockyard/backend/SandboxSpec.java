@@ -26,15 +26,17 @@ import java.util.Map;
  * {@link RuntimeBackend#settle} gives it the normal weight once it is ready.
  *
  * <p>{@code egress}: where the sandbox may open connections ({@link EgressPolicy}; null is open).
+ * <p>{@code isolation}: the runtime class, GPUs and extra networks asked for (null: the node's defaults).
  */
 public record SandboxSpec(String runtimeId, String conversationId, String controlPlane, String name, String image, double cpus,
                           double bootCpus, int memoryMb, long pidsLimit, String user, int executorPort,
                           String sessionKey, List<String> plugins, SandboxProcess process, List<Integer> servicePorts,
                           SandboxWorkspace workspace, Map<String, String> extraLabels, boolean background,
-                          EgressPolicy egress) {
+                          EgressPolicy egress, SandboxIsolation isolation) {
 
     public SandboxSpec {
         egress = egress == null ? EgressPolicy.OPEN : egress;
+        isolation = isolation == null ? SandboxIsolation.DEFAULT : isolation;
         plugins = List.copyOf(plugins);
         servicePorts = List.copyOf(servicePorts);
         extraLabels = Map.copyOf(extraLabels);
@@ -46,7 +48,7 @@ public record SandboxSpec(String runtimeId, String conversationId, String contro
                        String sessionKey, List<String> plugins, SandboxProcess process, List<Integer> servicePorts,
                        SandboxWorkspace workspace, Map<String, String> extraLabels, boolean background) {
         this(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb, pidsLimit, user,
-                executorPort, sessionKey, plugins, process, servicePorts, workspace, extraLabels, background, null);
+                executorPort, sessionKey, plugins, process, servicePorts, workspace, extraLabels, background, null, null);
     }
 
     /** A sandbox whose workspace is a fresh volume of the backend's default size. */
@@ -54,35 +56,42 @@ public record SandboxSpec(String runtimeId, String conversationId, String contro
                        double cpus, double bootCpus, int memoryMb, long pidsLimit, String user, int executorPort,
                        String sessionKey, List<String> plugins, SandboxProcess process, List<Integer> servicePorts) {
         this(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb, pidsLimit, user,
-                executorPort, sessionKey, plugins, process, servicePorts, null, Map.of(), false);
+                executorPort, sessionKey, plugins, process, servicePorts, null, Map.of(), false, null, null);
     }
 
     /** The same sandbox with these labels beside Dockyard's own. */
     public SandboxSpec withLabels(Map<String, String> labels) {
         return new SandboxSpec(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb,
                 pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, workspace, labels, background,
-                egress);
+                egress, isolation);
     }
 
     /** The same sandbox with its workspace elsewhere. */
     public SandboxSpec withWorkspace(SandboxWorkspace newWorkspace) {
         return new SandboxSpec(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb,
                 pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, newWorkspace, extraLabels,
-                background, egress);
+                background, egress, isolation);
     }
 
     /** The same sandbox, booted in the background (see the class comment). */
     public SandboxSpec inBackground() {
         return new SandboxSpec(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb,
                 pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, workspace, extraLabels, true,
-                egress);
+                egress, isolation);
     }
 
     /** The same sandbox under this egress policy. */
     public SandboxSpec withEgress(EgressPolicy policy) {
         return new SandboxSpec(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb,
                 pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, workspace, extraLabels,
-                background, policy);
+                background, policy, isolation);
+    }
+
+    /** The same sandbox with the isolation its request asked for (see {@link SandboxIsolation}). */
+    public SandboxSpec withIsolation(SandboxIsolation newIsolation) {
+        return new SandboxSpec(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb,
+                pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, workspace, extraLabels,
+                background, egress, newIsolation);
     }
 
     public Map<String, String> labels() {

@@ -6,8 +6,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
@@ -54,6 +56,26 @@ public class DockyardConfig {
     @Inject
     @ConfigProperty(name = "dockyard.sandbox.user", defaultValue = "1000")
     String sandboxUser;
+
+    /** An executor sandbox's root file system is read-only; its writable places are tmpfs and volumes. */
+    @Inject
+    @ConfigProperty(name = "dockyard.sandbox.read-only-root", defaultValue = "true")
+    boolean sandboxReadOnlyRoot;
+
+    /** The tmpfs mounts of a read-only root: path=size, comma-separated. */
+    @Inject
+    @ConfigProperty(name = "dockyard.sandbox.writable-paths", defaultValue = "/tmp=512m,/var/tmp=64m")
+    List<String> sandboxWritablePaths;
+
+    /** The open-file limit (soft and hard) of every sandbox process: at most the engine's own (20000 in CI). */
+    @Inject
+    @ConfigProperty(name = "dockyard.sandbox.nofile", defaultValue = "16384")
+    long sandboxNofile;
+
+    /** The Docker networks an admin lets requests attach sandboxes to (sandbox.networks); none by default. */
+    @Inject
+    @ConfigProperty(name = "dockyard.sandbox.allowed-networks")
+    Optional<List<String>> sandboxAllowedNetworks;
 
     @Inject
     @ConfigProperty(name = "dockyard.sandbox.executor-port", defaultValue = "8000")
@@ -249,6 +271,34 @@ public class DockyardConfig {
 
     public String sandboxUser() {
         return sandboxUser;
+    }
+
+    public boolean sandboxReadOnlyRoot() {
+        return sandboxReadOnlyRoot;
+    }
+
+    /** The tmpfs mounts of a read-only root: path → size (e.g. 512m). */
+    public Map<String, String> sandboxWritablePaths() {
+        Map<String, String> paths = new LinkedHashMap<>();
+        for (String entry : sandboxWritablePaths) {
+            String[] parts = entry.strip().split("=", 2);
+            if (parts.length != 2 || !parts[0].startsWith("/") || !parts[1].matches("[0-9]+[kmg]?")) {
+                throw new IllegalStateException("dockyard.sandbox.writable-paths: '" + entry
+                        + "' is not an absolute path=size (e.g. /tmp=512m)");
+            }
+            paths.put(parts[0], parts[1]);
+        }
+        return paths;
+    }
+
+    public long sandboxNofile() {
+        return sandboxNofile;
+    }
+
+    /** The networks a request may name in sandbox.networks. */
+    public Set<String> sandboxAllowedNetworks() {
+        return sandboxAllowedNetworks == null ? Set.of() : sandboxAllowedNetworks.orElse(List.of()).stream()
+                .map(String::strip).filter(n -> !n.isEmpty()).collect(Collectors.toUnmodifiableSet());
     }
 
     /** The sandbox user's numeric uid (the user part of dockyard.sandbox.user), which runtime images are built for. */

@@ -1,5 +1,6 @@
 package dev.dockyard.runtime;
 
+import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.images.ExtraDependencies;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
@@ -118,5 +119,35 @@ final class RuntimeSettingsJson {
         try (JsonReader reader = Json.createReader(new StringReader(json))) {
             return reader.readObject();
         }
+    }
+
+    static String isolation(SandboxIsolation isolation) {
+        if (isolation == null || isolation.isDefault()) {
+            return null;
+        }
+        JsonObjectBuilder json = Json.createObjectBuilder();
+        if (isolation.runtimeClass() != null) {
+            json.add("runtimeClass", isolation.runtimeClass());
+        }
+        if (isolation.gpus() != null) {
+            JsonArrayBuilder ids = Json.createArrayBuilder();
+            isolation.gpus().deviceIds().forEach(ids::add);
+            json.add("gpus", Json.createObjectBuilder().add("count", isolation.gpus().count()).add("deviceIds", ids));
+        }
+        JsonArrayBuilder networks = Json.createArrayBuilder();
+        isolation.networks().forEach(networks::add);
+        return json.add("networks", networks).build().toString();
+    }
+
+    static SandboxIsolation isolation(String json) {
+        if (json == null) {
+            return SandboxIsolation.DEFAULT;
+        }
+        JsonObject isolation = read(json);
+        JsonObject gpus = isolation.getJsonObject("gpus");
+        return new SandboxIsolation(isolation.getString("runtimeClass", null),
+                gpus == null ? null : new SandboxIsolation.SandboxGpus(gpus.getInt("count"),
+                        gpus.getJsonArray("deviceIds").getValuesAs(JsonString::getString)),
+                isolation.getJsonArray("networks").getValuesAs(JsonString::getString));
     }
 }

@@ -2,6 +2,7 @@ package dev.dockyard.runtime;
 
 import dev.dockyard.agents.LlmSettings;
 import dev.dockyard.backend.EgressPolicy;
+import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.backend.SandboxWorkspace;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.secrets.SealedString;
@@ -164,6 +165,10 @@ public class SandboxRuntime {
     private String pool;
 
     /** A kept workspace volume the sandbox mounts; null when its workspace is a volume of its own. */
+    /** The runtime class, GPUs and extra networks asked for, as JSON; null: the node's defaults. */
+    @Column(name = "SANDBOX_ISOLATION", length = 2000)
+    private String isolation;
+
     @Column(name = "WORKSPACE_VOLUME", length = 200)
     private String workspaceVolume;
 
@@ -486,6 +491,15 @@ public class SandboxRuntime {
         }
         int mb = diskMb == null ? 0 : diskMb;
         return workspaceCopyOf != null ? SandboxWorkspace.copyOf(workspaceCopyOf, mb) : SandboxWorkspace.fresh(mb);
+    }
+
+    public void isolatedAs(SandboxIsolation requested) {
+        this.isolation = RuntimeSettingsJson.isolation(requested);
+    }
+
+    /** The runtime class, GPUs and extra networks its request asked for. */
+    public SandboxIsolation isolation() {
+        return RuntimeSettingsJson.isolation(isolation);
     }
 
     public void runsProgram(SandboxProgram newProgram) {

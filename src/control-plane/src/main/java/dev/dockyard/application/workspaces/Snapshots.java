@@ -218,8 +218,9 @@ public class Snapshots {
                 ExtraDependencies.NONE, source.plugins(), null, false, null, null, Map.of(),
                 // a new conversation: the configured idle lifecycle, not the source's
                 null, WorkspaceRequest.of(0, null, snapshot.id()))
-                // the fork may reach what the source could, no more
-                .withEgress(source.egress());
+                // the fork may reach what the source could, no more; it is isolated like its source
+                .withEgress(source.egress())
+                .withIsolation(source.isolation());
         return lifecycle.provision(request);
     }
 }

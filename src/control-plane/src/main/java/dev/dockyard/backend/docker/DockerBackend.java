@@ -22,6 +22,7 @@ import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.Labels;
 import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.backend.SandboxProcess;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxState;
@@ -51,7 +52,9 @@ import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
  * on 127.0.0.1 only at a port Docker picks. The executor's {@code /workspace} is a labelled volume
  * of its own ({@link WorkspaceVolumes}: size-bounded where this host allows), created with the
  * sandbox and removed with it unless it is kept. Its egress policy's network and packet-filter
- * rules ({@link SandboxNetworks}) are made before it and go with it.
+ * rules ({@link SandboxNetworks}) are made before it and go with it; {@link SandboxConfinement}
+ * adds the node's confinement: a read-only root, the open-file limit, the runtime class, GPUs and
+ * extra networks.
  */
 public class DockerBackend implements RuntimeBackend {
 
@@ -75,20 +78,34 @@ public class DockerBackend implements RuntimeBackend {
     private final DockerClient docker;
     private final WorkspaceVolumes workspaces;
     private final SandboxNetworks networks;
+    private final SandboxHostSettings settings;
 
     /** One backend per engine: see {@link DockerNodes}. Workspaces on plain (unbounded) volumes. */
     public DockerBackend(DockerClient docker) {
-        this(docker, new WorkspaceVolumes(docker, null, 0, Clock.systemUTC()));
+        this(docker, new WorkspaceVolumes(docker, null, 0, Clock.systemUTC()), SandboxHostSettings.ENGINE_DEFAULTS);
     }
 
     DockerBackend(DockerClient docker, WorkspaceVolumes workspaces) {
-        this(docker, workspaces, DEFAULT_EGRESS_HELPER);
+        this(docker, workspaces, SandboxHostSettings.ENGINE_DEFAULTS, DEFAULT_EGRESS_HELPER);
     }
 
-    /** {@code egressHelperImage}: what installs the packet-filter rules of egress policies ({@link SandboxNetworks}). */
     DockerBackend(DockerClient docker, WorkspaceVolumes workspaces, String egressHelperImage) {
+        this(docker, workspaces, SandboxHostSettings.ENGINE_DEFAULTS, egressHelperImage);
+    }
+
+    DockerBackend(DockerClient docker, WorkspaceVolumes workspaces, SandboxHostSettings settings) {
+        this(docker, workspaces, settings, DEFAULT_EGRESS_HELPER);
+    }
+
+    /**
+     * {@code settings}: how this node confines sandboxes; {@code egressHelperImage}: what installs the
+     * packet-filter rules of egress policies ({@link SandboxNetworks}).
+     */
+    DockerBackend(DockerClient docker, WorkspaceVolumes workspaces, SandboxHostSettings settings,
+                  String egressHelperImage) {
         this.docker = docker;
         this.workspaces = workspaces;
+        this.settings = settings;
         this.networks = new SandboxNetworks(docker, new EgressHelper(docker, egressHelperImage));
     }
 
@@ -156,6 +173,7 @@ public class DockerBackend implements RuntimeBackend {
             if (process != null) {
                 ProcessLaunch.configure(create, process, imageCommand(spec.image(), process));
             }
+            SandboxConfinement.apply(create, host, spec, settings);
             id = create.exec().getId();
         } catch (NotFoundException e) {
             removeWorkspaceQuietly(ownVolume);
@@ -169,6 +187,7 @@ public class DockerBackend implements RuntimeBackend {
             removeNetworkQuietly(network, spec.name());
             throw new BackendException("Docker refused to create the container: " + describe(e), e);
         }
+        SandboxConfinement.attachNetworks(docker, id, spec);
         if (process == null) {
             handKey(id, keyArchive(spec.sessionKey(), spec.plugins(), spec.user()));
         } else {
@@ -346,7 +365,12 @@ public class DockerBackend implements RuntimeBackend {
         } catch (NotFoundException e) {
             throw new BackendException("container '" + sandboxName + "' disappeared before it started", e);
         } catch (DockerException e) {
-            throw new BackendException("Docker could not start the container: " + describe(e), e);
+            String why = describe(e);
+            if (why.contains("error setting rlimit")) {
+                why += " (the engine's own limits are lower than the sandbox's: dockyard.sandbox.nofile must be at "
+                        + "most the engine's open-file limit)";
+            }
+            throw new BackendException("Docker could not start the container: " + why, e);
         }
         InspectContainerResponse inspect = docker.inspectContainerCmd(sandboxName).exec();
         if (!Boolean.TRUE.equals(inspect.getState().getRunning())) {
@@ -387,7 +411,20 @@ public class DockerBackend implements RuntimeBackend {
         } catch (NotFoundException e) {
             throw new BackendException("container '" + sandboxName + "' disappeared", e);
         } catch (DockerException e) {
+            if (SandboxConfinement.DOCKER_RUNTIMES.get(SandboxIsolation.GVISOR).equals(runtimeOf(sandboxName))) {
+                // gVisor has no live update: its sandboxes were given their steady limits at create
+                return;
+            }
             throw new BackendException("Docker could not apply the CPU limit: " + describe(e), e);
+        }
+    }
+
+    private String runtimeOf(String sandboxName) {
+        try {
+            HostConfig host = docker.inspectContainerCmd(sandboxName).exec().getHostConfig();
+            return host == null ? null : host.getRuntime();
+        } catch (DockerException e) {
+            return null;
         }
     }
 

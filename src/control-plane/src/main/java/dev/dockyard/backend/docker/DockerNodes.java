@@ -4,9 +4,13 @@ import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.core.DefaultDockerClientConfig;
 import com.github.dockerjava.core.DockerClientImpl;
 import com.github.dockerjava.zerodep.ZerodepDockerHttpClient;
+import com.github.dockerjava.api.exception.NotFoundException;
+import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.NodeType;
 import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.backend.SandboxIsolation;
+import dev.dockyard.backend.UnsupportedIsolationException;
 import dev.dockyard.backend.kubernetes.KubernetesNode;
 import dev.dockyard.backend.kubernetes.KubernetesNodeConfig;
 import dev.dockyard.config.DockyardConfig;
@@ -54,6 +58,7 @@ public class DockerNodes implements BackendNodes {
     private final Map<String, DockerClient> clients = new LinkedHashMap<>();
     private final Map<String, RuntimeImageBuilder> builders = new LinkedHashMap<>();
     private final List<KubernetesNode> clusters = new ArrayList<>();
+    private final Map<String, SandboxHostSettings> settings = new LinkedHashMap<>();
 
     @PostConstruct
     void connect() {
@@ -75,12 +80,97 @@ public class DockerNodes implements BackendNodes {
             }
             DockerClient client = client(name, host, Duration.ofSeconds(60), 64);
             clients.put(name, client);
-            nodes.put(name, new DockerBackend(client, workspaces(name, client, host), config.egressHelperImage()));
+            SandboxHostSettings sandboxSettings = sandboxSettings(name);
+            settings.put(name, sandboxSettings);
+            nodes.put(name, new DockerBackend(client, workspaces(name, client, host), sandboxSettings,
+                    config.egressHelperImage()));
             // a build step may print nothing for minutes (a quiet RUN, committing a layer): its own
             // client, whose read timeout is the build's
             DockerClient builds = client(name, host, config.imageBuildTimeout(), 8);
             clients.put(name + "/builds", builds);
             builders.put(name, new DockerImageBuilder(builds));
+        }
+    }
+
+    /**
+     * The node's confinement of sandboxes: the sandbox-wide settings, and the node's own
+     * {@code runtime-class} (runc or gvisor; the engine's default runtime when unset) and
+     * {@code gpus} (false, true, or how many).
+     */
+    private SandboxHostSettings sandboxSettings(String name) {
+        String prefix = "dockyard.node." + name + ".";
+        Optional<String> runtimeClass = ConfigProvider.getConfig().getOptionalValue(prefix + "runtime-class", String.class)
+                .map(String::strip).filter(c -> !c.isEmpty());
+        if (runtimeClass.isPresent() && !SandboxIsolation.RUNTIME_CLASSES.contains(runtimeClass.get())) {
+            throw new IllegalStateException(prefix + "runtime-class: '" + runtimeClass.get() + "' is not one of "
+                    + SandboxIsolation.RUNTIME_CLASSES);
+        }
+        String gpus = ConfigProvider.getConfig().getOptionalValue(prefix + "gpus", String.class).orElse("false").strip();
+        int declared;
+        if (gpus.equals("true")) {
+            declared = -1;
+        } else if (gpus.equals("false")) {
+            declared = 0;
+        } else if (gpus.matches("[0-9]{1,4}")) {
+            declared = Integer.parseInt(gpus);
+        } else {
+            throw new IllegalStateException(prefix + "gpus: '" + gpus + "' is not true, false or a count");
+        }
+        return new SandboxHostSettings(config.sandboxReadOnlyRoot(), config.sandboxWritablePaths(),
+                config.sandboxNofile(), runtimeClass.orElse(null), declared);
+    }
+
+    /**
+     * A Docker node gives a runtime class its engine lists (docker info's runtimes), GPUs up to what
+     * it declares, and networks its engine has; anything else is refused naming the node.
+     */
+    @Override
+    public void requireIsolation(String node, SandboxIsolation isolation) {
+        String name = node == null ? defaultNode() : node;
+        SandboxHostSettings declared = settings.get(name);
+        if (declared == null) {
+            BackendNodes.super.requireIsolation(name, isolation);
+            return;
+        }
+        DockerClient docker = clients.get(name);
+        String runtimeClass = isolation.runtimeClass();
+        if (runtimeClass != null && !runtimeClass.equals(SandboxIsolation.RUNC)) {
+            String runtime = SandboxConfinement.DOCKER_RUNTIMES.get(runtimeClass);
+            Map<String, ?> runtimes = engineRuntimes(name, docker);
+            if (!runtimes.containsKey(runtime)) {
+                throw new UnsupportedIsolationException(name, "backend node '" + name + "' does not offer runtime class '"
+                        + runtimeClass + "': its engine has no '" + runtime + "' runtime (it has " + runtimes.keySet()
+                        + "; README: gVisor)");
+            }
+        }
+        if (isolation.gpus() != null) {
+            int wanted = isolation.gpus().wanted();
+            boolean capable = declared.gpus() != 0 || engineRuntimes(name, docker).containsKey("nvidia");
+            if (!capable) {
+                throw new UnsupportedIsolationException(name, "backend node '" + name + "' has no GPUs (set "
+                        + "dockyard.node." + name + ".gpus where it has)");
+            }
+            if (declared.gpus() > 0 && (wanted < 0 || wanted > declared.gpus())) {
+                throw new UnsupportedIsolationException(name, "backend node '" + name + "' has " + declared.gpus()
+                        + " GPUs; the request asks for " + (wanted < 0 ? "all" : wanted));
+            }
+        }
+        for (String network : isolation.networks()) {
+            try {
+                docker.inspectNetworkCmd().withNetworkId(network).exec();
+            } catch (NotFoundException e) {
+                throw new UnsupportedIsolationException(name, "backend node '" + name + "' has no network '" + network + "'");
+            }
+        }
+    }
+
+    /** The runtimes the node's engine offers, by name. */
+    private static Map<String, ?> engineRuntimes(String node, DockerClient docker) {
+        try {
+            Map<String, ?> runtimes = docker.infoCmd().exec().getRuntimes();
+            return runtimes == null ? Map.of() : runtimes;
+        } catch (RuntimeException e) {
+            throw new BackendException("could not ask node '" + node + "' which runtimes it offers: " + e.getMessage(), e);
         }
     }
 

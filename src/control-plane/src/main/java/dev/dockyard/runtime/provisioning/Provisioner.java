@@ -171,6 +171,8 @@ public class Provisioner {
         // cold: placement chooses the node (the named one, else the roomiest healthy one) and the
         // registration happens under its lock, so that no other provision takes the same room
         SandboxRuntime runtime = placement.place(request.workspace().node(), request.memoryMb(), chosen -> {
+            // asked for what the chosen node cannot give: a 400 naming it, before anything is recorded
+            nodes.requireIsolation(chosen, request.isolation());
             SandboxRuntime described = describe(request, chosen, null);
             register(described, request, null, track(described.id()));
             return described;
@@ -201,6 +203,7 @@ public class Provisioner {
         runtime.withEgress(request.egress());
         runtime.withRepository(request.repository());
         runtime.runsProgram(request.program());
+        runtime.isolatedAs(request.isolation());
         runtime.publishesPorts(request.servicePorts());
         runtime.withWorkspace(request.workspace().sandboxWorkspace());
         ProvisioningRequest.Lifecycle lifecycle = request.lifecycle() != null ? request.lifecycle()
@@ -277,9 +280,10 @@ public class Provisioner {
     private Optional<SandboxRuntime> claimWarm(ProvisioningRequest request, String node) {
         SandboxProgram program = request.program();
         // a kept workspace, a snapshot or a disk size of its own is not what warm members have
-        // pool members are open sandboxes on the default bridge: any other policy provisions cold
+        // pool members are open sandboxes on the default bridge with the node's defaults: any other
+        // egress policy, runtime class, GPUs or networks of its own provisions cold
         if (!request.extraDependencies().isEmpty() || request.failAt() != null || request.egress().ownNetwork()
-                || !request.workspace().equals(WorkspaceRequest.DEFAULT)
+                || !request.workspace().equals(WorkspaceRequest.DEFAULT) || !request.isolation().isDefault()
                 || (program != null && program.fsGroup() != null)) {
             return Optional.empty();
         }
@@ -509,6 +513,7 @@ public class Provisioner {
         migrated.withEgress(source.egress());
         source.repository().ifPresent(migrated::withRepository);
         migrated.runsProgram(source.program().orElse(null));
+        migrated.isolatedAs(source.isolation());
         migrated.publishesPorts(source.servicePorts());
         // the TTL caps the conversation's runtime, moved or not: what is left of it moves along
         long lived = Duration.between(source.createdAt(), clock.instant()).toSeconds();
@@ -528,8 +533,11 @@ public class Provisioner {
         String refused;
         try {
             // the target must be healthy and have room, like any node a runtime is placed on
-            refused = placement.place(target, migrated.memoryMb(),
-                    chosen -> journal.registerMigration(migrated, runtimeId, sourceNode, chosen));
+            refused = placement.place(target, migrated.memoryMb(), chosen -> {
+                // the target must offer the runtime class, GPUs and networks the runtime was given
+                nodes.requireIsolation(chosen, migrated.isolation());
+                return journal.registerMigration(migrated, runtimeId, sourceNode, chosen);
+            });
         } catch (RuntimeException e) {
             forget(migrated.id(), runtimeId);
             throw e;
@@ -738,7 +746,8 @@ public class Provisioner {
             return new SandboxSpec(runtime.id(), runtime.conversationId(), config.instance(), runtime.containerName(),
                     image, runtime.cpus(), config.sandboxBootCpus(), runtime.memoryMb(), config.sandboxPidsLimit(),
                     config.sandboxUser(), config.executorPort(), runtime.sessionKey(), runtime.plugins(), null,
-                    servicePorts).withWorkspace(runtime.workspace()).withEgress(runtime.egress());
+                    servicePorts).withWorkspace(runtime.workspace()).withEgress(runtime.egress())
+                    .withIsolation(runtime.isolation());
         }
         Map<String, String> environment = programEnvironment(runtime, program);
         SandboxProcess process = new SandboxProcess(program.command(), program.workingDir(), environment,
@@ -747,7 +756,7 @@ public class Provisioner {
         return new SandboxSpec(runtime.id(), runtime.conversationId(), config.instance(), runtime.containerName(),
                 image, runtime.cpus(), runtime.cpus(), runtime.memoryMb(), config.sandboxPidsLimit(), program.user(),
                 program.mainPort(), runtime.sessionKey(), List.of(), process, servicePorts)
-                .withEgress(runtime.egress());
+                .withEgress(runtime.egress()).withIsolation(runtime.isolation());
     }
 
     /** The environment of a runtime's own program: the client's, with its key and where it is reached. */

@@ -3,6 +3,7 @@ package dev.dockyard.runtime.provisioning;
 import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.agents.LlmSettings;
 import dev.dockyard.backend.EgressPolicy;
+import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.runtime.SandboxProgram;
 import dev.dockyard.tenancy.Role;
@@ -26,6 +27,7 @@ import java.util.Map;
  * @param lifecycle      keepAlive, idle timeout and TTL; null: the configured defaults
  * @param workspace      the workspace asked for (size, a kept one, a snapshot)
  * @param egress         where the sandbox may open connections (null: open)
+ * @param isolation      the runtime class, GPUs and extra networks asked for (the node's defaults when none)
  */
 public record ProvisioningRequest(String userId, Role role, String conversationId,
                                   AgentProfile agent, LlmSettings llm, String image, double cpus, int memoryMb,
@@ -34,7 +36,8 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
                                   List<String> plugins, RepositorySpec repository,
                                   boolean replace,
                                   ProvisioningStep failAt, SandboxProgram program, Map<String, Integer> servicePorts,
-                                  Lifecycle lifecycle, WorkspaceRequest workspace, EgressPolicy egress) {
+                                  Lifecycle lifecycle, WorkspaceRequest workspace, EgressPolicy egress,
+                                  SandboxIsolation isolation) {
 
     /** The request's idle lifecycle (API.md: {@code sandbox.keepAlive}, {@code idleTimeoutSeconds}, {@code ttlSeconds}). */
     public record Lifecycle(boolean keepAlive, int idleTimeoutSeconds, int ttlSeconds) {
@@ -45,9 +48,10 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
         servicePorts = Map.copyOf(servicePorts);
         workspace = workspace == null ? WorkspaceRequest.DEFAULT : workspace;
         egress = egress == null ? EgressPolicy.OPEN : egress;
+        isolation = isolation == null ? SandboxIsolation.DEFAULT : isolation;
     }
 
-    /** A request of the open egress policy. */
+    /** A request of the open egress policy and the node's default isolation. */
     public ProvisioningRequest(String userId, Role role, String conversationId, AgentProfile agent, LlmSettings llm,
                                String image, double cpus, int memoryMb, int timeoutSeconds,
                                Map<String, String> environment, ExtraDependencies extraDependencies,
@@ -56,14 +60,14 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
                                Lifecycle lifecycle, WorkspaceRequest workspace) {
         this(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds, environment,
                 extraDependencies, plugins, repository, replace, failAt, program, servicePorts, lifecycle, workspace,
-                null);
+                null, null);
     }
 
     /** The same request under this egress policy. */
     public ProvisioningRequest withEgress(EgressPolicy policy) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
                 environment, extraDependencies, plugins, repository, replace, failAt, program, servicePorts, lifecycle,
-                workspace, policy);
+                workspace, policy, isolation);
     }
 
     /** A request with the configured idle lifecycle and a fresh workspace of the default size. */
@@ -73,7 +77,7 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
                                List<String> plugins, RepositorySpec repository, boolean replace,
                                ProvisioningStep failAt, SandboxProgram program, Map<String, Integer> servicePorts) {
         this(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds, environment,
-                extraDependencies, plugins, repository, replace, failAt, program, servicePorts, null, null);
+                extraDependencies, plugins, repository, replace, failAt, program, servicePorts, null, null, null, null);
     }
 
     /** A request for a runtime of Dockyard's executor with no further services. */
@@ -83,27 +87,34 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
                                List<String> plugins, RepositorySpec repository, boolean replace,
                                ProvisioningStep failAt) {
         this(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds, environment,
-                extraDependencies, plugins, repository, replace, failAt, null, Map.of(), null, null);
+                extraDependencies, plugins, repository, replace, failAt, null, Map.of(), null, null, null, null);
     }
 
     /** The same request with its own idle lifecycle. */
     public ProvisioningRequest with(Lifecycle requested) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
                 environment, extraDependencies, plugins, repository, replace, failAt, program, servicePorts, requested,
-                workspace, egress);
+                workspace, egress, isolation);
     }
 
     /** The same request, failing {@code step} on purpose (fault injection). */
     public ProvisioningRequest failingAt(ProvisioningStep step) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
                 environment, extraDependencies, plugins, repository, replace, step, program, servicePorts, lifecycle,
-                workspace, egress);
+                workspace, egress, isolation);
     }
 
     /** The same request with its workspace as given (and the image a snapshot was taken of, if not null). */
     public ProvisioningRequest withWorkspace(WorkspaceRequest newWorkspace, String newImage) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, newImage == null ? image : newImage,
                 cpus, memoryMb, timeoutSeconds, environment, extraDependencies, plugins, repository, replace, failAt,
-                program, servicePorts, lifecycle, newWorkspace, egress);
+                program, servicePorts, lifecycle, newWorkspace, egress, isolation);
+    }
+
+    /** The same request with the runtime class, GPUs and extra networks it asked for. */
+    public ProvisioningRequest withIsolation(SandboxIsolation requested) {
+        return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
+                environment, extraDependencies, plugins, repository, replace, failAt, program, servicePorts, lifecycle,
+                workspace, egress, requested);
     }
 }
