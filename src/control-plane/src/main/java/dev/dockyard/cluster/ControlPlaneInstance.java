@@ -15,7 +15,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * deployment (its containers' owner label: every process of it reconciles the same sandboxes);
  * {@code dockyard.instance.id} names this process, for leases and heartbeats. Without it the id is
  * the deployment's name and a random suffix, new at each start: a restarted process is a new
- * instance, and its earlier self's provisions are taken over like any dead instance's.
+ * instance, and its earlier self's provisions are taken over like any dead instance's. On embedded
+ * Derby (one process only can open it) the default id is the deployment's name itself: a restart
+ * is the same instance, which renews its own leases at once instead of waiting for them to expire.
  */
 @ApplicationScoped
 public class ControlPlaneInstance {
@@ -30,6 +32,10 @@ public class ControlPlaneInstance {
     @Inject
     @ConfigProperty(name = "dockyard.leases.ttl", defaultValue = "30")
     long leaseTtlSeconds;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.db.kind", defaultValue = "derby")
+    String databaseKind;
 
     private String id;
 
@@ -47,7 +53,8 @@ public class ControlPlaneInstance {
     @PostConstruct
     void init() {
         id = configuredId.map(String::strip).filter(s -> !s.isEmpty())
-                .orElseGet(() -> config.instance() + "-" + HexFormat.of().formatHex(new SecureRandom().generateSeed(4)));
+                .orElseGet(() -> "derby".equals(databaseKind) ? config.instance()
+                        : config.instance() + "-" + HexFormat.of().formatHex(new SecureRandom().generateSeed(4)));
     }
 
     public String id() {
@@ -59,8 +66,8 @@ public class ControlPlaneInstance {
         return config.instance();
     }
 
-    /** How long a lease lasts unless renewed; the singleton jobs renew theirs at least twice within it. */
+    /** How long a lease lasts unless renewed (the heartbeat renews every five seconds); at least 10 s. */
     public Duration leaseTtl() {
-        return Duration.ofSeconds(Math.max(3, leaseTtlSeconds));
+        return Duration.ofSeconds(Math.max(10, leaseTtlSeconds));
     }
 }

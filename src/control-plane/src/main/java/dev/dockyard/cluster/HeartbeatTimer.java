@@ -14,7 +14,8 @@ import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 
 /**
- * Renews this instance's heartbeat every five seconds, and gives every lease up when the server
+ * Renews this instance's heartbeat and the leases it holds every five seconds (so
+ * {@code dockyard.leases.ttl} must be well above five), and gives every lease up when the server
  * stops cleanly (a killed one's leases expire after {@code dockyard.leases.ttl}).
  */
 @Singleton

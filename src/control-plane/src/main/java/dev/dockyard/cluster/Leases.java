@@ -95,8 +95,17 @@ public class Leases {
         freshUntil.clear();
     }
 
-    /** Renews this instance's heartbeat: the lease other instances check before taking its work over. */
+    /**
+     * Renews this instance's heartbeat (the lease other instances check before taking its work
+     * over) and every lease it holds: a job's own schedule may be slower than the lease's time to
+     * live allows, and a holder that is alive keeps what it holds.
+     */
     public boolean heartbeat() {
+        for (String name : freshUntil.keySet()) {
+            if (!name.startsWith(HEARTBEAT_PREFIX)) {
+                hold(name);
+            }
+        }
         return hold(HEARTBEAT_PREFIX + instance.id());
     }
 

@@ -91,6 +91,18 @@ class LeasesTest {
     }
 
     @Test
+    void shouldKeepEveryHeldLeaseThroughHeartbeatsAlone() {
+        assertTrue(a.hold(Leases.RECONCILER));
+        for (int i = 0; i < 24; i++) {
+            clock.advance(Duration.ofSeconds(5));
+            a.heartbeat();
+            assertTrue(a.fresh(Leases.RECONCILER), "fresh after heartbeat " + i);
+            assertFalse(b.hold(Leases.RECONCILER));
+        }
+        assertTrue(b.alive("a"));
+    }
+
+    @Test
     void shouldTellALiveInstanceFromADeadOne() {
         assertTrue(a.heartbeat());
         assertTrue(b.alive("a"));
