@@ -19,6 +19,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashMap;
@@ -234,6 +235,8 @@ class HighAvailabilityIT {
     }
 
     private static void start(Server server, String secretsKey) throws Exception {
+        // a fresh output directory: Liberty's workarea of an earlier run would keep that run's configuration
+        new ProcessBuilder("rm", "-rf", server.output().toString()).start().waitFor(60, TimeUnit.SECONDS);
         Files.createDirectories(server.output());
         ProcessBuilder builder = new ProcessBuilder(System.getProperty("dockyard.wlp") + "/bin/server", "start",
                 "dockyard").redirectErrorStream(true);
@@ -273,13 +276,15 @@ class HighAvailabilityIT {
         throw new AssertionError(server.id() + " never became ready");
     }
 
-    /** The reconciler lease's holder as the database has it, while unexpired; null otherwise. */
+    /**
+     * The reconciler lease's holder as the database has it, while unexpired; null otherwise. The
+     * expiry is compared here: the control planes wrote it from their clocks, as this machine's.
+     */
     private static String reconcilerHolder() throws Exception {
         try (Connection c = DriverManager.getConnection(jdbcUrl, "dockyard", password);
-             PreparedStatement s = c.prepareStatement(
-                     "SELECT holder FROM dy_lease WHERE name = 'reconciler' AND expires_at > LOCALTIMESTAMP")) {
+             PreparedStatement s = c.prepareStatement("SELECT holder, expires_at FROM dy_lease WHERE name = 'reconciler'")) {
             try (ResultSet rs = s.executeQuery()) {
-                return rs.next() ? rs.getString(1) : null;
+                return rs.next() && rs.getTimestamp(2).toInstant().isAfter(Instant.now()) ? rs.getString(1) : null;
             }
         }
     }
