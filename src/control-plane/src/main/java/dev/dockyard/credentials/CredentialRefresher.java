@@ -1,5 +1,6 @@
 package dev.dockyard.credentials;
 
+import dev.dockyard.cluster.Leases;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
 import jakarta.ejb.Schedule;
@@ -29,10 +30,16 @@ public class CredentialRefresher {
     @Inject
     CredentialRenewal renewal;
 
+    @Inject
+    Leases leases;
+
     @Schedule(second = "*/10", minute = "*", hour = "*", persistent = false, info = "dockyard-credential-refresh")
     void scheduled() {
         try {
-            runPass();
+            // one refresher among the control planes of a deployment: the holder of its lease
+            if (leases.hold(Leases.CREDENTIAL_REFRESHER)) {
+                runPass();
+            }
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "A credential renewal pass failed", e);
         }

@@ -1,10 +1,12 @@
 package dev.dockyard.placement;
 
 import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.persistence.SchemaMigrations;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.DependsOn;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
 import jakarta.ejb.Timeout;
@@ -23,6 +25,7 @@ import jakarta.inject.Inject;
  */
 @Singleton
 @Startup
+@DependsOn(SchemaMigrations.NAME)
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 public class NodeHealthTimer {

@@ -40,6 +40,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -107,9 +108,16 @@ public class PoolKeeper {
     private final AtomicBoolean passScheduled = new AtomicBoolean();
     private final ReentrantLock tending = new ReentrantLock();
     private final AtomicBoolean again = new AtomicBoolean();
+    /** Whether this control plane keeps the pools now (the pool keeper's lease, from PoolTimer); always until told. */
+    private volatile BooleanSupplier keeping = () -> true;
 
     /** What one pass did. */
     public record Report(int drained, int boots, boolean skippedSomewhere) {
+    }
+
+    /** Tends the pools only while {@code gate} says so: among several control planes, where the lease is. */
+    public void keepOnlyWhile(BooleanSupplier gate) {
+        keeping = gate;
     }
 
     /** A pass soon, on a managed thread (after a claim took a member, after a definition changed). */
@@ -126,6 +134,9 @@ public class PoolKeeper {
      * request for a top-up is lost and none waits for a lock.
      */
     public Report tend() {
+        if (!keeping.getAsBoolean()) {
+            return null;
+        }
         if (!tending.tryLock()) {
             again.set(true);
             return null;

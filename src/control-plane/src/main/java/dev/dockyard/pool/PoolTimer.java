@@ -1,10 +1,13 @@
 package dev.dockyard.pool;
 
+import dev.dockyard.cluster.Leases;
 import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.persistence.SchemaMigrations;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.DependsOn;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
 import jakarta.ejb.Timeout;
@@ -21,6 +24,7 @@ import jakarta.inject.Inject;
  */
 @Singleton
 @Startup
+@DependsOn(SchemaMigrations.NAME)
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 public class PoolTimer {
@@ -34,6 +38,9 @@ public class PoolTimer {
     @Inject
     DockyardConfig config;
 
+    @Inject
+    Leases leases;
+
     @Resource
     TimerService timers;
 
@@ -41,6 +48,8 @@ public class PoolTimer {
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     void atStartup() {
         configured.declare();
+        // refills run where the pool keeper's lease is; claims run anywhere (members are rows)
+        keeper.keepOnlyWhile(() -> leases.hold(Leases.POOL_KEEPER));
         long interval = config.poolTendInterval().toMillis();
         timers.createIntervalTimer(interval, interval, new TimerConfig("dockyard-pools", false));
         keeper.tendSoon();

@@ -84,6 +84,10 @@ public class SandboxRuntime {
     @Column(name = "CONTROL_PLANE", length = 100)
     private String controlPlane;
 
+    /** The control-plane process (dockyard.instance.id) that provisions it: another takes over once that one is dead. */
+    @Column(name = "PROVISIONER", length = 100)
+    private String provisioner;
+
     @Column(name = "AGENT", length = 100)
     private String agent;
 
@@ -314,6 +318,16 @@ public class SandboxRuntime {
     /** Records which control plane owns it: only that one reconciles it against its sandboxes. */
     public void ownedBy(String instance) {
         this.controlPlane = instance;
+    }
+
+    /** Records which control-plane process brings it up (a migration's target: the one migrating it). */
+    public void provisionedBy(String instanceId) {
+        this.provisioner = instanceId;
+    }
+
+    /** The process that brings it up; null on rows older than the column. */
+    public String provisioner() {
+        return provisioner;
     }
 
     /** Whether {@code instance} reconciles this runtime (rows from before owners were recorded belong to every instance). */

@@ -1,10 +1,13 @@
 package dev.dockyard.runtime.lifecycle;
 
+import dev.dockyard.cluster.Leases;
 import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.persistence.SchemaMigrations;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.DependsOn;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
 import jakarta.ejb.Timeout;
@@ -23,6 +26,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 @Singleton
 @Startup
+@DependsOn(SchemaMigrations.NAME)
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 public class IdleLifecycleTimer {
@@ -38,6 +42,9 @@ public class IdleLifecycleTimer {
     @Inject
     DockyardConfig config;
 
+    @Inject
+    Leases leases;
+
     @PostConstruct
     void schedule() {
         long interval = config.sweepInterval().toMillis();
@@ -46,7 +53,10 @@ public class IdleLifecycleTimer {
 
     @Timeout
     void periodically() {
-        runSweep();
+        // one sweeper among the control planes of a deployment: the holder of its lease
+        if (leases.hold(Leases.IDLE_LIFECYCLE)) {
+            runSweep();
+        }
     }
 
     /** One sweep now, unless one is under way; null when skipped for that reason. */

@@ -7,6 +7,7 @@ import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxProcess;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxWorkspace;
+import dev.dockyard.cluster.ControlPlaneInstance;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.credentials.Credentials;
 import dev.dockyard.images.ImageBuild;
@@ -109,6 +110,9 @@ public class Provisioner {
     DockyardConfig config;
 
     @Inject
+    ControlPlaneInstance instance;
+
+    @Inject
     Clock clock;
 
     @Inject
@@ -196,6 +200,7 @@ public class Provisioner {
                         request.timeoutSeconds(), clock.instant());
         runtime.assignNode(node);
         runtime.ownedBy(config.instance());
+        runtime.provisionedBy(instance.id());
         runtime.configuredFor(request.agent().name(), request.llm());
         runtime.withEnvironment(request.environment());
         runtime.withExtraDependencies(request.extraDependencies());
@@ -505,6 +510,7 @@ public class Provisioner {
                 source.image(), source.cpus(), source.memoryMb(), source.timeoutSeconds(), clock.instant());
         migrated.assignNode(target);
         migrated.ownedBy(config.instance());
+        migrated.provisionedBy(instance.id());
         migrated.configuredFor(source.agent(), new LlmSettings(source.llmModel(),
                 source.llmBaseUrl(), source.llmApiKey()));
         migrated.withEnvironment(source.environment());

@@ -4,6 +4,7 @@ import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.cluster.Leases;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.pool.PoolKeeper;
 import dev.dockyard.runtime.RuntimeStatus;
@@ -25,6 +26,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -55,6 +57,12 @@ import java.util.logging.Logger;
  * Sandboxes of warm pool members are left to the pool keeper. Each backend node is compared on
  * its own, against the runtimes placed on it. When a node cannot be listed, the pass does nothing
  * on that node: an incomplete view must never look like missing sandboxes. Runtimes another control plane owns (dockyard.instance) are left to it.
+ *
+ * <p>Several processes of one deployment (dockyard.instance) share its runtimes: one of them runs
+ * the pass, the holder of the reconciler's lease, and stops mid-pass once its lease is no longer
+ * fresh. A starting runtime is in flight while the process that provisions it (its
+ * {@code provisioner}) is this one and still working on it, or another one whose heartbeat is alive;
+ * a dead process's provisions are failed like an interrupted one's.
  */
 @ApplicationScoped
 public class Reconciler {
@@ -89,6 +97,9 @@ public class Reconciler {
     @Inject
     Clock clock;
 
+    @Inject
+    Leases leases;
+
     /** What one pass did, for logs and tests; {@code skipped} when some node's view was incomplete. */
     public record Report(int sandboxesSeen, int orphansRemoved, int interruptedFailed, int disconnected,
                          int reconnected, int released, boolean skipped) {
@@ -108,6 +119,11 @@ public class Reconciler {
     }
 
     public Report pass() {
+        return pass(() -> true);
+    }
+
+    /** One pass, acting only while {@code mayAct} (the reconciler's lease is fresh); skipped from where it is not. */
+    public Report pass(BooleanSupplier mayAct) {
         List<SandboxRuntime> live;
         Set<String> members;
         try {
@@ -121,7 +137,8 @@ public class Reconciler {
         }
         Report total = Report.NOTHING;
         for (String node : nodes.names()) {
-            total = total.plus(pass(node, live.stream().filter(r -> node.equals(nodeOf(r))).toList(), members));
+            total = total.plus(pass(node, live.stream().filter(r -> node.equals(nodeOf(r))).toList(), members,
+                    mayAct));
         }
         if (total.changedAnything()) {
             LOG.info("Reconciliation: " + total);
@@ -134,7 +151,7 @@ public class Reconciler {
     }
 
     /** One node: its sandboxes against the live runtimes placed on it. */
-    private Report pass(String node, List<SandboxRuntime> live, Set<String> poolMembers) {
+    private Report pass(String node, List<SandboxRuntime> live, Set<String> poolMembers, BooleanSupplier mayAct) {
         RuntimeBackend backend = nodes.on(node);
         List<ManagedSandbox> sandboxes;
         try {
@@ -154,6 +171,9 @@ public class Reconciler {
         Report report = new Report(sandboxes.size(), 0, 0, 0, 0, 0, false);
         Set<String> removed = new HashSet<>();
         for (SandboxRuntime runtime : live) {
+            if (!mayAct.getAsBoolean()) {
+                return report.plus(Report.SKIPPED);
+            }
             try {
                 ManagedSandbox sandbox = sandboxByRuntime.get(runtime.id());
                 if (STARTING.contains(runtime.status())) {
@@ -191,6 +211,9 @@ public class Reconciler {
             boolean owned = sandbox.runtimeId() != null && (liveById.containsKey(sandbox.runtimeId())
                     || provisioner.isInFlight(sandbox.runtimeId()) || poolMembers.contains(sandbox.runtimeId()));
             if (!owned && !removed.contains(sandbox.name()) && sandbox.createdAt().plus(grace).isBefore(now)) {
+                if (!mayAct.getAsBoolean()) {
+                    return report.plus(Report.SKIPPED);
+                }
                 try {
                     backend.remove(sandbox.name());
                     report = report.plus(new Report(0, 1, 0, 0, 0, 0, false));
@@ -206,7 +229,7 @@ public class Reconciler {
 
     /** A starting runtime nobody here is bringing up any more: ERROR, sandbox removed. */
     private boolean interrupted(SandboxRuntime runtime, RuntimeBackend backend, Instant now, Duration grace) {
-        if (provisioner.isInFlight(runtime.id()) || !runtime.updatedAt().plus(grace).isBefore(now)) {
+        if (inFlight(runtime) || !runtime.updatedAt().plus(grace).isBefore(now)) {
             return false;
         }
         if (!journal.transitionIf(runtime.id(), STARTING, RuntimeStatus.ERROR, "Provisioning was interrupted at "
@@ -216,6 +239,19 @@ public class Reconciler {
         }
         backend.remove(runtime.containerName());
         return true;
+    }
+
+    /**
+     * Whether some process is still bringing the runtime up: this one, or the one that recorded
+     * itself as its provisioner while that one's heartbeat lives. This process under the same id
+     * but not working on it is its earlier self, restarted.
+     */
+    private boolean inFlight(SandboxRuntime runtime) {
+        if (provisioner.isInFlight(runtime.id())) {
+            return true;
+        }
+        String owner = runtime.provisioner();
+        return owner != null && !owner.equals(leases.me()) && leases.alive(owner);
     }
 
     /** A serving runtime whose sandbox is gone or stopped (frozen is neither). */

@@ -1,8 +1,11 @@
 package dev.dockyard.runtime.reconciliation;
 
+import dev.dockyard.cluster.Leases;
+import dev.dockyard.persistence.SchemaMigrations;
 import jakarta.annotation.PostConstruct;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.DependsOn;
 import jakarta.ejb.Schedule;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
@@ -13,12 +16,13 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Runs the {@link Reconciler} at startup and every ten seconds (a non-persistent EJB timer: each
- * control plane sweeps what it owns). No transaction is open during a pass: it calls the backend
+ * deployment sweeps what it owns; among its processes, only the holder of the reconciler's lease). No transaction is open during a pass: it calls the backend
  * and the executors, and a pass longer than the transaction timeout must not roll back and run
  * again. A pass still running when the next is due makes that one a no-op.
  */
 @Singleton
 @Startup
+@DependsOn(SchemaMigrations.NAME)
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 public class ReconcilerTimer {
@@ -31,6 +35,9 @@ public class ReconcilerTimer {
     @Inject
     WorkspaceSweep workspaceSweep;
 
+    @Inject
+    Leases leases;
+
     @PostConstruct
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     void atStartup() {
@@ -42,13 +49,16 @@ public class ReconcilerTimer {
         runPass();
     }
 
-    /** One pass now, unless one is under way; null when skipped for that reason. */
+    /** One pass now, unless one is under way or another instance holds the lease; null when skipped for that reason. */
     public Reconciler.Report runPass() {
         if (!running.tryLock()) {
             return null;
         }
         try {
-            Reconciler.Report report = reconciler.pass();
+            if (!leases.hold(Leases.RECONCILER)) {
+                return null;
+            }
+            Reconciler.Report report = reconciler.pass(() -> leases.fresh(Leases.RECONCILER));
             if (!report.skipped()) {
                 // after the pass: volumes of the sandboxes it just removed are unused now
                 workspaceSweep.sweep();

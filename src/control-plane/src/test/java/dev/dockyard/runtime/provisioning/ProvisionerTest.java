@@ -1,19 +1,20 @@
 package dev.dockyard.runtime.provisioning;
 
-import dev.dockyard.pool.MemberRowLocks;
-import dev.dockyard.fakes.NoPools;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.agents.LlmSettings;
+import dev.dockyard.cluster.ControlPlaneInstance;
 import dev.dockyard.fakes.FakeNodes;
 import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.fakes.MutableClock;
+import dev.dockyard.fakes.NoPools;
 import dev.dockyard.fakes.TestConfig;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.placement.Placements;
+import dev.dockyard.pool.MemberRowLocks;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -22,6 +23,7 @@ import dev.dockyard.tenancy.Accounts;
 import dev.dockyard.tenancy.Role;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import java.lang.reflect.Proxy;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -66,6 +68,7 @@ class ProvisionerTest {
         provisioner.nodes = new FakeNodes("local");
         provisioner.placement = Placements.unbounded(provisioner.nodes, runtimes, clock);
         provisioner.clock = clock;
+        provisioner.instance = ControlPlaneInstance.of("test", Duration.ofSeconds(30));
         provisioner.config = new TestConfig();
         provisioner.gates = new RuntimeGates();
         provisioner.secrets = secrets;

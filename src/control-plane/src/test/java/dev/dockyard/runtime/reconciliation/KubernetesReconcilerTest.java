@@ -10,6 +10,9 @@ import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.kubernetes.KubernetesBackend;
 import dev.dockyard.backend.kubernetes.MockCluster;
+import dev.dockyard.cluster.ControlPlaneInstance;
+import dev.dockyard.cluster.Leases;
+import dev.dockyard.fakes.FakeLeaseStore;
 import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.fakes.MutableClock;
 import dev.dockyard.fakes.NoPools;
@@ -71,6 +74,7 @@ class KubernetesReconcilerTest {
         reconciler.journal = Journals.over(runtimes, clock, new RuntimeSecrets());
         reconciler.config = config;
         reconciler.clock = clock;
+        reconciler.leases = new Leases(new FakeLeaseStore(), clock, ControlPlaneInstance.of("test", Duration.ofSeconds(30)));
         reconciler.secrets = new RuntimeSecrets();
         reconciler.provisioner = new Provisioner() {
             @Override

@@ -1,15 +1,18 @@
 package dev.dockyard.runtime.reconciliation;
 
-import dev.dockyard.fakes.NoPools;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.backend.SandboxState.Phase;
+import dev.dockyard.cluster.ControlPlaneInstance;
+import dev.dockyard.cluster.Leases;
 import dev.dockyard.fakes.FakeBackend;
+import dev.dockyard.fakes.FakeLeaseStore;
 import dev.dockyard.fakes.FakeNodes;
 import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.fakes.MutableClock;
+import dev.dockyard.fakes.NoPools;
 import dev.dockyard.fakes.TestConfig;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
@@ -46,6 +49,7 @@ class ReconcilerTest {
         reconciler.journal = Journals.over(runtimes, clock, new RuntimeSecrets());
         reconciler.config = config;
         reconciler.clock = clock;
+        reconciler.leases = new Leases(new FakeLeaseStore(), clock, ControlPlaneInstance.of("test", Duration.ofSeconds(30)));
         reconciler.secrets = new RuntimeSecrets();
         reconciler.provisioner = new Provisioner() {
             @Override
@@ -251,5 +255,54 @@ class ReconcilerTest {
         assertEquals(Phase.MISSING, backend.phase(interrupted.containerName()));
         assertEquals(RuntimeStatus.RUNTIME_STARTED, statusOf(working));
         assertEquals(Phase.RUNNING, backend.phase(working.containerName()));
+    }
+
+    @Test
+    void shouldLeaveAProvisionOfALiveInstanceAloneAndFailItOnceThatInstanceIsDead() {
+        FakeLeaseStore store = new FakeLeaseStore();
+        reconciler.leases = new Leases(store, clock, ControlPlaneInstance.of("survivor", Duration.ofSeconds(30)));
+        Leases other = new Leases(store, clock, ControlPlaneInstance.of("other", Duration.ofSeconds(30)));
+        assertTrue(other.heartbeat());
+        SandboxRuntime theirs = runtime(RuntimeStatus.RUNTIME_STARTED);
+        theirs.provisionedBy("other");
+        backend.put(theirs.containerName(), theirs.id(), clock.instant(), Phase.RUNNING);
+        clock.advance(config.reconcilerGrace.plusSeconds(1));
+        other.heartbeat();
+
+        assertEquals(0, reconciler.pass().interruptedFailed(), "its provisioner lives: still in flight");
+        assertEquals(RuntimeStatus.RUNTIME_STARTED, statusOf(theirs));
+        assertEquals(Phase.RUNNING, backend.phase(theirs.containerName()));
+
+        // the other instance dies: its heartbeat stops and expires
+        clock.advance(Duration.ofSeconds(31));
+        Reconciler.Report report = reconciler.pass();
+        assertEquals(1, report.interruptedFailed());
+        assertEquals(RuntimeStatus.ERROR, statusOf(theirs));
+        assertEquals(Phase.MISSING, backend.phase(theirs.containerName()));
+    }
+
+    @Test
+    void shouldFailItsOwnEarlierSelfsProvisionAfterARestartUnderTheSameId() {
+        SandboxRuntime mine = runtime();
+        mine.provisionedBy("test");
+        backend.put(mine.containerName(), mine.id(), clock.instant(), Phase.RUNNING);
+        clock.advance(config.reconcilerGrace.plusSeconds(1));
+
+        assertEquals(1, reconciler.pass().interruptedFailed(), "same id, not in flight here: interrupted");
+        assertEquals(RuntimeStatus.ERROR, statusOf(mine));
+    }
+
+    @Test
+    void shouldStopAPassWhenItMayNoLongerAct() {
+        SandboxRuntime interrupted = runtime(RuntimeStatus.RUNTIME_STARTED);
+        backend.put(interrupted.containerName(), interrupted.id(), clock.instant(), Phase.RUNNING);
+        backend.put("dockyard-orphan", "rt-orphan", clock.instant(), Phase.RUNNING);
+        clock.advance(config.reconcilerGrace.plusSeconds(1));
+
+        Reconciler.Report report = reconciler.pass(() -> false);
+        assertTrue(report.skipped());
+        assertEquals(RuntimeStatus.RUNTIME_STARTED, statusOf(interrupted));
+        assertEquals(Phase.RUNNING, backend.phase(interrupted.containerName()));
+        assertEquals(Phase.RUNNING, backend.phase("dockyard-orphan"));
     }
 }

@@ -1,0 +1,39 @@
+package dev.dockyard.persistence;
+
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.Resource;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.Startup;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import javax.sql.DataSource;
+
+/**
+ * Migrates the schema when the application starts, before anything uses JPA: the other startup
+ * beans name this one in {@code @DependsOn}, and requests are served only once startup beans have
+ * run. It uses the non-transactional data source: Flyway manages its own transactions, and on
+ * PostgreSQL a failed statement would spoil a shared one.
+ */
+@Singleton(name = SchemaMigrations.NAME)
+@Startup
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+public class SchemaMigrations {
+
+    /** The bean name startup beans depend on. */
+    public static final String NAME = "SchemaMigrations";
+
+    @Resource(lookup = "jdbc/dockyard-nontx")
+    DataSource dataSource;
+
+    private SchemaMigrator.Outcome outcome;
+
+    @PostConstruct
+    void atStartup() {
+        outcome = SchemaMigrator.migrate(dataSource);
+    }
+
+    /** What the migration at startup did. */
+    public SchemaMigrator.Outcome outcome() {
+        return outcome;
+    }
+}
