@@ -58,11 +58,11 @@ public class UserAdministration {
      * the last admin account when no bootstrap admin key is configured (nobody could manage users after).
      */
     public void delete(String callerId, String userId) {
-        UserAccount account = accounts.find(userId)
-                .orElseThrow(() -> new Refused(Refused.Reason.NOT_FOUND, "No user " + userId));
         if (userId.equals(callerId)) {
             throw new Refused(Refused.Reason.CONFLICT, "You cannot delete yourself");
         }
+        UserAccount account = accounts.find(userId)
+                .orElseThrow(() -> new Refused(Refused.Reason.NOT_FOUND, "No user " + userId));
         if (account.role() == Role.ADMIN && config.bootstrapAdminKey().isEmpty()
                 && accounts.all().stream().filter(a -> a.role() == Role.ADMIN).count() <= 1) {
             throw new Refused(Refused.Reason.CONFLICT, "User " + userId + " is the last admin");
