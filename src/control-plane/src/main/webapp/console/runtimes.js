@@ -283,6 +283,9 @@ export async function runtimeView(ctx, id) {
     }
   };
   loadAudit();
+  // actions are audited as they end; the trail is read again every 5 s while the page is open
+  const auditTimer = setInterval(loadAudit, 5000);
+  ctx.signal.addEventListener('abort', () => clearInterval(auditTimer));
 
   return h('div', {},
     h('p', {}, h('a', { href: '#/runtimes' }, '← Runtimes')),
