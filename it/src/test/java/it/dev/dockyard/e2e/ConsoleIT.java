@@ -31,6 +31,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.Keys;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
@@ -320,5 +321,12 @@ class ConsoleIT {
         screenshot("06-nodes");
         browser.findElement(By.id("nav-pools")).click();
         shown("pools");
+        browser.findElement(By.id("nav-images")).click();
+        shown("build-base");
+        shown("images");
+        // keyboard: a page takes the focus when it opens, and Tab leads to its first field
+        assertEquals("view", browser.switchTo().activeElement().getAttribute("id"));
+        browser.switchTo().activeElement().sendKeys(Keys.TAB);
+        assertEquals("build-base", browser.switchTo().activeElement().getAttribute("id"));
     }
 }
