@@ -141,7 +141,7 @@ class ConsoleIT {
         logIn("dy_not-a-key");
         textIn("login-error", "refused", Duration.ofSeconds(20));
         assertTrue(browser.findElement(By.id("login-error")).getText().contains("401"));
-        assertTrue(browser.findElement(By.id("nav")).getAttribute("hidden") != null);
+        assertFalse(browser.findElement(By.id("nav")).isDisplayed());
         // the refused key is not kept
         assertEquals(null, ((JavascriptExecutor) browser).executeScript("return sessionStorage.getItem('dockyard.apiKey')"));
         screenshot("01-login-wrong-key");
