@@ -170,7 +170,7 @@ export async function runtimeView(ctx, id) {
   const pause = h('button', { id: 'pause', type: 'button', class: 'secondary',
     onclick: () => act('Pause', `Pause runtime ${id}? Its processes are frozen until resumed.`, () => api(`${path}/pause`, { method: 'POST' })) }, 'Pause');
   const resume = h('button', { id: 'resume', type: 'button', class: 'secondary',
-    onclick: () => act('Resume', null, () => api(`${path}/resume`, { method: 'POST' })) }, 'Resume');
+    onclick: () => act('Resume', `Resume runtime ${id}? It answers again once READY.`, () => api(`${path}/resume`, { method: 'POST' })) }, 'Resume');
   const node = h('input', { id: 'migrate-node', placeholder: 'any other node', size: 12 });
   const migrate = h('button', { id: 'migrate', type: 'button', class: 'secondary',
     onclick: () => act('Migrate', `Move runtime ${id} to ${node.value.trim() || 'another node'}? It restarts there with its workspace.`,

@@ -221,6 +221,7 @@ class ConsoleIT {
         textIn("runtime-status", "PAUSED", Duration.ofSeconds(60));
         assertEquals("PAUSED", ADMIN.get("runtimes/" + runtimeId).json().getString("status"));
         browser.findElement(By.id("resume")).click();
+        confirm();
         textIn("runtime-status", "READY", Duration.ofSeconds(120));
         shown("command").sendKeys("echo awake-again");
         browser.findElement(By.id("run")).click();
