@@ -213,6 +213,7 @@ class ConsoleIT {
         assertEquals(content, zipped(zip, "console-note.txt"));
         waiting(Duration.ofSeconds(30)).until(d -> d.findElements(By.cssSelector("#audit tbody td")).stream()
                 .anyMatch(td -> td.getText().equals("run")));
+        ((JavascriptExecutor) browser).executeScript("window.scrollTo(0, 0)");
         screenshot("03-runtime");
 
         // pause and resume, each confirmed
