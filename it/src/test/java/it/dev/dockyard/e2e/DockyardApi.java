@@ -113,8 +113,12 @@ final class DockyardApi {
      * events), as raw text; the stream is closed after that time at the latest.
      */
     String events(String runtimeId, Duration within) {
-        HttpRequest request = request("runtimes/" + runtimeId + "/events").header("Accept", "text/event-stream")
-                .GET().build();
+        return stream("runtimes/" + runtimeId + "/events", within);
+    }
+
+    /** What the event stream at {@code path} sends within {@code within}, as raw text. */
+    String stream(String path, Duration within) {
+        HttpRequest request = request(path).header("Accept", "text/event-stream").GET().build();
         CompletableFuture<HttpResponse<InputStream>> pending = http.sendAsync(request,
                 HttpResponse.BodyHandlers.ofInputStream());
         StringBuilder text = new StringBuilder();

@@ -4,6 +4,7 @@ import dev.dockyard.agents.AgentCatalog;
 import dev.dockyard.application.ActionService;
 import dev.dockyard.application.Refused;
 import dev.dockyard.application.RuntimeEventStreams;
+import dev.dockyard.application.RuntimeFeed;
 import dev.dockyard.application.RuntimeService;
 import dev.dockyard.application.SandboxFiles;
 import dev.dockyard.application.idempotency.IdempotentRequests;
@@ -107,6 +108,9 @@ public class RuntimeResource {
 
     @Inject
     SandboxFiles files;
+
+    @Inject
+    RuntimeFeed feed;
 
     @Context
     UriInfo uri;
@@ -397,6 +401,18 @@ public class RuntimeResource {
     public void events(@PathParam("id") String id, @Context SseEventSink sink, @Context Sse sse) {
         visible(id);
         events.open(id, sink, sse);
+    }
+
+    /**
+     * {@code text/event-stream} of the transitions of every runtime the caller may see (admins: all,
+     * users: their own), one {@code status} event each with the runtime's id, owner and node; no
+     * history, no end (README "Extensions to the contracts").
+     */
+    @GET
+    @Path("events")
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    public void allEvents(@Context SseEventSink sink, @Context Sse sse) {
+        feed.open(caller.isAdmin() ? null : caller.userId(), sink, sse);
     }
 
     /** Uploads a file (a .zip is unpacked) into the sandbox: multipart part {@code file}, as PROTOCOL.md's /upload_file. */

@@ -1,15 +1,18 @@
 package dev.dockyard.api;
 
+import dev.dockyard.application.UserAdministration;
 import dev.dockyard.tenancy.Accounts;
 import dev.dockyard.tenancy.Role;
 import dev.dockyard.tenancy.UserAccount;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.PUT;
@@ -38,6 +41,43 @@ public class UserResource {
 
     @Inject
     Accounts accounts;
+
+    @Inject
+    UserAdministration users;
+
+    /** Every user with their quota overrides and what their live runtimes use (admins only). */
+    @GET
+    public JsonObject list() {
+        requireAdmin();
+        JsonArrayBuilder items = Json.createArrayBuilder();
+        users.list().forEach(u -> items.add(Json.createObjectBuilder(view(u.account())).add("usage",
+                Json.createObjectBuilder().add("runtimes", u.runtimes()).add("cpus", u.cpus()).add("memoryMb", u.memoryMb()))));
+        return Json.createObjectBuilder().add("users", items).build();
+    }
+
+    /**
+     * Rotates the user's key (admins for anyone, a user for themself): 201 {@code {"userId", "apiKey"}},
+     * the new key shown this once; every older key of the user is refused from now on.
+     */
+    @POST
+    @Path("{userId}/keys")
+    public Response rotateKey(@PathParam("userId") String userId) {
+        if (!caller.isAdmin() && !caller.userId().equals(userId)) {
+            throw Problem.of(Problem.Kind.FORBIDDEN, "Only admins rotate other users' keys").toException();
+        }
+        String key = users.rotateKey(userId);
+        return Response.status(Response.Status.CREATED)
+                .entity(Json.createObjectBuilder().add("userId", userId).add("apiKey", key).build()).build();
+    }
+
+    /** Deletes a user (admins only), their live runtimes first: 204; yourself or the last admin: 409. */
+    @DELETE
+    @Path("{userId}")
+    public Response delete(@PathParam("userId") String userId) {
+        requireAdmin();
+        users.delete(caller.userId(), userId);
+        return Response.noContent().build();
+    }
 
     /** {@code {"userId", "role"}} → 201 {@code {"userId", "apiKey"}}: the key is shown this once. */
     @POST

@@ -23,9 +23,12 @@ public class StatusEvents {
 
     private final Map<String, Set<Consumer<StatusChange>>> followers = new ConcurrentHashMap<>();
     private final Map<String, Set<Consumer<RuntimeProgress>>> progressFollowers = new ConcurrentHashMap<>();
+    /** Followers of every runtime's changes (the console's list, GET /api/v1/runtimes/events). */
+    private final Set<Consumer<StatusChange>> everyRuntime = new CopyOnWriteArraySet<>();
 
     void committed(@Observes(during = TransactionPhase.AFTER_SUCCESS) StatusChange change) {
         deliver(followers.get(change.runtimeId()), change);
+        deliver(everyRuntime, change);
     }
 
     private static <T> void deliver(Set<Consumer<T>> listeners, T event) {
@@ -50,6 +53,12 @@ public class StatusEvents {
     /** Follows a runtime's changes until the returned handle is closed. */
     public AutoCloseable follow(String runtimeId, Consumer<StatusChange> listener) {
         return follow(followers, runtimeId, listener);
+    }
+
+    /** Follows every runtime's changes until the returned handle is closed. */
+    public AutoCloseable followAll(Consumer<StatusChange> listener) {
+        everyRuntime.add(listener);
+        return () -> everyRuntime.remove(listener);
     }
 
     /** Follows a runtime's progress (image builds) until the returned handle is closed. */

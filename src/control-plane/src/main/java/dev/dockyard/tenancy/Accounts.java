@@ -99,6 +99,50 @@ public class Accounts {
         return Optional.of(account);
     }
 
+    /**
+     * Replaces every key of the user with one new key, returned (shown) once; their old keys are
+     * refused from the commit on. Empty for an unknown user.
+     */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public Optional<String> rotateKey(String userId) {
+        UserAccount account = em.find(UserAccount.class, userId, LockModeType.PESSIMISTIC_WRITE);
+        if (account == null) {
+            return Optional.empty();
+        }
+        em.createQuery("delete from ApiKeyRecord k where k.userId = :user").setParameter("user", userId).executeUpdate();
+        String key = ApiKeyRecord.newKey();
+        em.persist(new ApiKeyRecord(ApiKeyRecord.hash(key), userId, clock.instant()));
+        return Optional.of(key);
+    }
+
+    /** Refuses every key of the user from the commit on; false for an unknown user. */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public boolean revokeKeys(String userId) {
+        if (em.find(UserAccount.class, userId, LockModeType.PESSIMISTIC_WRITE) == null) {
+            return false;
+        }
+        em.createQuery("delete from ApiKeyRecord k where k.userId = :user").setParameter("user", userId).executeUpdate();
+        return true;
+    }
+
+    /** Removes the user and their keys; false for an unknown user. Their runtimes must be ended first. */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public boolean delete(String userId) {
+        UserAccount account = em.find(UserAccount.class, userId, LockModeType.PESSIMISTIC_WRITE);
+        if (account == null) {
+            return false;
+        }
+        em.createQuery("delete from ApiKeyRecord k where k.userId = :user").setParameter("user", userId).executeUpdate();
+        em.remove(account);
+        known.remove(userId);
+        return true;
+    }
+
+    /** Every user, by id. */
+    public List<UserAccount> all() {
+        return em.createQuery("select u from UserAccount u order by u.userId", UserAccount.class).getResultList();
+    }
+
     public Optional<UserAccount> find(String userId) {
         return Optional.ofNullable(em.find(UserAccount.class, userId));
     }

@@ -130,7 +130,7 @@ class RuntimeEventStreamsTest {
         assertFalse(statusFollowers.isEmpty());
     }
 
-    private static final class FakeSink implements SseEventSink {
+    static final class FakeSink implements SseEventSink {
         final List<OutboundSseEvent> sent = new ArrayList<>();
         boolean closed;
 
@@ -157,7 +157,7 @@ class RuntimeEventStreamsTest {
         }
     }
 
-    private static final class FakeSse implements Sse {
+    static final class FakeSse implements Sse {
         @Override
         public OutboundSseEvent.Builder newEventBuilder() {
             return new Event();
@@ -169,8 +169,8 @@ class RuntimeEventStreamsTest {
         }
     }
 
-    /** Builder and event at once: enough of both for what the streams send. */
-    private static final class Event implements OutboundSseEvent.Builder, OutboundSseEvent {
+    /** Builder and event at once: enough of both for what the streams send (RuntimeFeedTest too). */
+    static final class Event implements OutboundSseEvent.Builder, OutboundSseEvent {
         private String id;
         private String name;
         private String comment;

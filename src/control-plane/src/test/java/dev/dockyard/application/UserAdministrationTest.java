@@ -1,0 +1,120 @@
+package dev.dockyard.application;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.runtime.RuntimeStatus;
+import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.tenancy.Accounts;
+import dev.dockyard.tenancy.Role;
+import dev.dockyard.tenancy.UserAccount;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Deleting users and rotating keys: the order of the steps, and what is refused. */
+class UserAdministrationTest {
+
+    private final List<String> steps = new ArrayList<>();
+    private final Map<String, UserAccount> users = new LinkedHashMap<>();
+    private final List<SandboxRuntime> runtimes = new ArrayList<>();
+    private Optional<String> bootstrapKey = Optional.of("bootstrap");
+    private final UserAdministration administration = new UserAdministration();
+
+    @BeforeEach
+    void wire() {
+        administration.accounts = new Accounts() {
+            @Override
+            public Optional<UserAccount> find(String userId) {
+                return Optional.ofNullable(users.get(userId));
+            }
+
+            @Override
+            public List<UserAccount> all() {
+                return List.copyOf(users.values());
+            }
+
+            @Override
+            public boolean revokeKeys(String userId) {
+                steps.add("revoke " + userId);
+                return users.containsKey(userId);
+            }
+
+            @Override
+            public Optional<String> rotateKey(String userId) {
+                return users.containsKey(userId) ? Optional.of("dy_new") : Optional.empty();
+            }
+
+            @Override
+            public boolean delete(String userId) {
+                steps.add("delete user " + userId);
+                return users.remove(userId) != null;
+            }
+        };
+        administration.runtimes = new RuntimeRepository() {
+            @Override
+            public List<SandboxRuntime> list(String userId, String conversationId, RuntimeStatus status) {
+                return runtimes.stream().filter(r -> r.userId().equals(userId)).toList();
+            }
+        };
+        administration.lifecycle = new RuntimeService() {
+            @Override
+            public void delete(String id, boolean keepWorkspace) {
+                steps.add("delete runtime " + id);
+            }
+        };
+        administration.config = new DockyardConfig() {
+            @Override
+            public Optional<String> bootstrapAdminKey() {
+                return bootstrapKey;
+            }
+        };
+        users.put("root", new UserAccount("root", Role.ADMIN, Instant.EPOCH));
+        users.put("alice", new UserAccount("alice", Role.USER, Instant.EPOCH));
+    }
+
+    @Test
+    void shouldRevokeKeysThenDeleteLiveRuntimesThenTheUser() {
+        SandboxRuntime live = new SandboxRuntime("conv", "alice", "fake", "img", 1.5, 512, 60, Instant.EPOCH);
+        runtimes.add(live);
+
+        assertEquals(1, administration.list().stream().filter(u -> u.account().userId().equals("alice"))
+                .findFirst().orElseThrow().runtimes());
+        administration.delete("root", "alice");
+
+        assertEquals(List.of("revoke alice", "delete runtime " + live.id(), "delete user alice"), steps);
+    }
+
+    @Test
+    void shouldRefuseDeletingYourselfAndUnknownUsers() {
+        Refused self = assertThrows(Refused.class, () -> administration.delete("root", "root"));
+        assertEquals(Refused.Reason.CONFLICT, self.reason());
+        Refused unknown = assertThrows(Refused.class, () -> administration.delete("root", "nobody"));
+        assertEquals(Refused.Reason.NOT_FOUND, unknown.reason());
+        assertEquals(List.of(), steps);
+    }
+
+    @Test
+    void shouldRefuseDeletingTheLastAdminWithoutABootstrapKey() {
+        bootstrapKey = Optional.empty();
+        Refused last = assertThrows(Refused.class, () -> administration.delete("alice", "root"));
+        assertEquals(Refused.Reason.CONFLICT, last.reason());
+        bootstrapKey = Optional.of("bootstrap");
+        administration.delete("alice", "root");
+        assertEquals(List.of("revoke root", "delete user root"), steps);
+    }
+
+    @Test
+    void shouldRotateOnlyKnownUsersKeys() {
+        assertEquals("dy_new", administration.rotateKey("alice"));
+        assertEquals(Refused.Reason.NOT_FOUND,
+                assertThrows(Refused.class, () -> administration.rotateKey("nobody")).reason());
+    }
+}
