@@ -34,15 +34,8 @@ if ! command -v runsc >/dev/null 2>&1; then
     exit 1
   fi
   log "installing runsc"
-  if [ -f "$(dirname "$0")/lib/apt.sh" ]; then
-    # the project's one way to apt (takes turns with its other scripts)
-    . "$(dirname "$0")/lib/apt.sh"
-    apt_install runsc
-  else
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get -o DPkg::Lock::Timeout=300 update -qq >/dev/null
-    apt-get -o DPkg::Lock::Timeout=300 install -y -qq runsc >/dev/null
-  fi
+  . "$(dirname "$0")/lib/apt.sh"
+  apt_install runsc
 fi
 runsc_path=$(command -v runsc)
 # a sandbox's /ready is the proof; this only says early, and clearly, when the platform cannot run here

@@ -58,8 +58,8 @@ if ! bin=$(find_bin); then
     exit 1
   fi
   log "installing Debian's postgresql"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get install -y -q postgresql >&2 || { apt-get update -q >&2 && apt-get install -y -q postgresql >&2; }
+  . "$(dirname "$0")/lib/apt.sh"
+  apt_install postgresql >&2
   bin=$(find_bin) || { log "postgresql installed but no pg_ctl found"; exit 1; }
 fi
 
