@@ -3,6 +3,8 @@ package dev.dockyard.api;
 import dev.dockyard.agents.AgentCatalog;
 import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.agents.LlmSettings;
+import dev.dockyard.backend.EgressPolicy;
+import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.BuildScriptPolicy;
 import dev.dockyard.images.ExtraDependencies;
@@ -36,7 +38,9 @@ final class ProvisionRequestReader {
             "workspace", "fromSnapshot", "node");
     /** {@code sandbox}'s members. */
     static final Set<String> SANDBOX_FIELDS = Set.of("image", "cpus", "memoryMb", "timeoutSeconds", "env", "plugins",
-            "extraDeps", "keepAlive", "idleTimeoutSeconds", "ttlSeconds", "diskMb");
+            "extraDeps", "keepAlive", "idleTimeoutSeconds", "ttlSeconds", "diskMb",
+            // confinement: the egress policy (EgressRequestReader), the isolation (IsolationRequestReader)
+            "network", "egress", "runtimeClass", "gpus", "networks");
     /** {@code llm}'s members. */
     static final Set<String> LLM_FIELDS = Set.of("model", "baseUrl", "apiKey");
     /** {@code repository}'s members. */
@@ -124,11 +128,18 @@ final class ProvisionRequestReader {
             // the browser needs Chromium: the image variant that has it, unless the request chose an image
             image = config.sandboxBrowserImage();
         }
+        EgressPolicy egress = EgressRequestReader.read(sandbox, config, EgressRequestReader.SYSTEM);
+        SandboxIsolation isolation = IsolationRequestReader.read(sandbox, config.sandboxAllowedNetworks());
+        if (egress.mode() != EgressPolicy.Mode.OPEN && !isolation.networks().isEmpty()) {
+            // the policy's rules hold on the sandbox's own network only: another network would be a way around them
+            throw invalid("sandbox.networks cannot be combined with sandbox.network '" + egress.mode().apiName()
+                    + "': an extra network would be reachable past the egress policy");
+        }
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeout, env,
                 extra, List.copyOf(allPlugins), repository(body), replace, null).with(lifecycle(sandbox, config))
                 .withWorkspace(workspace(body, sandbox, config), null)
-                .withEgress(EgressRequestReader.read(sandbox, config, EgressRequestReader.SYSTEM))
-                .withIsolation(IsolationRequestReader.read(sandbox, config.sandboxAllowedNetworks()));
+                .withEgress(egress)
+                .withIsolation(isolation);
     }
 
     /** Longest idle timeout or TTL a request may name: a year. */

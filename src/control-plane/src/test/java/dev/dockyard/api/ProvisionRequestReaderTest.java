@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.dockyard.agents.AgentCatalog;
 import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.agents.LlmSettings;
+import dev.dockyard.backend.EgressPolicy;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
 import dev.dockyard.security.SecurityPolicy;
@@ -18,6 +19,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class ProvisionRequestReaderTest {
@@ -32,6 +34,7 @@ class ProvisionRequestReaderTest {
         @Override public double maxCpus() { return 8; }
         @Override public int maxMemoryMb() { return 16384; }
         @Override public int maxDiskMb() { return 8192; }
+        @Override public Set<String> sandboxAllowedNetworks() { return Set.of("lab"); }
     };
 
     private final AgentCatalog agents = new AgentCatalog() {
@@ -108,6 +111,26 @@ class ProvisionRequestReaderTest {
                 .contains("sandbox.ttlSeconds"));
         assertTrue(problem("{\"conversationId\":\"c\",\"sandbox\":{\"ttlSeconds\":99999999}}").detail()
                 .contains("sandbox.ttlSeconds must be between 0 (none) and"));
+    }
+
+    @Test
+    void shouldTakeTheConfinementFieldsOfTheSandbox() {
+        ProvisioningRequest r = read("""
+                {"conversationId":"c","sandbox":{"network":"allowlist","egress":["127.0.0.1:8080"],
+                 "runtimeClass":"gvisor"}}""");
+        assertEquals(EgressPolicy.Mode.ALLOWLIST, r.egress().mode());
+        assertEquals("gvisor", r.isolation().runtimeClass());
+        assertEquals(List.of("lab"), read("""
+                {"conversationId":"c","sandbox":{"networks":["lab"]}}""").isolation().networks());
+    }
+
+    @Test
+    void shouldRefuseAnExtraNetworkBesideAnEgressPolicyOfItsOwn() {
+        Problem p = problem("""
+                {"conversationId":"c","sandbox":{"network":"none","networks":["lab"]}}""");
+        assertEquals(Problem.Kind.VALIDATION, p.kind());
+        assertTrue(p.detail().contains("sandbox.networks"), p.detail());
+        assertTrue(p.detail().contains("'none'"), p.detail());
     }
 
     @Test
