@@ -12,7 +12,6 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -47,7 +46,7 @@ public class RuntimeCensus {
                 counts = countAll();
             } catch (RuntimeException e) {
                 // a scrape must not fail because the database does: the last counts stand
-                LOG.log(Level.FINE, "Runtime census skipped, the database cannot be read", e);
+                LOG.warning("Runtime census skipped, the database cannot be read: " + e.getMessage());
             }
             countedAt = now;
         }
