@@ -5,6 +5,7 @@ import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.audit.AuditEntry;
 import dev.dockyard.audit.AuditTrail;
 import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.observability.DockyardMetrics;
 import dev.dockyard.protocol.Action;
 import dev.dockyard.protocol.ProtocolJson;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -56,6 +57,9 @@ public class ActionService {
     @Inject
     Clock clock;
 
+    @Inject
+    DockyardMetrics metrics = DockyardMetrics.unrecorded();
+
     /**
      * Runs one action dict for {@code userId} in {@code runtime} and answers the observation.
      *
@@ -64,10 +68,15 @@ public class ActionService {
      */
     public String act(String userId, SandboxRuntime runtime, JsonObject actionDict, String requestId) {
         Action action = ProtocolJson.actionFromJson(actionDict);
-        Duration timeout = timeout(action.timeout(), config.actionTimeout(), config.maxActionTimeout());
-        try (ReadyRuntimes.Admitted admitted = ready.admit(runtime)) {
-            // the admitted runtime: woken if it slept, its executor perhaps at a new address
-            return run(userId, admitted.runtime(), action, actionDict, timeout, requestId);
+        long received = System.nanoTime();
+        try {
+            Duration timeout = timeout(action.timeout(), config.actionTimeout(), config.maxActionTimeout());
+            try (ReadyRuntimes.Admitted admitted = ready.admit(runtime)) {
+                // the admitted runtime: woken if it slept, its executor perhaps at a new address
+                return run(userId, admitted.runtime(), action, actionDict, timeout, requestId);
+            }
+        } finally {
+            metrics.action(action.type(), Duration.ofNanos(System.nanoTime() - received));
         }
     }
 
@@ -157,6 +166,7 @@ public class ActionService {
 
     private void audit(String userId, SandboxRuntime runtime, Action action, Assessment assessment,
                        AuditEntry.Decision decision, int status, Integer exitCode, long millis, long bytes) {
+        metrics.decided(assessment.risk(), decision);
         auditTrail.record(new AuditEntry(clock.instant(), userId, runtime.id(), action.type().wireName(),
                 assessment.risk().name(), String.join("; ", assessment.reasons()), decision, status, exitCode, millis,
                 bytes));

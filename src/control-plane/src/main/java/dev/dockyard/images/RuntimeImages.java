@@ -3,6 +3,7 @@ package dev.dockyard.images;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.Labels;
 import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.observability.DockyardMetrics;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -48,6 +49,9 @@ public class RuntimeImages {
 
     @Inject
     Clock clock;
+
+    @Inject
+    DockyardMetrics metrics = DockyardMetrics.unrecorded();
 
     @Resource
     ManagedExecutorService executor;
@@ -166,6 +170,7 @@ public class RuntimeImages {
         RuntimeImageTags tags = build.tags();
         ReuseChain.Plan plan = ReuseChain.plan(tags, build.baseImage(), extra, force, builder::inspect);
         build.took(plan.path());
+        metrics.imageBuild(plan.path());
         if (plan.path() == ImageBuild.Path.CACHED) {
             return;
         }

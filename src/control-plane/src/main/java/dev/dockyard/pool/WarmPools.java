@@ -2,6 +2,7 @@ package dev.dockyard.pool;
 
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.observability.DockyardMetrics;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;
@@ -46,6 +47,9 @@ public class WarmPools {
 
     @Inject
     Clock clock;
+
+    @Inject
+    DockyardMetrics metrics = DockyardMetrics.unrecorded();
 
     private final Map<String, ConcurrentLinkedDeque<WarmSandbox>> ready = new ConcurrentHashMap<>();
     /**
@@ -101,10 +105,12 @@ public class WarmPools {
     /** A request the pool would serve went cold (empty pool, or settings it cannot take at claim). */
     public void missed(String pool) {
         counter(misses, pool).incrementAndGet();
+        metrics.poolClaim(pool, false);
     }
 
     public void claimed(WarmSandbox sandbox) {
         counter(hits, sandbox.pool()).incrementAndGet();
+        metrics.poolClaim(sandbox.pool(), true);
     }
 
     /** A candidate whose request was refused before its claim (quota, busy conversation): first in line again. */
@@ -170,6 +176,7 @@ public class WarmPools {
         definitions.stream().filter(d -> d.size() > 0).forEach(d -> shapes.putIfAbsent(d.shape(), d.name()));
         byShape = Map.copyOf(shapes);
         loaded = true;
+        metrics.pools(definitions.stream().map(PoolDefinition::name).toList(), this, this::queued);
         return definitions;
     }
 

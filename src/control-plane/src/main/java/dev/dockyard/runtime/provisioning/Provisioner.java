@@ -12,6 +12,7 @@ import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.credentials.Credentials;
 import dev.dockyard.images.ImageBuild;
 import dev.dockyard.images.RuntimeImages;
+import dev.dockyard.observability.DockyardMetrics;
 import dev.dockyard.placement.Placement;
 import dev.dockyard.pool.DormantServers;
 import dev.dockyard.pool.PoolDefinition;
@@ -114,6 +115,9 @@ public class Provisioner {
 
     @Inject
     Clock clock;
+
+    @Inject
+    DockyardMetrics metrics = DockyardMetrics.unrecorded();
 
     @Inject
     Accounts accounts;
@@ -247,6 +251,7 @@ public class Provisioner {
             ProvisioningJournal.Registration registration = admissions.register(runtime, request.role(),
                     request.replace(), claimedShape);
             if (registration.overQuota() != null) {
+                metrics.quotaRefused(registration.overQuota().limit());
                 throw registration.overQuota();
             }
             if (registration.existing() != null) {
@@ -436,6 +441,7 @@ public class Provisioner {
                     + " ms from pool '" + warm.pool() + "'").ifPresent(old -> removeQuietly(nodes.on(old.node()),
                     old.containerName()));
             outcome = RuntimeStatus.READY;
+            metrics.ready(DockyardMetrics.ReadyPath.WARM, Duration.ofNanos(System.nanoTime() - started));
         } catch (IllegalTransitionException e) {
             removeQuietly(backend, runtime.containerName());
             outcome = e.from();
@@ -475,6 +481,7 @@ public class Provisioner {
             journal.startedAndReady(id, startedMessage, "Ready in " + (System.nanoTime() - started) / 1_000_000
                     + " ms from pool '" + runtime.pool().orElse("?") + "' (repository cloned)")
                     .ifPresent(old -> removeQuietly(nodes.on(old.node()), old.containerName()));
+            metrics.ready(DockyardMetrics.ReadyPath.WARM, Duration.ofNanos(System.nanoTime() - started));
             return RuntimeStatus.READY;
         } catch (IllegalTransitionException e) {
             removeQuietly(nodes.on(runtime.node()), runtime.containerName());
@@ -653,7 +660,7 @@ public class Provisioner {
                                   ProvisioningStep failAt, WorkspaceSource workspace) {
         String id = runtime.id();
         String name = runtime.containerName();
-        StepTimer timer = new StepTimer(failAt);
+        StepTimer timer = new StepTimer(failAt, metrics);
         ProvisioningStep step = ProvisioningStep.CREDENTIALS;
         Optional<SandboxProgram> program = runtime.program();
         try {
@@ -727,6 +734,8 @@ public class Provisioner {
                     + workspace.node() + "' with a workspace of " + workspaceBytes + " bytes");
             journal.readyAndTakeOver(id, message).ifPresent(old -> removeQuietly(nodes.on(old.node()),
                     old.containerName()));
+            metrics.ready(workspace == null ? DockyardMetrics.ReadyPath.COLD : DockyardMetrics.ReadyPath.MIGRATION,
+                    timer.elapsed());
             return RuntimeStatus.READY;
         } catch (IllegalTransitionException e) {
             // stopped while being built: what was built must go, the status stays as the stop left it

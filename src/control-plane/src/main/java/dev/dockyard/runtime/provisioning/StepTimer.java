@@ -3,8 +3,10 @@ package dev.dockyard.runtime.provisioning;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.credentials.CredentialException;
 import dev.dockyard.images.ImageBuildException;
+import dev.dockyard.observability.DockyardMetrics;
 import jakarta.persistence.PersistenceException;
 import jakarta.transaction.TransactionalException;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.StringJoiner;
@@ -21,10 +23,12 @@ final class StepTimer {
     private final long startNanos = System.nanoTime();
     private final Map<ProvisioningStep, Long> millis = new LinkedHashMap<>();
     private final ProvisioningStep failAt;
+    private final DockyardMetrics metrics;
 
     /** @param failAt a step to fail on purpose before it runs (fault injection), or null */
-    StepTimer(ProvisioningStep failAt) {
+    StepTimer(ProvisioningStep failAt, DockyardMetrics metrics) {
         this.failAt = failAt;
+        this.metrics = metrics;
     }
 
     <T> T time(ProvisioningStep step, Supplier<T> action) {
@@ -42,8 +46,15 @@ final class StepTimer {
         } catch (TransactionalException | PersistenceException e) {
             throw new StepFailedException(step, "the database refused the record (" + e + ")", e);
         } finally {
-            millis.put(step, (System.nanoTime() - start) / 1_000_000);
+            long took = System.nanoTime() - start;
+            millis.put(step, took / 1_000_000);
+            metrics.provisioningStep(step, Duration.ofNanos(took));
         }
+    }
+
+    /** Since the timer was made, i.e. since provisioning began. */
+    Duration elapsed() {
+        return Duration.ofNanos(System.nanoTime() - startNanos);
     }
 
     String summary() {

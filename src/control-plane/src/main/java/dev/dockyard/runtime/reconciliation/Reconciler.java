@@ -6,6 +6,7 @@ import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.cluster.Leases;
 import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.observability.DockyardMetrics;
 import dev.dockyard.pool.PoolKeeper;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.RuntimeSecrets;
@@ -98,6 +99,9 @@ public class Reconciler {
     Clock clock;
 
     @Inject
+    DockyardMetrics metrics = DockyardMetrics.unrecorded();
+
+    @Inject
     Leases leases;
 
     /** What one pass did, for logs and tests; {@code skipped} when some node's view was incomplete. */
@@ -133,6 +137,7 @@ public class Reconciler {
             live = journal.live().stream().filter(r -> r.isOwnedBy(config.instance())).toList();
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Reconciliation skipped, the database cannot be read: " + e.getMessage());
+            metrics.reconciled(true, new DockyardMetrics.ReconcilerChanges(0, 0, 0, 0, 0));
             return Report.SKIPPED;
         }
         Report total = Report.NOTHING;
@@ -143,6 +148,8 @@ public class Reconciler {
         if (total.changedAnything()) {
             LOG.info("Reconciliation: " + total);
         }
+        metrics.reconciled(total.skipped(), new DockyardMetrics.ReconcilerChanges(total.orphansRemoved(),
+                total.interruptedFailed(), total.disconnected(), total.reconnected(), total.released()));
         return total;
     }
 

@@ -1,0 +1,199 @@
+package dev.dockyard.observability;
+
+import dev.dockyard.audit.AuditEntry;
+import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.images.ImageBuild;
+import dev.dockyard.protocol.ActionType;
+import dev.dockyard.protocol.SecurityRisk;
+import dev.dockyard.runtime.RuntimeStatus;
+import dev.dockyard.runtime.provisioning.ProvisioningStep;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Initialized;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.Set;
+import java.util.function.ToLongFunction;
+import org.eclipse.microprofile.metrics.Metadata;
+import org.eclipse.microprofile.metrics.MetricRegistry;
+import org.eclipse.microprofile.metrics.Tag;
+
+/**
+ * Dockyard's application metrics (README "Metrics" lists them). The services call one method per
+ * event; the registry turns names like {@code dockyard.actions} into Prometheus'
+ * {@code dockyard_actions_total}. Timers are Prometheus summaries (count, sum, max, quantiles) and,
+ * where {@code mp.metrics.distribution.timer.buckets} names them, histograms.
+ *
+ * <p>An instance without a registry ({@link #unrecorded()}) records nothing: what unit tests of the
+ * services get when they do not look at metrics.
+ */
+@ApplicationScoped
+public class DockyardMetrics {
+
+    public static final String PROVISIONING_STEP = "dockyard.provisioning.step";
+    public static final String READY = "dockyard.runtime.ready";
+    public static final String ACTION_ROUND_TRIP = "dockyard.action.round.trip";
+    public static final String ACTIONS = "dockyard.actions";
+    public static final String QUOTA_REFUSALS = "dockyard.quota.refusals";
+    public static final String RECONCILER_PASSES = "dockyard.reconciler.passes";
+    public static final String RECONCILER_CHANGES = "dockyard.reconciler.changes";
+    public static final String IMAGE_BUILDS = "dockyard.image.builds";
+    public static final String POOL_CLAIMS = "dockyard.pool.claims";
+    public static final String POOL_READY = "dockyard.pool.ready";
+    public static final String RUNTIMES = "dockyard.runtimes";
+
+    public static final String STEP = "step";
+    public static final String PATH = "path";
+    public static final String TYPE = "type";
+    public static final String RISK = "risk";
+    public static final String DECISION = "decision";
+    public static final String LIMIT = "limit";
+    public static final String OUTCOME = "outcome";
+    public static final String KIND = "kind";
+    public static final String POOL = "pool";
+    public static final String STATUS = "status";
+    public static final String NODE = "node";
+
+    /** The value of a label whose input is not in its closed set. */
+    public static final String OTHER = "other";
+
+    /** How a runtime became READY. */
+    public enum ReadyPath { COLD, WARM, MIGRATION }
+
+    /** What a reconciler pass changed, one counter label per kind. */
+    public record ReconcilerChanges(int orphansRemoved, int interruptedFailed, int disconnected, int reconnected,
+                                    int released) {
+    }
+
+    private static final Set<String> QUOTA_LIMITS = Set.of("maxRuntimes", "maxCpus", "maxMemoryMb");
+
+    @Inject
+    MetricRegistry registry;
+
+    @Inject
+    BackendNodes nodes;
+
+    @Inject
+    RuntimeCensus census;
+
+    /** Records nothing: for services built by hand in unit tests. */
+    public static DockyardMetrics unrecorded() {
+        return new DockyardMetrics();
+    }
+
+    /** The runtimes-by-status-and-node gauges, one per configured node and status, read from the census. */
+    void registerGauges(@Observes @Initialized(ApplicationScoped.class) Object started) {
+        Metadata runtimes = Metadata.builder().withName(RUNTIMES)
+                .withDescription("Runtimes by status and node, from the database (at most a second old)").build();
+        for (String node : nodes.names()) {
+            for (RuntimeStatus status : RuntimeStatus.values()) {
+                registry.gauge(runtimes, census, c -> c.count(status, node), new Tag(STATUS, status.name()),
+                        new Tag(NODE, node));
+            }
+        }
+    }
+
+    public void provisioningStep(ProvisioningStep step, Duration took) {
+        if (registry == null) {
+            return;
+        }
+        registry.timer(Metadata.builder().withName(PROVISIONING_STEP)
+                .withDescription("Duration of each provisioning step").build(), new Tag(STEP, step.label()))
+                .update(took);
+    }
+
+    public void ready(ReadyPath path, Duration took) {
+        if (registry == null) {
+            return;
+        }
+        registry.timer(Metadata.builder().withName(READY)
+                .withDescription("Time from the provisioning request to READY").build(),
+                new Tag(PATH, path.name().toLowerCase())).update(took);
+    }
+
+    /** One action's round trip through the control plane, whatever its outcome. */
+    public void action(ActionType type, Duration took) {
+        if (registry == null) {
+            return;
+        }
+        registry.timer(Metadata.builder().withName(ACTION_ROUND_TRIP)
+                .withDescription("Round trip of an action through the control plane, by action type").build(),
+                new Tag(TYPE, type == null ? OTHER : type.wireName())).update(took);
+    }
+
+    /** The security analyser's rating of an action and the policy's decision on it. */
+    public void decided(SecurityRisk risk, AuditEntry.Decision decision) {
+        if (registry == null) {
+            return;
+        }
+        registry.counter(Metadata.builder().withName(ACTIONS)
+                .withDescription("Actions by security risk and policy decision").build(),
+                new Tag(RISK, risk == null ? OTHER : risk.name()),
+                new Tag(DECISION, decision == null ? OTHER : decision.name())).inc();
+    }
+
+    public void quotaRefused(String limit) {
+        if (registry == null) {
+            return;
+        }
+        registry.counter(Metadata.builder().withName(QUOTA_REFUSALS)
+                .withDescription("Provisionings refused by a user's quota, by limit").build(),
+                new Tag(LIMIT, closed(limit, QUOTA_LIMITS))).inc();
+    }
+
+    /** One reconciler pass: completed (with what it changed) or skipped (the database or a node unreadable). */
+    public void reconciled(boolean skipped, ReconcilerChanges changes) {
+        if (registry == null) {
+            return;
+        }
+        registry.counter(Metadata.builder().withName(RECONCILER_PASSES)
+                .withDescription("Reconciler passes by outcome").build(),
+                new Tag(OUTCOME, skipped ? "skipped" : "completed")).inc();
+        Metadata changed = Metadata.builder().withName(RECONCILER_CHANGES)
+                .withDescription("What reconciler passes removed or repaired, by kind").build();
+        registry.counter(changed, new Tag(KIND, "orphan_removed")).inc(changes.orphansRemoved());
+        registry.counter(changed, new Tag(KIND, "interrupted_failed")).inc(changes.interruptedFailed());
+        registry.counter(changed, new Tag(KIND, "disconnected")).inc(changes.disconnected());
+        registry.counter(changed, new Tag(KIND, "reconnected")).inc(changes.reconnected());
+        registry.counter(changed, new Tag(KIND, "released")).inc(changes.released());
+    }
+
+    public void imageBuild(ImageBuild.Path path) {
+        if (registry == null) {
+            return;
+        }
+        registry.counter(Metadata.builder().withName(IMAGE_BUILDS)
+                .withDescription("Runtime image builds by reuse path (cached: nothing built)").build(),
+                new Tag(PATH, path == null ? OTHER : path.name().toLowerCase())).inc();
+    }
+
+    /** A claim on a warm pool: a hit took a warm sandbox, a miss found none. */
+    public void poolClaim(String pool, boolean hit) {
+        if (registry == null) {
+            return;
+        }
+        registry.counter(Metadata.builder().withName(POOL_CLAIMS)
+                .withDescription("Warm pool claims by pool and outcome (hit, miss)").build(),
+                new Tag(POOL, pool), new Tag(OUTCOME, hit ? "hit" : "miss")).inc();
+    }
+
+    /**
+     * The ready-sandboxes gauge of each declared pool (registering again is a no-op); pool names are
+     * the administrator's identifiers, checked when the pool is declared.
+     */
+    public <T> void pools(Iterable<String> names, T pools, ToLongFunction<String> ready) {
+        if (registry == null) {
+            return;
+        }
+        Metadata metadata = Metadata.builder().withName(POOL_READY)
+                .withDescription("Warm sandboxes ready to be claimed, by pool").build();
+        for (String name : names) {
+            registry.gauge(metadata, pools, p -> ready.applyAsLong(name), new Tag(POOL, name));
+        }
+    }
+
+    /** {@code value} if it is one of {@code allowed}, else {@link #OTHER}. */
+    static String closed(String value, Set<String> allowed) {
+        return value != null && allowed.contains(value) ? value : OTHER;
+    }
+}

@@ -1,0 +1,71 @@
+package dev.dockyard.observability;
+
+import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.runtime.RuntimeStatus;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceContext;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.logging.Logger;
+
+/**
+ * How many runtimes are in each status on each node, counted by the database. A scrape reads one
+ * gauge per status and node: one grouped query answers them all, kept for a second so a scrape
+ * costs one query (and several control planes sharing the database agree).
+ */
+@ApplicationScoped
+public class RuntimeCensus {
+
+    private static final Logger LOG = Logger.getLogger(RuntimeCensus.class.getName());
+    /** Long enough to serve one scrape from one query, short enough that no scrape reads old counts. */
+    private static final Duration FRESH = Duration.ofSeconds(1);
+
+    @PersistenceContext(unitName = "dockyard")
+    EntityManager em;
+
+    @Inject
+    BackendNodes nodes;
+
+    @Inject
+    Clock clock;
+
+    private Map<String, Long> counts = Map.of();
+    private Instant countedAt = Instant.MIN;
+
+    /** Runtimes in {@code status} on {@code node} (runtimes recorded without a node are on the default one). */
+    public synchronized long count(RuntimeStatus status, String node) {
+        Instant now = clock.instant();
+        if (countedAt.plus(FRESH).isBefore(now)) {
+            try {
+                counts = countAll();
+            } catch (RuntimeException e) {
+                // a scrape must not fail because the database does: the last counts stand
+                LOG.warning("Runtime census skipped, the database cannot be read: " + e.getMessage());
+            }
+            countedAt = now;
+        }
+        return counts.getOrDefault(key(status, node), 0L);
+    }
+
+    private Map<String, Long> countAll() {
+        List<Object[]> rows = em.createQuery("select r.status, r.node, count(r) from SandboxRuntime r "
+                + "group by r.status, r.node", Object[].class).getResultList();
+        Map<String, Long> all = new HashMap<>();
+        String defaultNode = nodes.defaultNode();
+        for (Object[] row : rows) {
+            String node = row[1] == null ? defaultNode : (String) row[1];
+            all.merge(key((RuntimeStatus) row[0], node), ((Number) row[2]).longValue(), Long::sum);
+        }
+        return all;
+    }
+
+    private static String key(RuntimeStatus status, String node) {
+        return status.name() + "@" + node;
+    }
+}
