@@ -15,15 +15,18 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The confinement of sandboxes on real engines (README: "Tighter defaults", "gVisor", "GPUs and
- * extra networks"): a read-only root with a writable workspace, /tmp and home; gVisor when asked
+ * The confinement of sandboxes on real engines (README: "Sandbox confinement"), on a control plane
+ * restarted with read-only roots: a read-only root with a writable workspace, /tmp and home; gVisor when asked
  * for, on the node whose engine has it (and a 400 naming the node that has not); GPUs as device
  * requests on the node that declares them (it/pom.xml: node2 declares 2; no GPU exists here, so
  * the engine refuses to start the container and the runtime ends in ERROR, leaving nothing); and
@@ -33,6 +36,19 @@ class SandboxConfinementIT {
 
     private static final DockyardApi API = new DockyardApi();
     private static final String EXTRA_NETWORK = "dockyard-it-extra";
+    /** The control plane these tests talk to: read-only roots on (off by default). */
+    private static final Map<String, String> READ_ONLY_ROOT = Map.of("DOCKYARD_SANDBOX_READ_ONLY_ROOT", "true");
+
+    @BeforeAll
+    static void readOnlyRoots() throws Exception {
+        ControlPlaneServer.restart(READ_ONLY_ROOT);
+    }
+
+    @AfterAll
+    static void usualSettings() throws Exception {
+        ControlPlaneServer.restart(Map.of());
+    }
+
     /** A node of the test's own, on an engine without gVisor. */
     private static final String PLAIN = "plain";
 
@@ -154,8 +170,11 @@ class SandboxConfinementIT {
         try {
             assertTrue(!DockerCli.ok("-H", "unix:///var/run/dockyard-" + PLAIN + ".sock", "info", "--format",
                     "{{json .Runtimes}}").contains("runsc"), "the test's own engine must not have runsc");
-            ControlPlaneServer.restart(Map.of("DOCKYARD_NODES", "local,node2," + PLAIN,
-                    "DOCKYARD_NODE_" + PLAIN.toUpperCase() + "_DOCKER_HOST", "unix:///var/run/dockyard-" + PLAIN + ".sock"));
+            Map<String, String> withPlain = new HashMap<>(READ_ONLY_ROOT);
+            withPlain.put("DOCKYARD_NODES", "local,node2," + PLAIN);
+            withPlain.put("DOCKYARD_NODE_" + PLAIN.toUpperCase() + "_DOCKER_HOST", "unix:///var/run/dockyard-" + PLAIN
+                    + ".sock");
+            ControlPlaneServer.restart(withPlain);
             DockyardApi.Answer refused = API.provision(request("no-gvisor", Json.createObjectBuilder()
                     .add("runtimeClass", "gvisor")).add("node", PLAIN).build(), 30);
             assertEquals(400, refused.status(), refused.body());
@@ -166,7 +185,7 @@ class SandboxConfinementIT {
             assertEquals(400, API.provision(request("kata", Json.createObjectBuilder().add("runtimeClass", "kata"))
                     .build(), 30).status());
         } finally {
-            ControlPlaneServer.restart(Map.of());
+            ControlPlaneServer.restart(READ_ONLY_ROOT);
             if (ours) {
                 // the engine this test started: stopped by its PID (its data stays for the next run)
                 ProcessHandle.of(Long.parseLong(Files.readString(pidFile).strip())).ifPresent(ProcessHandle::destroy);

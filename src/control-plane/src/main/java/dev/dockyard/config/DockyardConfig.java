@@ -57,9 +57,13 @@ public class DockyardConfig {
     @ConfigProperty(name = "dockyard.sandbox.user", defaultValue = "1000")
     String sandboxUser;
 
-    /** An executor sandbox's root file system is read-only; its writable places are tmpfs and volumes. */
+    /**
+     * An executor sandbox's root file system is read-only; its writable places are tmpfs and volumes.
+     * Off by default: a migration unpacks the workspace through the root, and a snapshot would not
+     * carry /tmp and the home directory (README: Sandbox confinement).
+     */
     @Inject
-    @ConfigProperty(name = "dockyard.sandbox.read-only-root", defaultValue = "true")
+    @ConfigProperty(name = "dockyard.sandbox.read-only-root", defaultValue = "false")
     boolean sandboxReadOnlyRoot;
 
     /** The tmpfs mounts of a read-only root: path=size, comma-separated. */
