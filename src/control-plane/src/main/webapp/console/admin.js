@@ -95,8 +95,9 @@ export async function usersView(ctx) {
           if (!(await confirmAction(`Delete user ${u.userId}? Their ${u.usage.runtimes} live runtime(s) are deleted first.`))) return;
           try {
             await api(`/users/${encodeURIComponent(u.userId)}`, { method: 'DELETE' });
-            showInfo(message, `User ${u.userId} deleted.`);
+            // the list first: the message then speaks of what the page shows
             await load();
+            showInfo(message, `User ${u.userId} deleted.`);
           } catch (err) {
             showError(message, err);
           }

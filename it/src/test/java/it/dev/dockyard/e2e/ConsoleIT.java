@@ -307,7 +307,7 @@ class ConsoleIT {
         browser.findElement(row).findElement(By.cssSelector("button.delete-user")).click();
         confirm();
         textIn("users-message", "deleted", Duration.ofSeconds(120));
-        assertTrue(browser.findElements(row).isEmpty());
+        assertTrue(waiting(Duration.ofSeconds(20)).until(d -> d.findElements(row).isEmpty()));
         DockyardApi.Answer after = ADMIN.get("runtimes/" + mineId);
         assertTrue(after.status() == 404 || "STOPPED".equals(after.json().getString("status")), after.body());
     }

@@ -93,6 +93,8 @@ final class ControlPlaneServer {
         builder.environment().put("DOCKYARD_AGENT_GUARDEDAGENT_SECURITY_CONFIRM", "MEDIUM");
         builder.environment().put("DOCKYARD_AGENT_GUARDEDAGENT_SECURITY_BLOCK", "HIGH");
         builder.environment().put("DOCKYARD_IMAGES_BUNDLE", System.getProperty("dockyard.bundle"));
+        // EgressPolicyIT: the internal mode's one service (as it/pom.xml starts the server)
+        builder.environment().put("DOCKYARD_SANDBOX_NETWORK_INTERNAL_SERVICES", "169.254.77.2:18080");
         builder.environment().putAll(overrides);
         Process process = builder.start();
         String out = new String(process.getInputStream().readAllBytes());
