@@ -194,6 +194,16 @@ class OpenApiIT {
     }
 
     @Test
+    void shouldDescribeTheRuntimeApisBodiesUnderItsOwnPath() {
+        JsonObject start = document.getJsonObject("paths").getJsonObject("/runtime-api/start").getJsonObject("post");
+        assertEquals("#/components/schemas/RemoteStartRequest", start.getJsonObject("requestBody")
+                .getJsonObject("content").getJsonObject("application/json").getJsonObject("schema").getString("$ref"));
+        assertEquals("#/components/schemas/RemoteRuntime", start.getJsonObject("responses").getJsonObject("200")
+                .getJsonObject("content").getJsonObject("application/json").getJsonObject("schema").getString("$ref"));
+        assertFalse(document.getJsonObject("paths").containsKey("/api/v1/start"), "the runtime API is not under /api/v1");
+    }
+
+    @Test
     void shouldServeTheUiWithoutLoadingAnythingFromOutside() throws Exception {
         HttpResponse<String> ui = get("/openapi/ui/");
         assertEquals(200, ui.statusCode());

@@ -33,7 +33,8 @@ public class ApiDocumentFilter implements OASFilter {
     public static final String RUNTIME_API_TAG = "OpenHands Remote Runtime API";
     static final String API_PATH = "/api/v1";
     static final String RUNTIME_API_PATH = "/runtime-api";
-    static final String PROBLEM_MEDIA_TYPE = Problem.MEDIA_TYPE.toString();
+    /** Problem.MEDIA_TYPE as text (its toString needs a JAX-RS runtime, which this filter may run without). */
+    static final String PROBLEM_MEDIA_TYPE = "application/problem+json";
     private static final String PROBLEM_SCHEMA = "#/components/schemas/Problem";
     private static final String PROBLEM_RESPONSE = "#/components/responses/";
 
