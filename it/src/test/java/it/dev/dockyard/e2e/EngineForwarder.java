@@ -25,17 +25,27 @@ final class EngineForwarder implements AutoCloseable {
     private final List<SocketChannel> open = new CopyOnWriteArrayList<>();
     private final Thread acceptor;
 
-    private EngineForwarder(Path socket) throws IOException {
+    private EngineForwarder(Path socket, int port) throws IOException {
         this.socket = socket;
         this.server = ServerSocketChannel.open();
-        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
         acceptor = new Thread(this::accept, "engine-forwarder");
         acceptor.setDaemon(true);
         acceptor.start();
     }
 
     static EngineForwarder to(Path socket) throws IOException {
-        return new EngineForwarder(socket);
+        return new EngineForwarder(socket, 0);
+    }
+
+    /** A closed forwarder's engine back: a new forwarder on the same port (HealthIT). */
+    EngineForwarder reopen(int port) throws IOException {
+        return new EngineForwarder(socket, port);
+    }
+
+    /** The port it listens on. */
+    int port() throws IOException {
+        return ((InetSocketAddress) server.getLocalAddress()).getPort();
     }
 
     /** The Docker host to configure: {@code tcp://127.0.0.1:<port>}. */

@@ -1,5 +1,6 @@
 package dev.dockyard.runtimeapi;
 
+import dev.dockyard.api.ApiDocumentFilter;
 import dev.dockyard.api.Caller;
 import dev.dockyard.api.JsonFields;
 import dev.dockyard.api.Problem;
@@ -36,6 +37,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * OpenHands' Remote Runtime API (see the package). Lifecycle calls take {@code {"runtime_id"}}
@@ -43,6 +45,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * never existed.
  */
 @Path("/")
+@Tag(name = ApiDocumentFilter.RUNTIME_API_TAG)
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
 public class RemoteRuntimeResource {

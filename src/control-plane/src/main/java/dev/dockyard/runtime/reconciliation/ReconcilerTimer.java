@@ -38,6 +38,9 @@ public class ReconcilerTimer {
     @Inject
     Leases leases;
 
+    @Inject
+    ReconcilerTurns turns;
+
     @PostConstruct
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     void atStartup() {
@@ -56,6 +59,7 @@ public class ReconcilerTimer {
         }
         try {
             if (!leases.hold(Leases.RECONCILER)) {
+                turns.turned();
                 return null;
             }
             Reconciler.Report report = reconciler.pass(() -> leases.fresh(Leases.RECONCILER));
@@ -63,6 +67,7 @@ public class ReconcilerTimer {
                 // after the pass: volumes of the sandboxes it just removed are unused now
                 workspaceSweep.sweep();
             }
+            turns.turned();
             return report;
         } finally {
             running.unlock();

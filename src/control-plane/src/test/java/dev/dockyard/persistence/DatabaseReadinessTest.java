@@ -1,0 +1,78 @@
+package dev.dockyard.persistence;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.apache.derby.jdbc.EmbeddedDataSource;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/** The database readiness check against real drivers: an embedded Derby, a missing one, a server that never answers. */
+class DatabaseReadinessTest {
+
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+
+    @BeforeAll
+    static void quietDerby() {
+        System.setProperty("derby.stream.error.file", "target/derby.log");
+    }
+
+    @AfterEach
+    void stopThreads() {
+        threads.shutdownNow();
+    }
+
+    @Test
+    void shouldBeUpWhenTheDatabaseAnswers() throws Exception {
+        EmbeddedDataSource derby = new EmbeddedDataSource();
+        derby.setDatabaseName(Files.createTempDirectory("dockyard-health").resolve("db").toString());
+        derby.setCreateDatabase("create");
+        HealthCheckResponse response = new DatabaseReadiness(derby, threads, 5).call();
+        assertEquals(HealthCheckResponse.Status.UP, response.getStatus());
+        assertEquals("database", response.getName());
+    }
+
+    @Test
+    void shouldNameTheErrorClassAndStateButNotTheDatabaseWhenItIsMissing() throws Exception {
+        EmbeddedDataSource derby = new EmbeddedDataSource();
+        Path secretPlace = Files.createTempDirectory("dockyard-health").resolve("secret-place");
+        derby.setDatabaseName(secretPlace.toString()); // not created: the connection fails
+        HealthCheckResponse response = new DatabaseReadiness(derby, threads, 5).call();
+        assertEquals(HealthCheckResponse.Status.DOWN, response.getStatus());
+        String data = response.getData().orElseThrow().toString();
+        assertTrue(data.contains("java.sql.SQLException") || data.contains("SQLException"), data);
+        assertTrue(response.getData().orElseThrow().containsKey("sqlState"), data);
+        assertFalse(data.contains("secret-place"), data);
+    }
+
+    @Test
+    void shouldGoDownWithinTheTimeoutWhenTheServerNeverAnswersAndKeepThePasswordOut() throws Exception {
+        // a "database" on a port of our own that accepts the connection and then says nothing
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            PGSimpleDataSource postgresql = new PGSimpleDataSource();
+            postgresql.setServerNames(new String[] {"127.0.0.1"});
+            postgresql.setPortNumbers(new int[] {silent.getLocalPort()});
+            postgresql.setDatabaseName("dockyard");
+            postgresql.setUser("dockyard");
+            postgresql.setPassword("canary-password-7f3a");
+            long start = System.nanoTime();
+            HealthCheckResponse response = new DatabaseReadiness(postgresql, threads, 1).call();
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            assertEquals(HealthCheckResponse.Status.DOWN, response.getStatus());
+            assertEquals("no answer within 1 s", response.getData().orElseThrow().get("error"));
+            assertTrue(took.compareTo(Duration.ofSeconds(3)) < 0, "took " + took);
+            assertFalse(response.getData().orElseThrow().toString().contains("canary-password-7f3a"));
+        }
+    }
+}
