@@ -307,7 +307,8 @@ class ConsoleIT {
         browser.findElement(row).findElement(By.cssSelector("button.delete-user")).click();
         confirm();
         textIn("users-message", "deleted", Duration.ofSeconds(120));
-        assertTrue(waiting(Duration.ofSeconds(20)).until(d -> d.findElements(row).isEmpty()));
+        // the list reloads after the message: wait for the row to go (a TimeoutException fails the test)
+        waiting(Duration.ofSeconds(20)).until(d -> d.findElements(row).isEmpty());
         DockyardApi.Answer after = ADMIN.get("runtimes/" + mineId);
         assertTrue(after.status() == 404 || "STOPPED".equals(after.json().getString("status")), after.body());
     }
