@@ -109,7 +109,7 @@ class IdleLifecycleIT {
             assertEquals("false", DockerCli.inspect(container, "{{.State.Running}}"));
             DockyardApi.Answer refused = API.post("runtimes/" + id + "/actions", DockyardApi.run("true"));
             assertEquals(409, refused.status(), refused.body());
-            assertEquals("HIBERNATED", refused.json().getString("status"));
+            assertEquals("HIBERNATED", refused.json().getString("runtimeStatus"));
             assertEquals("request", runtime(id).getJsonObject("lifecycle").getString("pausedBy"));
 
             long start = System.nanoTime();
