@@ -14,7 +14,7 @@ class EditorProtocolIT extends SandboxTest {
 
 
     private static String fresh(String name) {
-        return "/workspace/edit-" + UUID.randomUUID().toString().substring(0, 8) + "-" + name;
+        return w("/workspace/edit-") + UUID.randomUUID().toString().substring(0, 8) + "-" + name;
     }
 
     private static JsonObject edit(String command, String path, Object... pairs) {

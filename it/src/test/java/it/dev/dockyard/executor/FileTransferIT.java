@@ -22,10 +22,10 @@ class FileTransferIT extends SandboxTest {
 
     @Test
     void shouldUploadAFileIntoTheDestination() {
-        HttpResponse<String> answer = upload("notes.txt", "uploaded".getBytes(), "destination=/workspace/up");
+        HttpResponse<String> answer = upload("notes.txt", "uploaded".getBytes(), w("destination=/workspace/up"));
         assertEquals(200, answer.statusCode(), answer.body());
-        assertEquals("{\"filename\":\"notes.txt\",\"destination\":\"/workspace/up\",\"recursive\":false}", answer.body());
-        assertEquals("uploaded", sandbox.run("cat /workspace/up/notes.txt").getString("content"));
+        assertEquals(w("{\"filename\":\"notes.txt\",\"destination\":\"/workspace/up\",\"recursive\":false}"), answer.body());
+        assertEquals("uploaded", sandbox.run(w("cat /workspace/up/notes.txt")).getString("content"));
     }
 
     @Test
@@ -33,10 +33,10 @@ class FileTransferIT extends SandboxTest {
         Map<String, String> entries = new LinkedHashMap<>();
         entries.put("project/README.md", "# hi");
         entries.put("project/src/main.py", "print('hi')");
-        HttpResponse<String> answer = upload("project.zip", Multipart.zip(entries), "destination=/workspace/z&recursive=true");
+        HttpResponse<String> answer = upload("project.zip", Multipart.zip(entries), w("destination=/workspace/z&recursive=true"));
         assertEquals(200, answer.statusCode(), answer.body());
-        assertEquals("print('hi')", sandbox.run("cat /workspace/z/project/src/main.py").getString("content"));
-        assertEquals("", sandbox.run("ls /workspace/z/*.zip 2>/dev/null").getString("content"));
+        assertEquals("print('hi')", sandbox.run(w("cat /workspace/z/project/src/main.py")).getString("content"));
+        assertEquals("", sandbox.run(w("ls /workspace/z/*.zip 2>/dev/null")).getString("content"));
     }
 
     @Test
@@ -44,7 +44,7 @@ class FileTransferIT extends SandboxTest {
         Map<String, String> entries = new LinkedHashMap<>();
         entries.put("ok.txt", "fine");
         entries.put("../../../tmp/evil.txt", "PWNED");
-        HttpResponse<String> answer = upload("evil.zip", Multipart.zip(entries), "destination=/workspace/slip");
+        HttpResponse<String> answer = upload("evil.zip", Multipart.zip(entries), w("destination=/workspace/slip"));
         assertEquals(400, answer.statusCode(), answer.body());
         assertTrue(answer.body().contains("outside the destination"), answer.body());
         assertEquals("absent", sandbox.run("test -e /tmp/evil.txt && echo present || echo absent").getString("content"));
@@ -56,29 +56,29 @@ class FileTransferIT extends SandboxTest {
         HttpResponse<String> outside = upload("a.txt", "x".getBytes(), "destination=/etc");
         assertEquals(400, outside.statusCode());
         assertTrue(outside.body().contains("You're not allowed to access this path"), outside.body());
-        assertEquals(400, upload("a.txt", "x".getBytes(), "destination=/workspace&recursive=true").statusCode(),
+        assertEquals(400, upload("a.txt", "x".getBytes(), w("destination=/workspace&recursive=true")).statusCode(),
                 "recursive uploads must be zips");
     }
 
     @Test
     void shouldDownloadATreeAsZip() {
-        sandbox.run("mkdir -p /workspace/dl/sub && echo a > /workspace/dl/a.txt && echo b > /workspace/dl/sub/b.txt");
-        HttpResponse<byte[]> answer = sandbox.sendForBytes(sandbox.request("download_files?path=/workspace/dl").GET());
+        sandbox.run(w("mkdir -p /workspace/dl/sub && echo a > /workspace/dl/a.txt && echo b > /workspace/dl/sub/b.txt"));
+        HttpResponse<byte[]> answer = sandbox.sendForBytes(sandbox.request(w("download_files?path=/workspace/dl")).GET());
         assertEquals(200, answer.statusCode());
         assertEquals("application/zip", answer.headers().firstValue("Content-Type").orElse(""));
         Map<String, String> entries = Multipart.unzip(answer.body());
         assertEquals("a\n", entries.get("dl/a.txt"));
         assertEquals("b\n", entries.get("dl/sub/b.txt"));
         assertEquals(400, sandbox.send(sandbox.request("download_files?path=workspace").GET()).statusCode());
-        assertEquals(404, sandbox.send(sandbox.request("download_files?path=/workspace/none").GET()).statusCode());
+        assertEquals(404, sandbox.send(sandbox.request(w("download_files?path=/workspace/none")).GET()).statusCode());
         assertEquals(400, sandbox.send(sandbox.request("download_files?path=/etc").GET()).statusCode());
     }
 
     @Test
     void shouldListDirectoriesFirstEachSortedIgnoringCase() {
-        sandbox.run("mkdir -p /workspace/ls/Bdir /workspace/ls/adir && touch /workspace/ls/Zfile /workspace/ls/bfile");
+        sandbox.run(w("mkdir -p /workspace/ls/Bdir /workspace/ls/adir && touch /workspace/ls/Zfile /workspace/ls/bfile"));
         HttpResponse<String> answer = sandbox.send(sandbox.request("list_files").header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(Json.createObjectBuilder().add("path", "/workspace/ls")
+                .POST(HttpRequest.BodyPublishers.ofString(Json.createObjectBuilder().add("path", w("/workspace/ls"))
                         .build().toString())));
         assertEquals("[\"adir/\",\"Bdir/\",\"bfile\",\"Zfile\"]", answer.body());
     }

@@ -58,18 +58,19 @@ class PathConfinementIT extends SandboxTest {
 
     @BeforeAll
     static void plantLinksAndSecrets() {
-        sandbox.run("mkdir -p /tmp/outside /workspace/inside /workspace/deep && echo " + SECRET
-                + " > /tmp/outside/secret.txt && ln -s /tmp /workspace/tmp-link && ln -s /tmp/outside/secret.txt "
-                + "/workspace/secret-link && ln -s ../ /workspace/up-link && ln -s /etc /workspace/deep/etc && "
-                + "ln -s /workspace/inside /workspace/ok-link && ln -s /tmp/outside/created-by-escape "
-                + "/workspace/dangling && touch /tmp/marker");
+        sandbox.run(w("mkdir -p /tmp/outside /workspace/inside /workspace/deep && echo ") + SECRET
+                + w(" > /tmp/outside/secret.txt && ln -s /tmp /workspace/tmp-link && ln -s /tmp/outside/secret.txt ")
+                + w("/workspace/secret-link && ln -s ../ /workspace/up-link && ln -s /etc /workspace/deep/etc && ")
+                + w("ln -s /workspace/inside /workspace/ok-link && ln -s /tmp/outside/created-by-escape ")
+                + w("/workspace/dangling && touch /tmp/marker"));
     }
 
     @Test
     void shouldLetNoCorpusPathEscapeTheWorkspace() {
         assertTrue(CORPUS.size() >= 30, "corpus of " + CORPUS.size());
         List<String> escapes = new ArrayList<>();
-        for (String path : CORPUS) {
+        for (String corpusPath : CORPUS) {
+            String path = w(corpusPath);
             JsonObject read = sandbox.execute(Sandbox.action("read", Sandbox.args().add("path", path)));
             String content = read.getString("content");
             if (content.contains("root:") || content.contains(SECRET) || content.contains("PATH=")
@@ -87,7 +88,7 @@ class PathConfinementIT extends SandboxTest {
         }
         // nothing outside the workspace was created or changed by any of those writes
         String changed = sandbox.execute(Sandbox.action("run", Sandbox.args().add("is_static", true).add("command",
-                "find / -xdev -newer /tmp/marker -type f -not -path '/workspace/*' -not -path '/proc/*' "
+                w("find / -xdev -newer /tmp/marker -type f -not -path '/workspace/*' -not -path '/proc/*' ")
                         + "-not -path '/dockyard/wlp/usr/servers/executor/*' -not -path '/sys/*' 2>/dev/null; "
                         + "grep -rl PWNED /etc /tmp /home 2>/dev/null; cat /tmp/outside/secret.txt"))).getString("content");
         for (String line : changed.split("\n")) {
@@ -104,14 +105,14 @@ class PathConfinementIT extends SandboxTest {
         JsonObject obs = sandbox.execute(Sandbox.action("read", Sandbox.args().add("path", "passwd")));
         assertEquals("You're not allowed to access this path: passwd. You can only access paths inside the "
                 + "workspace.", obs.getString("content"));
-        sandbox.run("cd /workspace");
+        sandbox.run(w("cd /workspace"));
     }
 
     @Test
     void shouldStillAllowLinksThatStayInside() {
-        sandbox.execute(Sandbox.action("write", Sandbox.args().add("path", "/workspace/ok-link/fine.txt")
+        sandbox.execute(Sandbox.action("write", Sandbox.args().add("path", w("/workspace/ok-link/fine.txt"))
                 .add("content", "fine")));
         assertEquals("fine\n", sandbox.execute(Sandbox.action("read", Sandbox.args()
-                .add("path", "/workspace/inside/fine.txt"))).getString("content"));
+                .add("path", w("/workspace/inside/fine.txt")))).getString("content"));
     }
 }

@@ -28,13 +28,29 @@ final class Sandbox implements AutoCloseable {
     final String name;
     final String key;
     final URI executor;
+    /** Where the runtime's workspace is: /workspace in a container, a directory of its own on a host. */
+    final String workspace;
+    private final AutoCloseable remover;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
 
-    private Sandbox(String name, String key, URI executor) {
+    private Sandbox(String name, String key, URI executor, String workspace, AutoCloseable remover) {
         this.name = name;
         this.key = key;
         this.executor = executor;
+        this.workspace = workspace;
+        this.remover = remover;
+    }
+
+    /**
+     * A runtime someone else started (the control plane on another backend, say): its executor at
+     * {@code executor} with session key {@code key}, working in {@code workspace}; {@code remover}
+     * removes it when the suite is done.
+     */
+    static Sandbox of(String name, String key, URI executor, String workspace, AutoCloseable remover) {
+        Sandbox sandbox = new Sandbox(name, key, executor, workspace, remover);
+        sandbox.awaitReady();
+        return sandbox;
     }
 
     static Sandbox start(String... extraDockerArgs) {
@@ -51,7 +67,8 @@ final class Sandbox implements AutoCloseable {
         args.add(image);
         docker(args.toArray(String[]::new));
         String port = docker("port", name, "8000/tcp").lines().findFirst().orElseThrow().replaceAll(".*:", "");
-        Sandbox sandbox = new Sandbox(name, key, URI.create("http://127.0.0.1:" + port + "/"));
+        Sandbox sandbox = new Sandbox(name, key, URI.create("http://127.0.0.1:" + port + "/"), "/workspace",
+                () -> docker("rm", "-f", name));
         sandbox.awaitReady();
         return sandbox;
     }
@@ -68,7 +85,7 @@ final class Sandbox implements AutoCloseable {
             }
             sleep(50);
         }
-        throw new AssertionError("sandbox " + name + " never became ready: " + docker("logs", name));
+        throw new AssertionError("sandbox " + name + " never became ready at " + executor);
     }
 
     // ------------------------------------------------------------------ protocol
@@ -121,10 +138,10 @@ final class Sandbox implements AutoCloseable {
 
     /** Brings the shell back to an idle prompt in /workspace, whatever the last test left running. */
     void reset() {
-        JsonObject probe = run("cd /workspace");
+        JsonObject probe = run("cd " + workspace);
         if (exitCode(probe) != 0) {
             input("C-c");
-            run("cd /workspace");
+            run("cd " + workspace);
         }
     }
 
@@ -206,8 +223,8 @@ final class Sandbox implements AutoCloseable {
     @Override
     public void close() {
         try {
-            docker("rm", "-f", name);
-        } catch (AssertionError ignored) {
+            remover.close();
+        } catch (Exception | AssertionError ignored) {
             // already gone
         }
     }

@@ -30,6 +30,14 @@ abstract class SandboxTest {
         sandbox = runtime == null ? Sandbox.start() : Sandbox.start("--runtime", runtime.value());
     }
 
+    /**
+     * {@code text} with every "/workspace" replaced by the sandbox's workspace directory: the same
+     * assertions then hold for a backend whose runtimes work in a host directory of their own.
+     */
+    static String w(String text) {
+        return text.replace("/workspace", sandbox.workspace);
+    }
+
     @AfterAll
     static void removeSandbox() {
         sandbox.close();
