@@ -44,12 +44,18 @@ final class Sandbox implements AutoCloseable {
 
     /**
      * A runtime someone else started (the control plane on another backend, say): its executor at
-     * {@code executor} with session key {@code key}, working in {@code workspace}; {@code remover}
+     * {@code executor} with session key {@code key}, working in {@code workspace} (null: where its shell
+     * starts); {@code remover}
      * removes it when the suite is done.
      */
     static Sandbox of(String name, String key, URI executor, String workspace, AutoCloseable remover) {
-        Sandbox sandbox = new Sandbox(name, key, executor, workspace, remover);
+        Sandbox sandbox = new Sandbox(name, key, executor, workspace == null ? "/workspace" : workspace, remover);
         sandbox.awaitReady();
+        if (workspace == null) {
+            // the shell starts in the runtime's workspace, wherever its backend put it
+            String pwd = sandbox.run("pwd").getString("content").strip();
+            return new Sandbox(name, key, executor, pwd, remover);
+        }
         return sandbox;
     }
 

@@ -22,13 +22,16 @@ import java.util.regex.Pattern;
  * runtime, app server) or a string (SDK: run by {@code /bin/sh -c}); {@code runtime_class} and
  * {@code image_pull_policy} accepted and ignored (Docker here has one runtime and no registry).
  * Any other member is refused by name, like everywhere in the API: {@link #FIELDS} is every member
- * OpenHands' RemoteRuntime, app server and SDK send. Anything malformed is a 400 naming the member.
+ * OpenHands' RemoteRuntime, app server and SDK send, and Dockyard's one extension {@code node} (the
+ * backend node to run on, as in /api/v1; placement chooses when it is absent). Anything malformed is
+ * a 400 naming the member.
  */
 final class StartRequestReader {
 
     /** What OpenHands' clients send to /start; the last two are taken and ignored. */
     static final Set<String> FIELDS = Set.of("image", "command", "working_dir", "environment", "session_id",
-            "resource_factor", "run_as_user", "run_as_group", "fs_group", "runtime_class", "image_pull_policy");
+            "resource_factor", "run_as_user", "run_as_group", "fs_group", "runtime_class", "image_pull_policy", "node");
+    private static final Pattern NODE = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
     private static final Pattern IMAGE = Pattern.compile("[a-z0-9][a-z0-9._/:@-]{0,299}");
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final Set<Integer> FACTORS = Set.of(1, 2, 4, 8);
@@ -74,8 +77,12 @@ final class StartRequestReader {
             throw invalid("run_as_group needs run_as_user");
         }
         String user = uid == null ? null : gid == null ? String.valueOf(uid) : uid + ":" + gid;
+        String node = string(body, "node");
+        if (node != null && !NODE.matcher(node).matches()) {
+            throw invalid("node must be the name of a backend node (lower-case letters, digits and dashes)");
+        }
         return new RemoteStart(sessionId, image, command, workingDir, environment, factor, user,
-                fsGroup == null ? null : fsGroup.longValue(), publicBase);
+                fsGroup == null ? null : fsGroup.longValue(), publicBase, node);
     }
 
     private static List<String> command(JsonValue value) {

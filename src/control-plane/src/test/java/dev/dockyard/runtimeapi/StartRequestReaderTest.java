@@ -63,6 +63,15 @@ class StartRequestReaderTest {
     }
 
     @Test
+    void shouldTakeDockyardsNodeExtensionAndRefuseAMalformedOne() {
+        assertNull(StartRequestReader.read(json("{'image':'a/b:c','session_id':'s1'}"), "http://h:1").node());
+        assertEquals("local1", StartRequestReader.read(json("{'image':'a/b:c','session_id':'s1','node':'local1'}"),
+                "http://h:1").node());
+        assertTrue(refusal("{'session_id':'s','image':'a','node':'../x'}").contains("node"));
+        assertTrue(refusal("{'session_id':'s','image':'a','node':7}").contains("node"));
+    }
+
+    @Test
     void shouldRefuseMalformedMembersNamingThem() {
         assertTrue(refusal("{'image':'a/b'}").contains("session_id"));
         assertTrue(refusal("{'session_id':'s'}").contains("image"));

@@ -19,6 +19,7 @@ import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.provisioning.ConversationBusyException;
 import dev.dockyard.runtime.provisioning.ProvisioningJournal;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
+import dev.dockyard.runtime.provisioning.WorkspaceRequest;
 import dev.dockyard.tenancy.Role;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -84,10 +85,16 @@ public class RemoteRuntimes {
         if (live.isPresent()) {
             return live.get();
         }
-        RuntimeImageBuilder.ImageInfo image = images.inspect(nodes.defaultNode(), start.image())
-                .orElseThrow(() -> new Refused(Refused.Reason.VALIDATION, "image '" + start.image()
-                        + "' is not on this Dockyard's engine: Dockyard pulls from no registry; build or load it "
-                        + "first (GET /image_exists tells)"));
+        String imageNode = start.node() == null ? nodes.defaultNode() : start.node();
+        RuntimeImageBuilder.ImageInfo image;
+        try {
+            image = images.inspect(imageNode, start.image())
+                    .orElseThrow(() -> new Refused(Refused.Reason.VALIDATION, "image '" + start.image()
+                            + "' is not on this Dockyard's engine: Dockyard pulls from no registry; build or load it "
+                            + "first (GET /image_exists tells)"));
+        } catch (BackendNodes.UnknownNodeException e) {
+            throw new Refused(Refused.Reason.VALIDATION, e.getMessage());
+        }
         boolean executor = "true".equals(image.labels().get(Labels.RUNTIME_IMAGE));
         double cpus = config.sandboxCpus() * start.resourceFactor();
         int memoryMb = config.sandboxMemoryMb() * start.resourceFactor();
@@ -123,7 +130,8 @@ public class RemoteRuntimes {
         ProvisioningRequest request = new ProvisioningRequest(userId, role, start.sessionId(), agent,
                 LlmSettings.NONE.over(agent.llmDefaults()), start.image(), cpus, memoryMb,
                 (int) config.sandboxTimeout().toSeconds(), executorEnvironment, ExtraDependencies.NONE,
-                executor ? agent.plugins() : List.of(), null, false, null, program, ports);
+                executor ? agent.plugins() : List.of(), null, false, null, program, ports, null,
+                start.node() == null ? WorkspaceRequest.DEFAULT : new WorkspaceRequest(0, null, null, start.node(), null));
         try {
             return lifecycle.provision(request);
         } catch (ConversationBusyException raced) {
