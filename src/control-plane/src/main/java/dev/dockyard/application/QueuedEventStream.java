@@ -1,0 +1,164 @@
+package dev.dockyard.application;
+
+import jakarta.ws.rs.sse.OutboundSseEvent;
+import jakarta.ws.rs.sse.Sse;
+import jakarta.ws.rs.sse.SseEventSink;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One client's {@code text/event-stream}, fed from a queue: what arrives for it (on whichever thread
+ * committed it) is queued, and a short task on an executor sends it — one task per stream at a time,
+ * so events keep their order and an open stream holds no thread. A {@link #PING} sends a comment,
+ * which keeps proxies from closing an idle stream and shows whether the client left; a client that
+ * left ends the stream on the next item. A subclass says how an item becomes events
+ * ({@link #deliver}) and may send something first ({@link #first}, e.g. a history).
+ */
+abstract class QueuedEventStream {
+
+    /** The keep-alive item: a comment to the client. */
+    static final Object PING = new Object();
+
+    private static final Logger LOG = Logger.getLogger(QueuedEventStream.class.getName());
+
+    protected final Sse sse;
+    private final SseEventSink sink;
+    private final String pingComment;
+    private final Executor runner;
+    private final Consumer<QueuedEventStream> onClose;
+    private final Queue<Object> pending = new ConcurrentLinkedQueue<>();
+    /** Held by whichever task sends now; a stream that sends something {@link #first} holds it from the start. */
+    private final AtomicBoolean sending;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final List<AutoCloseable> subscriptions = new CopyOnWriteArrayList<>();
+    private volatile boolean ended;
+    private volatile boolean gone;
+    /** Touched only by the task holding {@link #sending}. */
+    private boolean firstDone;
+
+    /**
+     * @param held    true when the stream will be {@link #start}ed: nothing is sent before
+     * @param onClose told once when the stream ends, e.g. to forget it
+     */
+    QueuedEventStream(SseEventSink sink, Sse sse, String pingComment, Executor runner,
+                      Consumer<QueuedEventStream> onClose, boolean held) {
+        this.sink = sink;
+        this.sse = sse;
+        this.pingComment = pingComment;
+        this.runner = runner;
+        this.onClose = onClose;
+        this.sending = new AtomicBoolean(held);
+    }
+
+    /** Released when the stream ends: a subscription that feeds it. */
+    void hold(AutoCloseable subscription) {
+        subscriptions.add(subscription);
+    }
+
+    /** Sends {@link #first} and then what queued meanwhile; for a stream made {@code held}. */
+    void start() {
+        submit();
+    }
+
+    /** Queues an item (or {@link #PING}); dropped once the stream has ended. */
+    void offer(Object item) {
+        if (ended) {
+            return;
+        }
+        pending.add(item);
+        if (sending.compareAndSet(false, true)) {
+            submit();
+        }
+    }
+
+    /** Sends what comes before the queue; runs once, in the first task. */
+    protected void first() {
+    }
+
+    /** Sends one queued item; may {@link #end} the stream. */
+    protected abstract void deliver(Object item);
+
+    /** Ends the stream once the current task is done. */
+    protected final void end() {
+        ended = true;
+    }
+
+    protected final boolean ended() {
+        return ended;
+    }
+
+    protected final void send(OutboundSseEvent event) {
+        sink.send(event).exceptionally(error -> {
+            gone = true;
+            return null;
+        });
+    }
+
+    private void submit() {
+        try {
+            runner.execute(this::drain);
+        } catch (RuntimeException rejected) {
+            // the server is stopping
+            close();
+        }
+    }
+
+    private void drain() {
+        try {
+            if (!firstDone) {
+                firstDone = true;
+                first();
+            }
+            Object next;
+            while (!ended && (next = pending.poll()) != null) {
+                if (gone || sink.isClosed()) {
+                    ended = true;
+                } else if (next == PING) {
+                    send(sse.newEventBuilder().comment(pingComment).build());
+                } else {
+                    deliver(next);
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "the client went away mid-send", e);
+            ended = true;
+        } finally {
+            if (ended) {
+                close();
+            } else {
+                sending.set(false);
+                if (!pending.isEmpty() && sending.compareAndSet(false, true)) {
+                    submit();
+                }
+            }
+        }
+    }
+
+    /** Ends the stream now: its subscriptions released, its client's connection closed. */
+    void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        ended = true;
+        onClose.accept(this);
+        for (AutoCloseable subscription : subscriptions) {
+            try {
+                subscription.close();
+            } catch (Exception e) {
+                LOG.log(Level.FINE, "nothing to release", e);
+            }
+        }
+        try {
+            sink.close();
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "the stream was closed already", e);
+        }
+    }
+}
