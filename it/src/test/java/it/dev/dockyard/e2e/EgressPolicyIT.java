@@ -2,6 +2,7 @@ package it.dev.dockyard.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
@@ -175,6 +176,25 @@ class EgressPolicyIT {
         assertTrue(deleted >= 200 && deleted < 300, "DELETE answered " + deleted);
         assertFalse(DockerCli.run("network", "inspect", network(id)).exitCode() == 0, "the network is gone");
         assertEquals("", rules(bridge), "the rules are gone");
+    }
+
+    @Test
+    void shouldKeepThePolicyOfTheRuntimeItWasForkedFrom() throws Exception {
+        String original = provision("allowlist", Json.createArrayBuilder().add(SERVER + ":" + LISTED)).getString("id");
+        DockyardApi.Answer forked = API.post("runtimes/" + original + "/fork", Json.createObjectBuilder()
+                .add("conversationId", "it-egress-fork-" + UUID.randomUUID()).build().toString(), "wait=120");
+        if (forked.json().containsKey("id")) {
+            RUNTIMES.add(forked.json().getString("id"));
+        }
+        assertEquals(201, forked.status(), forked.body());
+        String fork = forked.json().getString("id");
+        assertEquals("READY", forked.json().getString("status"), forked.body());
+        assertEquals(API.get("runtimes/" + original).json().getJsonObject("network"),
+                API.get("runtimes/" + fork).json().getJsonObject("network"), "the fork's view shows the same policy");
+        assertNotEquals(bridgeOf(original), bridgeOf(fork), "the fork has a network of its own");
+        assertEquals("OK " + LISTED_TOKEN, fetch(fork, SERVER, LISTED));
+        assertTrue(fetch(fork, SERVER, UNLISTED).startsWith("FAIL"), "the fork is held to the same list");
+        assertHostUnreachable(fork);
     }
 
     @Test

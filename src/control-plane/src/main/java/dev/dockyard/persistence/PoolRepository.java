@@ -7,7 +7,9 @@ import dev.dockyard.runtime.SandboxRuntime;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** Finds and stores pool definitions and members; every method joins the caller's transaction. */
@@ -31,6 +33,16 @@ public class PoolRepository {
 
     public void remove(PoolDefinition definition) {
         em.remove(definition);
+    }
+
+    /** The memory (MB) of every pool's members, booting or ready, by node; members of a deleted pool are not counted. */
+    public Map<String, Long> memberMemoryByNode() {
+        Map<String, Long> memory = new HashMap<>();
+        for (Object[] row : em.createQuery("select m.node, sum(d.memoryMb) from PoolMember m, PoolDefinition d "
+                + "where d.name = m.pool group by m.node", Object[].class).getResultList()) {
+            memory.put((String) row[0], ((Number) row[1]).longValue());
+        }
+        return memory;
     }
 
     public List<PoolMember> members(String controlPlane) {

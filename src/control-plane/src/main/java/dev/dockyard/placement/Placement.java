@@ -6,6 +6,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -78,6 +79,29 @@ public class Placement {
             throw e.reason() == PlacementRefusedException.Reason.TOO_LARGE ? e
                     : e.retryAfter(config.placementRetryAfterSeconds());
         }
+    }
+
+    /**
+     * Whether {@code node} has a runtime slot free now (always, when its runtimes are not bounded).
+     * Unlocked: a warm claim asks it before it takes a member (whose memory is counted already), and
+     * claims in flight at the same moment may together take one slot too many, as several control
+     * planes may.
+     */
+    public boolean hasFreeSlot(String node) {
+        Integer max = capacities.of(node).maxRuntimes();
+        return max == null || load.byNode().getOrDefault(node, NodeUsage.NONE).runtimes() < max;
+    }
+
+    /**
+     * The memory (MB) {@code node} has left for warm pool members to boot into (negative when it is
+     * over), or empty when its memory is not bounded.
+     */
+    public OptionalLong freeMemoryMb(String node) {
+        Integer max = capacities.of(node).maxMemoryMb();
+        if (max == null) {
+            return OptionalLong.empty();
+        }
+        return OptionalLong.of(max - load.byNode().getOrDefault(node, NodeUsage.NONE).memoryMb());
     }
 
     /** The node for a runtime of {@code memoryMb} among {@code states} (configured order), or why none. */

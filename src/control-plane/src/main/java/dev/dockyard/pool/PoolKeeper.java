@@ -11,6 +11,8 @@ import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.images.RuntimeImageBuilder;
 import dev.dockyard.images.RuntimeImages;
+import dev.dockyard.placement.Placement;
+import dev.dockyard.placement.WarmMembers;
 import dev.dockyard.runtime.RuntimeKeys;
 import dev.dockyard.runtime.executor.ExecutorClient;
 import dev.dockyard.runtime.provisioning.ReadinessAttempt;
@@ -34,6 +36,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -92,6 +95,9 @@ public class PoolKeeper {
 
     @Inject
     Clock clock;
+
+    @Inject
+    Placement placement;
 
     @Resource
     ManagedExecutorService executor;
@@ -228,6 +234,7 @@ public class PoolKeeper {
                 tendIn(holdOff.get());
                 continue;
             }
+            start = withinNodeMemory(pool, start);
             for (int i = 0; i < start; i++) {
                 if (boot(pool)) {
                     boots++;
@@ -235,6 +242,26 @@ public class PoolKeeper {
             }
         }
         return new Report(drained, boots, skipped);
+    }
+
+    /**
+     * How many of {@code wanted} boots the pool's node has memory for, when its memory is bounded:
+     * members hold their memory from the moment they boot (see {@link WarmMembers}), so a full node
+     * gets no more of them, and the pool says why.
+     */
+    private int withinNodeMemory(PoolDefinition pool, int wanted) {
+        OptionalLong free = placement.freeMemoryMb(pool.node());
+        if (free.isEmpty()) {
+            return wanted;
+        }
+        long fit = Math.max(0, free.getAsLong() / Math.max(1, pool.memoryMb()));
+        if (fit >= wanted) {
+            return wanted;
+        }
+        lastError.put(pool.name(), "node '" + pool.node() + "' has " + Math.max(0, free.getAsLong())
+                + " MB of its max-memory-mb left: room for " + fit + " more warm member(s) of " + pool.memoryMb()
+                + " MB");
+        return (int) fit;
     }
 
     /**

@@ -1,11 +1,13 @@
 package dev.dockyard.pool;
 
 import dev.dockyard.persistence.PoolRepository;
+import dev.dockyard.placement.WarmMembers;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
 import java.time.Clock;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -13,7 +15,7 @@ import java.util.Optional;
  * ({@code REQUIRES_NEW}): no transaction is open while a sandbox boots.
  */
 @ApplicationScoped
-public class PoolLedger {
+public class PoolLedger implements WarmMembers {
 
     @Inject
     PoolRepository pools;
@@ -52,6 +54,12 @@ public class PoolLedger {
         Optional<PoolDefinition> existing = pools.definition(name);
         existing.ifPresent(pools::remove);
         return existing.isPresent();
+    }
+
+    @Override
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public Map<String, Long> memoryByNode() {
+        return rows.scanning(pools::memberMemoryByNode);
     }
 
     @Transactional(Transactional.TxType.REQUIRES_NEW)

@@ -1,6 +1,7 @@
 package dev.dockyard.placement;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -61,6 +62,21 @@ class PlacementTest {
         runtime.assignNode(node);
         runtimes.add(runtime, new StatusChange(runtime.id(), runtime.status(), "requested", clock.instant()));
         return node;
+    }
+
+    @Test
+    void shouldCountWarmMembersMemoryButNoRuntimeSlot() {
+        Placement withMembers = Placements.over(nodes, runtimes, () -> Map.of("a", 1024L), clock,
+                Map.of("a", new NodeCapacity(2, 2048)));
+        register("a", 512);
+
+        NodeState a = withMembers.states().get(0);
+        assertEquals(new NodeUsage(1, 1536), a.usage());
+        assertTrue(withMembers.hasFreeSlot("a"));
+        assertEquals(512, withMembers.freeMemoryMb("a").getAsLong());
+        assertTrue(withMembers.freeMemoryMb("b").isEmpty(), "b is not bounded");
+        register("a", 512);
+        assertFalse(withMembers.hasFreeSlot("a"));
     }
 
     @Test

@@ -15,10 +15,17 @@ public final class Placements {
     /** Placement over {@code nodes} with the given capacities (a node not named: unbounded). */
     public static Placement over(BackendNodes nodes, RuntimeRepository runtimes, Clock clock,
                                  Map<String, NodeCapacity> capacities) {
+        return over(nodes, runtimes, Map::of, clock, capacities);
+    }
+
+    /** Placement over {@code nodes} with the given capacities, counting {@code warm} members' memory. */
+    public static Placement over(BackendNodes nodes, RuntimeRepository runtimes, WarmMembers warm, Clock clock,
+                                 Map<String, NodeCapacity> capacities) {
         NodeHealth health = health(nodes, clock);
         NodeLoad load = new NodeLoad();
         load.runtimes = runtimes;
         load.nodes = nodes;
+        load.warm = warm;
         Placement placement = new Placement();
         placement.nodes = nodes;
         placement.health = health;

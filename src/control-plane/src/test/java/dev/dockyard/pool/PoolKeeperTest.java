@@ -10,24 +10,28 @@ import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxState;
 import dev.dockyard.fakes.FakeBackend;
 import dev.dockyard.fakes.FakeNodes;
+import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.fakes.MutableClock;
 import dev.dockyard.fakes.TestConfig;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.images.ImageBuild;
 import dev.dockyard.images.RuntimeImageBuilder;
 import dev.dockyard.images.RuntimeImages;
+import dev.dockyard.placement.NodeCapacity;
+import dev.dockyard.placement.Placements;
+import dev.dockyard.runtime.executor.ExecutorClient;
 import dev.dockyard.runtime.provisioning.ReadinessAttempt;
 import dev.dockyard.runtime.provisioning.ReadinessProbe;
 import dev.dockyard.runtime.provisioning.SandboxConfiguration;
-import dev.dockyard.runtime.executor.ExecutorClient;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.json.JsonObject;
-import java.net.URI;
 import java.lang.reflect.Proxy;
+import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -55,6 +59,7 @@ class PoolKeeperTest {
     private String imageId = "sha256:one";
     private RuntimeException bootFailure;
     private final List<String> warmUps = new ArrayList<>();
+    private final Map<String, NodeCapacity> capacities = new HashMap<>();
 
     @BeforeEach
     void wire() {
@@ -69,6 +74,7 @@ class PoolKeeperTest {
         keeper.nodes = nodes;
         keeper.config = config;
         keeper.clock = clock;
+        keeper.placement = Placements.over(nodes, new FakeRuntimes(), ledger, clock, capacities);
         keeper.images = new RuntimeImages() {
             @Override
             public Resolution resolve(String node, String image, ExtraDependencies extra, Consumer<ImageBuild> onBuild) {
@@ -336,6 +342,21 @@ class PoolKeeperTest {
     }
 
     @Test
+    void shouldBootNoMoreMembersThanTheNodesMemoryHoldsAndSayWhy() {
+        capacities.put("local", new NodeCapacity(null, 1100));
+        define("p", 3, 3);
+
+        keeper.tend();
+        keeper.tend();
+
+        assertEquals(2, ledger.members(config.instance).size(), "two members of 512 MB fit in 1100 MB, three do not");
+        assertTrue(keeper.lastError("p").contains("room for 0 more warm member(s) of 512 MB"), keeper.lastError("p"));
+        capacities.put("local", new NodeCapacity(null, 2048));
+        keeper.tend();
+        assertEquals(3, members(PoolMember.Status.READY).size(), "refilled once the node has room");
+    }
+
+    @Test
     void shouldBackOffAfterAFailedBootAndSayWhy() {
         define("p", 1, 1);
         bootFailure = new BackendException("image 'img' not found", null);
@@ -417,6 +438,14 @@ class PoolKeeperTest {
             }
             members.remove(id);
             return true;
+        }
+
+        @Override
+        public synchronized Map<String, Long> memoryByNode() {
+            Map<String, Long> memory = new HashMap<>();
+            members.values().forEach(m -> memory.merge(m.node(),
+                    (long) definitions.get(m.pool()).memoryMb(), Long::sum));
+            return memory;
         }
 
         @Override

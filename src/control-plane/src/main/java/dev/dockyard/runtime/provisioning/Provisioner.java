@@ -303,7 +303,8 @@ public class Provisioner {
                 node, shapeOfProgram);
         String shape = PoolDefinition.shape(request.image(), request.cpus(), request.memoryMb(), request.plugins(),
                 node, shapeOfProgram);
-        if (pool.isEmpty()) {
+        if (pool.isEmpty() || !placement.hasFreeSlot(node)) {
+            // a full node provisions cold: placement then finds another node or refuses
             return Optional.empty();
         }
         if (program != null && !DormantServers.canInitialise(program.environment(),

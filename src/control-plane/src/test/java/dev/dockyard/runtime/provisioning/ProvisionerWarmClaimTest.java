@@ -22,6 +22,8 @@ import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.images.ImageBuild;
 import dev.dockyard.images.RuntimeImages;
 import dev.dockyard.persistence.PoolRepository;
+import dev.dockyard.placement.NodeCapacity;
+import dev.dockyard.placement.PlacementRefusedException;
 import dev.dockyard.placement.Placements;
 import dev.dockyard.pool.MemberRowLocks;
 import dev.dockyard.pool.PoolDefinition;
@@ -268,6 +270,21 @@ class ProvisionerWarmClaimTest {
         assertEquals(RuntimeStatus.READY, now.status(), now.statusMessage());
         assertEquals(allowlist, now.egress(), "stored with the runtime");
         assertEquals(allowlist, backend.createdSpecs().get(backend.createdSpecs().size() - 1).egress(), "handed to the backend");
+    }
+
+    @Test
+    void shouldLeaveTheMemberWhenItsNodeHasNoFreeRuntimeSlot() {
+        provisioner.placement = Placements.over(nodes, runtimes, clock, Map.of("local", new NodeCapacity(1, null)));
+        warm("rt-first");
+        assertEquals("rt-first", provision("conv-full-1").id());
+        warm("rt-second");
+
+        PlacementRefusedException refused = assertThrows(PlacementRefusedException.class,
+                () -> provision("conv-full-2"));
+
+        assertEquals(PlacementRefusedException.Reason.NO_CAPACITY, refused.reason());
+        assertTrue(claimable.contains("rt-second"), "the member waits for a node with room");
+        assertTrue(runtimes.find("rt-second").isEmpty());
     }
 
     @Test
