@@ -1,0 +1,141 @@
+package dev.dockyard.executor.files;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.dockyard.protocol.Action;
+import dev.dockyard.protocol.FileEditAction;
+import dev.dockyard.protocol.FileReadAction;
+import dev.dockyard.protocol.Observation;
+import dev.dockyard.protocol.ProtocolJson;
+import jakarta.json.Json;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonReader;
+import jakarta.json.JsonString;
+import jakarta.json.JsonValue;
+import java.io.IOException;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The editor's conformance fixtures ({@code it/src/test/resources/conformance/editor-*.json},
+ * written from OpenHands' server and openhands-aci's editor) run against the editor alone, on a
+ * real file system with {@code /workspace} mapped to a temporary directory: the same
+ * expectations the end-to-end ConformanceIT checks in a sandbox, verified at unit speed.
+ */
+class EditorConformanceFixturesTest {
+
+    private static final Path FIXTURES = Path.of("../../it/src/test/resources/conformance");
+
+    @TempDir
+    Path root;
+
+    @TestFactory
+    Stream<DynamicTest> shouldAnswerEveryEditorFixtureAsOpenHands() throws IOException {
+        List<Path> files;
+        try (Stream<Path> all = Files.list(FIXTURES)) {
+            files = all.filter(p -> p.getFileName().toString().startsWith("editor-")).sorted().toList();
+        }
+        assertFalse(files.isEmpty(), "no editor fixtures under " + FIXTURES.toAbsolutePath());
+        return files.stream().map(file -> DynamicTest.dynamicTest(file.getFileName().toString(), () -> run(file)));
+    }
+
+    private void run(Path file) throws Exception {
+        Path workspace = Files.createDirectories(root.resolve("workspace"));
+        JsonObject fixture = read(Files.readString(file, StandardCharsets.UTF_8));
+        for (JsonValue command : fixture.getJsonArray("setup")) {
+            shell(map(((JsonString) command).getString(), workspace));
+        }
+        JsonObject actionJson = read(map(fixture.getJsonObject("action").toString(), workspace));
+        FileEditor editor = new FileEditor(new PathGuard(workspace, false));
+        Action action = ProtocolJson.actionFromJson(actionJson);
+        Observation observation;
+        if (action instanceof FileEditAction edit) {
+            observation = editor.edit(edit, workspace);
+        } else if (action instanceof FileReadAction readAction) {
+            observation = editor.view(readAction.path(), readAction.viewRange(), workspace);
+        } else {
+            throw new AssertionError("not an editor action: " + actionJson);
+        }
+        JsonObject expect = read(map(fixture.getJsonObject("expect").toString(), workspace));
+        String difference = differs("", expect, ProtocolJson.toJson(observation));
+        if (difference != null) {
+            fail(file.getFileName() + " (" + fixture.getString("source") + "): " + difference);
+        }
+    }
+
+    /** The runner's rules: objects member by member, "<any>", "<re:...>", "<absent>", else equal. */
+    static String differs(String where, JsonValue expected, JsonValue actual) {
+        if (expected instanceof JsonString s) {
+            String text = s.getString();
+            if (text.equals("<absent>")) {
+                return actual == null ? null : where + ": should be absent, is " + actual;
+            }
+            if (actual == null) {
+                return where + ": missing";
+            }
+            if (text.equals("<any>")) {
+                return null;
+            }
+            if (text.startsWith("<re:") && text.endsWith(">")) {
+                return actual instanceof JsonString a && a.getString().matches(text.substring(4, text.length() - 1))
+                        ? null : where + ": " + actual + " does not match " + text;
+            }
+        }
+        if (actual == null) {
+            return where + ": missing";
+        }
+        if (expected instanceof JsonObject e && actual instanceof JsonObject a) {
+            for (var member : e.entrySet()) {
+                String d = differs(where + "." + member.getKey(), member.getValue(), a.get(member.getKey()));
+                if (d != null) {
+                    return d;
+                }
+            }
+            return null;
+        }
+        if (expected instanceof JsonArray e && actual instanceof JsonArray a) {
+            if (e.size() != a.size()) {
+                return where + ": " + a.size() + " elements, expected " + e.size();
+            }
+            for (int i = 0; i < e.size(); i++) {
+                String d = differs(where + "[" + i + "]", e.get(i), a.get(i));
+                if (d != null) {
+                    return d;
+                }
+            }
+            return null;
+        }
+        return expected.equals(actual) ? null : where + ": expected " + expected + " but was " + actual;
+    }
+
+    private static String map(String text, Path workspace) {
+        return text.replace("/workspace", workspace.toString());
+    }
+
+    private static JsonObject read(String json) {
+        try (JsonReader reader = Json.createReader(new StringReader(json))) {
+            return reader.readObject();
+        }
+    }
+
+    private static void shell(String command) throws Exception {
+        Process p = new ProcessBuilder("bash", "-c", command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(30, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            fail("setup timed out: " + command);
+        }
+        assertEquals(0, p.exitValue(), "setup failed: " + command + "\n" + out);
+    }
+}
