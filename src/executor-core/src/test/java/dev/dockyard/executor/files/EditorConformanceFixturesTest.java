@@ -3,6 +3,7 @@ package dev.dockyard.executor.files;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.dockyard.protocol.Action;
 import dev.dockyard.protocol.FileEditAction;
@@ -36,21 +37,44 @@ import org.junit.jupiter.api.io.TempDir;
 class EditorConformanceFixturesTest {
 
     private static final Path FIXTURES = Path.of("../../it/src/test/resources/conformance");
+    /** The same format, for an editor with auto-lint on (EditorAutoLintIT runs them in a sandbox). */
+    private static final Path AUTO_LINT_FIXTURES = Path.of("../../it/src/test/resources/conformance-auto-lint");
 
     @TempDir
     Path root;
 
     @TestFactory
     Stream<DynamicTest> shouldAnswerEveryEditorFixtureAsOpenHands() throws IOException {
-        List<Path> files;
-        try (Stream<Path> all = Files.list(FIXTURES)) {
-            files = all.filter(p -> p.getFileName().toString().startsWith("editor-")).sorted().toList();
-        }
-        assertFalse(files.isEmpty(), "no editor fixtures under " + FIXTURES.toAbsolutePath());
-        return files.stream().map(file -> DynamicTest.dynamicTest(file.getFileName().toString(), () -> run(file)));
+        return fixtures(FIXTURES, false);
     }
 
-    private void run(Path file) throws Exception {
+    /**
+     * The lint's expectations come from openhands-aci with flake8 on its PATH, as in the sandbox
+     * image; without flake8 here they cannot hold, and the test says so instead of passing.
+     */
+    @TestFactory
+    Stream<DynamicTest> shouldLintAsOpenHandsWithAutoLintOn() throws IOException {
+        assumeTrue(onPath("flake8"), "flake8 is not installed here: the sandbox image's lint is checked by "
+                + "EditorAutoLintIT");
+        return fixtures(AUTO_LINT_FIXTURES, true);
+    }
+
+    private Stream<DynamicTest> fixtures(Path dir, boolean lint) throws IOException {
+        List<Path> files;
+        try (Stream<Path> all = Files.list(dir)) {
+            files = all.filter(p -> p.getFileName().toString().startsWith("editor-")).sorted().toList();
+        }
+        assertFalse(files.isEmpty(), "no editor fixtures under " + dir.toAbsolutePath());
+        return files.stream().map(file -> DynamicTest.dynamicTest(file.getFileName().toString(),
+                () -> run(file, lint)));
+    }
+
+    private static boolean onPath(String command) {
+        String path = System.getenv().getOrDefault("PATH", "");
+        return Stream.of(path.split(":")).anyMatch(d -> !d.isEmpty() && Files.isExecutable(Path.of(d, command)));
+    }
+
+    private void run(Path file, boolean lint) throws Exception {
         Path workspace = Files.createDirectories(root.resolve("workspace"));
         JsonObject fixture = read(Files.readString(file, StandardCharsets.UTF_8));
         for (JsonValue command : fixture.getJsonArray("setup")) {
@@ -58,6 +82,7 @@ class EditorConformanceFixturesTest {
         }
         JsonObject actionJson = read(map(fixture.getJsonObject("action").toString(), workspace));
         FileEditor editor = new FileEditor(new PathGuard(workspace, false));
+        editor.lintEdits(lint);
         Action action = ProtocolJson.actionFromJson(actionJson);
         Observation observation;
         if (action instanceof FileEditAction edit) {

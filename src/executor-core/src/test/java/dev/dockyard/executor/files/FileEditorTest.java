@@ -239,6 +239,75 @@ class FileEditorTest {
     }
 
     @Test
+    void shouldAnswerAViewWithAnEditObservationForAFileADirectoryAndAMissingPath() throws Exception {
+        Files.writeString(workspace.resolve("v.txt"), "a\n");
+        for (String path : List.of(file("v.txt"), workspace.toString(), file("missing.txt"))) {
+            FileEditObservation obs = edit("view", path, null, null, null, null);
+            assertEquals("edit", obs.type());
+            assertEquals(path, obs.path());
+            assertFalse(obs.prevExist());
+            assertEquals(null, obs.oldContent());
+            assertEquals(null, obs.newContent());
+            assertEquals("oh_aci", obs.implSource());
+            assertEquals("", obs.diff());
+        }
+        assertEquals("Here's the result of running `cat -n` on " + file("v.txt") + ":\n     1\ta\n     2\t\n",
+                edit("view", file("v.txt"), null, null, null, null).content());
+        assertEquals("ERROR:\nInvalid `path` parameter: " + file("missing.txt") + ". The path " + file("missing.txt")
+                + " does not exist. Please provide a valid path.",
+                edit("view", file("missing.txt"), null, null, null, null).content());
+    }
+
+    @Test
+    void shouldUndoWithTheWholeFileShownAndTheDiffBack() throws Exception {
+        Files.writeString(workspace.resolve("i.txt"), "one\nthree\n");
+        edit("insert", file("i.txt"), null, null, "two", 1);
+        FileEditObservation undone = edit("undo_edit", file("i.txt"), null, null, null, null);
+        assertEquals("Last edit to " + file("i.txt") + " undone successfully. Here's the result of running `cat -n` on "
+                + file("i.txt") + ":\n     1\tone\n     2\tthree\n     3\t\n", undone.content());
+        assertEquals("--- " + file("i.txt") + "\n+++ " + file("i.txt") + "\n@@ -2 +1,0 @@\n-two", undone.diff());
+    }
+
+    @Test
+    void shouldRetryStrReplaceWithoutSurroundingWhitespaceAndNotCreateParents() throws Exception {
+        Files.writeString(workspace.resolve("w.py"), "a = 1\nb = 2\n");
+        FileEditObservation obs = edit("str_replace", file("w.py"), null, "  b = 2 \n", " b = 3\n", null);
+        assertTrue(obs.content().startsWith("The file " + file("w.py") + " has been edited."), obs.content());
+        assertEquals("a = 1\nb = 3\n", Files.readString(workspace.resolve("w.py")));
+        assertEquals("ERROR:\nRan into [Errno 2] No such file or directory: '" + file("no/f.txt") + "' while trying to "
+                + "write to " + file("no/f.txt"), edit("create", file("no/f.txt"), "x", null, null, null).content());
+    }
+
+    @Test
+    void shouldAppendTheLintOfAPythonChangeAndKeepTheChange() throws Exception {
+        editor.lintEdits(true);
+        Files.writeString(workspace.resolve("l.py"), "import os\n");
+        FileEditObservation obs = edit("insert", file("l.py"), null, null, "def f(:", 1);
+        // flake8 says "E999 SyntaxError: invalid syntax" where it is installed, compile() "invalid syntax" elsewhere
+        assertTrue(obs.content().matches("(?s).*\n     3\t\n\nLinting issues found in the changes:\n- Line 2, Column \\d+: "
+                + "(E999 SyntaxError: )?invalid syntax\n\nReview the changes and make sure they are as expected "
+                + "\\(correct indentation, no duplicate lines, etc\\)\\. Edit the file again if necessary\\."),
+                obs.content());
+        assertEquals("import os\ndef f(:\n", Files.readString(workspace.resolve("l.py")));
+        FileEditObservation clean = edit("str_replace", file("l.py"), null, "def f(:", "def f():\n    return os.sep",
+                null);
+        assertTrue(clean.content().endsWith("\n\nNo linting issues found in the changes.\nReview the changes and make "
+                + "sure they are as expected. Edit the file again if necessary."), clean.content());
+    }
+
+    @Test
+    void shouldAnswerWithoutALintSectionWhenTheLinterCannotRun() throws Exception {
+        editor = new FileEditor(new PathGuard(workspace, false), 64, 1_000_000,
+                new EditLinter(workspace.resolve("no-python3").toString()));
+        editor.lintEdits(true);
+        Files.writeString(workspace.resolve("n.py"), "x = 1\n");
+        assertEquals("The file " + file("n.py") + " has been edited. Here's the result of running `cat -n` on a snippet "
+                + "of " + file("n.py") + ":\n     1\tx = 2\n     2\t\nReview the changes and make sure they are as "
+                + "expected. Edit the file again if necessary.",
+                edit("str_replace", file("n.py"), null, "x = 1", "x = 2", null).content());
+    }
+
+    @Test
     void shouldRefuseEditsOutsideTheWorkspace() {
         FileEditObservation obs = edit("create", "/tmp/dockyard-outside-" + System.nanoTime(), "x", null, null, null);
         assertTrue(obs.content().startsWith("ERROR:\nYou're not allowed to access this path:"), obs.content());
