@@ -1,7 +1,5 @@
 package dev.dockyard.executor.files;
 
-import com.github.difflib.DiffUtils;
-import com.github.difflib.UnifiedDiffUtils;
 import dev.dockyard.protocol.ErrorObservation;
 import dev.dockyard.protocol.FileEditAction;
 import dev.dockyard.protocol.FileEditObservation;
@@ -646,35 +644,10 @@ public final class FileEditor {
         return n;
     }
 
-    /** OpenHands' get_diff: unified, no context lines, the path on both headers, trailing spaces stripped. */
+    /** OpenHands' get_diff: difflib's unified diff, no context lines, the path on both headers, lines right-stripped. */
     static String diff(String path, String before, String after) {
-        if (before.equals(after)) {
-            // difflib writes not even the headers when nothing changed
-            return "";
-        }
-        List<String> a = List.of(before.split("\n", -1));
-        List<String> b = List.of(after.split("\n", -1));
-        List<String> unified = UnifiedDiffUtils.generateUnifiedDiff(path, path, a, DiffUtils.diff(a, b), 0);
-        return unified.stream().map(FileEditor::difflibHunkHeader).map(String::stripTrailing)
-                .collect(Collectors.joining("\n"));
-    }
-
-    private static final Pattern HUNK = Pattern.compile("^@@ -(\\d+),(\\d+) \\+(\\d+),(\\d+) @@$");
-
-    /** Python's difflib writes "-3" for a one-line range and "-2,0" (the line before) for an empty one. */
-    private static String difflibHunkHeader(String line) {
-        Matcher m = HUNK.matcher(line);
-        if (!m.matches()) {
-            return line;
-        }
-        return "@@ -" + range(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2))) + " +"
-                + range(Integer.parseInt(m.group(3)), Integer.parseInt(m.group(4))) + " @@";
-    }
-
-    private static String range(int start, int length) {
-        if (length == 1) {
-            return String.valueOf(start);
-        }
-        return (length == 0 ? start - 1 : start) + "," + length;
+        List<String> unified = Difflib.unifiedDiff(List.of(before.split("\n", -1)), List.of(after.split("\n", -1)),
+                path, path, 0);
+        return unified.stream().map(String::stripTrailing).collect(Collectors.joining("\n"));
     }
 }
