@@ -196,13 +196,14 @@ public final class FileEditor {
     private Path validate(String command, String requested, Path workingDir) throws ToolError {
         if (requested == null || !requested.startsWith("/")) {
             String hint = "The path should be an absolute path, starting with `/`.";
-            if (requested != null && !requested.isBlank()) {
-                Path suggestion = workingDir.resolve(requested);
-                if (Files.exists(suggestion)) {
+            String shown = requested == null ? null : pathlib(requested);
+            if (requested != null) {
+                String suggestion = pathlib(workingDir + "/" + requested);
+                if (Files.exists(Path.of(suggestion))) {
                     hint += " Maybe you meant " + suggestion + "?";
                 }
             }
-            throw invalid("path", requested, hint);
+            throw invalid("path", shown, hint);
         }
         Path path;
         try {
@@ -230,6 +231,16 @@ public final class FileEditor {
             }
         }
         return path;
+    }
+
+    /** A path as Python's pathlib writes it: no empty or "." parts, no trailing slash ("" is "."); ".." kept. */
+    static String pathlib(String path) {
+        String joined = Stream.of(path.split("/")).filter(p -> !p.isEmpty() && !p.equals("."))
+                .collect(Collectors.joining("/"));
+        if (path.startsWith("/")) {
+            return "/" + joined;
+        }
+        return joined.isEmpty() ? "." : joined;
     }
 
     /** Office documents and audio, which openhands-aci's view converts to Markdown and no other command touches. */

@@ -308,6 +308,19 @@ class FileEditorTest {
     }
 
     @Test
+    void shouldWriteARelativePathAndItsSuggestionAsPathlibDoes() throws Exception {
+        Files.createDirectories(workspace.resolve("src"));
+        Files.writeString(workspace.resolve("src/a.txt"), "a\n");
+        assertEquals("ERROR:\nInvalid `path` parameter: src/a.txt. The path should be an absolute path, starting with "
+                + "`/`. Maybe you meant " + file("src/a.txt") + "?",
+                edit("view", "./src//a.txt/", null, null, null, null).content());
+        assertEquals("ERROR:\nInvalid `path` parameter: .. The path should be an absolute path, starting with `/`. "
+                + "Maybe you meant " + workspace + "?", edit("view", "", null, null, null, null).content());
+        assertEquals("ERROR:\nInvalid `path` parameter: nope.txt. The path should be an absolute path, starting with "
+                + "`/`.", edit("view", "nope.txt", null, null, null, null).content());
+    }
+
+    @Test
     void shouldRefuseEditsOutsideTheWorkspace() {
         FileEditObservation obs = edit("create", "/tmp/dockyard-outside-" + System.nanoTime(), "x", null, null, null);
         assertTrue(obs.content().startsWith("ERROR:\nYou're not allowed to access this path:"), obs.content());
