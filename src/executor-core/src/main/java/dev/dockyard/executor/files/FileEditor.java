@@ -110,8 +110,15 @@ public final class FileEditor {
         return lintEdits;
     }
 
-    /** {@code read} with {@code impl_source: oh_aci}: the editor's view in a read observation. */
+    /**
+     * {@code read} with {@code impl_source: oh_aci}: the editor's view in a read observation, after
+     * OpenHands' server's own first check (ActionExecutor.read): a binary file is the error
+     * {@code ERROR_BINARY_FILE}, before the editor sees it.
+     */
     public Observation view(String requested, List<Integer> viewRange, Path workingDir) {
+        if (isBinaryFile(requested, workingDir)) {
+            return ErrorObservation.of("ERROR_BINARY_FILE");
+        }
         try {
             Path path = validate("view", requested, workingDir);
             return new FileReadObservation(view(path, viewRange), requested, "oh_aci");
@@ -231,6 +238,26 @@ public final class FileEditor {
             }
         }
         return path;
+    }
+
+    private boolean isBinaryFile(String requested, Path workingDir) {
+        if (requested == null || !requested.startsWith("/")) {
+            return false;
+        }
+        try {
+            Path path = guard.check(requested, workingDir);
+            if (!Files.isRegularFile(path)) {
+                return false;
+            }
+            byte[] head;
+            try (var in = Files.newInputStream(path)) {
+                head = in.readNBytes(8192);
+            }
+            return FileActions.looksBinary(head);
+        } catch (PathGuard.PathRefusedException | IOException e) {
+            // the editor's own checks answer these
+            return false;
+        }
     }
 
     /** A path as Python's pathlib writes it: no empty or "." parts, no trailing slash ("" is "."); ".." kept. */
