@@ -375,10 +375,17 @@ public final class FileEditor {
         } catch (IOException e) {
             hidden = 0;
         }
+        // as openhands-aci: find's sorted output is clipped first, then each line that is a directory gets its slash
+        StringBuilder found = new StringBuilder();
+        new TreeSet<>(entries.stream().map(Path::toString).toList()).forEach(p -> found.append(p).append('\n'));
+        String clipped = truncate(found.toString(), DIRECTORY_TRUNCATED_NOTICE).strip();
         List<String> names = new ArrayList<>();
-        new TreeSet<>(entries.stream().map(Path::toString).toList()).forEach(p ->
-                names.add(Files.isDirectory(Path.of(p)) ? p + "/" : p));
-        String listing = truncate(String.join("\n", names), DIRECTORY_TRUNCATED_NOTICE);
+        if (!clipped.isEmpty()) {
+            for (String p : clipped.split("\n", -1)) {
+                names.add(Files.isDirectory(Path.of(p)) ? p + "/" : p);
+            }
+        }
+        String listing = String.join("\n", names);
         String out = "Here's the files and directories up to 2 levels deep in " + dir + ", excluding hidden items:\n"
                 + listing;
         if (hidden > 0) {

@@ -19,14 +19,16 @@ import jakarta.json.JsonValue;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The editor's conformance fixtures ({@code it/src/test/resources/conformance/editor-*.json},
@@ -39,9 +41,6 @@ class EditorConformanceFixturesTest {
     private static final Path FIXTURES = Path.of("../../it/src/test/resources/conformance");
     /** The same format, for an editor with auto-lint on (EditorAutoLintIT runs them in a sandbox). */
     private static final Path AUTO_LINT_FIXTURES = Path.of("../../it/src/test/resources/conformance-auto-lint");
-
-    @TempDir
-    Path root;
 
     @TestFactory
     Stream<DynamicTest> shouldAnswerEveryEditorFixtureAsOpenHands() throws IOException {
@@ -75,7 +74,35 @@ class EditorConformanceFixturesTest {
     }
 
     private void run(Path file, boolean lint) throws Exception {
-        Path workspace = Files.createDirectories(root.resolve("workspace"));
+        Path workspace = workspaceAsLongAsTheSandboxOne();
+        try {
+            run(file, lint, workspace);
+        } finally {
+            try (Stream<Path> all = Files.walk(workspace)) {
+                all.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    /**
+     * A directory whose path is as long as "/workspace": the editor clips long answers at 16,000
+     * characters, so where a listing is cut depends on the length of the paths in it.
+     */
+    private static Path workspaceAsLongAsTheSandboxOne() throws IOException {
+        Random random = new Random();
+        for (int attempt = 0; attempt < 100; attempt++) {
+            Path candidate = Path.of("/tmp/dy" + Integer.toString(46_656 + random.nextInt(1_632_959), 36)
+                    .substring(0, 3));
+            try {
+                return Files.createDirectory(candidate);
+            } catch (FileAlreadyExistsException e) {
+                // taken: try another name
+            }
+        }
+        throw new IOException("no free /tmp/dyXXX directory");
+    }
+
+    private void run(Path file, boolean lint, Path workspace) throws Exception {
         JsonObject fixture = read(Files.readString(file, StandardCharsets.UTF_8));
         for (JsonValue command : fixture.getJsonArray("setup")) {
             shell(map(((JsonString) command).getString(), workspace));
