@@ -127,12 +127,68 @@ class EditorProtocolIT extends SandboxTest {
         edit("create", path, "file_text", "a\nb\nc\n");
         JsonObject all = sandbox.execute(Sandbox.action("read", Sandbox.args().add("path", path)
                 .add("impl_source", "oh_aci")));
-        assertEquals("Here's the result of running `cat -n` on " + path + ":\n     1\ta\n     2\tb\n     3\tc\n",
-                all.getString("content"));
+        // openhands-aci numbers every piece between newlines: the final newline shows as an empty line 4
+        assertEquals("Here's the result of running `cat -n` on " + path + ":\n     1\ta\n     2\tb\n     3\tc\n"
+                + "     4\t\n", all.getString("content"));
+        assertEquals("read", all.getString("observation"));
         JsonObject tail = sandbox.execute(Sandbox.action("edit", Sandbox.args().add("command", "view").add("path", path)
                 .add("view_range", Json.createArrayBuilder().add(2).add(-1))));
         assertEquals("Here's the result of running `cat -n` on " + path + ":\n     2\tb\n     3\tc\n",
                 tail.getString("content"));
+        assertEquals("edit", tail.getString("observation"));
+    }
+
+    /** OpenHands' ActionExecutor.edit answers every command, view too, with an edit observation. */
+    @Test
+    void shouldAnswerAViewWithAnEditObservationForAFileADirectoryAndAMissingPath() {
+        String dir = fresh("viewed");
+        sandbox.run("mkdir -p " + dir + " && printf 'a\\n' > " + dir + "/f.txt");
+        String file = dir + "/f.txt";
+        String missing = dir + "/missing.txt";
+        for (String path : new String[] {file, dir, missing}) {
+            JsonObject obs = edit("view", path);
+            assertEquals("edit", obs.getString("observation"), obs.toString());
+            JsonObject extras = obs.getJsonObject("extras");
+            assertEquals(path, extras.getString("path"));
+            assertFalse(extras.getBoolean("prev_exist"));
+            assertTrue(extras.isNull("old_content"));
+            assertTrue(extras.isNull("new_content"));
+            assertEquals("oh_aci", extras.getString("impl_source"));
+            assertEquals("", extras.getString("diff"));
+            assertTrue(extras.containsKey("_diff_cache") && extras.isNull("_diff_cache"), extras.toString());
+            assertEquals("I edited the file " + path + ".", obs.getString("message"));
+            assertFalse(obs.containsKey("success"));
+        }
+        assertEquals("Here's the result of running `cat -n` on " + file + ":\n     1\ta\n     2\t\n",
+                edit("view", file).getString("content"));
+        assertEquals("Here's the files and directories up to 2 levels deep in " + dir + ", excluding hidden items:\n"
+                + dir + "/\n" + file, edit("view", dir).getString("content"));
+        assertEquals("ERROR:\nInvalid `path` parameter: " + missing + ". The path " + missing + " does not exist. "
+                + "Please provide a valid path.", edit("view", missing).getString("content"));
+    }
+
+    @Test
+    void shouldAnswerEveryChangeAsOpenHandsServerBuildsTheObservation() {
+        String path = fresh("fields.txt");
+        JsonObject created = edit("create", path, "file_text", "one\nthree\n");
+        assertEquals("--- " + path + "\n+++ " + path + "\n@@ -0,0 +1,2 @@\n+one\n+three",
+                created.getJsonObject("extras").getString("diff"));
+        assertTrue(created.getJsonObject("extras").isNull("new_content"), "the action's new_str, none for create");
+        JsonObject inserted = edit("insert", path, "insert_line", 1, "new_str", "two");
+        assertEquals("The file " + path + " has been edited. Here's the result of running `cat -n` on a snippet of the "
+                + "edited file:\n     1\tone\n     2\ttwo\n     3\tthree\n     4\t\nReview the changes and make sure "
+                + "they are as expected (correct indentation, no duplicate lines, etc). Edit the file again if "
+                + "necessary.", inserted.getString("content"));
+        assertEquals("two", inserted.getJsonObject("extras").getString("new_content"));
+        assertFalse(inserted.getJsonObject("extras").getBoolean("prev_exist"));
+        JsonObject undone = edit("undo_edit", path);
+        assertEquals("Last edit to " + path + " undone successfully. Here's the result of running `cat -n` on " + path
+                + ":\n     1\tone\n     2\tthree\n     3\t\n", undone.getString("content"));
+        assertEquals("--- " + path + "\n+++ " + path + "\n@@ -2 +1,0 @@\n-two",
+                undone.getJsonObject("extras").getString("diff"));
+        JsonObject refused = edit("str_replace", path, "old_str", "absent", "new_str", "x");
+        assertEquals("", refused.getJsonObject("extras").getString("diff"));
+        assertEquals("absent", refused.getJsonObject("extras").getString("old_content"));
     }
 
     @Test

@@ -15,6 +15,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * The agents of MP Config: {@code dockyard.agents} lists their names; for each,
  * {@code dockyard.agent.<name>.llm-model}, {@code .llm-base-url} and {@code .file-access}
  * (workspace or anywhere), {@code .plugins} (the executor plugins its runtimes start, e.g. jupyter),
+ * {@code .enable-auto-lint} (its runtimes' default for sandbox.enableAutoLint, false),
  * {@code .security.confirm} and {@code .security.block} (LOW, MEDIUM,
  * HIGH or NEVER) are optional. {@code dockyard.agent.default} is the one a request gets
  * when it names none.
@@ -61,7 +62,8 @@ public class AgentCatalog {
             String fileAccess = config.getOptionalValue(prefix + "file-access", String.class).orElse("workspace");
             List<String> plugins = Arrays.stream(config.getOptionalValue(prefix + "plugins", String.class)
                     .orElse("").split(",")).map(String::strip).filter(p -> !p.isEmpty()).toList();
-            agents.put(name, new AgentProfile(name, defaults, fileAccess, policy(config, prefix), plugins));
+            boolean autoLint = config.getOptionalValue(prefix + "enable-auto-lint", Boolean.class).orElse(false);
+            agents.put(name, new AgentProfile(name, defaults, fileAccess, policy(config, prefix), plugins, autoLint));
         }
         return agents;
     }

@@ -38,7 +38,7 @@ final class ProvisionRequestReader {
             "workspace", "fromSnapshot", "node");
     /** {@code sandbox}'s members. */
     static final Set<String> SANDBOX_FIELDS = Set.of("image", "cpus", "memoryMb", "timeoutSeconds", "env", "plugins",
-            "extraDeps", "keepAlive", "idleTimeoutSeconds", "ttlSeconds", "diskMb",
+            "extraDeps", "keepAlive", "idleTimeoutSeconds", "ttlSeconds", "diskMb", "enableAutoLint",
             // confinement: the egress policy (EgressRequestReader), the isolation (IsolationRequestReader)
             "network", "egress", "runtimeClass", "gpus", "networks");
     /** {@code llm}'s members. */
@@ -102,6 +102,10 @@ final class ProvisionRequestReader {
         String agentName = string(body, "agent", agents.defaultAgent());
         AgentProfile agent = agents.find(agentName).orElseThrow(() -> invalid("agent '" + agentName
                 + "' is not known; known agents: " + agents.names()));
+        if (bool(sandbox, "enableAutoLint", agent.enableAutoLint())) {
+            // told to the sandbox as OpenHands tells its own (runtime/base.py _default_env_vars)
+            env.put(AUTO_LINT_ENV, "true");
+        }
         JsonObject llmJson = object(body, "llm");
         JsonFields.requireOnly(llmJson, LLM_FIELDS, "llm");
         LlmSettings llm = new LlmSettings(string(llmJson, "model", null),
@@ -140,6 +144,24 @@ final class ProvisionRequestReader {
                 .withWorkspace(workspace(body, sandbox, config), null)
                 .withEgress(egress)
                 .withIsolation(isolation);
+    }
+
+    /**
+     * The variable OpenHands sets in a sandbox for {@code sandbox.enable_auto_lint}; the executor's
+     * editor then appends openhands-aci's lint of every Python change it makes.
+     */
+    static final String AUTO_LINT_ENV = "ENABLE_AUTO_LINT";
+
+    /** A boolean member of {@code sandbox} (absent or null: {@code fallback}), else a 400 naming it. */
+    private static boolean bool(JsonObject sandbox, String key, boolean fallback) {
+        JsonValue value = sandbox.get(key);
+        if (value == null || value.getValueType() == JsonValue.ValueType.NULL) {
+            return fallback;
+        }
+        if (value.getValueType() != JsonValue.ValueType.TRUE && value.getValueType() != JsonValue.ValueType.FALSE) {
+            throw invalid("sandbox." + key + " must be a boolean");
+        }
+        return value.getValueType() == JsonValue.ValueType.TRUE;
     }
 
     /** Longest idle timeout or TTL a request may name: a year. */

@@ -40,6 +40,10 @@ class ProvisionRequestReaderTest {
     private final AgentCatalog agents = new AgentCatalog() {
         @Override
         public Optional<AgentProfile> find(String name) {
+            if (name.equals("LintingAgent")) {
+                return Optional.of(new AgentProfile(name, new LlmSettings(null, null, null), "workspace",
+                        SecurityPolicy.DEFAULT, List.of(), true));
+            }
             return name.equals("CodeActAgent") ? Optional.of(new AgentProfile(name,
                     new LlmSettings("default-model", null, null), "workspace",
                     SecurityPolicy.DEFAULT, List.of())) : Optional.empty();
@@ -93,6 +97,26 @@ class ProvisionRequestReaderTest {
         assertEquals(2048, r.memoryMb());
         assertEquals(30, r.timeoutSeconds());
         assertEquals(Map.of("K", "V"), r.environment());
+    }
+
+    @Test
+    void shouldTellTheSandboxToLintEditsAsOpenHandsDoesWhenAskedOrWhenTheAgentDoes() {
+        assertEquals(Map.of("ENABLE_AUTO_LINT", "true"),
+                read("{\"conversationId\":\"c\",\"sandbox\":{\"enableAutoLint\":true}}").environment());
+        assertEquals(Map.of(), read("{\"conversationId\":\"c\",\"sandbox\":{\"enableAutoLint\":false}}")
+                .environment());
+        assertEquals(Map.of(), read("{\"conversationId\":\"c\"}").environment(), "off by default");
+        assertEquals(Map.of("ENABLE_AUTO_LINT", "true"),
+                read("{\"conversationId\":\"c\",\"agent\":\"LintingAgent\"}").environment(), "the agent's default");
+        assertEquals(Map.of(), read("{\"conversationId\":\"c\",\"agent\":\"LintingAgent\","
+                + "\"sandbox\":{\"enableAutoLint\":false}}").environment(), "the request overrides the agent");
+    }
+
+    @Test
+    void shouldRefuseAnEnableAutoLintThatIsNotABoolean() {
+        Problem p = problem("{\"conversationId\":\"c\",\"sandbox\":{\"enableAutoLint\":\"yes\"}}");
+        assertEquals(400, p.kind().status());
+        assertEquals("sandbox.enableAutoLint must be a boolean", p.detail());
     }
 
     @Test

@@ -67,6 +67,8 @@ public class ActionExecutor implements AutoCloseable {
         this.files = new FileActions(guard);
         this.transfer = new FileTransfer(guard);
         this.editor = new FileEditor(guard);
+        // a sandbox started by hand the way OpenHands starts one (its _default_env_vars) lints too
+        lintEditsIfAsked(processEnvironment);
         this.shell = startShell();
         this.plugins = Plugins.start(settings.plugins(), this::plugin);
     }
@@ -131,6 +133,25 @@ public class ActionExecutor implements AutoCloseable {
                 SecurityRisk.LOW, null);
     }
 
+    /**
+     * The variable OpenHands sets in its sandboxes for {@code sandbox.enable_auto_lint}; the control
+     * plane sets it for {@code sandbox.enableAutoLint} (or the agent's {@code enable-auto-lint}).
+     */
+    public static final String AUTO_LINT_ENV = "ENABLE_AUTO_LINT";
+
+    /** A variable set to true turns the editor's lint on, to anything else off; absent, it changes nothing. */
+    private void lintEditsIfAsked(Map<String, String> variables) {
+        String value = variables.get(AUTO_LINT_ENV);
+        if (value != null) {
+            editor.lintEdits("true".equalsIgnoreCase(value.strip()));
+        }
+    }
+
+    /** Whether the editor appends lint results to its str_replace and insert answers. */
+    public boolean lintsEdits() {
+        return editor.lintsEdits();
+    }
+
     /** How configuration reached the persistent shell. */
     public enum Delivery {
         /** Sourced into the shell before the answer. */
@@ -166,6 +187,7 @@ public class ActionExecutor implements AutoCloseable {
         if (fileAccess != null) {
             guard.allowAnywhere("anywhere".equalsIgnoreCase(fileAccess));
         }
+        lintEditsIfAsked(variables);
         plugins.configure(variables);
         if (!turn.tryLock()) {
             return configurationPending.get() ? Delivery.PENDING : Delivery.SOURCED;
@@ -255,12 +277,14 @@ public class ActionExecutor implements AutoCloseable {
         }
         if (action instanceof FileReadAction read) {
             if ("oh_aci".equals(read.implSource()) || read.viewRange() != null) {
-                return editor.view(read.path(), read.viewRange(), liveShell().workingDirectory());
+                return editor.view(read.path(), read.viewRange(), settings.workspace());
             }
             return files.read(read, liveShell().workingDirectory());
         }
         if (action instanceof FileEditAction edit) {
-            return editor.edit(edit, liveShell().workingDirectory());
+            // oh_aci suggests "Maybe you meant" from its workspace root, as OpenHands' editor (its initial
+            // cwd); the legacy edit resolves a relative path from the shell's directory
+            return editor.edit(edit, edit.command() == null ? liveShell().workingDirectory() : settings.workspace());
         }
         if (action instanceof FileWriteAction write) {
             return files.write(write, liveShell().workingDirectory());

@@ -7,7 +7,7 @@
  * transfers files the way OpenHands does; {@code plugins} are Jupyter and the browser;
  * {@code config} is what the executor was started with. {@link dev.dockyard.executor.ActionExecutor}
  * runs one action at a time; {@link dev.dockyard.executor.RequestLedger} answers a retried request
- * from its first outcome. This module depends on the protocol, JSON-P and java-diff-utils only:
+ * from its first outcome. This module depends on the protocol and JSON-P only:
  * never on Liberty, JAX-RS, docker-java or JPA.
  */
 package dev.dockyard.executor;

@@ -128,10 +128,14 @@ public final class ProtocolJson {
             addNullable(extras, "path", o.path());
         } else if (observation instanceof FileEditObservation o) {
             addNullable(extras, "path", o.path());
-            extras.add("prev_exist", o.prevExist()).add("impl_source", o.implSource());
+            extras.add("prev_exist", o.prevExist());
             addNullable(extras, "old_content", o.oldContent());
             addNullable(extras, "new_content", o.newContent());
+            extras.add("impl_source", o.implSource());
             addNullable(extras, "diff", o.diff());
+            // OpenHands' dataclass field, serialised as it is on the server: visualize_diff, which
+            // fills it, runs only where the observation is shown (the agent's side)
+            extras.addNull("_diff_cache");
         } else if (observation instanceof IPythonRunCellObservation o) {
             extras.add("code", o.code());
             JsonArrayBuilder urls = Json.createArrayBuilder();

@@ -113,6 +113,16 @@ class ProtocolJsonTest {
     }
 
     @Test
+    void shouldSerialiseAnEditObservationWithOpenHandsExtrasInTheirOrder() {
+        JsonObject dict = ProtocolJson.toJson(new FileEditObservation("ok", "/w/a", false, null, null, "oh_aci", ""));
+        assertEquals(List.of("path", "prev_exist", "old_content", "new_content", "impl_source", "diff", "_diff_cache"),
+                List.copyOf(dict.getJsonObject("extras").keySet()));
+        assertTrue(dict.getJsonObject("extras").isNull("_diff_cache"));
+        assertEquals("I edited the file /w/a.", dict.getString("message"));
+        assertFalse(dict.containsKey("success"));
+    }
+
+    @Test
     void shouldRoundTripEveryObservationType() {
         List<Observation> observations = List.of(
                 new CmdOutputObservation("out", "ls", true, CmdOutputMetadata.unknown()),

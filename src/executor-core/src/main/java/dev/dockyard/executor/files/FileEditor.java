@@ -1,7 +1,5 @@
 package dev.dockyard.executor.files;
 
-import com.github.difflib.DiffUtils;
-import com.github.difflib.UnifiedDiffUtils;
 import dev.dockyard.protocol.ErrorObservation;
 import dev.dockyard.protocol.FileEditAction;
 import dev.dockyard.protocol.FileEditObservation;
@@ -15,6 +13,7 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitOption;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -31,10 +30,14 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * The OpenHands file editor ({@code oh_aci}): view, create, str_replace, insert, undo_edit, with
- * the texts agents were trained on. A failed command answers {@code ERROR:\n<why>} in an edit
- * observation, as OpenHands does; every change carries a unified diff (no context lines, the
- * path on both header lines) and can be undone, {@value #HISTORY_PER_FILE} steps back per file.
+ * The OpenHands file editor ({@code oh_aci}, openhands-aci 0.3.2 as OpenHands pins it): view,
+ * create, str_replace, insert, undo_edit, with the texts agents were trained on, line ends and
+ * numbering included (a file ending with a newline shows an empty last numbered line, as there).
+ * A failed command answers {@code ERROR:\n<why>} in an edit observation, as OpenHands does; every
+ * change carries a unified diff (no context lines, the path on both header lines) and can be
+ * undone, {@value #HISTORY_PER_FILE} steps back per file. With {@link #lintEdits} on, str_replace
+ * and insert of a .py file append the errors the change introduced ({@link EditLinter}); the
+ * change is kept, as openhands-aci keeps it.
  *
  * <p>The undo history lives in the executor's bounded heap, so it is bounded too: at most
  * {@value #MAX_HISTORY_FILES} files and {@value #MAX_HISTORY_CHARS} characters in all. Beyond
@@ -65,15 +68,22 @@ public final class FileEditor {
     /** In access order: the least recently edited (or undone) file comes first. */
     private final LinkedHashMap<Path, Deque<String>> history = new LinkedHashMap<>(16, 0.75f, true);
     private long historyChars;
+    private final EditLinter linter;
+    private volatile boolean lintEdits;
 
     public FileEditor(PathGuard guard) {
-        this(guard, MAX_HISTORY_FILES, MAX_HISTORY_CHARS);
+        this(guard, MAX_HISTORY_FILES, MAX_HISTORY_CHARS, new EditLinter());
     }
 
     FileEditor(PathGuard guard, int maxHistoryFiles, long maxHistoryChars) {
+        this(guard, maxHistoryFiles, maxHistoryChars, new EditLinter());
+    }
+
+    FileEditor(PathGuard guard, int maxHistoryFiles, long maxHistoryChars, EditLinter linter) {
         this.guard = guard;
         this.maxHistoryFiles = maxHistoryFiles;
         this.maxHistoryChars = maxHistoryChars;
+        this.linter = linter;
     }
 
     /** A refusal with the editor's wording; rendered as {@code ERROR:\n<message>}. */
@@ -87,8 +97,28 @@ public final class FileEditor {
 
     // ------------------------------------------------------------------ entry points
 
-    /** {@code read} with {@code impl_source: oh_aci}, and {@code edit} with {@code command: view}. */
+    /**
+     * Turns openhands-aci's {@code enable_linting} on or off for str_replace and insert (the
+     * runtime's {@code sandbox.enableAutoLint}, given to the sandbox as OpenHands does: the
+     * variable {@code ENABLE_AUTO_LINT=true}).
+     */
+    public void lintEdits(boolean on) {
+        this.lintEdits = on;
+    }
+
+    public boolean lintsEdits() {
+        return lintEdits;
+    }
+
+    /**
+     * {@code read} with {@code impl_source: oh_aci}: the editor's view in a read observation, after
+     * OpenHands' server's own first check (ActionExecutor.read): a binary file is the error
+     * {@code ERROR_BINARY_FILE}, before the editor sees it.
+     */
     public Observation view(String requested, List<Integer> viewRange, Path workingDir) {
+        if (isBinaryFile(requested, workingDir)) {
+            return ErrorObservation.of("ERROR_BINARY_FILE");
+        }
         try {
             Path path = validate("view", requested, workingDir);
             return new FileReadObservation(view(path, viewRange), requested, "oh_aci");
@@ -97,47 +127,90 @@ public final class FileEditor {
         }
     }
 
+    /**
+     * Every {@code oh_aci} command, view included, answers an edit observation built as OpenHands'
+     * action execution server builds it: {@code old_content} and {@code new_content} are the
+     * action's {@code old_str} and {@code new_str}, {@code prev_exist} is never set (false), and
+     * {@code diff} is between the file before and after the command ("" for a view or an error).
+     */
     public Observation edit(FileEditAction action, Path workingDir) {
         if (action.command() == null) {
             return legacyEdit(action, workingDir);
         }
-        if (action.command().equals("view")) {
-            return view(action.path(), action.viewRange(), workingDir);
-        }
-        boolean existed = false;
+        String content;
+        String diff;
         try {
-            Path path = validate(action.command(), action.path(), workingDir);
-            existed = Files.exists(path);
-            String before = existed ? read(path) : "";
-            String output = switch (action.command()) {
-                case "create" -> create(path, action.fileText());
-                case "str_replace" -> strReplace(path, before, action.oldStr(), action.newStr());
-                case "insert" -> insert(path, before, action.insertLine(), action.newStr());
-                case "undo_edit" -> undo(path);
-                default -> throw new ToolError("Unrecognized command " + action.command() + ". The allowed commands "
-                        + "for the oh_editor tool are: view, create, str_replace, insert, undo_edit");
-            };
-            String after = read(path);
-            return new FileEditObservation(output, action.path(), existed, action.oldStr(), action.newStr(), "oh_aci",
-                    diff(action.path(), before, after));
+            Change change = run(action, workingDir);
+            content = change.output();
+            diff = diff(action.path(), change.before(), change.after());
         } catch (ToolError e) {
-            return new FileEditObservation("ERROR:\n" + e.getMessage(), action.path(), existed, action.oldStr(),
-                    action.newStr(), "oh_aci", "");
+            content = "ERROR:\n" + e.getMessage();
+            diff = "";
+        }
+        return new FileEditObservation(content, action.path(), false, action.oldStr(), action.newStr(), "oh_aci",
+                diff);
+    }
+
+    /** What a command answers and the file's text before and after it ("" where it has none). */
+    private record Change(String output, String before, String after) {
+    }
+
+    private Change run(FileEditAction action, Path workingDir) throws ToolError {
+        String command = action.command();
+        Path path = validate(command, action.path(), workingDir);
+        switch (command) {
+            case "view" -> {
+                return new Change(view(path, action.viewRange()), "", "");
+            }
+            case "create" -> {
+                if (action.fileText() == null) {
+                    throw missing(command, "file_text");
+                }
+                write(path, action.fileText());
+                remember(path, action.fileText());
+                return new Change("File created successfully at: " + path, "", action.fileText());
+            }
+            case "str_replace" -> {
+                if (action.oldStr() == null) {
+                    throw missing(command, "old_str");
+                }
+                if (action.oldStr().equals(action.newStr())) {
+                    throw invalid("new_str", action.newStr(), "No replacement was performed. `new_str` and `old_str` "
+                            + "must be different.");
+                }
+                return strReplace(path, action.oldStr(), action.newStr());
+            }
+            case "insert" -> {
+                if (action.insertLine() == null) {
+                    throw missing(command, "insert_line");
+                }
+                if (action.newStr() == null) {
+                    throw missing(command, "new_str");
+                }
+                return insert(path, action.insertLine(), action.newStr());
+            }
+            case "undo_edit" -> {
+                return undo(path);
+            }
+            default -> throw new ToolError("Unrecognized command " + command + ". The allowed commands for the "
+                    + "oh_editor tool are: view, create, str_replace, insert, undo_edit");
         }
     }
 
     // ------------------------------------------------------------------ validation
 
+    /** openhands-aci's validate_path, in its order, with Dockyard's workspace confinement after the first check. */
     private Path validate(String command, String requested, Path workingDir) throws ToolError {
         if (requested == null || !requested.startsWith("/")) {
             String hint = "The path should be an absolute path, starting with `/`.";
-            if (requested != null && !requested.isBlank()) {
-                Path suggestion = workingDir.resolve(requested).normalize();
-                if (Files.exists(suggestion)) {
+            String shown = requested == null ? null : pathlib(requested);
+            if (requested != null) {
+                String suggestion = pathlib(workingDir + "/" + requested);
+                if (Files.exists(Path.of(suggestion))) {
                     hint += " Maybe you meant " + suggestion + "?";
                 }
             }
-            throw invalid("path", requested, hint);
+            throw invalid("path", shown, hint);
         }
         Path path;
         try {
@@ -146,30 +219,80 @@ public final class FileEditor {
             throw new ToolError(e.getMessage());
         }
         boolean exists = Files.exists(path);
-        if (!exists && !command.equals("create")) {
-            throw invalid("path", requested, "The path " + requested + " does not exist. Please provide a valid path.");
-        }
         if (exists && command.equals("create")) {
-            throw invalid("path", requested, "File already exists at: " + requested
+            throw invalid("path", path, "File already exists at: " + path
                     + ". Cannot overwrite files using command `create`.");
         }
-        if (Files.isDirectory(path) && !command.equals("view")) {
-            throw invalid("path", requested, "The path " + requested
-                    + " is a directory and only the `view` command can be used on directories.");
+        if (!exists && !command.equals("create")) {
+            throw invalid("path", path, "The path " + path + " does not exist. Please provide a valid path.");
         }
-        if (exists && Files.isRegularFile(path)) {
-            validateFile(path, requested);
+        if (!command.equals("view")) {
+            if (Files.isDirectory(path)) {
+                throw invalid("path", path, "The path " + path
+                        + " is a directory and only the `view` command can be used on directories.");
+            }
+            String suffix = suffix(path);
+            if (CONVERTED_BINARY_SUFFIXES.contains(suffix)) {
+                throw invalid("path", path, "The path " + path + " points to a binary file (" + suffix
+                        + ") and only the `view` command can be used on supported binary files.");
+            }
         }
         return path;
     }
 
+    private boolean isBinaryFile(String requested, Path workingDir) {
+        if (requested == null || !requested.startsWith("/")) {
+            return false;
+        }
+        try {
+            Path path = guard.check(requested, workingDir);
+            if (!Files.isRegularFile(path)) {
+                return false;
+            }
+            byte[] head;
+            try (var in = Files.newInputStream(path)) {
+                head = in.readNBytes(8192);
+            }
+            return FileActions.looksBinary(head);
+        } catch (PathGuard.PathRefusedException | IOException e) {
+            // the editor's own checks answer these
+            return false;
+        }
+    }
+
+    /** A path as Python's pathlib writes it: no empty or "." parts, no trailing slash ("" is "."); ".." kept. */
+    static String pathlib(String path) {
+        String joined = Stream.of(path.split("/")).filter(p -> !p.isEmpty() && !p.equals("."))
+                .collect(Collectors.joining("/"));
+        if (path.startsWith("/")) {
+            return "/" + joined;
+        }
+        return joined.isEmpty() ? "." : joined;
+    }
+
+    /** Office documents and audio, which openhands-aci's view converts to Markdown and no other command touches. */
+    static final List<String> CONVERTED_BINARY_SUFFIXES = List.of(".docx", ".xlsx", ".pptx", ".pdf", ".mp3", ".wav",
+            ".m4a", ".flac");
+
+    private static String suffix(Path path) {
+        String name = path.getFileName() == null ? "" : path.getFileName().toString();
+        int dot = name.lastIndexOf('.');
+        return dot <= 0 || dot == name.length() - 1 ? "" : name.substring(dot).toLowerCase(Locale.ROOT);
+    }
+
     private static void validateFile(Path path, String shown) throws ToolError {
+        if (!Files.isRegularFile(path)) {
+            return;
+        }
         try {
             long size = Files.size(path);
             if (size > FileActions.MAX_FILE_BYTES) {
                 throw new ToolError("File validation failed for " + shown + ": File is too large ("
                         + String.format(Locale.ROOT, "%.1f", size / 1024.0 / 1024.0)
                         + "MB). Maximum allowed size is 10MB.");
+            }
+            if (CONVERTED_BINARY_SUFFIXES.contains(suffix(path))) {
+                return;
             }
             byte[] head = new byte[(int) Math.min(size, 8192)];
             try (var in = Files.newInputStream(path)) {
@@ -188,23 +311,33 @@ public final class FileEditor {
         return new ToolError("Invalid `" + parameter + "` parameter: " + value + ". " + hint);
     }
 
+    private static ToolError missing(String command, String parameter) {
+        return new ToolError("Parameter `" + parameter + "` is required for command: " + command + ".");
+    }
+
     // ------------------------------------------------------------------ commands
 
     private String view(Path path, List<Integer> viewRange) throws ToolError {
         if (Files.isDirectory(path)) {
-            if (viewRange != null) {
+            if (viewRange != null && !viewRange.isEmpty()) {
                 throw invalid("view_range", viewRange, "The `view_range` parameter is not allowed when `path` points "
                         + "to a directory.");
             }
             return viewDirectory(path);
         }
-        List<String> lines = lines(read(path));
-        if (viewRange == null) {
-            return numbered(truncate(String.join("\n", lines), FILE_TRUNCATED_NOTICE), path.toString(), 1);
+        validateFile(path, path.toString());
+        if (CONVERTED_BINARY_SUFFIXES.contains(suffix(path))) {
+            throw new ToolError("Error in converting file to Markdown: this sandbox has no converter for "
+                    + suffix(path) + " files. Please use Python code to read " + path);
+        }
+        String content = read(path);
+        if (viewRange == null || viewRange.isEmpty()) {
+            return makeOutput(content, path.toString(), 1);
         }
         if (viewRange.size() != 2) {
             throw invalid("view_range", viewRange, "It should be a list of two integers.");
         }
+        List<String> lines = linesWithEnds(content);
         int n = lines.size();
         int start = viewRange.get(0);
         int end = viewRange.get(1);
@@ -212,19 +345,21 @@ public final class FileEditor {
             throw invalid("view_range", viewRange, "Its first element `" + start
                     + "` should be within the range of lines of the file: [1, " + n + "].");
         }
-        String note = "";
+        String warning = null;
         if (end == -1) {
             end = n;
         } else if (end > n) {
-            note = "\nNOTE: We only show up to " + n + " since there's only " + n + " lines in this file\n";
+            warning = "We only show up to " + n + " since there're only " + n + " lines in this file.";
             end = n;
         }
         if (end < start) {
-            throw invalid("view_range", viewRange, "Its second element `" + viewRange.get(1)
+            throw invalid("view_range", viewRange, "Its second element `" + end
                     + "` should be greater than or equal to the first element `" + start + "`.");
         }
-        String slice = String.join("\n", lines.subList(start - 1, end));
-        return numbered(truncate(slice, FILE_TRUNCATED_NOTICE), path.toString(), start) + note;
+        // openhands-aci joins the range's lines without their line ends (splitlines), so no empty last line
+        String slice = String.join("", lines.subList(start - 1, end));
+        String output = makeOutput(String.join("\n", splitLines(slice)), path.toString(), start);
+        return warning == null ? output : "NOTE: " + warning + "\n" + output;
     }
 
     private static String viewDirectory(Path dir) throws ToolError {
@@ -240,10 +375,17 @@ public final class FileEditor {
         } catch (IOException e) {
             hidden = 0;
         }
+        // as openhands-aci: find's sorted output is clipped first, then each line that is a directory gets its slash
+        StringBuilder found = new StringBuilder();
+        new TreeSet<>(entries.stream().map(Path::toString).toList()).forEach(p -> found.append(p).append('\n'));
+        String clipped = truncate(found.toString(), DIRECTORY_TRUNCATED_NOTICE).strip();
         List<String> names = new ArrayList<>();
-        new TreeSet<>(entries.stream().map(Path::toString).toList()).forEach(p ->
-                names.add(Files.isDirectory(Path.of(p)) ? p + "/" : p));
-        String listing = truncate(String.join("\n", names), DIRECTORY_TRUNCATED_NOTICE);
+        if (!clipped.isEmpty()) {
+            for (String p : clipped.split("\n", -1)) {
+                names.add(Files.isDirectory(Path.of(p)) ? p + "/" : p);
+            }
+        }
+        String listing = String.join("\n", names);
         String out = "Here's the files and directories up to 2 levels deep in " + dir + ", excluding hidden items:\n"
                 + listing;
         if (hidden > 0) {
@@ -263,83 +405,92 @@ public final class FileEditor {
         return false;
     }
 
-    private String create(Path path, String fileText) throws ToolError {
-        if (fileText == null) {
-            throw new ToolError("Parameter `file_text` is required for command: create.");
-        }
-        write(path, fileText);
-        remember(path, fileText);
-        return "File created successfully at: " + path;
-    }
-
-    private String strReplace(Path path, String content, String oldStr, String newStr) throws ToolError {
-        if (oldStr == null) {
-            throw new ToolError("Parameter `old_str` is required for command: str_replace.");
-        }
+    private Change strReplace(Path path, String oldStr, String newStr) throws ToolError {
+        validateFile(path, path.toString());
         String replacement = newStr == null ? "" : newStr;
-        if (replacement.equals(oldStr)) {
-            throw invalid("new_str", replacement, "No replacement was performed. `new_str` and `old_str` must be "
-                    + "different.");
-        }
-        List<Integer> matchLines = new ArrayList<>();
-        List<Integer> matchStarts = new ArrayList<>();
-        Matcher m = Pattern.compile(Pattern.quote(oldStr)).matcher(content);
-        while (m.find()) {
-            matchStarts.add(m.start());
-            matchLines.add(lineOf(content, m.start()));
-            if (oldStr.isEmpty() && m.end() >= content.length()) {
-                break;
+        String content = read(path);
+        List<Integer> matches = occurrences(content, oldStr);
+        if (matches.isEmpty()) {
+            // openhands-aci tries once more without the whitespace around both strings
+            oldStr = oldStr.strip();
+            replacement = replacement.strip();
+            matches = occurrences(content, oldStr);
+            if (matches.isEmpty()) {
+                throw new ToolError("No replacement was performed, old_str `" + oldStr + "` did not appear verbatim in "
+                        + path + ".");
             }
         }
-        if (matchStarts.isEmpty()) {
-            throw new ToolError("No replacement was performed, old_str `" + oldStr + "` did not appear verbatim in "
-                    + path + ".");
-        }
-        if (matchStarts.size() > 1) {
+        if (matches.size() > 1) {
+            TreeSet<Integer> lines = new TreeSet<>();
+            matches.forEach(at -> lines.add(lineOf(content, at)));
             throw new ToolError("No replacement was performed. Multiple occurrences of old_str `" + oldStr
-                    + "` in lines " + new TreeSet<>(matchLines) + ". Please ensure it is unique.");
+                    + "` in lines " + lines + ". Please ensure it is unique.");
         }
-        int at = matchStarts.get(0);
+        int at = matches.get(0);
         String updated = content.substring(0, at) + replacement + content.substring(at + oldStr.length());
-        remember(path, content);
         write(path, updated);
-        int replacementLine = matchLines.get(0);
+        remember(path, content);
+        int replacementLine = lineOf(content, at);
         int startLine = Math.max(0, replacementLine - SNIPPET_CONTEXT);
         int endLine = replacementLine + SNIPPET_CONTEXT + count(replacement, '\n');
-        List<String> lines = lines(updated);
-        String snippet = String.join("\n", lines.subList(Math.min(startLine, lines.size()), Math.min(endLine, lines.size())));
-        return "The file " + path + " has been edited. " + numbered(snippet, "a snippet of " + path, startLine + 1)
-                + REVIEW;
+        StringBuilder out = new StringBuilder("The file ").append(path).append(" has been edited. ")
+                .append(makeOutput(range(updated, startLine + 1, endLine), "a snippet of " + path, startLine + 1));
+        appendLint(out, path, content, updated);
+        return new Change(out.append(REVIEW).toString(), content, updated);
     }
 
-    private String insert(Path path, String content, Integer insertLine, String newStr) throws ToolError {
-        if (insertLine == null) {
-            throw new ToolError("Parameter `insert_line` is required for command: insert.");
+    /** Where re.finditer finds {@code needle}: non-overlapping, and at every position when it is empty. */
+    private static List<Integer> occurrences(String content, String needle) {
+        List<Integer> found = new ArrayList<>();
+        if (needle.isEmpty()) {
+            for (int i = 0; i <= content.length(); i++) {
+                found.add(i);
+            }
+            return found;
         }
-        if (newStr == null) {
-            throw new ToolError("Parameter `new_str` is required for command: insert.");
+        for (int i = content.indexOf(needle); i >= 0; i = content.indexOf(needle, i + needle.length())) {
+            found.add(i);
         }
-        List<String> lines = lines(content);
+        return found;
+    }
+
+    private Change insert(Path path, int insertLine, String newStr) throws ToolError {
+        validateFile(path, path.toString());
+        String content = read(path);
+        List<String> lines = linesWithEnds(content);
         int n = lines.size();
         if (insertLine < 0 || insertLine > n) {
             throw invalid("insert_line", insertLine, "It should be within the range of allowed values: [0, " + n + "]");
         }
-        List<String> inserted = List.of(newStr.split("\n", -1));
-        List<String> updatedLines = new ArrayList<>(lines.subList(0, insertLine));
-        updatedLines.addAll(inserted);
-        updatedLines.addAll(lines.subList(insertLine, n));
-        boolean trailingNewline = content.isEmpty() || content.endsWith("\n");
-        String updated = String.join("\n", updatedLines) + (trailingNewline ? "\n" : "");
-        remember(path, content);
+        String[] inserted = newStr.split("\n", -1);
+        // as openhands-aci writes it: the lines before, each new line with its line end, the rest as they were
+        StringBuilder updatedText = new StringBuilder();
+        lines.subList(0, insertLine).forEach(updatedText::append);
+        for (String line : inserted) {
+            updatedText.append(line).append('\n');
+        }
+        lines.subList(insertLine, n).forEach(updatedText::append);
+        String updated = updatedText.toString();
         write(path, updated);
-        int from = Math.max(0, insertLine - SNIPPET_CONTEXT);
-        int to = Math.min(n + inserted.size(), insertLine + SNIPPET_CONTEXT + inserted.size());
-        String snippet = String.join("\n", updatedLines.subList(from, to));
-        return "The file " + path + " has been edited. " + numbered(snippet, "a snippet of the edited file", from + 1)
-                + REVIEW_INSERT;
+        remember(path, content);
+        int startLine = Math.max(0, insertLine - SNIPPET_CONTEXT);
+        int endLine = Math.min(n + inserted.length, insertLine + SNIPPET_CONTEXT + inserted.length);
+        StringBuilder out = new StringBuilder("The file ").append(path).append(" has been edited. ")
+                .append(makeOutput(range(updated, startLine + 1, endLine), "a snippet of the edited file",
+                        Math.max(1, insertLine - SNIPPET_CONTEXT + 1)));
+        appendLint(out, path, content, updated);
+        return new Change(out.append(REVIEW_INSERT).toString(), content, updated);
     }
 
-    private String undo(Path path) throws ToolError {
+    private void appendLint(StringBuilder out, Path path, String before, String after) {
+        if (lintEdits) {
+            linter.report(path, before, after).ifPresent(report -> out.append('\n').append(report).append('\n'));
+        }
+    }
+
+    private Change undo(Path path) throws ToolError {
+        validateFile(path, path.toString());
+        String current = read(path);
         Deque<String> past = history.get(path);
         if (past == null || past.isEmpty()) {
             throw new ToolError("No edit history found for " + path + ".");
@@ -350,8 +501,8 @@ public final class FileEditor {
             history.remove(path);
         }
         write(path, previous);
-        return "Last edit to " + path + " undone successfully. "
-                + numbered(truncate(String.join("\n", lines(previous)), FILE_TRUNCATED_NOTICE), path.toString(), 1);
+        return new Change("Last edit to " + path + " undone successfully. " + makeOutput(previous, path.toString(), 1),
+                current, previous);
     }
 
     /**
@@ -447,12 +598,13 @@ public final class FileEditor {
         }
     }
 
+    /** As openhands-aci's open(path, 'w'): a missing parent directory is an error, not created. */
     private static void write(Path path, String text) throws ToolError {
         try {
-            if (path.getParent() != null) {
-                Files.createDirectories(path.getParent());
-            }
             Files.writeString(path, text, StandardCharsets.UTF_8);
+        } catch (NoSuchFileException e) {
+            throw new ToolError("Ran into [Errno 2] No such file or directory: '" + path + "' while trying to write to "
+                    + path);
         } catch (IOException e) {
             throw new ToolError("Ran into " + e + " while trying to write to " + path);
         }
@@ -465,6 +617,48 @@ public final class FileEditor {
         }
         String body = text.endsWith("\n") ? text.substring(0, text.length() - 1) : text;
         return new ArrayList<>(List.of(body.split("\n", -1)));
+    }
+
+    /**
+     * The file's lines as Python iterates a file: each with its line end, the last one without
+     * when the text does not end with one.
+     */
+    static List<String> linesWithEnds(String text) {
+        List<String> lines = new ArrayList<>();
+        int from = 0;
+        for (int nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', from)) {
+            lines.add(text.substring(from, nl + 1));
+            from = nl + 1;
+        }
+        if (from < text.length()) {
+            lines.add(text.substring(from));
+        }
+        return lines;
+    }
+
+    /** Lines {@code first}..{@code last} (1-based, inclusive) with their line ends, as openhands-aci's read_file. */
+    private static String range(String text, int first, int last) {
+        List<String> lines = linesWithEnds(text);
+        int from = Math.min(Math.max(first - 1, 0), lines.size());
+        int to = Math.min(Math.max(last, from), lines.size());
+        return String.join("", lines.subList(from, to));
+    }
+
+    /** Python's str.splitlines() for \n-ended text: no empty last element. */
+    private static List<String> splitLines(String text) {
+        List<String> lines = new ArrayList<>();
+        for (String line : linesWithEnds(text)) {
+            lines.add(line.endsWith("\n") ? line.substring(0, line.length() - 1) : line);
+        }
+        return lines;
+    }
+
+    /**
+     * openhands-aci's _make_output: the text (clipped) numbered line by line as {@code cat -n}
+     * would, split at every newline, so a text ending with one shows an empty last line.
+     */
+    static String makeOutput(String snippet, String description, int firstLine) {
+        return numbered(truncate(snippet, FILE_TRUNCATED_NOTICE), description, firstLine);
     }
 
     static String numbered(String snippet, String description, int firstLine) {
@@ -495,31 +689,10 @@ public final class FileEditor {
         return n;
     }
 
-    /** OpenHands' get_diff: unified, no context lines, the path on both headers, trailing spaces stripped. */
+    /** OpenHands' get_diff: difflib's unified diff, no context lines, the path on both headers, lines right-stripped. */
     static String diff(String path, String before, String after) {
-        List<String> a = List.of(before.split("\n", -1));
-        List<String> b = List.of(after.split("\n", -1));
-        List<String> unified = UnifiedDiffUtils.generateUnifiedDiff(path, path, a, DiffUtils.diff(a, b), 0);
-        return unified.stream().map(FileEditor::difflibHunkHeader).map(String::stripTrailing)
-                .collect(Collectors.joining("\n"));
-    }
-
-    private static final Pattern HUNK = Pattern.compile("^@@ -(\\d+),(\\d+) \\+(\\d+),(\\d+) @@$");
-
-    /** Python's difflib writes "-3" for a one-line range and "-2,0" (the line before) for an empty one. */
-    private static String difflibHunkHeader(String line) {
-        Matcher m = HUNK.matcher(line);
-        if (!m.matches()) {
-            return line;
-        }
-        return "@@ -" + range(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2))) + " +"
-                + range(Integer.parseInt(m.group(3)), Integer.parseInt(m.group(4))) + " @@";
-    }
-
-    private static String range(int start, int length) {
-        if (length == 1) {
-            return String.valueOf(start);
-        }
-        return (length == 0 ? start - 1 : start) + "," + length;
+        List<String> unified = Difflib.unifiedDiff(List.of(before.split("\n", -1)), List.of(after.split("\n", -1)),
+                path, path, 0);
+        return unified.stream().map(String::stripTrailing).collect(Collectors.joining("\n"));
     }
 }

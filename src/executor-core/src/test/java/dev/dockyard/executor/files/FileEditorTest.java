@@ -62,7 +62,8 @@ class FileEditorTest {
                 + "snippet of " + file("s.txt") + ":\n     1\tThis is a nice file.\n     2\tThis file is for testing "
                 + "purposes.\nReview the changes and make sure they are as expected. Edit the file again if necessary.",
                 obs.content());
-        assertTrue(obs.prevExist());
+        // OpenHands' server never sets prev_exist on an oh_aci edit
+        assertFalse(obs.prevExist());
         assertEquals("sample", obs.oldContent());
         assertEquals("nice", obs.newContent());
         assertTrue(obs.diff().contains("-This is a sample file.\n+This is a nice file."), obs.diff());
@@ -93,7 +94,7 @@ class FileEditorTest {
         FileEditObservation obs = edit("insert", file("i.txt"), null, null, "Inserted line", 1);
         assertEquals("The file " + file("i.txt") + " has been edited. Here's the result of running `cat -n` on a "
                 + "snippet of the edited file:\n     1\tThis is a test file.\n     2\tInserted line\n     3\tThis file "
-                + "is for testing purposes.\nReview the changes and make sure they are as expected (correct "
+                + "is for testing purposes.\n     4\t\nReview the changes and make sure they are as expected (correct "
                 + "indentation, no duplicate lines, etc). Edit the file again if necessary.", obs.content());
         edit("insert", file("i.txt"), null, null, "#!/top", 0);
         assertEquals("#!/top\nThis is a test file.\nInserted line\nThis file is for testing purposes.\n",
@@ -187,8 +188,9 @@ class FileEditorTest {
     void shouldViewNumberedLinesAndRanges() throws Exception {
         Files.writeString(workspace.resolve("v.txt"), "a\nb\nc\nd\n");
         FileReadObservation all = (FileReadObservation) editor.view(file("v.txt"), null, workspace);
+        // split at every newline, as openhands-aci does: the final newline shows as an empty line 5
         assertEquals("Here's the result of running `cat -n` on " + file("v.txt") + ":\n     1\ta\n     2\tb\n     3\tc\n"
-                + "     4\td\n", all.content());
+                + "     4\td\n     5\t\n", all.content());
         assertEquals("oh_aci", all.implSource());
         FileReadObservation range = (FileReadObservation) editor.view(file("v.txt"), List.of(2, 3), workspace);
         assertEquals("Here's the result of running `cat -n` on " + file("v.txt") + ":\n     2\tb\n     3\tc\n",
@@ -199,7 +201,8 @@ class FileEditorTest {
         assertEquals("ERROR:\nInvalid `view_range` parameter: [0, 2]. Its first element `0` should be within the "
                 + "range of lines of the file: [1, 4].", bad.content());
         FileReadObservation beyond = (FileReadObservation) editor.view(file("v.txt"), List.of(3, 9), workspace);
-        assertTrue(beyond.content().endsWith("\nNOTE: We only show up to 4 since there's only 4 lines in this file\n"));
+        assertEquals("NOTE: We only show up to 4 since there're only 4 lines in this file.\nHere's the result of "
+                + "running `cat -n` on " + file("v.txt") + ":\n     3\tc\n     4\td\n", beyond.content());
     }
 
     @Test
@@ -233,6 +236,88 @@ class FileEditorTest {
         assertEquals("ERROR:\nInvalid `path` parameter: " + workspace + ". The path " + workspace
                 + " is a directory and only the `view` command can be used on directories.",
                 edit("str_replace", workspace.toString(), null, "a", "b", null).content());
+    }
+
+    @Test
+    void shouldAnswerAViewWithAnEditObservationForAFileADirectoryAndAMissingPath() throws Exception {
+        Files.writeString(workspace.resolve("v.txt"), "a\n");
+        for (String path : List.of(file("v.txt"), workspace.toString(), file("missing.txt"))) {
+            FileEditObservation obs = edit("view", path, null, null, null, null);
+            assertEquals("edit", obs.type());
+            assertEquals(path, obs.path());
+            assertFalse(obs.prevExist());
+            assertEquals(null, obs.oldContent());
+            assertEquals(null, obs.newContent());
+            assertEquals("oh_aci", obs.implSource());
+            assertEquals("", obs.diff());
+        }
+        assertEquals("Here's the result of running `cat -n` on " + file("v.txt") + ":\n     1\ta\n     2\t\n",
+                edit("view", file("v.txt"), null, null, null, null).content());
+        assertEquals("ERROR:\nInvalid `path` parameter: " + file("missing.txt") + ". The path " + file("missing.txt")
+                + " does not exist. Please provide a valid path.",
+                edit("view", file("missing.txt"), null, null, null, null).content());
+    }
+
+    @Test
+    void shouldUndoWithTheWholeFileShownAndTheDiffBack() throws Exception {
+        Files.writeString(workspace.resolve("i.txt"), "one\nthree\n");
+        edit("insert", file("i.txt"), null, null, "two", 1);
+        FileEditObservation undone = edit("undo_edit", file("i.txt"), null, null, null, null);
+        assertEquals("Last edit to " + file("i.txt") + " undone successfully. Here's the result of running `cat -n` on "
+                + file("i.txt") + ":\n     1\tone\n     2\tthree\n     3\t\n", undone.content());
+        assertEquals("--- " + file("i.txt") + "\n+++ " + file("i.txt") + "\n@@ -2 +1,0 @@\n-two", undone.diff());
+    }
+
+    @Test
+    void shouldRetryStrReplaceWithoutSurroundingWhitespaceAndNotCreateParents() throws Exception {
+        Files.writeString(workspace.resolve("w.py"), "a = 1\nb = 2\n");
+        FileEditObservation obs = edit("str_replace", file("w.py"), null, "  b = 2 \n", " b = 3\n", null);
+        assertTrue(obs.content().startsWith("The file " + file("w.py") + " has been edited."), obs.content());
+        assertEquals("a = 1\nb = 3\n", Files.readString(workspace.resolve("w.py")));
+        assertEquals("ERROR:\nRan into [Errno 2] No such file or directory: '" + file("no/f.txt") + "' while trying to "
+                + "write to " + file("no/f.txt"), edit("create", file("no/f.txt"), "x", null, null, null).content());
+    }
+
+    @Test
+    void shouldAppendTheLintOfAPythonChangeAndKeepTheChange() throws Exception {
+        editor.lintEdits(true);
+        Files.writeString(workspace.resolve("l.py"), "import os\n");
+        FileEditObservation obs = edit("insert", file("l.py"), null, null, "def f(:", 1);
+        // flake8 says "E999 SyntaxError: invalid syntax" where it is installed, compile() "invalid syntax" elsewhere
+        assertTrue(obs.content().matches("(?s).*\n     3\t\n\nLinting issues found in the changes:\n- Line 2, Column \\d+: "
+                + "(E999 SyntaxError: )?invalid syntax\n\nReview the changes and make sure they are as expected "
+                + "\\(correct indentation, no duplicate lines, etc\\)\\. Edit the file again if necessary\\."),
+                obs.content());
+        assertEquals("import os\ndef f(:\n", Files.readString(workspace.resolve("l.py")));
+        FileEditObservation clean = edit("str_replace", file("l.py"), null, "def f(:", "def f():\n    return os.sep",
+                null);
+        assertTrue(clean.content().endsWith("\n\nNo linting issues found in the changes.\nReview the changes and make "
+                + "sure they are as expected. Edit the file again if necessary."), clean.content());
+    }
+
+    @Test
+    void shouldAnswerWithoutALintSectionWhenTheLinterCannotRun() throws Exception {
+        editor = new FileEditor(new PathGuard(workspace, false), 64, 1_000_000,
+                new EditLinter(workspace.resolve("no-python3").toString()));
+        editor.lintEdits(true);
+        Files.writeString(workspace.resolve("n.py"), "x = 1\n");
+        assertEquals("The file " + file("n.py") + " has been edited. Here's the result of running `cat -n` on a snippet "
+                + "of " + file("n.py") + ":\n     1\tx = 2\n     2\t\nReview the changes and make sure they are as "
+                + "expected. Edit the file again if necessary.",
+                edit("str_replace", file("n.py"), null, "x = 1", "x = 2", null).content());
+    }
+
+    @Test
+    void shouldWriteARelativePathAndItsSuggestionAsPathlibDoes() throws Exception {
+        Files.createDirectories(workspace.resolve("src"));
+        Files.writeString(workspace.resolve("src/a.txt"), "a\n");
+        assertEquals("ERROR:\nInvalid `path` parameter: src/a.txt. The path should be an absolute path, starting with "
+                + "`/`. Maybe you meant " + file("src/a.txt") + "?",
+                edit("view", "./src//a.txt/", null, null, null, null).content());
+        assertEquals("ERROR:\nInvalid `path` parameter: .. The path should be an absolute path, starting with `/`. "
+                + "Maybe you meant " + workspace + "?", edit("view", "", null, null, null, null).content());
+        assertEquals("ERROR:\nInvalid `path` parameter: nope.txt. The path should be an absolute path, starting with "
+                + "`/`.", edit("view", "nope.txt", null, null, null, null).content());
     }
 
     @Test
