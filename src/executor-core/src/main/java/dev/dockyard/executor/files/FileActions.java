@@ -76,10 +76,13 @@ public final class FileActions {
             }
             String text;
             try {
-                text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                        .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+                text = decodeUtf8(bytes);
             } catch (CharacterCodingException e) {
                 return ErrorObservation.of("File could not be decoded as utf-8: " + file + ".");
+            }
+            if (action.start() <= 0 && action.end() == -1) {
+                // the whole file (the default): what read_lines and a join would give back
+                return new FileReadObservation(text, file.toString(), "default");
             }
             List<String> lines = readLines(splitKeepingNewlines(text), action.start(), action.end());
             return new FileReadObservation(String.join("", lines), file.toString(), "default");
@@ -107,22 +110,23 @@ public final class FileActions {
             if (parent != null) {
                 Files.createDirectories(parent);
             }
-            List<String> insert = new ArrayList<>(List.of(action.content().split("\n", -1)));
+            // insert_lines over the whole file (start 0, end -1, the default) keeps nothing of the old
+            // text and ends every inserted line with a newline: the content plus one newline
+            boolean whole = action.start() == 0 && action.end() == -1;
             String newText;
             boolean existed = Files.exists(file);
             if (existed) {
                 String old;
                 try {
-                    old = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                            .decode(ByteBuffer.wrap(Files.readAllBytes(file))).toString();
+                    old = decodeUtf8(Files.readAllBytes(file));
                 } catch (CharacterCodingException e) {
                     return ErrorObservation.of("File could not be decoded as utf-8: " + file);
                 }
-                newText = String.join("", insertLines(insert, splitKeepingNewlines(old), action.start(), action.end()));
+                newText = whole ? action.content() + "\n" : String.join("", insertLines(
+                        List.of(action.content().split("\n", -1)), splitKeepingNewlines(old), action.start(),
+                        action.end()));
             } else {
-                StringBuilder sb = new StringBuilder();
-                insert.forEach(line -> sb.append(line).append('\n'));
-                newText = sb.toString();
+                newText = action.content() + "\n";
             }
             // rewriting in place keeps the file's owner and mode, as OpenHands restores them
             Files.writeString(file, newText, StandardCharsets.UTF_8);
@@ -181,6 +185,19 @@ public final class FileActions {
             from = to;
         }
         return lines;
+    }
+
+    /**
+     * Strict UTF-8: malformed input throws. The bulk decoder (an intrinsic) runs first; only text
+     * that then holds U+FFFD, a replaced byte or a real one, is decoded again strictly.
+     */
+    static String decodeUtf8(byte[] bytes) throws CharacterCodingException {
+        String text = new String(bytes, StandardCharsets.UTF_8);
+        if (text.indexOf('\uFFFD') >= 0) {
+            StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes));
+        }
+        return text;
     }
 
     /** Text never holds a NUL; binaries nearly always do near their start. */
