@@ -194,37 +194,70 @@ public final class JsonBytes {
             return value;
         }
 
-        /** At the opening quote; leaves {@code pos} after the closing one. */
+        /**
+         * At the opening quote; leaves {@code pos} after the closing one. One pass finds the end,
+         * whether there are escapes and whether all is ASCII: ASCII text becomes a string by a
+         * plain copy (ISO-8859-1), other text by one UTF-8 decode. Escapes are resolved into a
+         * byte array of the raw length (never shorter than the result) as UTF-8.
+         */
         private String string() {
             int start = ++pos;
-            // the common case: no escape, one bulk decode of the whole run
+            boolean ascii = true;
             while (pos < end) {
                 byte c = b[pos];
                 if (c == '"') {
-                    return new String(b, start, pos++ - start, StandardCharsets.UTF_8);
+                    return new String(b, start, pos++ - start,
+                            ascii ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8);
                 }
                 if (c == '\\') {
-                    break;
+                    return escapedString(start, ascii);
                 }
-                if (c >= 0 && c < 0x20) {
+                if (c < 0) {
+                    ascii = false;
+                } else if (c < 0x20) {
                     throw fail("control character in a string");
                 }
                 pos++;
             }
-            StringBuilder text = new StringBuilder();
-            int run = start;
+            throw fail("unterminated string");
+        }
+
+        /** At the first backslash of the string that starts at {@code start}. */
+        private String escapedString(int start, boolean ascii) {
+            // the raw bytes up to the closing quote: the decoded text is never longer (an escape
+            // of k bytes stands for at most k bytes of UTF-8), so one array holds it
+            int close = pos;
+            while (close < end && b[close] != '"') {
+                close += b[close] == '\\' ? 2 : 1;
+            }
+            byte[] out = new byte[Math.min(close, end) - start];
+            int n = pos - start;
+            System.arraycopy(b, start, out, 0, n);
+            int run = pos;
             while (pos < end) {
                 byte c = b[pos];
-                if (c == '"') {
-                    appendRun(text, run, pos);
-                    pos++;
-                    return text.toString();
-                }
-                if (c == '\\') {
-                    appendRun(text, run, pos);
-                    escape(text);
+                if (c == '"' || c == '\\') {
+                    int len = pos - run;
+                    System.arraycopy(b, run, out, n, len);
+                    n += len;
+                    if (c == '"') {
+                        pos++;
+                        return new String(out, 0, n, ascii ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8);
+                    }
+                    int codePoint = escape();
+                    if (codePoint < 0) {
+                        // a lone surrogate has no UTF-8 form: this string is built from chars instead
+                        return charString(start);
+                    }
+                    if (codePoint >= 0x80) {
+                        ascii = false;
+                    }
+                    n = putUtf8(out, n, codePoint);
                     run = pos;
-                } else if (c >= 0 && c < 0x20) {
+                } else if (c < 0) {
+                    ascii = false;
+                    pos++;
+                } else if (c < 0x20) {
                     throw fail("control character in a string");
                 } else {
                     pos++;
@@ -233,34 +266,105 @@ public final class JsonBytes {
             throw fail("unterminated string");
         }
 
-        private void appendRun(StringBuilder text, int from, int to) {
-            if (to > from) {
-                text.append(new String(b, from, to - from, StandardCharsets.UTF_8));
+        private static int putUtf8(byte[] out, int n, int cp) {
+            if (cp < 0x80) {
+                out[n++] = (byte) cp;
+            } else if (cp < 0x800) {
+                out[n++] = (byte) (0xC0 | cp >> 6);
+                out[n++] = (byte) (0x80 | cp & 0x3F);
+            } else if (cp < 0x10000) {
+                out[n++] = (byte) (0xE0 | cp >> 12);
+                out[n++] = (byte) (0x80 | cp >> 6 & 0x3F);
+                out[n++] = (byte) (0x80 | cp & 0x3F);
+            } else {
+                out[n++] = (byte) (0xF0 | cp >> 18);
+                out[n++] = (byte) (0x80 | cp >> 12 & 0x3F);
+                out[n++] = (byte) (0x80 | cp >> 6 & 0x3F);
+                out[n++] = (byte) (0x80 | cp & 0x3F);
             }
+            return n;
         }
 
-        /** At the backslash; leaves {@code pos} after the escape. */
-        private void escape(StringBuilder text) {
+        /**
+         * At a backslash; leaves {@code pos} after the escape (a surrogate pair is one) and answers
+         * its code point, or -1 for a lone surrogate ({@code pos} then after its first escape).
+         */
+        private int escape() {
             if (pos + 1 >= end) {
                 throw fail("unterminated escape");
             }
             byte c = b[pos + 1];
             pos += 2;
             switch (c) {
-                case '"' -> text.append('"');
-                case '\\' -> text.append('\\');
-                case '/' -> text.append('/');
-                case 'b' -> text.append('\b');
-                case 'f' -> text.append('\f');
-                case 'n' -> text.append('\n');
-                case 'r' -> text.append('\r');
-                case 't' -> text.append('\t');
-                case 'u' -> text.append(hex4());
-                default -> {
+                case '"':
+                    return '"';
+                case '\\':
+                    return '\\';
+                case '/':
+                    return '/';
+                case 'b':
+                    return '\b';
+                case 'f':
+                    return '\f';
+                case 'n':
+                    return '\n';
+                case 'r':
+                    return '\r';
+                case 't':
+                    return '\t';
+                case 'u':
+                    break;
+                default:
                     pos -= 2;
                     throw fail("invalid escape");
+            }
+            char unit = hex4();
+            if (!Character.isSurrogate(unit)) {
+                return unit;
+            }
+            if (Character.isHighSurrogate(unit) && end - pos >= 6 && b[pos] == '\\' && b[pos + 1] == 'u') {
+                int mark = pos;
+                pos += 2;
+                char low = hex4();
+                if (Character.isLowSurrogate(low)) {
+                    return Character.toCodePoint(unit, low);
+                }
+                pos = mark;
+            }
+            return -1;
+        }
+
+        /** The rare string with a lone surrogate: decoded char by char from its start. */
+        private String charString(int start) {
+            pos = start;
+            StringBuilder text = new StringBuilder();
+            int run = start;
+            while (pos < end) {
+                byte c = b[pos];
+                if (c == '"') {
+                    text.append(new String(b, run, pos - run, StandardCharsets.UTF_8));
+                    pos++;
+                    return text.toString();
+                }
+                if (c == '\\') {
+                    text.append(new String(b, run, pos - run, StandardCharsets.UTF_8));
+                    int mark = pos;
+                    int codePoint = escape();
+                    if (codePoint >= 0) {
+                        text.appendCodePoint(codePoint);
+                    } else {
+                        // the lone surrogate itself, as JSON-P keeps it
+                        pos = mark + 2;
+                        text.append(hex4());
+                    }
+                    run = pos;
+                } else if (c >= 0 && c < 0x20) {
+                    throw fail("control character in a string");
+                } else {
+                    pos++;
                 }
             }
+            throw fail("unterminated string");
         }
 
         private char hex4() {
@@ -385,18 +489,38 @@ public final class JsonBytes {
             }
         }
 
+        /**
+         * Tries the string as ASCII first: {@code getBytes(ISO_8859_1)} of a Latin-1 string is a
+         * plain copy, where UTF-8 encoding scans it first. A byte that is negative (a Latin-1
+         * character above 0x7F) or {@code '?'} (what ISO-8859-1 substitutes for anything else) may
+         * not be the character itself: then the string is written again from its UTF-8 bytes.
+         */
         private void string(String s) {
-            byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
-            ensure(utf8.length + 2);
+            int mark = count;
+            if (!escaped(s.getBytes(StandardCharsets.ISO_8859_1), true)) {
+                count = mark;
+                escaped(s.getBytes(StandardCharsets.UTF_8), false);
+            }
+        }
+
+        /** Writes the quoted, escaped bytes; false (having written part) when ASCII was assumed and is not so. */
+        private boolean escaped(byte[] text, boolean asciiOnly) {
+            ensure(text.length + 2 + (text.length >> 4));
             put('"');
             int run = 0;
-            for (int i = 0; i < utf8.length; i++) {
-                byte c = utf8[i];
-                // bytes of multi-byte sequences are negative: never escaped
-                if (c >= 0x20 && c != '"' && c != '\\' || c < 0) {
+            for (int i = 0; i < text.length; i++) {
+                byte c = text[i];
+                if (c >= 0x20 && c != '"' && c != '\\' && c != '?') {
                     continue;
                 }
-                bytes(utf8, run, i);
+                if (c < 0 || c == '?') {
+                    if (asciiOnly) {
+                        return false;
+                    }
+                    // bytes of multi-byte sequences are negative: never escaped, nor is '?'
+                    continue;
+                }
+                bytes(text, run, i);
                 run = i + 1;
                 switch (c) {
                     case '"' -> escape('"');
@@ -417,8 +541,9 @@ public final class JsonBytes {
                     }
                 }
             }
-            bytes(utf8, run, utf8.length);
+            bytes(text, run, text.length);
             put('"');
+            return true;
         }
 
         private void escape(char c) {

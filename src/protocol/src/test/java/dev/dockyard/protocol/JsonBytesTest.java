@@ -22,7 +22,9 @@ class JsonBytesTest {
             "{\"action\":{\"action\":\"write\",\"args\":{\"path\":\"/workspace/a.txt\",\"content\":\"x\\ny\\n\"}}}",
             "\"esc: \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u0001 \\u00e9 \\u20ac \\ud83d\\ude00\"",
             "\"raw utf-8: é € 😀 中文\"", "[12345678901234567890, -0, 1E2, 1e-2, 123456789012345678]",
-            "{\"dup\":1,\"dup\":2}", "[[[[[]]]]]", "{\"nested\":{\"deeper\":{\"k\":[{\"x\":\"y\"}]}}}");
+            "{\"dup\":1,\"dup\":2}", "[[[[[]]]]]", "{\"nested\":{\"deeper\":{\"k\":[{\"x\":\"y\"}]}}}",
+            "\"lone \\ud800 high, \\udc00 low, \\ud800\\u0041 unpaired, pair \\ud83d\\ude00, ? and \u00ff\"",
+            "[\"why? \u00e9\\n\", \"latin-1 \u00e9\u00ff only\", \"?\", \"\\u00e9\\u20ac escaped\", \"a\\\"b\"]");
 
     @Test
     void shouldReadWhatJsonpReads() {

@@ -12,8 +12,11 @@ import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -28,6 +31,8 @@ import java.nio.charset.StandardCharsets;
 public class ActionResource {
 
     public static final String REQUEST_ID = "X-Request-ID";
+    /** A larger announced length is not taken on trust for one allocation. */
+    static final long PRESIZED_LIMIT = 64L * 1024 * 1024;
 
     private final ExecutorLifecycle lifecycle;
 
@@ -38,13 +43,15 @@ public class ActionResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
-    public Response execute(byte[] body, @HeaderParam(REQUEST_ID) String requestId) {
+    public Response execute(InputStream entity, @HeaderParam(HttpHeaders.CONTENT_LENGTH) long length,
+                            @HeaderParam(REQUEST_ID) String requestId) throws IOException {
         if (!lifecycle.initialized()) {
             return detail(Response.Status.SERVICE_UNAVAILABLE, "The executor is not initialized");
         }
         Action action;
         JsonObject request;
         try {
+            byte[] body = read(entity, length);
             if (body == null || body.length == 0
                     || !(JsonBytes.read(body) instanceof JsonObject object)
                     || !(object.get("action") instanceof JsonObject dict)) {
@@ -72,6 +79,24 @@ public class ActionResource {
             // idle from the end of an action on: the heap a large one grew is given back after it
             lifecycle.served();
         }
+    }
+
+    /**
+     * The body in one array of its announced length (one copy, no growing buffer); without a
+     * length, or with one past {@link #PRESIZED_LIMIT}, as it comes.
+     */
+    private static byte[] read(InputStream entity, long length) throws IOException {
+        if (entity == null) {
+            return null;
+        }
+        if (length > 0 && length <= PRESIZED_LIMIT) {
+            byte[] body = entity.readNBytes((int) length);
+            if (body.length == length) {
+                return body;
+            }
+            throw new InvalidActionException("The body ended after " + body.length + " of its " + length + " bytes");
+        }
+        return entity.readAllBytes();
     }
 
     private static String text(JsonObject json) {
