@@ -98,5 +98,9 @@ class FileActionsTest {
         assertThrows(CharacterCodingException.class, () -> FileActions.decodeUtf8(new byte[] {'a', (byte) 0xC3}));
         assertThrows(CharacterCodingException.class, () -> FileActions.decodeUtf8(new byte[] {(byte) 0xED, (byte) 0xA0,
                 (byte) 0x80}));
+        Path bad = Files.write(workspace.resolve("bad"), new byte[] {'a', (byte) 0xC3});
+        assertThrows(CharacterCodingException.class, () -> FileActions.checkUtf8(bad));
+        FileActions.checkUtf8(Files.writeString(workspace.resolve("ascii"), "plain ascii".repeat(10000)));
+        FileActions.checkUtf8(Files.writeString(workspace.resolve("utf8"), "é€"));
     }
 }
