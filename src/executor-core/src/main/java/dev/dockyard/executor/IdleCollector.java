@@ -12,7 +12,7 @@ import java.util.function.LongSupplier;
 /**
  * Gives the heap back once the executor goes idle after work: one full collection when no action
  * came for {@code DOCKYARD_IDLE_GC_SECONDS} (default 2; 0 turns it off) and the heap has grown past
- * {@code DOCKYARD_IDLE_GC_HEAP_MB} (default 48) committed.
+ * {@code DOCKYARD_IDLE_GC_HEAP_MB} (default 36; ~32 after boot) committed.
  *
  * <p>Why: the executor runs the serial collector with a small young generation (its memory after
  * boot), so the megabyte-sized buffers of a file action or a large output are promoted and the old
@@ -59,7 +59,7 @@ public final class IdleCollector implements AutoCloseable {
         if (!(seconds > 0)) {
             return null;
         }
-        long floor = Long.parseLong(env.getOrDefault(HEAP_MB_ENV, "48")) * 1024 * 1024;
+        long floor = Long.parseLong(env.getOrDefault(HEAP_MB_ENV, "36")) * 1024 * 1024;
         ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "executor-idle-gc");
             t.setDaemon(true);
