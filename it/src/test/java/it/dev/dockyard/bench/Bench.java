@@ -483,9 +483,11 @@ public final class Bench {
                 try (KeepAlive connection = new KeepAlive(executor.uri)) {
                     workingSession(executor, connection);
                 }
+                // settled first (the idle collection runs 2 s after the last action), then measured
+                String container = fmt(executor.settledMemoryMib());
                 System.out.println("JVM native memory after a working session (NMT, committed):");
                 System.out.println(executor.nativeMemory());
-                System.out.println("container: " + fmt(executor.settledMemoryMib()) + " MiB");
+                System.out.println("container: " + container + " MiB");
             }
         }
     }
