@@ -2,9 +2,19 @@
 # The benchmark entry point: starts a private control plane (port 19280, its own database under
 # /tmp) on the images and build that are there, runs Bench and prints its table, stops the server.
 #   docker/bench.sh [provisions=5] [echoes=100] [pool=100]   (pool 0: no warm-pool rows)
+#   docker/bench.sh executor [echoes=100] [nmt]   the executor alone (no control plane): boot,
+#     memory after boot and after a working session, echo, 1 MB write+read; "nmt" adds the JVM's
+#     own figures (heap, metaspace, code cache, thread stacks) from a sandbox run with NMT
 # Needs a prior build: mvn -B install -DskipTests (docker/start-control-plane.sh does one).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
+if [ "${1:-}" = executor ]; then
+  bash "$root/docker/ensure-engine.sh"
+  bash "$root/docker/build-base-image.sh"
+  bash "$root/docker/build-sandbox-image.sh" "$root/src/executor/target/executor-bundle"
+  exec java "$root/it/src/test/java/it/dev/dockyard/bench/Bench.java" executor \
+    "${DOCKYARD_SANDBOX_IMAGE:-dockyard/sandbox:latest}" "${2:-100}" "${3:-}"
+fi
 wlp="$root/src/control-plane/target/liberty/wlp"
 [ -x "$wlp/bin/server" ] || { echo "no server build: run 'mvn -B install -DskipTests' first" >&2; exit 1; }
 bash "$root/docker/ensure-engine.sh"

@@ -27,7 +27,8 @@ import java.util.regex.Pattern;
 
 /**
  * Dockyard's benchmark: cold provisions (POST to READY), {@code echo} round trips through the
- * control plane and straight to an executor, and a 1 MB file write+read. Prints a table.
+ * control plane and straight to an executor, 1 MB file write+read pairs, the executor's boot and
+ * its container's memory after boot and after a working session. Prints a table.
  *
  * <p>JDK only, so it runs as a single source file against a running control plane:
  * {@code java it/src/test/java/it/dev/dockyard/bench/Bench.java <api-url> <admin-key>}.
@@ -52,6 +53,21 @@ public final class Bench {
     }
 
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("executor")) {
+            // the executor alone, no control plane: Bench executor [image] [echoes] [nmt]
+            Bench bench = new Bench("http://127.0.0.1/", "");
+            try {
+                bench.executorDirect(args.length > 1 ? args[1] : "dockyard/sandbox:latest",
+                        args.length > 2 ? Integer.parseInt(args[2]) : 100, args.length > 3 && args[3].equals("nmt"));
+            } catch (Throwable t) {
+                bench.print();
+                System.err.println("bench failed: " + t);
+                t.printStackTrace();
+                System.exit(1);
+            }
+            bench.print();
+            System.exit(0);
+        }
         if (args.length < 2) {
             System.err.println("usage: Bench <api-url e.g. http://127.0.0.1:9080/api/v1> <admin-key> [provisions] [echoes]");
             System.exit(2);
@@ -79,7 +95,8 @@ public final class Bench {
         progress("cold provisions");
         bench.coldProvisions(provisions);
         bench.echoThroughControlPlane(echoes);
-        bench.echoDirect(echoes);
+        progress("executors started by hand");
+        bench.executorDirect("dockyard/sandbox:latest", echoes, false);
         bench.remoteRuntimes(Math.max(3, provisions), echoes);
         if (poolSize > 0) {
             progress("pause and resume");
@@ -408,20 +425,185 @@ public final class Bench {
         return ms;
     }
 
-    private void echoDirect(int n) throws Exception {
-        String name = "dockyard-bench-direct-" + UUID.randomUUID().toString().substring(0, 8);
-        String key = UUID.randomUUID().toString();
-        docker("run", "-d", "--name", name, "--init", "--label", "dev.dockyard.bench=true", "-e",
-                "SESSION_API_KEY=" + key, "-p", "127.0.0.1::8000", "dockyard/sandbox:latest");
-        try {
-            String port = docker("port", name, "8000/tcp").strip().replaceAll(".*:", "");
-            URI executor = URI.create("http://127.0.0.1:" + port + "/");
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    /**
+     * Executors started by hand ({@code docker run} with a known key, port on 127.0.0.1): the
+     * protocol's own cost, without the control plane. Boot to {@code /ready} and the container's
+     * memory after boot (3 sandboxes); on one of them, {@code echo} and the 1 MB write+read pair on
+     * one kept-alive socket, a working session ({@link #workingSession}) and the memory after it.
+     * With {@code nmt}, one more sandbox runs with native memory tracking and prints the JVM's
+     * heap, metaspace, code cache and thread stacks after boot and after the same work.
+     */
+    private void executorDirect(String image, int n, boolean nmt) throws Exception {
+        List<Double> boots = new ArrayList<>();
+        List<Double> booted = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            try (DirectExecutor executor = DirectExecutor.start(image, null)) {
+                boots.add(executor.bootMs);
+                booted.add(executor.settledMemoryMib());
+            }
+        }
+        row("executor boot: docker run → /ready 200", boots, "ms");
+        row("executor memory after boot (container)", booted, "MiB");
+        try (DirectExecutor executor = DirectExecutor.start(image, null)) {
+            String echo = "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"echo hello\"}}}";
+            String big = ("x".repeat(1023) + "\\n").repeat(1024);
+            String write = "{\"action\":{\"action\":\"write\",\"args\":{\"path\":\"/workspace/bench.txt\","
+                    + "\"content\":\"" + big + "\"}}}";
+            String read = "{\"action\":{\"action\":\"read\",\"args\":{\"path\":\"/workspace/bench.txt\"}}}";
+            try (KeepAlive connection = new KeepAlive(executor.uri)) {
+                row("echo direct to executor", time(n, () -> expectText(executor.post(connection, echo), "hello")), "ms");
+                int pairs = Math.max(10, n / 5);
+                List<Double> writes = new ArrayList<>();
+                List<Double> reads = new ArrayList<>();
+                List<Double> both = time(pairs, () -> {
+                    long start = System.nanoTime();
+                    expectText(executor.post(connection, write), "\"observation\":\"write\"");
+                    long mid = System.nanoTime();
+                    String answer = executor.post(connection, read);
+                    long end = System.nanoTime();
+                    if (!answer.contains("\"observation\":\"read\"") || answer.length() < 1024 * 1024) {
+                        throw new IllegalStateException("unexpected read: " + answer.substring(0, 200));
+                    }
+                    writes.add((mid - start) / 1e6);
+                    reads.add((end - mid) / 1e6);
+                });
+                // time() also runs 2n warm-up steps: keep the measured ones only
+                row("1 MB write direct to executor", writes.subList(writes.size() - pairs, writes.size()), "ms");
+                row("1 MB read direct to executor", reads.subList(reads.size() - pairs, reads.size()), "ms");
+                row("1 MB write+read pair direct to executor", both, "ms");
+                workingSession(executor, connection);
+            }
+            row("executor memory after a working session", List.of(executor.settledMemoryMib()), "MiB");
+        }
+        if (nmt) {
+            try (DirectExecutor executor = DirectExecutor.start(image,
+                    "-XX:NativeMemoryTracking=summary -XX:-DisableAttachMechanism")) {
+                System.out.println("JVM native memory after boot (NMT, committed):");
+                System.out.println(executor.nativeMemory());
+                try (KeepAlive connection = new KeepAlive(executor.uri)) {
+                    workingSession(executor, connection);
+                }
+                // settled first (the idle collection runs 2 s after the last action), then measured
+                String container = fmt(executor.settledMemoryMib());
+                System.out.println("JVM native memory after a working session (NMT, committed):");
+                System.out.println(executor.nativeMemory());
+                System.out.println("container: " + container + " MiB");
+            }
+        }
+    }
+
+    /**
+     * The working session the memory figures are taken after: what an agent's step sequence puts
+     * through an executor. 50 commands (a 5 MB output and a 1 MB one among them, the rest short),
+     * 20 file actions (writes of 1 MB, 256 KB and 4 KB, reads, the editor's view, str_replace and
+     * undo on the 1 MB file and a small one) and a download of the workspace as a zip.
+     */
+    private static void workingSession(DirectExecutor executor, KeepAlive connection) throws Exception {
+        String ws = "/workspace/session";
+        List<String> commands = new ArrayList<>();
+        commands.add("head -c 5242880 /dev/zero | tr '\\0' 'y' | fold -w 100");
+        commands.add("seq 1 150000");
+        commands.add("mkdir -p " + ws + " && cd " + ws);
+        for (int i = 0; commands.size() < 50; i++) {
+            commands.add(switch (i % 6) {
+                case 0 -> "ls -la " + ws;
+                case 1 -> "echo step " + i + " && pwd";
+                case 2 -> "export STEP=" + i + " && echo $STEP";
+                case 3 -> "git --version";
+                case 4 -> "python3 -c 'print(sum(range(1000)))'";
+                default -> "wc -c " + ws + "/*.txt 2>/dev/null | tail -n 1";
+            });
+        }
+        for (String command : commands) {
+            String body = "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"" + jsonText(command)
+                    + "\",\"blocking\":true},\"timeout\":60}}";
+            expectText(executor.post(connection, body), "\"observation\":\"run\"");
+        }
+        String mb = ("0123456789abcdef".repeat(63) + "0123456789abcd\\n").repeat(1024);
+        String quarter = ("q".repeat(255) + "\\n").repeat(1024);
+        String small = ("def f():\\n    return 1\\n").repeat(100);
+        List<String> files = List.of(
+                write(ws + "/one.txt", mb), write(ws + "/quarter.txt", quarter), write(ws + "/small.py", small),
+                read(ws + "/one.txt"), read(ws + "/quarter.txt"), read(ws + "/small.py"),
+                edit(ws + "/one.txt", "\"command\":\"view\",\"view_range\":[1,40]"),
+                edit(ws + "/one.txt", "\"command\":\"str_replace\",\"old_str\":\"0123456789abcd\\n0123\","
+                        + "\"new_str\":\"ABCD\\n0123\""),
+                edit(ws + "/one.txt", "\"command\":\"undo_edit\""),
+                edit(ws + "/small.py", "\"command\":\"view\""),
+                edit(ws + "/small.py", "\"command\":\"insert\",\"insert_line\":0,\"new_str\":\"import os\""),
+                edit(ws + "/small.py", "\"command\":\"str_replace\",\"old_str\":\"import os\",\"new_str\":\"import sys\""),
+                edit(ws + "/new.py", "\"command\":\"create\",\"file_text\":\"print(1)\\n\""),
+                write(ws + "/one.txt", mb), read(ws + "/one.txt"), write(ws + "/quarter.txt", quarter),
+                read(ws + "/quarter.txt"), edit(ws + "/small.py", "\"command\":\"undo_edit\""),
+                read(ws + "/new.py"), edit(ws, "\"command\":\"view\""));
+        for (String action : files) {
+            String answer = executor.post(connection, action);
+            if (answer.contains("\"observation\":\"error\"")) {
+                throw new IllegalStateException("working session step failed: " + answer.substring(0,
+                        Math.min(300, answer.length())));
+            }
+        }
+        String zip = connection.get("/download_files?path=" + ws, "X-Session-API-Key", executor.key);
+        if (zip.length() < 1024) {
+            throw new IllegalStateException("download too short: " + zip.length());
+        }
+    }
+
+    private static String write(String path, String jsonContent) {
+        return "{\"action\":{\"action\":\"write\",\"args\":{\"path\":\"" + path + "\",\"content\":\""
+                + jsonContent + "\"}}}";
+    }
+
+    private static String read(String path) {
+        return "{\"action\":{\"action\":\"read\",\"args\":{\"path\":\"" + path + "\"}}}";
+    }
+
+    private static String edit(String path, String args) {
+        return "{\"action\":{\"action\":\"edit\",\"args\":{\"path\":\"" + path + "\"," + args + "}}}";
+    }
+
+    private static String jsonText(String s) {
+        return s.replace("\\", "\\\\").replace("\"", "\\\"");
+    }
+
+    /** One executor in a container of its own, removed on close. */
+    private static final class DirectExecutor implements AutoCloseable {
+        final String name = "dockyard-bench-direct-" + UUID.randomUUID().toString().substring(0, 8);
+        final String key = UUID.randomUUID().toString();
+        URI uri;
+        double bootMs;
+
+        static DirectExecutor start(String image, String jvmOptions) throws Exception {
+            DirectExecutor executor = new DirectExecutor();
+            List<String> run = new ArrayList<>(List.of("run", "-d", "--name", executor.name, "--init", "--label",
+                    "dev.dockyard.bench=true", "-e", "SESSION_API_KEY=" + executor.key, "-p", "127.0.0.1::8000"));
+            if (jvmOptions != null) {
+                run.addAll(List.of("-e", "DOCKYARD_JVM_OPTIONS=" + jvmOptions));
+            }
+            run.add(image);
+            long start = System.nanoTime();
+            docker(run.toArray(String[]::new));
+            try {
+                String port = docker("port", executor.name, "8000/tcp").strip().lines().findFirst().orElseThrow()
+                        .replaceAll(".*:", "");
+                executor.uri = URI.create("http://127.0.0.1:" + port + "/execute_action");
+                executor.awaitReady(start);
+                return executor;
+            } catch (Exception e) {
+                executor.close();
+                throw e;
+            }
+        }
+
+        private void awaitReady(long start) throws Exception {
+            URI ready = uri.resolve("/ready");
+            long deadline = start + TimeUnit.SECONDS.toNanos(60);
             while (true) {
                 try {
-                    if (HTTP.send(HttpRequest.newBuilder(executor.resolve("ready")).header("X-Session-API-Key", key)
-                            .build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
-                        break;
+                    if (HTTP.send(HttpRequest.newBuilder(ready).header("X-Session-API-Key", key).build(),
+                            HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                        bootMs = (System.nanoTime() - start) / 1e6;
+                        return;
                     }
                 } catch (IOException notYet) {
                     // still booting
@@ -429,15 +611,47 @@ public final class Bench {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("direct executor never became ready");
                 }
-                Thread.sleep(20);
+                Thread.sleep(10);
             }
-            String action = "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"echo hello\"}}}";
-            URI execute = executor.resolve("execute_action");
-            try (KeepAlive connection = new KeepAlive(execute)) {
-                row("echo direct to executor", time(n, () -> expectText(
-                        connection.post(execute.getPath(), "X-Session-API-Key", key, action), "hello")), "ms");
+        }
+
+        String post(KeepAlive connection, String body) throws IOException {
+            return connection.post(uri.getPath(), "X-Session-API-Key", key, body);
+        }
+
+        /** docker stats' figure (usage less inactive page cache), 3 s after the last request. */
+        double settledMemoryMib() throws Exception {
+            Thread.sleep(3000);
+            String used = docker("stats", "--no-stream", "--format", "{{.MemUsage}}", name).split("/")[0].strip();
+            double value = Double.parseDouble(used.replaceAll("[^0-9.]", ""));
+            return used.endsWith("GiB") ? value * 1024 : used.endsWith("KiB") ? value / 1024 : value;
+        }
+
+        /** jcmd VM.native_memory inside the sandbox: the committed figures of the areas that matter. */
+        String nativeMemory() throws Exception {
+            String pid = docker("exec", name, "sh", "-c", "pidof java || pgrep -x java").strip();
+            String summary = docker("exec", name, "/dockyard/jre/bin/jcmd", pid, "VM.native_memory", "summary", "scale=KB");
+            StringBuilder out = new StringBuilder();
+            Pattern area = Pattern.compile("^(?:Total: |-\\s+([A-Za-z ]+?) \\()reserved=\\d+KB, committed=(\\d+)KB",
+                    Pattern.MULTILINE);
+            Matcher m = area.matcher(summary);
+            while (m.find()) {
+                String what = m.group(1) == null ? "Total" : m.group(1).strip();
+                if (List.of("Total", "Java Heap", "Class", "Metaspace", "Shared class space", "Code", "Thread", "GC",
+                        "Compiler", "Symbol", "Internal", "Other").contains(what)) {
+                    out.append(String.format(Locale.ROOT, "  %-20s %8.1f MiB%n", what, Long.parseLong(m.group(2)) / 1024.0));
+                }
             }
-        } finally {
+            Matcher stacks = Pattern.compile("\\(stack: reserved=\\d+KB, committed=(\\d+)KB").matcher(summary);
+            if (stacks.find()) {
+                out.append(String.format(Locale.ROOT, "  %-20s %8.1f MiB%n", "(thread stacks)",
+                        Long.parseLong(stacks.group(1)) / 1024.0));
+            }
+            return out.toString().stripTrailing();
+        }
+
+        @Override
+        public void close() throws Exception {
             docker("rm", "-f", name);
         }
     }

@@ -13,6 +13,8 @@ final class OutputBuffer {
     static final int MAX_CHARS = 1 << 20;
     static final int KEEP_HEAD = 20_000;
     static final int KEEP_TAIL = 256 * 1024;
+    /** A buffer larger than this is given back once it is (nearly) empty again. */
+    static final int SMALL = 64 * 1024;
 
     private final StringBuilder text = new StringBuilder();
     private long droppedChars;
@@ -70,6 +72,10 @@ final class OutputBuffer {
         scanFrom = Math.max(0, scanFrom - index);
         consumed = Math.max(0, consumed - index);
         droppedChars = 0;
+        // the megabytes a large output grew the buffer to are not kept for the next command
+        if (text.length() < SMALL && text.capacity() > SMALL) {
+            text.trimToSize();
+        }
     }
 
     void clear() {

@@ -7,6 +7,8 @@ import dev.dockyard.protocol.FileWriteAction;
 import dev.dockyard.protocol.FileWriteObservation;
 import dev.dockyard.protocol.Observation;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -35,6 +37,8 @@ public final class FileActions {
     public FileActions(PathGuard guard) {
         this.guard = guard;
     }
+
+    private static final int CHECK_BUFFER = 64 * 1024;
 
     /** Larger files are refused rather than pulled into an observation. */
     public static final long MAX_FILE_BYTES = 10L * 1024 * 1024;
@@ -76,10 +80,13 @@ public final class FileActions {
             }
             String text;
             try {
-                text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                        .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+                text = decodeUtf8(bytes);
             } catch (CharacterCodingException e) {
                 return ErrorObservation.of("File could not be decoded as utf-8: " + file + ".");
+            }
+            if (action.start() <= 0 && action.end() == -1) {
+                // the whole file (the default): what read_lines and a join would give back
+                return new FileReadObservation(text, file.toString(), "default");
             }
             List<String> lines = readLines(splitKeepingNewlines(text), action.start(), action.end());
             return new FileReadObservation(String.join("", lines), file.toString(), "default");
@@ -107,25 +114,32 @@ public final class FileActions {
             if (parent != null) {
                 Files.createDirectories(parent);
             }
-            List<String> insert = new ArrayList<>(List.of(action.content().split("\n", -1)));
-            String newText;
+            // insert_lines over the whole file (start 0, end -1, the default) keeps nothing of the old
+            // text and ends every inserted line with a newline: the content plus one newline
+            boolean whole = action.start() == 0 && action.end() == -1;
             boolean existed = Files.exists(file);
-            if (existed) {
-                String old;
-                try {
-                    old = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                            .decode(ByteBuffer.wrap(Files.readAllBytes(file))).toString();
-                } catch (CharacterCodingException e) {
-                    return ErrorObservation.of("File could not be decoded as utf-8: " + file);
+            String newText = null;
+            try {
+                if (existed && whole) {
+                    // the old text matters only for being UTF-8: checked as it streams by
+                    checkUtf8(file);
+                } else if (existed) {
+                    newText = String.join("", insertLines(List.of(action.content().split("\n", -1)),
+                            splitKeepingNewlines(decodeUtf8(Files.readAllBytes(file))), action.start(), action.end()));
                 }
-                newText = String.join("", insertLines(insert, splitKeepingNewlines(old), action.start(), action.end()));
-            } else {
-                StringBuilder sb = new StringBuilder();
-                insert.forEach(line -> sb.append(line).append('\n'));
-                newText = sb.toString();
+            } catch (CharacterCodingException e) {
+                return ErrorObservation.of("File could not be decoded as utf-8: " + file);
             }
             // rewriting in place keeps the file's owner and mode, as OpenHands restores them
-            Files.writeString(file, newText, StandardCharsets.UTF_8);
+            try (OutputStream out = Files.newOutputStream(file)) {
+                if (newText == null) {
+                    // the content and its newline written as they are, without joining them first
+                    out.write(action.content().getBytes(StandardCharsets.UTF_8));
+                    out.write('\n');
+                } else {
+                    out.write(newText.getBytes(StandardCharsets.UTF_8));
+                }
+            }
             if (!existed) {
                 try {
                     Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-rw-r--"));
@@ -181,6 +195,37 @@ public final class FileActions {
             from = to;
         }
         return lines;
+    }
+
+    /**
+     * Strict UTF-8: malformed input throws. The bulk decoder (an intrinsic) runs first; only text
+     * that then holds U+FFFD, a replaced byte or a real one, is decoded again strictly.
+     */
+    static String decodeUtf8(byte[] bytes) throws CharacterCodingException {
+        String text = new String(bytes, StandardCharsets.UTF_8);
+        if (text.indexOf('\uFFFD') >= 0) {
+            StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes));
+        }
+        return text;
+    }
+
+    /**
+     * Throws unless the file is strict UTF-8. ASCII, the common case, is checked as it streams
+     * through a small buffer; only a file with other bytes is read whole and decoded.
+     */
+    static void checkUtf8(Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            byte[] buffer = new byte[CHECK_BUFFER];
+            for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+                for (int i = 0; i < n; i++) {
+                    if (buffer[i] < 0) {
+                        decodeUtf8(Files.readAllBytes(file));
+                        return;
+                    }
+                }
+            }
+        }
     }
 
     /** Text never holds a NUL; binaries nearly always do near their start. */

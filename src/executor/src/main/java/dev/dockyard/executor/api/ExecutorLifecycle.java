@@ -1,9 +1,11 @@
 package dev.dockyard.executor.api;
 
 import dev.dockyard.executor.ActionExecutor;
+import dev.dockyard.executor.IdleCollector;
 import dev.dockyard.executor.RequestLedger;
 import dev.dockyard.executor.config.ExecutorSettings;
 import java.io.IOException;
+import java.time.Clock;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -40,6 +42,7 @@ public class ExecutorLifecycle {
     private volatile ActionExecutor executor;
     private volatile String failure;
     private final RequestLedger requests = new RequestLedger();
+    private volatile IdleCollector idleCollector;
 
     /**
      * Reads the settings (and the session key) at once, then starts the shell on a thread of its
@@ -48,7 +51,8 @@ public class ExecutorLifecycle {
     void start() {
         try {
             settings = ExecutorSettings.fromEnvironment(System.getenv());
-        } catch (IllegalStateException e) {
+            idleCollector = IdleCollector.fromEnvironment(System.getenv(), Clock.systemUTC());
+        } catch (IllegalStateException | NumberFormatException e) {
             refuseToRun(e.getMessage());
             return;
         }
@@ -85,6 +89,14 @@ public class ExecutorLifecycle {
         return requests;
     }
 
+    /** An action was served: the heap is given back once the executor goes idle (see IdleCollector). */
+    public void served() {
+        IdleCollector collector = idleCollector;
+        if (collector != null) {
+            collector.activity();
+        }
+    }
+
     /** The expected session key, or null when none was given (then nothing is authorised). */
     byte[] sessionKey() {
         return settings == null ? null : settings.sessionKey();
@@ -97,6 +109,9 @@ public class ExecutorLifecycle {
     void stop() {
         if (executor != null) {
             executor.close();
+        }
+        if (idleCollector != null) {
+            idleCollector.close();
         }
     }
 }
