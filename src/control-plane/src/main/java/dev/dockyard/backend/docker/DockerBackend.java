@@ -647,6 +647,7 @@ public class DockerBackend implements RuntimeBackend {
             return new SnapshotCapture(image, volume, layer + disk, workspaces.sizeFor(diskMbOf(volume)));
         } catch (RuntimeException e) {
             removeWorkspaceQuietly(volume);
+            removeImageQuietly(image);
             throw e instanceof BackendException b ? b
                     : new BackendException("Docker could not commit '" + sandboxName + "': " + describe(e), e);
         }
@@ -674,6 +675,17 @@ public class DockerBackend implements RuntimeBackend {
             throw new BackendException("the home archive of '" + sandboxName + "' broke off: " + e.getMessage(), e);
         } finally {
             removeContainer(scratch);
+        }
+    }
+
+    /** Removes a half-made snapshot's image: the commit went through, writing the home in did not. */
+    private void removeImageQuietly(String image) {
+        try {
+            docker.removeImageCmd(image).withForce(false).exec();
+        } catch (NotFoundException e) {
+            // never committed
+        } catch (DockerException e) {
+            LOG.warning("Could not remove the image " + image + " of a failed snapshot: " + describe(e));
         }
     }
 
