@@ -20,13 +20,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The confinement of sandboxes on real engines (README: "Sandbox confinement"), on a control plane
- * restarted with read-only roots: a read-only root with a writable workspace, /tmp and home; gVisor when asked
+ * The confinement of sandboxes on real engines (README: "Sandbox confinement"), on the control
+ * plane's default configuration: a read-only root with a writable workspace, /tmp and home (a
+ * volume of the sandbox's own), and a writable root for a runtime that asks; gVisor when asked
  * for, on the node whose engine has it (and a 400 naming the node that has not); GPUs as device
  * requests on the node that declares them (it/pom.xml: node2 declares 2; no GPU exists here, so
  * the engine refuses to start the container and the runtime ends in ERROR, leaving nothing); and
@@ -36,18 +35,6 @@ class SandboxConfinementIT {
 
     private static final DockyardApi API = new DockyardApi();
     private static final String EXTRA_NETWORK = "dockyard-it-extra";
-    /** The control plane these tests talk to: read-only roots on (off by default). */
-    private static final Map<String, String> READ_ONLY_ROOT = Map.of("DOCKYARD_SANDBOX_READ_ONLY_ROOT", "true");
-
-    @BeforeAll
-    static void readOnlyRoots() throws Exception {
-        ControlPlaneServer.restart(READ_ONLY_ROOT);
-    }
-
-    @AfterAll
-    static void usualSettings() throws Exception {
-        ControlPlaneServer.restart(Map.of());
-    }
 
     /** A node of the test's own, on an engine without gVisor. */
     private static final String PLAIN = "plain";
@@ -83,12 +70,44 @@ class SandboxConfinementIT {
             assertEquals("nofile=16384:16384", DockerCli.inspect(container,
                     "{{range .HostConfig.Ulimits}}{{.Name}}={{.Soft}}:{{.Hard}}{{end}}"));
             // the key directory is the container's own volume: the key was handed in, and read and deleted at boot
-            assertTrue(DockerCli.inspect(container, "{{range .Mounts}}{{.Destination}} {{end}}")
-                    .contains("/opt/dockyard/run"));
+            String mounts = DockerCli.inspect(container, "{{range .Mounts}}{{.Name}}:{{.Destination}} {{end}}");
+            assertTrue(mounts.contains(":/opt/dockyard/run"), mounts);
+            // the home: a named volume of the sandbox's own, which goes with it
+            assertTrue(mounts.contains(container + "-home:/opt/dockyard/home"), mounts);
             assertFalse(DockerCli.ok("exec", container, "ls", "/opt/dockyard/run").contains("session-key"));
         } finally {
             API.delete("runtimes/" + id);
         }
+        assertTrue(DockerCli.ok("volume", "ls", "-q", "--filter", "name=dockyard-" + id + "-home").isBlank(),
+                "the home volume went with the runtime");
+    }
+
+    /**
+     * A runtime whose agent writes into the image's own files asks for a writable root: it gets
+     * the root (and home) of the image; the question must be a boolean.
+     */
+    @Test
+    void shouldGiveARuntimeThatAsksForItAWritableRoot() {
+        String id = ready(request("rw", Json.createObjectBuilder().add("readOnlyRoot", false)));
+        try {
+            String container = "dockyard-" + id;
+            assertEquals("false", DockerCli.inspect(container, "{{.HostConfig.ReadonlyRootfs}}"));
+            JsonObject own = run(id, "touch /dockyard/wlp/dockyard-probe && echo \"$HOME\"");
+            assertEquals(0, exitCode(own), own.toString());
+            assertTrue(own.getString("content").strip().startsWith("/home/"), own.toString());
+            assertFalse(DockerCli.inspect(container, "{{range .Mounts}}{{.Destination}} {{end}}")
+                    .contains("/opt/dockyard/home"));
+            // the sandbox user has no capabilities either way: the system's files stay out of reach
+            assertNotEquals(0, exitCode(run(id, "touch /usr/dockyard-probe")));
+        } finally {
+            API.delete("runtimes/" + id);
+        }
+        DockyardApi.Answer refused = API.provision(request("rw-bad", Json.createObjectBuilder()
+                .add("readOnlyRoot", "no")).build(), 30);
+        assertEquals(400, refused.status(), refused.body());
+        assertTrue(refused.contentType().startsWith("application/problem+json"), refused.contentType());
+        assertTrue(refused.json().getString("detail").contains("sandbox.readOnlyRoot must be a boolean"),
+                refused.body());
     }
 
     /** What the agent can and cannot write, seen from inside through the executor. */
@@ -103,6 +122,7 @@ class SandboxConfinementIT {
                 + "&& cat \"$d/probe\" && rm \"$d/probe\"; done");
         assertEquals(0, exitCode(writable), writable.toString());
         assertEquals("ok\nok\nok\nok", writable.getString("content").strip().replace("\r", ""));
+        assertEquals("/opt/dockyard/home", run(id, "echo \"$HOME\"").getString("content").strip());
         assertEquals("16384", run(id, "ulimit -n").getString("content").strip());
     }
 
@@ -170,7 +190,7 @@ class SandboxConfinementIT {
         try {
             assertTrue(!DockerCli.ok("-H", "unix:///var/run/dockyard-" + PLAIN + ".sock", "info", "--format",
                     "{{json .Runtimes}}").contains("runsc"), "the test's own engine must not have runsc");
-            Map<String, String> withPlain = new HashMap<>(READ_ONLY_ROOT);
+            Map<String, String> withPlain = new HashMap<>();
             withPlain.put("DOCKYARD_NODES", "local,node2," + PLAIN);
             withPlain.put("DOCKYARD_NODE_" + PLAIN.toUpperCase() + "_DOCKER_HOST", "unix:///var/run/dockyard-" + PLAIN
                     + ".sock");
@@ -185,7 +205,7 @@ class SandboxConfinementIT {
             assertEquals(400, API.provision(request("kata", Json.createObjectBuilder().add("runtimeClass", "kata"))
                     .build(), 30).status());
         } finally {
-            ControlPlaneServer.restart(READ_ONLY_ROOT);
+            ControlPlaneServer.restart(Map.of());
             if (ours) {
                 // the engine this test started: stopped by its PID (its data stays for the next run)
                 ProcessHandle.of(Long.parseLong(Files.readString(pidFile).strip())).ifPresent(ProcessHandle::destroy);

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Snapshots and forks on the real engine: a fork of a runtime with a 100 MB workspace sees the
- * same files (inside and outside the workspace), and from then on the two are independent; the
+ * same files (inside and outside the workspace: its home, a volume of its own on the default
+ * read-only root, but not /tmp, a tmpfs, as after a reboot), and from then on the two are independent; the
  * snapshot is its owner's alone; deleting it removes its image and its workspace copy.
  */
 class SnapshotsIT {
@@ -43,8 +44,11 @@ class SnapshotsIT {
         String fork = null;
         String snapshotId = null;
         try {
+            assertEquals("true", DockerCli.inspect("dockyard-" + original, "{{.HostConfig.ReadonlyRootfs}}"),
+                    "the default: a read-only root");
             String sums = output(alice, original, "head -c 100000000 /dev/urandom > /workspace/big.bin"
                     + " && echo outside > ~/outside.txt && echo shared > /workspace/shared.txt"
+                    + " && echo scratch > /tmp/scratch.txt"
                     + " && sha256sum /workspace/big.bin | cut -c1-64");
 
             long snapStart = System.nanoTime();
@@ -81,6 +85,8 @@ class SnapshotsIT {
             assertEquals(sums + "\noutside\nshared", output(alice, fork,
                     "sha256sum /workspace/big.bin | cut -c1-64 && cat ~/outside.txt /workspace/shared.txt"),
                     "the fork sees the workspace and the file system outside it");
+            assertEquals("no", output(alice, fork, "test -e /tmp/scratch.txt && echo yes || echo no"));
+            assertEquals("scratch", output(alice, original, "cat /tmp/scratch.txt"));
             output(alice, fork, "echo from-fork > /workspace/shared.txt && touch /workspace/only-fork");
             output(alice, original, "touch /workspace/only-original");
             assertEquals("shared\nno", output(alice, original,

@@ -13,8 +13,9 @@ import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
- * A request's {@code sandbox.runtimeClass}, {@code sandbox.gpus} and {@code sandbox.networks}
- * (API.md's "Extensions to the contracts"), checked here once: a known runtime class; GPUs as a
+ * A request's {@code sandbox.runtimeClass}, {@code sandbox.gpus}, {@code sandbox.networks} and
+ * {@code sandbox.readOnlyRoot} (API.md's "Extensions to the contracts"), checked here once: a known
+ * runtime class; a boolean read-only root (absent: the node's default); GPUs as a
  * count, {@code "all"} or device ids; only networks an admin allows
  * ({@code dockyard.sandbox.allowed-networks}), and never the host's network stack, another
  * container's or none, whatever is allowed. Whether the chosen node can give them is the node's
@@ -37,8 +38,11 @@ final class IsolationRequestReader {
         if (runtimeClass != null && !SandboxIsolation.RUNTIME_CLASSES.contains(runtimeClass)) {
             throw invalid("sandbox.runtimeClass '" + runtimeClass + "' is not one of " + SandboxIsolation.RUNTIME_CLASSES);
         }
+        Boolean readOnlyRoot = sandbox.get("readOnlyRoot") == null
+                || sandbox.get("readOnlyRoot").getValueType() == JsonValue.ValueType.NULL ? null
+                : JsonFields.bool(sandbox, "readOnlyRoot", true, "sandbox.readOnlyRoot");
         return new SandboxIsolation(runtimeClass, gpus(sandbox.get("gpus")), networks(sandbox.get("networks"),
-                allowedNetworks));
+                allowedNetworks), readOnlyRoot);
     }
 
     private static SandboxIsolation.SandboxGpus gpus(JsonValue value) {

@@ -40,7 +40,7 @@ final class ProvisionRequestReader {
     static final Set<String> SANDBOX_FIELDS = Set.of("image", "cpus", "memoryMb", "timeoutSeconds", "env", "plugins",
             "extraDeps", "keepAlive", "idleTimeoutSeconds", "ttlSeconds", "diskMb", "enableAutoLint",
             // confinement: the egress policy (EgressRequestReader), the isolation (IsolationRequestReader)
-            "network", "egress", "runtimeClass", "gpus", "networks");
+            "network", "egress", "runtimeClass", "gpus", "networks", "readOnlyRoot");
     /** {@code llm}'s members. */
     static final Set<String> LLM_FIELDS = Set.of("model", "baseUrl", "apiKey");
     /** {@code repository}'s members. */

@@ -4,12 +4,15 @@ import java.util.List;
 
 /**
  * How a sandbox is set apart from its host beyond Dockyard's fixed hardening, as its request asked
- * (API.md's {@code sandbox.runtimeClass}, {@code sandbox.gpus}, {@code sandbox.networks}):
- * the isolation runtime ({@code null}: the node's default; {@link #RUNC} or {@link #GVISOR}), the
- * GPUs it gets ({@code null}: none) and the further networks, which an admin allows by name, it
- * is attached to. A node that cannot give what is asked refuses it ({@link UnsupportedIsolationException}).
+ * (API.md's {@code sandbox.runtimeClass}, {@code sandbox.gpus}, {@code sandbox.networks} and
+ * {@code sandbox.readOnlyRoot}): the isolation runtime ({@code null}: the node's default;
+ * {@link #RUNC} or {@link #GVISOR}), the GPUs it gets ({@code null}: none), the further networks,
+ * which an admin allows by name, it is attached to, and whether its root file system is read-only
+ * ({@code null}: the node's default, {@code dockyard.sandbox.read-only-root}; a runtime whose
+ * agent writes into the image's own files asks for {@code false}). A node that cannot give what
+ * is asked refuses it ({@link UnsupportedIsolationException}).
  */
-public record SandboxIsolation(String runtimeClass, SandboxGpus gpus, List<String> networks) {
+public record SandboxIsolation(String runtimeClass, SandboxGpus gpus, List<String> networks, Boolean readOnlyRoot) {
 
     /** The kernel's own namespaces and cgroups (Docker's default runtime). */
     public static final String RUNC = "runc";
@@ -19,13 +22,23 @@ public record SandboxIsolation(String runtimeClass, SandboxGpus gpus, List<Strin
     public static final List<String> RUNTIME_CLASSES = List.of(RUNC, GVISOR);
 
     /** What a request that asked for nothing gets: the node's defaults. */
-    public static final SandboxIsolation DEFAULT = new SandboxIsolation(null, null, List.of());
+    public static final SandboxIsolation DEFAULT = new SandboxIsolation(null, null, List.of(), null);
 
     public SandboxIsolation {
         networks = networks == null ? List.of() : List.copyOf(networks);
         if (runtimeClass != null && !RUNTIME_CLASSES.contains(runtimeClass)) {
             throw new IllegalArgumentException("unknown runtime class '" + runtimeClass + "'; known: " + RUNTIME_CLASSES);
         }
+    }
+
+    /** An isolation that leaves the root file system to the node's default. */
+    public SandboxIsolation(String runtimeClass, SandboxGpus gpus, List<String> networks) {
+        this(runtimeClass, gpus, networks, null);
+    }
+
+    /** The read-only root the sandbox gets: its request's choice, else {@code nodeDefault}. */
+    public boolean readOnlyRoot(boolean nodeDefault) {
+        return readOnlyRoot == null ? nodeDefault : readOnlyRoot;
     }
 
     /** True when the request asked for nothing beyond the node's defaults (a warm sandbox will do). */

@@ -58,12 +58,12 @@ public class DockyardConfig {
     String sandboxUser;
 
     /**
-     * An executor sandbox's root file system is read-only; its writable places are tmpfs and volumes.
-     * Off by default: a migration unpacks the workspace through the root, and a snapshot would not
-     * carry /tmp and the home directory (README: Sandbox confinement).
+     * An executor sandbox's root file system is read-only unless its request says otherwise
+     * (sandbox.readOnlyRoot); its writable places are the workspace and home volumes, tmpfs and
+     * the key directory's volume (README: Sandbox confinement).
      */
     @Inject
-    @ConfigProperty(name = "dockyard.sandbox.read-only-root", defaultValue = "false")
+    @ConfigProperty(name = "dockyard.sandbox.read-only-root", defaultValue = "true")
     boolean sandboxReadOnlyRoot;
 
     /** The tmpfs mounts of a read-only root: path=size, comma-separated. */

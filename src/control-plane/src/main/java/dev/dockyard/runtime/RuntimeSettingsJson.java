@@ -134,6 +134,9 @@ final class RuntimeSettingsJson {
             isolation.gpus().deviceIds().forEach(ids::add);
             json.add("gpus", Json.createObjectBuilder().add("count", isolation.gpus().count()).add("deviceIds", ids));
         }
+        if (isolation.readOnlyRoot() != null) {
+            json.add("readOnlyRoot", isolation.readOnlyRoot());
+        }
         JsonArrayBuilder networks = Json.createArrayBuilder();
         isolation.networks().forEach(networks::add);
         return json.add("networks", networks).build().toString();
@@ -148,6 +151,7 @@ final class RuntimeSettingsJson {
         return new SandboxIsolation(isolation.getString("runtimeClass", null),
                 gpus == null ? null : new SandboxIsolation.SandboxGpus(gpus.getInt("count"),
                         gpus.getJsonArray("deviceIds").getValuesAs(JsonString::getString)),
-                isolation.getJsonArray("networks").getValuesAs(JsonString::getString));
+                isolation.getJsonArray("networks").getValuesAs(JsonString::getString),
+                isolation.containsKey("readOnlyRoot") ? isolation.getBoolean("readOnlyRoot") : null);
     }
 }

@@ -37,6 +37,22 @@ class IsolationRequestReaderTest {
     }
 
     @Test
+    void shouldReadTheReadOnlyRootAskedForAndLeaveItToTheNodeOtherwise() {
+        assertEquals(Boolean.FALSE, read("{\"readOnlyRoot\":false}").readOnlyRoot());
+        assertEquals(Boolean.TRUE, read("{\"readOnlyRoot\":true}").readOnlyRoot());
+        assertNull(read("{\"readOnlyRoot\":null}").readOnlyRoot());
+        assertTrue(read("{}").readOnlyRoot(true));
+        assertTrue(!read("{\"readOnlyRoot\":false}").readOnlyRoot(true));
+        assertTrue(!read("{\"readOnlyRoot\":false}").isDefault(), "a warm sandbox has the node's root");
+    }
+
+    @Test
+    void shouldRefuseAReadOnlyRootThatIsNotABoolean() {
+        assertTrue(refusal("{\"readOnlyRoot\":\"no\"}").contains("sandbox.readOnlyRoot must be a boolean"));
+        assertTrue(refusal("{\"readOnlyRoot\":0}").contains("sandbox.readOnlyRoot must be a boolean"));
+    }
+
+    @Test
     void shouldReadAKnownRuntimeClass() {
         assertEquals("gvisor", read("{\"runtimeClass\":\"gvisor\"}").runtimeClass());
         assertEquals("runc", read("{\"runtimeClass\":\"runc\"}").runtimeClass());

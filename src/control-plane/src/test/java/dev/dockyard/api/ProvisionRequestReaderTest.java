@@ -141,9 +141,10 @@ class ProvisionRequestReaderTest {
     void shouldTakeTheConfinementFieldsOfTheSandbox() {
         ProvisioningRequest r = read("""
                 {"conversationId":"c","sandbox":{"network":"allowlist","egress":["127.0.0.1:8080"],
-                 "runtimeClass":"gvisor"}}""");
+                 "runtimeClass":"gvisor","readOnlyRoot":false}}""");
         assertEquals(EgressPolicy.Mode.ALLOWLIST, r.egress().mode());
         assertEquals("gvisor", r.isolation().runtimeClass());
+        assertEquals(Boolean.FALSE, r.isolation().readOnlyRoot());
         assertEquals(List.of("lab"), read("""
                 {"conversationId":"c","sandbox":{"networks":["lab"]}}""").isolation().networks());
     }

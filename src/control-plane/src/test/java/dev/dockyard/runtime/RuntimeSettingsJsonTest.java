@@ -16,6 +16,8 @@ class RuntimeSettingsJsonTest {
         assertEquals(isolation, RuntimeSettingsJson.isolation(RuntimeSettingsJson.isolation(isolation)));
         SandboxIsolation count = new SandboxIsolation(null, new SandboxIsolation.SandboxGpus(-1, List.of()), List.of());
         assertEquals(count, RuntimeSettingsJson.isolation(RuntimeSettingsJson.isolation(count)));
+        SandboxIsolation writable = new SandboxIsolation(null, null, List.of(), false);
+        assertEquals(writable, RuntimeSettingsJson.isolation(RuntimeSettingsJson.isolation(writable)));
     }
 
     @Test

@@ -178,6 +178,7 @@ public class DockerBackend implements RuntimeBackend {
         } catch (NotFoundException e) {
             removeWorkspaceQuietly(ownVolume);
             removeNetworkQuietly(network, spec.name());
+            removeHomeQuietly(spec.name());
             throw new BackendException("image '" + spec.image() + "' not found", e);
         } catch (ConflictException e) {
             // the name belongs to another sandbox: so may the volume (and network) named after it
@@ -185,6 +186,7 @@ public class DockerBackend implements RuntimeBackend {
         } catch (DockerException | IllegalArgumentException e) {
             removeWorkspaceQuietly(ownVolume);
             removeNetworkQuietly(network, spec.name());
+            removeHomeQuietly(spec.name());
             throw new BackendException("Docker refused to create the container: " + describe(e), e);
         }
         SandboxConfinement.attachNetworks(docker, id, spec);
@@ -226,6 +228,18 @@ public class DockerBackend implements RuntimeBackend {
         } catch (RuntimeException e) {
             // the reconciler's sweep removes an unused labelled volume later
             LOG.warning("Could not remove workspace volume " + volume + ": " + e.getMessage());
+        }
+    }
+
+    /** Removes the sandbox's home volume (a read-only root's, see {@link SandboxConfinement}), if it has one. */
+    private void removeHomeQuietly(String sandboxName) {
+        try {
+            docker.removeVolumeCmd(SandboxConfinement.homeVolume(sandboxName)).exec();
+        } catch (NotFoundException e) {
+            // none: a writable root, or gone already
+        } catch (DockerException e) {
+            // still in use (a removal in progress) or the engine failing: the volume is named after the sandbox
+            LOG.warning("Could not remove home volume of " + sandboxName + ": " + describe(e));
         }
     }
 
@@ -516,8 +530,9 @@ public class DockerBackend implements RuntimeBackend {
     @Override
     public void remove(String sandboxName) {
         removeContainer(sandboxName);
-        // named volumes outlive their container: its own one goes explicitly (a mounted kept one stays)
+        // named volumes outlive their container: its own ones go explicitly (a mounted kept one stays)
         removeWorkspaceQuietly(SandboxWorkspace.ownVolume(sandboxName));
+        removeHomeQuietly(sandboxName);
         networks.remove(sandboxName);
     }
 
@@ -570,6 +585,8 @@ public class DockerBackend implements RuntimeBackend {
         }
         removeContainer(sandboxName);
         networks.remove(sandboxName);
+        // the home goes with the sandbox, as a writable root's layer does: only the workspace is kept
+        removeHomeQuietly(sandboxName);
         if (volume == null || volume.equals(keptVolume)) {
             return volume;
         }
@@ -601,7 +618,8 @@ public class DockerBackend implements RuntimeBackend {
     /**
      * Commits the (frozen) container to {@code dockyard/snapshot:<id>} and copies its workspace to
      * the volume {@code dockyard-snapshot-<id>}; the volume is copied first, as the commit of a
-     * large layer takes longest and the copy must see the same moment.
+     * large layer takes longest and the copy must see the same moment. A read-only root's home
+     * volume, which no commit carries, is then written into the image ({@link #bakeHome}).
      */
     @Override
     public SnapshotCapture capture(String sandboxName, String snapshotId, Map<String, String> labels) {
@@ -621,11 +639,15 @@ public class DockerBackend implements RuntimeBackend {
         try {
             docker.commitCmd(sandboxName).withRepository(SNAPSHOT_REPOSITORY).withTag(snapshotId)
                     .withLabels(labels).withPause(false).exec();
-            long layer = layerBytes(image);
+            if (homeVolume(sandboxName) != null) {
+                bakeHome(sandboxName, snapshotId, labels);
+            }
+            long layer = layerBytes(image, containerImage);
             long disk = Math.max(0, workspaces.bytes(volume));
             return new SnapshotCapture(image, volume, layer + disk, workspaces.sizeFor(diskMbOf(volume)));
         } catch (RuntimeException e) {
             removeWorkspaceQuietly(volume);
+            removeImageQuietly(image);
             throw e instanceof BackendException b ? b
                     : new BackendException("Docker could not commit '" + sandboxName + "': " + describe(e), e);
         }
@@ -634,17 +656,54 @@ public class DockerBackend implements RuntimeBackend {
     /** Where snapshot images are tagged. */
     static final String SNAPSHOT_REPOSITORY = "dockyard/snapshot";
 
-    /** The committed layer alone: the image less its parent. */
-    private long layerBytes(String image) {
+    /**
+     * Writes the frozen sandbox's home volume into the snapshot's image, at the place the volume is
+     * mounted: a scratch container of the committed image (never started) receives the home's
+     * contents and is committed under the same tag. A sandbox started from the snapshot gets a
+     * fresh home volume there, which the engine fills from the image: the home carried over.
+     */
+    private void bakeHome(String sandboxName, String snapshotId, Map<String, String> labels) {
+        String image = SNAPSHOT_REPOSITORY + ":" + snapshotId;
+        String scratch = docker.createContainerCmd(image).exec().getId();
+        try (InputStream home = docker.copyArchiveFromContainerCmd(sandboxName, SandboxConfinement.HOME_DIR + "/.")
+                .exec()) {
+            docker.copyArchiveToContainerCmd(scratch).withTarInputStream(home)
+                    .withRemotePath(SandboxConfinement.HOME_DIR).exec();
+            docker.commitCmd(scratch).withRepository(SNAPSHOT_REPOSITORY).withTag(snapshotId).withLabels(labels)
+                    .withPause(false).exec();
+        } catch (IOException e) {
+            throw new BackendException("the home archive of '" + sandboxName + "' broke off: " + e.getMessage(), e);
+        } finally {
+            removeContainer(scratch);
+        }
+    }
+
+    /** Removes a half-made snapshot's image: the commit went through, writing the home in did not. */
+    private void removeImageQuietly(String image) {
+        try {
+            docker.removeImageCmd(image).withForce(false).exec();
+        } catch (NotFoundException e) {
+            // never committed
+        } catch (DockerException e) {
+            LOG.warning("Could not remove the image " + image + " of a failed snapshot: " + describe(e));
+        }
+    }
+
+    /** The home volume the sandbox mounts (a read-only root's), or null when it has none. */
+    private String homeVolume(String sandboxName) {
+        InspectContainerResponse inspect = docker.inspectContainerCmd(sandboxName).exec();
+        return inspect.getMounts() == null ? null : inspect.getMounts().stream()
+                .filter(m -> m.getDestination() != null && SandboxConfinement.HOME_DIR.equals(m.getDestination().getPath()))
+                .map(InspectContainerResponse.Mount::getName).filter(n -> n != null).findFirst().orElse(null);
+    }
+
+    /** The committed layers alone: the snapshot's image less the image its sandbox ran. */
+    private long layerBytes(String image, String base) {
         InspectImageResponse inspect = docker.inspectImageCmd(image).exec();
         long size = inspect.getSize() == null ? 0 : inspect.getSize();
-        String parent = inspect.getParent();
-        if (parent == null || parent.isBlank()) {
-            return size;
-        }
         try {
-            Long parentSize = docker.inspectImageCmd(parent).exec().getSize();
-            return Math.max(0, size - (parentSize == null ? 0 : parentSize));
+            Long baseSize = docker.inspectImageCmd(base).exec().getSize();
+            return Math.max(0, size - (baseSize == null ? 0 : baseSize));
         } catch (NotFoundException e) {
             return size;
         }

@@ -3,6 +3,7 @@ package dev.dockyard.backend.docker;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.CreateContainerCmd;
 import com.github.dockerjava.api.exception.DockerException;
+import com.github.dockerjava.api.model.Bind;
 import com.github.dockerjava.api.model.DeviceRequest;
 import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.Ulimit;
@@ -10,6 +11,8 @@ import com.github.dockerjava.api.model.Volume;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.backend.SandboxSpec;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,10 +23,15 @@ import java.util.Map;
  * layout is not known), the open-file limit, the isolation runtime (gVisor is the engine's
  * {@code runsc}), GPUs as device requests, and the extra networks a request was allowed.
  *
- * <p>With a read-only root the executor's state directory (where the session key is handed in
- * before start) is an anonymous volume: the engine copies files into volumes of a read-only
- * container, never into its root or a tmpfs (a tmpfs is mounted only at start). The volume is the
- * container's own and goes with it.
+ * <p>The read-only root is on by default ({@code dockyard.sandbox.read-only-root}); a request may
+ * ask for a writable one ({@code sandbox.readOnlyRoot: false}). With a read-only root the
+ * executor's state directory (where the session key is handed in before start) is an anonymous
+ * volume: the engine copies files into volumes of a read-only container, never into its root or a
+ * tmpfs (a tmpfs is mounted only at start). The volume is the container's own and goes with it.
+ * The home directory is a named volume of the sandbox's own ({@link #homeVolume}) at
+ * {@link #HOME_DIR}: on disk rather than in memory (what {@code pip install --user} fills), kept
+ * while the sandbox is stopped and revived, and readable while the sandbox is frozen, so that a
+ * snapshot can carry it (a commit carries no volume, and the engine cannot read a tmpfs).
  */
 final class SandboxConfinement {
 
@@ -31,7 +39,24 @@ final class SandboxConfinement {
     static final Map<String, String> DOCKER_RUNTIMES = Map.of(SandboxIsolation.RUNC, "runc",
             SandboxIsolation.GVISOR, "runsc");
 
+    /**
+     * Where a read-only sandbox's home volume is mounted; the image's launcher makes it the home
+     * (docker/sandbox/bin/start-executor), seeded from the image's own home when empty. Runtime
+     * images have it owned by the sandbox user, which the engine copies into the fresh volume.
+     */
+    static final String HOME_DIR = "/opt/dockyard/home";
+
     private SandboxConfinement() {
+    }
+
+    /** The sandbox's own home volume: named after it, so it is found and removed without it. */
+    static String homeVolume(String sandboxName) {
+        return sandboxName + "-home";
+    }
+
+    /** Whether the sandbox's root file system is read-only: executor sandboxes only, as asked or the node's default. */
+    static boolean readOnlyRoot(SandboxSpec spec, SandboxHostSettings settings) {
+        return spec.process() == null && spec.isolation().readOnlyRoot(settings.readOnlyRoot());
     }
 
     /** Sets the confinement of {@code spec} on the container being created. */
@@ -39,13 +64,17 @@ final class SandboxConfinement {
         if (settings.nofile() > 0) {
             host.withUlimits(List.of(new Ulimit("nofile", settings.nofile(), settings.nofile())));
         }
-        if (spec.process() == null && settings.readOnlyRoot()) {
+        if (readOnlyRoot(spec, settings)) {
             host.withReadonlyRootfs(true);
             Map<String, String> tmpfs = new LinkedHashMap<>();
             // exec: the agent runs what it builds in /tmp; sticky and world-writable like a real /tmp
             settings.writablePaths().forEach((path, size) -> tmpfs.put(path, "rw,exec,nosuid,nodev,mode=1777,size=" + size));
             host.withTmpFs(tmpfs);
             create.withVolumes(new Volume(DockerBackend.KEY_DIR));
+            // a bind rather than an anonymous volume: a commit would declare an anonymous one a VOLUME of the snapshot
+            List<Bind> binds = new ArrayList<>(host.getBinds() == null ? List.of() : Arrays.asList(host.getBinds()));
+            binds.add(new Bind(homeVolume(spec.name()), new Volume(HOME_DIR)));
+            host.withBinds(binds);
         }
         String runtimeClass = runtimeClass(spec, settings);
         if (runtimeClass != null) {

@@ -819,9 +819,11 @@ public class Provisioner {
      */
     private long copyWorkspace(WorkspaceSource source, RuntimeBackend target, String sandboxName) {
         nodes.on(source.node()).pause(source.sandboxName());
-        try (InputStream archive = nodes.on(source.node()).archive(source.sandboxName(), WORKSPACE);
+        // the workspace's contents into the workspace itself, not through "/": a read-only root
+        // refuses any unpacking outside its volumes
+        try (InputStream archive = nodes.on(source.node()).archive(source.sandboxName(), WORKSPACE + "/.");
              CountingInputStream counted = new CountingInputStream(archive)) {
-            target.restore(sandboxName, "/", counted);
+            target.restore(sandboxName, WORKSPACE, counted);
             return counted.count();
         } catch (IOException e) {
             throw new BackendException("the workspace archive broke off: " + e.getMessage(), e);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.github.dockerjava.api.model.Bind;
 import com.github.dockerjava.api.model.DeviceRequest;
 import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.Volume;
@@ -31,13 +32,18 @@ class SandboxConfinementTest {
     }
 
     @Test
-    void shouldMakeAnExecutorSandboxRootReadOnlyWithTmpfsAndAVolumeForItsKey() {
+    void shouldMakeAnExecutorSandboxRootReadOnlyWithTmpfsAVolumeForItsKeyAndOneForItsHome() {
         HostConfig host = HostConfig.newHostConfig();
+        Bind workspace = new Bind("dockyard-r1-ws", new Volume("/workspace"));
+        host.withBinds(workspace);
         CreateContainerCmdImpl create = create();
         SandboxConfinement.apply(create, host, executor(null), HARDENED);
         assertTrue(host.getReadonlyRootfs());
         assertEquals(Map.of("/tmp", "rw,exec,nosuid,nodev,mode=1777,size=512m"), host.getTmpFs());
         assertArrayEquals(new Volume[] {new Volume(DockerBackend.KEY_DIR)}, create.getVolumes());
+        // the home on a named volume of its own (a commit would make an anonymous one a VOLUME of the snapshot)
+        assertEquals(List.of(workspace, new Bind("dockyard-r1-home", new Volume("/opt/dockyard/home"))),
+                List.of(host.getBinds()));
         assertEquals("nofile", host.getUlimits()[0].getName());
         assertEquals(65536L, host.getUlimits()[0].getHardLong());
         assertNull(host.getRuntime());
@@ -52,6 +58,29 @@ class SandboxConfinementTest {
         SandboxConfinement.apply(create(), host, program, HARDENED);
         assertNull(host.getReadonlyRootfs());
         assertEquals(65536L, host.getUlimits()[0].getSoftLong());
+    }
+
+    @Test
+    void shouldGiveARuntimeThatAsksForItAWritableRootOnANodeThatDefaultsToReadOnly() {
+        HostConfig host = HostConfig.newHostConfig();
+        CreateContainerCmdImpl create = create();
+        SandboxConfinement.apply(create, host, executor(new SandboxIsolation(null, null, List.of(), false)), HARDENED);
+        assertNull(host.getReadonlyRootfs());
+        assertNull(host.getTmpFs());
+        assertEquals(0, host.getBinds().length);
+        assertEquals(0, create.getVolumes().length);
+    }
+
+    @Test
+    void shouldMakeTheRootReadOnlyWhenARuntimeAsksOnANodeThatDefaultsToWritable() {
+        SandboxHostSettings writable = new SandboxHostSettings(false, Map.of("/tmp", "64m"), 0, null, 0);
+        HostConfig byDefault = HostConfig.newHostConfig();
+        SandboxConfinement.apply(create(), byDefault, executor(null), writable);
+        assertNull(byDefault.getReadonlyRootfs());
+        HostConfig asked = HostConfig.newHostConfig();
+        SandboxConfinement.apply(create(), asked, executor(new SandboxIsolation(null, null, List.of(), true)), writable);
+        assertTrue(asked.getReadonlyRootfs());
+        assertEquals("dockyard-r1-home", asked.getBinds()[0].getPath());
     }
 
     @Test

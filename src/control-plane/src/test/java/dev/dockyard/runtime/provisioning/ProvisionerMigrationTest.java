@@ -144,8 +144,11 @@ class ProvisionerMigrationTest {
 
         assertEquals(List.of("source PAUSED", "actions refused"), duringArchive);
         List<String> calls = source.calls();
-        assertTrue(calls.indexOf("pause " + old.containerName()) < calls.indexOf("archive " + old.containerName() + " /workspace"),
-                calls.toString());
+        // the workspace's contents, unpacked into the target's workspace: never through its (read-only) root
+        int archived = calls.indexOf("archive " + old.containerName() + " /workspace/.");
+        assertTrue(calls.indexOf("pause " + old.containerName()) < archived && archived >= 0, calls.toString());
+        assertTrue(target.calls().stream().anyMatch(c -> c.startsWith("restore ") && c.endsWith(" /workspace")),
+                target.calls().toString());
         assertEquals(RuntimeStatus.READY, runtimes.find(moved.id()).orElseThrow().status());
         assertEquals(RuntimeStatus.STOPPED, runtimes.find(old.id()).orElseThrow().status());
         assertEquals(Phase.MISSING, source.phase(old.containerName()));
