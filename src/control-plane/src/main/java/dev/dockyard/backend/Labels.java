@@ -43,6 +43,9 @@ public final class Labels {
      * Their owner is in the database (a pool member's volume exists before it has a user).
      */
     public static final String WORKSPACE = "dev.dockyard.workspace";
+
+    /** On a sandbox's own home volume (a read-only root's): removed with the sandbox, swept if it was lost. */
+    public static final String HOME = "dev.dockyard.home";
     /** On a snapshot's image and workspace copy: the snapshot's id. */
     public static final String SNAPSHOT_ID = "dev.dockyard.snapshot-id";
 

@@ -145,6 +145,16 @@ public interface RuntimeBackend {
         return 0;
     }
 
+    /**
+     * Removes the home volumes of {@code controlPlane} (a read-only root's, see
+     * {@link Labels#HOME}) created before {@code cutoff} that no sandbox mounts; returns how many.
+     *
+     * @throws BackendException when the volumes cannot be listed
+     */
+    default int sweepHomes(String controlPlane, Instant cutoff) {
+        return 0;
+    }
+
     /** The bytes a workspace volume takes on the host now, or -1 when unknown. */
     default long workspaceBytes(String volume) {
         return -1;

@@ -78,6 +78,7 @@ public class DockerBackend implements RuntimeBackend {
     private final DockerClient docker;
     private final WorkspaceVolumes workspaces;
     private final SandboxNetworks networks;
+    private final HomeVolumes homes;
     private final SandboxHostSettings settings;
 
     /** One backend per engine: see {@link DockerNodes}. Workspaces on plain (unbounded) volumes. */
@@ -107,6 +108,7 @@ public class DockerBackend implements RuntimeBackend {
         this.workspaces = workspaces;
         this.settings = settings;
         this.networks = new SandboxNetworks(docker, new EgressHelper(docker, egressHelperImage));
+        this.homes = new HomeVolumes(docker, Clock.systemUTC());
     }
 
     @Override
@@ -159,6 +161,15 @@ public class DockerBackend implements RuntimeBackend {
         } catch (RuntimeException e) {
             removeWorkspaceQuietly(ownVolume);
             throw e;
+        }
+        if (SandboxConfinement.readOnlyRoot(spec, settings)) {
+            try {
+                homes.create(spec);
+            } catch (RuntimeException e) {
+                removeWorkspaceQuietly(ownVolume);
+                removeNetworkQuietly(network, spec.name());
+                throw e;
+            }
         }
         String id;
         try {
@@ -539,6 +550,11 @@ public class DockerBackend implements RuntimeBackend {
     @Override
     public int sweepNetworks(String controlPlane, Instant cutoff) {
         return networks.sweep(controlPlane, cutoff);
+    }
+
+    @Override
+    public int sweepHomes(String controlPlane, Instant cutoff) {
+        return homes.sweep(controlPlane, cutoff);
     }
 
     /** The packet-filter rules the engine's host has for the sandbox's own network ({@code iptables -S}). */

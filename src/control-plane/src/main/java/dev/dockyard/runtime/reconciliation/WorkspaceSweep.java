@@ -24,7 +24,8 @@ import java.util.logging.Logger;
  * from), and that is older than the grace period, is removed with its disk. Volumes are per node;
  * a node whose volumes cannot be listed, or a database that cannot be read, is left alone: an
  * incomplete view must never look like orphans. Sandbox networks ({@code EgressPolicy}) whose
- * sandbox is gone are swept on the same pass, node by node.
+ * sandbox is gone, and home volumes of read-only sandboxes that no container mounts, are swept on
+ * the same pass, node by node.
  */
 @ApplicationScoped
 public class WorkspaceSweep {
@@ -86,6 +87,12 @@ public class WorkspaceSweep {
                 backend.sweepNetworks(config.instance(), cutoff);
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "Network sweep of node '" + node + "' skipped: " + e.getMessage());
+            }
+            try {
+                // a read-only sandbox's home volume whose sandbox is gone
+                backend.sweepHomes(config.instance(), cutoff);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Home volume sweep of node '" + node + "' skipped: " + e.getMessage());
             }
         }
         return removed;
