@@ -59,7 +59,7 @@ class FileTransferThroughControlPlaneIT {
                 .header("X-API-Key", key()).GET().build(), HttpResponse.BodyHandlers.ofByteArray());
         assertEquals(200, down.statusCode());
         assertEquals("application/zip", down.headers().firstValue("Content-Type").orElse(""));
-        assertEquals(Map.of("repo/", "", "repo/a.txt", "alpha", "repo/lib/", "", "repo/lib/b.txt", "beta"),
+        assertEquals(Map.of("a.txt", "alpha", "lib/b.txt", "beta"),
                 Multipart.unzip(down.body()));
     }
 

@@ -65,7 +65,9 @@ class PluginsThroughControlPlaneIT {
             JsonObject page = API.act(id, Json.createObjectBuilder().add("action", "browse")
                     .add("args", Json.createObjectBuilder().add("url", "http://localhost:8124/")).build());
             assertEquals("browse", page.getString("observation"), page.toString());
-            assertTrue(page.getString("content").startsWith("# Served here"), page.getString("content"));
+            // OpenHands' frame around the page text (browser/utils.py get_agent_obs_text)
+            assertTrue(page.getString("content").startsWith("[Current URL: http://localhost:8124/]\n"
+                    + "============== BEGIN webpage content ==============\n# Served here"), page.getString("content"));
             assertTrue(page.getString("content").contains("# Inside"), page.getString("content"));
         } finally {
             API.delete("runtimes/" + id);

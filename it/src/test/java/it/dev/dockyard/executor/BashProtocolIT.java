@@ -97,7 +97,7 @@ class BashProtocolIT extends SandboxTest {
         JsonObject obs = sandbox.run("echo started; sleep 600", 2, true);
         assertEquals("started", obs.getString("content"));
         assertEquals(-1, exitCode(obs));
-        assertTrue(suffix(obs).startsWith("\n[The command timed out after 2 seconds."), suffix(obs));
+        assertTrue(suffix(obs).startsWith("\n[The command timed out after 2.0 seconds."), suffix(obs));
         // still running: the shell shows it as the foreground job's process
         JsonObject ps = sandbox.execute(Sandbox.action("run", Sandbox.args().add("command", "ps -eo args")
                 .add("is_static", true)));
@@ -107,7 +107,7 @@ class BashProtocolIT extends SandboxTest {
     @Test
     void shouldReturnAtHardTimeoutForSleepInfinityAndWorkAfterInterrupt() {
         JsonObject obs = sandbox.run("sleep infinity", 3, true);
-        assertTrue(suffix(obs).contains("timed out after 3 seconds"), suffix(obs));
+        assertTrue(suffix(obs).contains("timed out after 3.0 seconds"), suffix(obs));
         JsonObject interrupted = sandbox.input("C-c");
         assertEquals(130, exitCode(interrupted));
         assertEquals("works", sandbox.run("echo works").getString("content"));
@@ -125,7 +125,8 @@ class BashProtocolIT extends SandboxTest {
         JsonObject answered = sandbox.input("dockyard");
         assertEquals("hi dockyard", answered.getString("content"));
         assertEquals(0, exitCode(answered));
-        assertEquals("[Below is the output of the previous command.]\n", metadata(answered).getString("prefix"));
+        // OpenHands resets the prefix when the command completes (its test_interactive_command)
+        assertEquals("", metadata(answered).getString("prefix"));
     }
 
     @Test

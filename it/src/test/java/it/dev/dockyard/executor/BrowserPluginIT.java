@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -55,7 +57,10 @@ class BrowserPluginIT {
         JsonObject page = browse(SITE + "index.html");
         assertEquals("browse", page.getString("observation"));
         String text = page.getString("content");
-        assertTrue(text.startsWith("# Dockyard test site"), text);
+        // OpenHands' frame (browser/utils.py get_agent_obs_text) around the page's text
+        assertTrue(text.startsWith("[Current URL: " + SITE + "index.html]\n"
+                + "============== BEGIN webpage content ==============\n# Dockyard test site"), text);
+        assertTrue(text.endsWith("\n============== END webpage content ==============\n"), text);
         assertTrue(text.contains("# Welcome aboard"), text);
         assertTrue(text.contains("- alpha") && text.contains("- beta"), text);
         assertTrue(text.contains("[Second page](" + SITE + "page2.html)"), text);
@@ -64,6 +69,14 @@ class BrowserPluginIT {
         assertEquals(SITE + "index.html", extras.getString("url"));
         assertFalse(extras.getBoolean("error"));
         assertTrue(extras.getString("screenshot").startsWith("data:image/png;base64,iVBOR"), "a PNG screenshot");
+        // saved where OpenHands saves it, and really there
+        String saved = extras.getString("screenshot_path");
+        assertTrue(saved.matches("/workspace/\\.browser_screenshots/screenshot_\\d{8}_\\d{6}_\\d{6}\\.png"), saved);
+        assertEquals("PNG", sandbox.run("head -c 4 " + saved + " | tail -c 3").getString("content"));
+        assertEquals(List.of(SITE + "index.html"), extras.getJsonArray("open_pages_urls").getValuesAs(
+                JsonString::getString));
+        assertEquals(0, extras.getInt("active_page_index"));
+        assertEquals("goto(\"" + SITE + "index.html\")", extras.getString("last_browser_action"));
     }
 
     @Test
@@ -77,7 +90,13 @@ class BrowserPluginIT {
     void shouldFillClickNavigateAndGoBack() {
         JsonObject greeted = interact("goto('" + SITE + "index.html')\nfill('#name', 'Dockyard')\nclick('Greet')");
         assertTrue(greeted.getString("content").contains("Hello, Dockyard"), greeted.getString("content"));
-        assertEquals("click('Greet')", greeted.getJsonObject("extras").getString("last_browser_action"));
+        // OpenHands' last_browser_action is the whole script that ran
+        assertEquals("goto('" + SITE + "index.html')\nfill('#name', 'Dockyard')\nclick('Greet')",
+                greeted.getJsonObject("extras").getString("last_browser_action"));
+        assertTrue(greeted.getString("content").contains("[Focused element bid: ]\n[Screenshot saved to: "),
+                greeted.getString("content"));
+        assertTrue(greeted.getString("content").contains("\n\n[Action executed successfully.]\n"),
+                greeted.getString("content"));
 
         JsonObject second = interact("click('Second page')");
         assertEquals(SITE + "page2.html", second.getJsonObject("extras").getString("url"));

@@ -66,9 +66,8 @@ class FileTransferIT extends SandboxTest {
         HttpResponse<byte[]> answer = sandbox.sendForBytes(sandbox.request(w("download_files?path=/workspace/dl")).GET());
         assertEquals(200, answer.statusCode());
         assertEquals("application/zip", answer.headers().firstValue("Content-Type").orElse(""));
-        Map<String, String> entries = Multipart.unzip(answer.body());
-        assertEquals("a\n", entries.get("dl/a.txt"));
-        assertEquals("b\n", entries.get("dl/sub/b.txt"));
+        // OpenHands' layout: entries relative to the requested directory, files only
+        assertEquals(Map.of("a.txt", "a\n", "sub/b.txt", "b\n"), Multipart.unzip(answer.body()));
         assertEquals(400, sandbox.send(sandbox.request("download_files?path=workspace").GET()).statusCode());
         assertEquals(404, sandbox.send(sandbox.request(w("download_files?path=/workspace/none")).GET()).statusCode());
         assertEquals(400, sandbox.send(sandbox.request("download_files?path=/etc").GET()).statusCode());

@@ -84,7 +84,8 @@ class JupyterPluginIT {
         JsonObject hung = cell("import time\nfor i in range(1000):\n    time.sleep(0.1)", 2, "");
         assertTrue((System.nanoTime() - start) / 1_000_000 < 15_000, "answered after the timeout, not the loop");
         assertTrue(hung.getString("content").contains("KeyboardInterrupt"), hung.toString());
-        assertTrue(hung.getString("content").contains("interrupted after 2 s"), hung.toString());
+        // OpenHands' text (plugins/jupyter/execute_server.py), after the partial output Dockyard keeps
+        assertTrue(hung.getString("content").contains("\n[Execution timed out (2.0 seconds).]"), hung.toString());
         assertTrue(cell("print(x)").getString("content").startsWith("42"), "variables survive the interrupt");
     }
 

@@ -25,6 +25,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -80,7 +81,7 @@ public class ActionExecutor implements AutoCloseable {
                     settings.bundle().resolve("bin/ipython-bridge").toString()), shellEnvironment);
         }
         if (name.equals(BrowserPlugin.NAME)) {
-            return new BrowserPlugin(shellEnvironment);
+            return new BrowserPlugin(shellEnvironment, settings.workspace(), Clock.systemDefaultZone());
         }
         throw new IllegalArgumentException("unknown plugin '" + name + "'");
     }

@@ -2,7 +2,7 @@ package dev.dockyard.protocol;
 
 import java.util.List;
 
-/** The output of an IPython cell, with the images it displayed as data URLs. */
+/** The output of an IPython cell, with the images it displayed as data URLs (none: {@code image_urls} is null). */
 public record IPythonRunCellObservation(String content, String code, List<String> imageUrls)
         implements Observation {
 
@@ -19,5 +19,11 @@ public record IPythonRunCellObservation(String content, String code, List<String
     @Override
     public String message() {
         return "Code executed in IPython cell.";
+    }
+
+    /** OpenHands' IPythonRunCellObservation.success: always true, cells have no exit code. */
+    @Override
+    public Boolean success() {
+        return true;
     }
 }

@@ -138,13 +138,27 @@ public final class ProtocolJson {
             extras.addNull("_diff_cache");
         } else if (observation instanceof IPythonRunCellObservation o) {
             extras.add("code", o.code());
-            JsonArrayBuilder urls = Json.createArrayBuilder();
-            o.imageUrls().forEach(urls::add);
-            extras.add("image_urls", urls);
+            // OpenHands' JupyterPlugin passes `image_urls if image_urls else None`
+            if (o.imageUrls().isEmpty()) {
+                extras.addNull("image_urls");
+            } else {
+                extras.add("image_urls", stringArray(o.imageUrls()));
+            }
         } else if (observation instanceof BrowseObservation o) {
-            extras.add("url", o.url()).add("trigger_by_action", o.triggerByAction()).add("screenshot", o.screenshot())
-                    .add("error", o.error()).add("last_browser_action", o.lastBrowserAction())
-                    .add("last_browser_action_error", o.lastBrowserActionError());
+            // every field of OpenHands' BrowserOutputObservation, as dataclasses.asdict sends them
+            extras.add("url", o.url()).add("trigger_by_action", o.triggerByAction()).add("screenshot", o.screenshot());
+            addNullable(extras, "screenshot_path", o.screenshotPath());
+            extras.add("set_of_marks", "").add("error", o.error())
+                    .add("goal_image_urls", JsonValue.EMPTY_JSON_ARRAY)
+                    .add("open_pages_urls", stringArray(o.openPagesUrls()))
+                    .add("active_page_index", o.activePageIndex())
+                    .add("dom_object", JsonValue.EMPTY_JSON_OBJECT)
+                    .add("axtree_object", JsonValue.EMPTY_JSON_OBJECT)
+                    .add("extra_element_properties", JsonValue.EMPTY_JSON_OBJECT)
+                    .add("last_browser_action", o.lastBrowserAction())
+                    .add("last_browser_action_error", o.lastBrowserActionError())
+                    .add("focused_element_bid", o.focusedElementBid())
+                    .add("filter_visible_only", false);
         } else if (observation instanceof ErrorObservation o) {
             extras.add("error_id", o.errorId());
         }
@@ -182,7 +196,9 @@ public final class ProtocolJson {
                     stringListArg(extras, "image_urls"));
             case "browse" -> new BrowseObservation(content, stringArg(extras, "url", ""),
                     stringArg(extras, "trigger_by_action", "browse"), stringArg(extras, "screenshot", ""),
-                    boolArg(extras, "error", false), stringArg(extras, "last_browser_action", ""),
+                    stringArg(extras, "screenshot_path", null), boolArg(extras, "error", false),
+                    stringListArg(extras, "open_pages_urls"), intArg(extras, "active_page_index", -1),
+                    stringArg(extras, "focused_element_bid", ""), stringArg(extras, "last_browser_action", ""),
                     stringArg(extras, "last_browser_action_error", ""));
             case "error" -> new ErrorObservation(content, stringArg(extras, "error_id", ""));
             default -> throw new InvalidActionException("Unknown observation type: " + type);
@@ -306,6 +322,12 @@ public final class ProtocolJson {
         } else {
             b.add(key, value);
         }
+    }
+
+    private static JsonArrayBuilder stringArray(List<String> values) {
+        JsonArrayBuilder array = Json.createArrayBuilder();
+        values.forEach(array::add);
+        return array;
     }
 
     private static void addIntList(JsonObjectBuilder b, String key, List<Integer> values) {

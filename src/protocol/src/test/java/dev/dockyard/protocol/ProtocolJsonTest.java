@@ -13,6 +13,7 @@ import jakarta.json.bind.Jsonb;
 import jakarta.json.bind.JsonbBuilder;
 import java.io.StringReader;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class ProtocolJsonTest {
@@ -130,10 +131,34 @@ class ProtocolJsonTest {
                 new FileWriteObservation("", "/w/a"),
                 new FileEditObservation("ok", "/w/a", true, "a", "b", "oh_aci", "--- a\n+++ b"),
                 new IPythonRunCellObservation("1", "print(1)", List.of("data:image/png;base64,AA==")),
+                new IPythonRunCellObservation("1", "print(1)", List.of()),
+                new BrowseObservation("page", "http://localhost/", "browse", "data:image/png;base64,AA==",
+                        "/workspace/.browser_screenshots/s.png", false, List.of("http://localhost/"), 0, "",
+                        "goto(\"http://localhost/\")", ""),
                 new ErrorObservation("File not found: /x", ""));
         for (Observation observation : observations) {
             assertEquals(observation, ProtocolJson.observationFromJson(ProtocolJson.toJson(observation)));
         }
+    }
+
+    @Test
+    void shouldSendIPythonSuccessAndNullImagesAsOpenHandsDoes() {
+        JsonObject dict = ProtocolJson.toJson(new IPythonRunCellObservation("1", "print(1)", List.of()));
+        assertTrue(dict.getBoolean("success"));
+        assertTrue(dict.getJsonObject("extras").isNull("image_urls"));
+    }
+
+    @Test
+    void shouldSendEveryBrowserOutputObservationField() {
+        JsonObject extras = ProtocolJson.toJson(new BrowseObservation("", "", "browse", "", null, true, List.of(), -1,
+                "", "", "boom")).getJsonObject("extras");
+        assertEquals(Set.of("url", "trigger_by_action", "screenshot", "screenshot_path", "set_of_marks",
+                "error", "goal_image_urls", "open_pages_urls", "active_page_index", "dom_object", "axtree_object",
+                "extra_element_properties", "last_browser_action", "last_browser_action_error", "focused_element_bid",
+                "filter_visible_only"), extras.keySet());
+        assertTrue(extras.isNull("screenshot_path"));
+        assertEquals(-1, extras.getInt("active_page_index"));
+        assertFalse(extras.getBoolean("filter_visible_only"));
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.dockyard.executor.bash;
 import dev.dockyard.protocol.CmdOutputMetadata;
 import dev.dockyard.protocol.CmdOutputObservation;
 import dev.dockyard.protocol.CmdRunAction;
+import dev.dockyard.protocol.PythonNumbers;
 import dev.dockyard.protocol.Truncation;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -181,7 +182,7 @@ public final class BashSession implements AutoCloseable {
             if (running) {
                 Optional<Prompt.Match> done = Prompt.find(buffer, pythonPath);
                 if (done.isPresent() && command.isEmpty()) {
-                    return complete(done.get(), command, action.hidden(), CONTINUED_PREFIX, "");
+                    return complete(done.get(), command, action.hidden(), "");
                 }
                 if (done.isPresent()) {
                     // the previous command ended after its observation was sent: nothing waits for it
@@ -200,11 +201,11 @@ public final class BashSession implements AutoCloseable {
             if (!running) {
                 if (command.isEmpty()) {
                     return new CmdOutputObservation("ERROR: No previous running command to retrieve logs from.",
-                            "", action.hidden(), CmdOutputMetadata.unknown());
+                            "", false, CmdOutputMetadata.unknown());
                 }
                 if (action.isInput()) {
                     return new CmdOutputObservation("ERROR: No previous running command to interact with.",
-                            "", action.hidden(), CmdOutputMetadata.unknown());
+                            "", false, CmdOutputMetadata.unknown());
                 }
                 buffer.clear();
                 lastOutputNanos = System.nanoTime();
@@ -266,7 +267,7 @@ public final class BashSession implements AutoCloseable {
         while (true) {
             Optional<Prompt.Match> done = Prompt.find(buffer, pythonPath);
             if (done.isPresent()) {
-                return complete(done.get(), command, action.hidden(), prefix, keySuffix);
+                return complete(done.get(), command, action.hidden(), keySuffix);
             }
             long now = System.nanoTime();
             if (exited) {
@@ -277,7 +278,7 @@ public final class BashSession implements AutoCloseable {
             }
             if (now - deadline >= 0) {
                 var metadata = CmdOutputMetadata.unknown().withNotes(prefix, "\n[The command timed out after "
-                        + formatSeconds(hardTimeout) + " seconds. " + TIMEOUT_HINT + "]");
+                        + PythonNumbers.seconds(action.timeout(), hardTimeout) + " seconds. " + TIMEOUT_HINT + "]");
                 return new CmdOutputObservation(takeUnconsumed(), command, action.hidden(), metadata);
             }
             long quietSince = now - lastOutputNanos;
@@ -294,14 +295,17 @@ public final class BashSession implements AutoCloseable {
         }
     }
 
-    private CmdOutputObservation complete(Prompt.Match prompt, String command, boolean hidden, String prefix,
-                                          String keySuffix) {
+    /**
+     * A finished command. Its prefix is empty even when it finishes after a timeout: OpenHands'
+     * {@code _handle_completed_command} resets it (its tests assert {@code prefix == ''} there).
+     */
+    private CmdOutputObservation complete(Prompt.Match prompt, String command, boolean hidden, String keySuffix) {
         String output = clean(buffer.substring(Math.min(buffer.consumed(), prompt.start()), prompt.start()));
         buffer.discardBefore(prompt.end());
         running = false;
         forgetScript();
         lastPrompt = prompt.metadata();
-        var metadata = prompt.metadata().withNotes(prefix,
+        var metadata = prompt.metadata().withNotes("",
                 "\n[The command completed with exit code " + prompt.metadata().exitCode() + "." + keySuffix + "]");
         return new CmdOutputObservation(output, command, hidden, metadata);
     }
@@ -443,11 +447,6 @@ public final class BashSession implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for the shell", e);
         }
-    }
-
-    private static String formatSeconds(Duration d) {
-        double seconds = d.toMillis() / 1000.0;
-        return seconds == Math.rint(seconds) ? String.valueOf((long) seconds) : String.valueOf(seconds);
     }
 
     public static String shellQuote(String s) {

@@ -3,6 +3,7 @@ package dev.dockyard.executor.bash;
 import dev.dockyard.protocol.CmdOutputMetadata;
 import dev.dockyard.protocol.CmdOutputObservation;
 import dev.dockyard.protocol.CmdRunAction;
+import dev.dockyard.protocol.PythonNumbers;
 import dev.dockyard.protocol.Truncation;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -50,7 +51,8 @@ public final class StaticCommand {
             }
             int exitCode = finished ? process.exitValue() : -1;
             String suffix = finished ? "\n[The command completed with exit code " + exitCode + ".]"
-                    : "\n[The command timed out after " + timeout.toSeconds() + " seconds and was killed.]";
+                    : "\n[The command timed out after " + PythonNumbers.seconds(action.timeout(), timeout)
+                    + " seconds and was killed.]";
             var metadata = new CmdOutputMetadata(exitCode, -1, env.get("USER"), null, cwd.toString(), null, "", suffix);
             return new CmdOutputObservation(content, action.command(), action.hidden(), metadata);
         } catch (InterruptedException e) {

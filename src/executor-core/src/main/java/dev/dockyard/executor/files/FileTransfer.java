@@ -86,18 +86,25 @@ public final class FileTransfer {
         return files;
     }
 
-    /** Writes {@code path} (a file or a whole tree) as a zip; entries are relative to its parent. */
+    /**
+     * Writes {@code path} as a zip. For a directory the entries are relative to it ({@code A.txt},
+     * {@code sub/B.txt}), as OpenHands' {@code os.path.relpath(file, path)}; like OpenHands, only
+     * files are entries, except that an empty directory gets a {@code name/} entry so that it
+     * survives the round trip. A single file (for which OpenHands' {@code os.walk} yields an empty
+     * zip) is one entry named after the file. Links are never followed out of the tree.
+     */
     public void download(Path path, OutputStream out) throws IOException {
-        Path base = path.getParent() == null ? path : path.getParent();
         try (ZipOutputStream zip = new ZipOutputStream(out)) {
             if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
                 try (Stream<Path> tree = Files.walk(path)) {
                     for (Path p : (Iterable<Path>) tree.sorted()::iterator) {
-                        addEntry(zip, base, p);
+                        if (!p.equals(path)) {
+                            addEntry(zip, path, p);
+                        }
                     }
                 }
             } else {
-                addEntry(zip, base, path);
+                addEntry(zip, path.getParent() == null ? path : path.getParent(), path);
             }
         }
     }
@@ -108,12 +115,20 @@ public final class FileTransfer {
             return; // links are not followed out of the tree
         }
         if (Files.isDirectory(p)) {
-            zip.putNextEntry(new ZipEntry(name + "/"));
-            zip.closeEntry();
+            if (isEmptyDirectory(p)) {
+                zip.putNextEntry(new ZipEntry(name + "/"));
+                zip.closeEntry();
+            }
         } else if (Files.isRegularFile(p)) {
             zip.putNextEntry(new ZipEntry(name));
             Files.copy(p, zip);
             zip.closeEntry();
+        }
+    }
+
+    private static boolean isEmptyDirectory(Path dir) throws IOException {
+        try (Stream<Path> entries = Files.list(dir)) {
+            return entries.findAny().isEmpty();
         }
     }
 

@@ -18,7 +18,11 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.Base64;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -79,13 +83,22 @@ public final class BrowserPlugin implements Plugin {
             "  return (document.title ? '# ' + document.title + '\\n\\n' : '') + body;",
             "})()");
 
+    /** OpenHands' browser/utils.py browse: screenshots go to {@code <workspace>/.browser_screenshots}. */
+    static final String SCREENSHOTS = ".browser_screenshots";
+    private static final DateTimeFormatter SCREENSHOT_NAME = DateTimeFormatter.ofPattern(
+            "'screenshot_'yyyyMMdd_HHmmss_SSSSSS'.png'");
+
     private final Map<String, String> environment;
+    private final Path workspace;
+    private final Clock clock;
     private Process chromium;
     private DevTools page;
     private Path profile;
 
-    public BrowserPlugin(Map<String, String> environment) {
+    public BrowserPlugin(Map<String, String> environment, Path workspace, Clock clock) {
         this.environment = Map.copyOf(environment);
+        this.workspace = workspace;
+        this.clock = clock;
     }
 
     @Override
@@ -157,13 +170,14 @@ public final class BrowserPlugin implements Plugin {
         if (action instanceof BrowseUrlAction browse) {
             String call = "goto(" + Json.createValue(browse.url()) + ")";
             String error = run(List.of(call), timeout);
-            return observe("browse", call, error);
+            // OpenHands' action_str, unescaped as its f-string writes it
+            return observe("browse", "goto(\"" + browse.url() + "\")", error);
         }
         BrowseInteractiveAction interactive = (BrowseInteractiveAction) action;
         List<String> calls = interactive.browserActions().lines().map(String::strip)
                 .filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
         String error = run(calls, timeout);
-        return observe("browse_interactive", calls.isEmpty() ? "" : calls.get(calls.size() - 1), error);
+        return observe("browse_interactive", interactive.browserActions(), error);
     }
 
     /** Runs the calls in order; the first failure stops the script and is returned (else ""). */
@@ -267,24 +281,43 @@ public final class BrowserPlugin implements Plugin {
         return value instanceof JsonString s ? s.getString() : value == null ? "" : value.toString();
     }
 
+    /**
+     * The page after the action, shaped as OpenHands' browse() builds its observation: the text
+     * the agent reads is wrapped as its get_agent_obs_text wraps it, and the screenshot is also
+     * saved under the workspace. There is one page, so it is the open page and the active one.
+     */
     private BrowseObservation observe(String trigger, String lastAction, String error) {
         Duration read = Duration.ofSeconds(30);
         String url = "";
-        String content;
+        String pageText;
         String screenshot = "";
         try {
             url = evaluate("location.href", read);
-            content = evaluate(PAGE_TEXT, read);
+            pageText = evaluate(PAGE_TEXT, read);
             screenshot = "data:image/png;base64," + page.call("Page.captureScreenshot",
                     Json.createObjectBuilder().add("format", "png").build(), read).getString("data");
         } catch (Exception e) {
-            content = "The page could not be read: " + e.getMessage();
-            error = error.isEmpty() ? content : error;
+            pageText = "";
+            error = error.isEmpty() ? "The page could not be read: " + e.getMessage() : error;
         }
-        if (!error.isEmpty()) {
-            content = error + (content.isEmpty() ? "" : "\n\n" + content);
+        String screenshotPath = screenshot.isEmpty() ? null : save(screenshot);
+        String content = trigger.equals("browse")
+                ? AgentText.forBrowse(url, pageText, error)
+                : AgentText.forInteraction(url, screenshotPath, pageText, error);
+        return new BrowseObservation(content, url, trigger, screenshot, screenshotPath, !error.isEmpty(),
+                url.isEmpty() ? List.of() : List.of(url), url.isEmpty() ? -1 : 0, "", lastAction, error);
+    }
+
+    /** Writes the screenshot where OpenHands would; without a writable workspace there is no path. */
+    private String save(String dataUrl) {
+        try {
+            Path dir = Files.createDirectories(workspace.resolve(SCREENSHOTS));
+            Path file = dir.resolve(SCREENSHOT_NAME.format(LocalDateTime.now(clock)));
+            Files.write(file, Base64.getDecoder().decode(dataUrl.substring(dataUrl.indexOf(',') + 1)));
+            return file.toString();
+        } catch (IOException | RuntimeException e) {
+            return null;
         }
-        return new BrowseObservation(content, url, trigger, screenshot, !error.isEmpty(), lastAction, error);
     }
 
     /** Python-style literals separated by commas: 'text', "text", numbers. */

@@ -4,6 +4,7 @@ import dev.dockyard.protocol.Action;
 import dev.dockyard.protocol.ErrorObservation;
 import dev.dockyard.protocol.IPythonRunCellAction;
 import dev.dockyard.protocol.IPythonRunCellObservation;
+import dev.dockyard.protocol.PythonNumbers;
 import dev.dockyard.protocol.Observation;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
@@ -38,6 +39,8 @@ import java.util.concurrent.TimeoutException;
 public final class JupyterPlugin implements Plugin {
 
     public static final String NAME = "jupyter";
+    /** What OpenHands answers for a cell that printed and displayed nothing. */
+    static final String NO_OUTPUT = "[Code executed successfully with no output]";
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
     /** On top of a cell's own timeout: the bridge interrupts, then waits up to 5 s, then restarts. */
     private static final Duration GRACE = Duration.ofSeconds(60);
@@ -150,23 +153,33 @@ public final class JupyterPlugin implements Plugin {
         } catch (IOException e) {
             return ErrorObservation.of("The IPython kernel bridge failed: " + e.getMessage() + lastWords());
         }
-        StringBuilder content = new StringBuilder(answer.getString("output", ""));
-        if (answer.getBoolean("restarted", false)) {
-            content.append(answer.getBoolean("timed_out", false)
-                    ? "\n[The cell did not stop when interrupted after " + timeout.toSeconds() + " s: the kernel was "
-                    + "restarted and its variables are gone.]"
-                    : "\n[The kernel died and was restarted: its variables are gone.]");
-        } else if (answer.getBoolean("timed_out", false)) {
-            content.append("\n[The cell was interrupted after ").append(timeout.toSeconds())
-                    .append(" s (timeout); the kernel and its variables are kept.]");
+        // OpenHands' texts (plugins/jupyter/execute_server.py JupyterKernel.execute): the timeout
+        // line and the no-output line; the output is right-stripped as its run_ipython does
+        String output = answer.getString("output", "").stripTrailing();
+        boolean timedOut = answer.getBoolean("timed_out", false);
+        boolean restarted = answer.getBoolean("restarted", false);
+        List<String> lines = new ArrayList<>();
+        if (!output.isEmpty()) {
+            lines.add(output);
         }
+        if (timedOut) {
+            lines.add("[Execution timed out (" + PythonNumbers.seconds(cell.timeout(), timeout) + " seconds).]");
+        } else if (output.isEmpty() && !restarted && answer.getJsonArray("images").isEmpty()) {
+            lines.add(NO_OUTPUT);
+        }
+        if (restarted) {
+            lines.add(timedOut
+                    ? "[The cell did not stop when interrupted: the kernel was restarted and its variables are gone.]"
+                    : "[The kernel died and was restarted: its variables are gone.]");
+        }
+        StringBuilder content = new StringBuilder(String.join("\n", lines));
         if (cell.includeExtra()) {
             content.append("\n[Jupyter current working directory: ").append(cwd).append("]")
                     .append("\n[Jupyter Python interpreter: ").append(interpreter).append("]");
         }
         List<String> images = new ArrayList<>();
         answer.getJsonArray("images").forEach(v -> images.add(((JsonString) v).getString()));
-        return new IPythonRunCellObservation(content.toString().strip(), cell.code(), images);
+        return new IPythonRunCellObservation(content.toString(), cell.code(), images);
     }
 
     @Override

@@ -87,7 +87,7 @@ class BashSessionTest {
                 Duration.ofSeconds(1));
         assertEquals("started", obs.content());
         assertEquals(-1, obs.metadata().exitCode());
-        assertTrue(obs.metadata().suffix().contains("timed out after 1 seconds"), obs.metadata().suffix());
+        assertTrue(obs.metadata().suffix().startsWith("\n[The command timed out after 1.0 seconds. You may wait longer"), obs.metadata().suffix());
 
         CmdOutputObservation refused = run("echo next");
         assertTrue(refused.metadata().suffix().contains("is NOT executed"), refused.metadata().suffix());

@@ -1,5 +1,6 @@
 package dev.dockyard.executor.api;
 
+import dev.dockyard.executor.ResourceUsage;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
@@ -59,26 +60,27 @@ public class HealthResource {
         return Response.status(Response.Status.SERVICE_UNAVAILABLE).entity(body.build()).build();
     }
 
+    /**
+     * OpenHands' {@code resources} (see {@link ResourceUsage}: the executor's own process, sampled
+     * over 0.1 s as OpenHands does) with Dockyard's additions beside them: {@code cpu_count},
+     * {@code jvm} (heap in use and its cap) and {@code cgroup_memory} (the sandbox's memory use and
+     * limit, where the cgroup says).
+     */
     @GET
     @Path("server_info")
     public JsonObject serverInfo() {
-        JsonObjectBuilder resources = Json.createObjectBuilder()
+        JsonObjectBuilder resources = Json.createObjectBuilder(ResourceUsage.ofThisProcess().measure())
                 .add("cpu_count", Runtime.getRuntime().availableProcessors());
-        JsonObjectBuilder memory = Json.createObjectBuilder();
-        readCgroup("memory.current").ifPresent(v -> memory.add("used", v));
-        readCgroup("memory.max").ifPresent(v -> memory.add("limit", v));
-        resources.add("memory", memory);
         Runtime jvm = Runtime.getRuntime();
         resources.add("jvm", Json.createObjectBuilder().add("heap_used", jvm.totalMemory() - jvm.freeMemory())
                 .add("heap_max", jvm.maxMemory()));
-        if (lifecycle.initialized()) {
-            var ws = lifecycle.executor().workspace().toFile();
-            resources.add("disk", Json.createObjectBuilder().add("total", ws.getTotalSpace())
-                    .add("free", ws.getUsableSpace()).add("used", ws.getTotalSpace() - ws.getFreeSpace()));
-        }
+        JsonObjectBuilder cgroup = Json.createObjectBuilder();
+        readCgroup("memory.current").ifPresent(v -> cgroup.add("current", v));
+        readCgroup("memory.max").ifPresent(v -> cgroup.add("max", v));
+        resources.add("cgroup_memory", cgroup);
         return Json.createObjectBuilder()
-                .add("uptime", lifecycle.initialized() ? lifecycle.executor().uptimeSeconds() : 0)
-                .add("idle_time", lifecycle.initialized() ? lifecycle.executor().idleSeconds() : 0)
+                .add("uptime", lifecycle.initialized() ? lifecycle.executor().uptimeSeconds() : 0.0)
+                .add("idle_time", lifecycle.initialized() ? lifecycle.executor().idleSeconds() : 0.0)
                 .add("resources", resources)
                 .build();
     }
