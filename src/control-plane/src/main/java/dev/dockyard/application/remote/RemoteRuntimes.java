@@ -7,6 +7,7 @@ import dev.dockyard.application.Refused;
 import dev.dockyard.application.RuntimeService;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.Labels;
+import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.images.RuntimeImageBuilder;
@@ -124,6 +125,9 @@ public class RemoteRuntimes {
                 LlmSettings.NONE.over(agent.llmDefaults()), start.image(), cpus, memoryMb,
                 (int) config.sandboxTimeout().toSeconds(), executorEnvironment, ExtraDependencies.NONE,
                 executor ? agent.plugins() : List.of(), null, false, null, program, ports);
+        if (start.runtimeClass() != null) {
+            request = request.withIsolation(new SandboxIsolation(start.runtimeClass(), null, List.of()));
+        }
         try {
             return lifecycle.provision(request);
         } catch (ConversationBusyException raced) {
