@@ -82,7 +82,7 @@ public final class BashSession implements AutoCloseable {
     // all guarded by lock
     /** Whether keys become signals sent by the executor rather than by the terminal. */
     private boolean signalsByExecutor;
-    /** The shell's job groups when the running command was typed (kept when signalsByExecutor only). */
+    /** The shell's running job groups when the command was typed (kept when signalsByExecutor only). */
     private Set<Long> groupsBefore = Set.of();
     private long scriptCount;
     /** The file the running (or last) long command was sourced from; removed once it is done. */
@@ -242,7 +242,9 @@ public final class BashSession implements AutoCloseable {
                 buffer.clear();
                 lastOutputNanos = System.nanoTime();
                 if (signalsByExecutor) {
-                    groupsBefore = shellChildren().stream().map(ProcessStat::group).collect(Collectors.toSet());
+                    // a job stopped now may be the one this command resumes with fg
+                    groupsBefore = shellChildren().stream().filter(child -> !child.stopped())
+                            .map(ProcessStat::group).collect(Collectors.toSet());
                 }
                 write(typedLine(asOneUnit(command)));
                 running = true;

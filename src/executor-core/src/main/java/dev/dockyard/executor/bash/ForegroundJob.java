@@ -13,21 +13,21 @@ import java.util.Set;
  * nor shows the group in {@code /proc} (its {@code tpgid} is always 0), so the executor works it out
  * from what {@code /proc} does show. With job control on, the interactive shell gives every job a
  * process group of its own and makes it the terminal's foreground group while it waits for it; jobs
- * that existed when the command was typed are background or stopped jobs of earlier commands. So
- * the foreground job is the newest running group among the shell's children that was not there
- * when the command was typed; with none, the shell itself is in the foreground (a builtin such as
- * {@code read} or {@code wait}), as on a terminal.
+ * that ran when the command was typed are background jobs of earlier commands. So the foreground
+ * job is the newest running group among the shell's children that was not running when the command
+ * was typed (a stopped job resumed by {@code fg} counts); with none, the shell itself is in the
+ * foreground (a builtin such as {@code read} or {@code wait}), as on a terminal.
  *
- * <p>Known difference from a terminal: a job an earlier command put in the background and this
- * command brought back with {@code fg} counts as background (the shell is signalled instead), and a
- * background job that this very command started after its foreground job counts as the foreground.
+ * <p>Known difference from a terminal: a running background job brought to the foreground with
+ * {@code fg} counts as background (the shell is signalled instead), and a background job that this
+ * very command started after its foreground job counts as the foreground.
  */
 record ForegroundJob(long id, boolean group) {
 
     /**
      * @param shell the interactive shell
      * @param children the shell's child processes now
-     * @param groupsBefore the process groups of the shell's children when the command was typed
+     * @param groupsBefore the process groups of the shell's running children when the command was typed
      */
     static ForegroundJob of(ProcessStat shell, Collection<ProcessStat> children, Set<Long> groupsBefore) {
         Optional<ProcessStat> newest = children.stream()
