@@ -16,9 +16,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -82,8 +80,8 @@ public final class BashSession implements AutoCloseable {
     // all guarded by lock
     /** Whether keys become signals sent by the executor rather than by the terminal. */
     private boolean signalsByExecutor;
-    /** The shell's running job groups when the command was typed (kept when signalsByExecutor only). */
-    private Set<Long> groupsBefore = Set.of();
+    /** When the running command was typed (kept when signalsByExecutor only). */
+    private ForegroundJob.Typed typed = new ForegroundJob.Typed(0, 0);
     private long scriptCount;
     /** The file the running (or last) long command was sourced from; removed once it is done. */
     private Path script;
@@ -242,9 +240,7 @@ public final class BashSession implements AutoCloseable {
                 buffer.clear();
                 lastOutputNanos = System.nanoTime();
                 if (signalsByExecutor) {
-                    // a job stopped now may be the one this command resumes with fg
-                    groupsBefore = shellChildren().stream().filter(child -> !child.stopped())
-                            .map(ProcessStat::group).collect(Collectors.toSet());
+                    typed = ForegroundJob.Typed.now();
                 }
                 write(typedLine(asOneUnit(command)));
                 running = true;
@@ -493,7 +489,7 @@ public final class BashSession implements AutoCloseable {
         if (signal != null && signalsByExecutor && signallingTerminal()) {
             Optional<ForegroundJob> job = process.children().findFirst()
                     .flatMap(shellProcess -> ProcessStat.of(shellProcess.pid()))
-                    .map(shellStat -> ForegroundJob.of(shellStat, shellChildren(), groupsBefore));
+                    .map(shellStat -> ForegroundJob.of(shellStat, shellChildren(), typed));
             if (job.isPresent() && kill(signal, job.get())) {
                 return;
             }

@@ -3,7 +3,6 @@ package dev.dockyard.executor.bash;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Which processes a control key is for when the terminal cannot say: the shell's foreground job.
@@ -13,30 +12,58 @@ import java.util.Set;
  * nor shows the group in {@code /proc} (its {@code tpgid} is always 0), so the executor works it out
  * from what {@code /proc} does show. With job control on, the interactive shell gives every job a
  * process group of its own and makes it the terminal's foreground group while it waits for it; jobs
- * that ran when the command was typed are background jobs of earlier commands. So the foreground
- * job is the newest running group among the shell's children that was not running when the command
- * was typed (a stopped job resumed by {@code fg} counts); with none, the shell itself is in the
- * foreground (a builtin such as {@code read} or {@code wait}), as on a terminal.
+ * that were already there when the command was typed are background or stopped jobs of earlier
+ * commands. So the foreground job is the newest running group among the shell's children that
+ * started after the command was typed: in a later clock tick, or in the same hundredth of a second
+ * with a higher process id than the last one handed out then; with none, the shell itself is in the
+ * foreground (a builtin such as {@code read} or {@code wait}), as on a terminal. Those two numbers,
+ * not a list of the jobs taken at every command, because reading every process's details under
+ * gVisor's ptrace platform costs milliseconds a command, and the clock and one listing do not.
  *
- * <p>Known difference from a terminal: a running background job brought to the foreground with
- * {@code fg} counts as background (the shell is signalled instead), and a background job that this
- * very command started after its foreground job counts as the foreground.
+ * <p>Known differences from a terminal: a job of an earlier command brought to the foreground with
+ * {@code fg} counts as background (the shell is signalled, and ignores C-z; {@code kill %1} ends it),
+ * and a background job that this very command started after its foreground job counts as the
+ * foreground.
  */
 record ForegroundJob(long id, boolean group) {
 
     /**
      * @param shell the interactive shell
      * @param children the shell's child processes now
-     * @param groupsBefore the process groups of the shell's running children when the command was typed
+     * @param typed when the command was typed
      */
-    static ForegroundJob of(ProcessStat shell, Collection<ProcessStat> children, Set<Long> groupsBefore) {
+    static ForegroundJob of(ProcessStat shell, Collection<ProcessStat> children, Typed typed) {
         Optional<ProcessStat> newest = children.stream()
-                .filter(child -> !child.stopped() && !groupsBefore.contains(child.group()))
+                .filter(child -> !child.stopped() && typed.before(child))
                 .max(Comparator.comparingLong(ProcessStat::startTicks).thenComparingLong(ProcessStat::pid));
         // with job control off (set +m) a job shares the shell's group: the whole group is the
         // terminal's foreground, the shell included, as on a terminal
         return newest.map(child -> new ForegroundJob(child.group(), true))
                 .orElse(new ForegroundJob(shell.pid(), false));
+    }
+
+    /**
+     * When a command was typed, as processes tell it.
+     *
+     * @param lastPid {@link ProcessStat#lastPid()} then (0: unknown)
+     * @param ticks {@link ProcessStat#ticksNow()} then
+     */
+    record Typed(long lastPid, long ticks) {
+
+        static Typed now() {
+            return new Typed(ProcessStat.lastPid(), ProcessStat.ticksNow());
+        }
+
+        /**
+         * Whether the process started after this. The tick decides; within the typing's own tick
+         * the id does (ids wrap around, so alone they could not), or, unknown, the process counts.
+         */
+        boolean before(ProcessStat process) {
+            if (process.startTicks() != ticks) {
+                return process.startTicks() > ticks;
+            }
+            return lastPid <= 0 || process.pid() > lastPid;
+        }
     }
 
     /** The argument {@code kill} takes for it: a negative number names a process group. */

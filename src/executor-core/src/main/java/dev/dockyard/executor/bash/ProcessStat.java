@@ -1,10 +1,12 @@
 package dev.dockyard.executor.bash;
 
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * The fields of {@code /proc/<pid>/stat} that tell a shell's jobs apart: its parent, its process
@@ -47,6 +49,44 @@ record ProcessStat(long pid, char state, long parent, long group, long terminalG
                     Long.parseLong(rest[19])));
         } catch (NumberFormatException malformed) {
             return Optional.empty();
+        }
+    }
+
+    /**
+     * Clock ticks after boot now, on the clock of {@link #startTicks}: {@code /proc/uptime} in
+     * hundredths of a second (USER_HZ is 100 on Linux and gVisor); 0 when it cannot be read.
+     */
+    static long ticksNow() {
+        try {
+            String uptime = Files.readString(Path.of("/proc/uptime"), StandardCharsets.US_ASCII).trim().split("\\s+")[0];
+            return new BigDecimal(uptime).movePointRight(2).longValue();
+        } catch (IOException | RuntimeException unreadable) {
+            return 0;
+        }
+    }
+
+    /**
+     * The last process id handed out, or at least the highest one in use: {@code /proc/loadavg}'s
+     * last field where the kernel fills it (Linux, in the reader's pid namespace), else the highest
+     * id {@code /proc} lists (gVisor's loadavg says 0); 0 when neither can be read. Ids are handed
+     * out upwards from the last one, so a process started later has a higher one until they wrap.
+     */
+    static long lastPid() {
+        try {
+            String[] loadavg = Files.readString(Path.of("/proc/loadavg"), StandardCharsets.US_ASCII).trim().split("\\s+");
+            long last = Long.parseLong(loadavg[loadavg.length - 1]);
+            if (last > 0) {
+                return last;
+            }
+        } catch (IOException | RuntimeException unreadable) {
+            // the listing below
+        }
+        try (Stream<Path> entries = Files.list(Path.of("/proc"))) {
+            return entries.map(entry -> entry.getFileName().toString())
+                    .filter(name -> !name.isEmpty() && name.length() < 19 && name.chars().allMatch(Character::isDigit))
+                    .mapToLong(Long::parseLong).max().orElse(0);
+        } catch (IOException | RuntimeException unreadable) {
+            return 0;
         }
     }
 

@@ -26,6 +26,27 @@ class ProcessStatTest {
     }
 
     @Test
+    void shouldTellTheTimeOnTheClockOfStartTimes() {
+        long before = ProcessStat.ticksNow();
+        ProcessHandle started = ProcessHandle.current();
+        assertTrue(before > 0);
+        assertTrue(ProcessStat.of(started.pid()).orElseThrow().startTicks() <= before, "this JVM started earlier");
+    }
+
+    @Test
+    void shouldKnowTheLastProcessIdHandedOut() throws Exception {
+        Process started = new ProcessBuilder("true").start();
+        try {
+            long last = ProcessStat.lastPid();
+            assertTrue(last > 0);
+            // ids wrap around on a busy machine: the last one is this process's or one handed out after it
+            assertTrue(last >= started.pid() || last < 1000, started.pid() + " then " + last);
+        } finally {
+            started.waitFor();
+        }
+    }
+
+    @Test
     void shouldRefuseATruncatedOrMalformedLine() {
         assertTrue(ProcessStat.parse("12 (bash) S 1 2 2 0 0").isEmpty());
         assertTrue(ProcessStat.parse("no parenthesis here").isEmpty());
