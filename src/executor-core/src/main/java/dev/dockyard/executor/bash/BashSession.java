@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -81,7 +82,7 @@ public final class BashSession implements AutoCloseable {
     /** Whether keys become signals sent by the executor rather than by the terminal. */
     private boolean signalsByExecutor;
     /** When the running command was typed (kept when signalsByExecutor only). */
-    private ForegroundJob.Typed typed = new ForegroundJob.Typed(0, 0);
+    private ForegroundJob.Typed typed = new ForegroundJob.Typed(0, 0, Set.of());
     private long scriptCount;
     /** The file the running (or last) long command was sourced from; removed once it is done. */
     private Path script;
@@ -240,7 +241,7 @@ public final class BashSession implements AutoCloseable {
                 buffer.clear();
                 lastOutputNanos = System.nanoTime();
                 if (signalsByExecutor) {
-                    typed = ForegroundJob.Typed.now();
+                    typed = ForegroundJob.Typed.now(command, this::shellChildren);
                 }
                 write(typedLine(asOneUnit(command)));
                 running = true;

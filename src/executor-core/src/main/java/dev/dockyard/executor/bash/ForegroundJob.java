@@ -2,7 +2,12 @@ package dev.dockyard.executor.bash;
 
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * Which processes a control key is for when the terminal cannot say: the shell's foreground job.
@@ -20,9 +25,13 @@ import java.util.Optional;
  * not a list of the jobs taken at every command, because reading every process's details under
  * gVisor's ptrace platform costs milliseconds a command, and the clock and one listing do not.
  *
- * <p>Known differences from a terminal: a job of an earlier command brought to the foreground with
- * {@code fg} counts as background (the shell is signalled, and ignores C-z; {@code kill %1} ends it),
- * and a background job that this very command started after its foreground job counts as the
+ * <p>A command that may resume a stopped job ({@code fg}, {@code %1}) is the one case where the
+ * shell's jobs are listed when it is typed: a job stopped then and running now is in the
+ * foreground too.
+ *
+ * <p>Known differences from a terminal: a running background job brought to the foreground with
+ * {@code fg} counts as background (the shell is signalled, and ignores C-z; {@code kill %1} ends
+ * it), and a background job that this very command started after its foreground job counts as the
  * foreground.
  */
 record ForegroundJob(long id, boolean group) {
@@ -34,7 +43,7 @@ record ForegroundJob(long id, boolean group) {
      */
     static ForegroundJob of(ProcessStat shell, Collection<ProcessStat> children, Typed typed) {
         Optional<ProcessStat> newest = children.stream()
-                .filter(child -> !child.stopped() && typed.before(child))
+                .filter(child -> !child.stopped() && (typed.before(child) || typed.resumable().contains(child.group())))
                 .max(Comparator.comparingLong(ProcessStat::startTicks).thenComparingLong(ProcessStat::pid));
         // with job control off (set +m) a job shares the shell's group: the whole group is the
         // terminal's foreground, the shell included, as on a terminal
@@ -47,11 +56,25 @@ record ForegroundJob(long id, boolean group) {
      *
      * @param lastPid {@link ProcessStat#lastPid()} then (0: unknown)
      * @param ticks {@link ProcessStat#ticksNow()} then
+     * @param resumable the groups of jobs stopped then, when the command may resume one (else empty)
      */
-    record Typed(long lastPid, long ticks) {
+    record Typed(long lastPid, long ticks, Set<Long> resumable) {
 
-        static Typed now() {
-            return new Typed(ProcessStat.lastPid(), ProcessStat.ticksNow());
+        /** {@code fg}, or a job named by {@code %}, as a word of the command. */
+        private static final Pattern RESUMES = Pattern.compile("(^|[\\s;&|(])(fg|%)");
+
+        Typed {
+            resumable = Set.copyOf(resumable);
+        }
+
+        /**
+         * @param command what is being typed
+         * @param jobs lists the shell's children; called only when the command may resume a job
+         */
+        static Typed now(String command, Supplier<List<ProcessStat>> jobs) {
+            Set<Long> stopped = !RESUMES.matcher(command).find() ? Set.of() : jobs.get().stream()
+                    .filter(ProcessStat::stopped).map(ProcessStat::group).collect(Collectors.toSet());
+            return new Typed(ProcessStat.lastPid(), ProcessStat.ticksNow(), stopped);
         }
 
         /**

@@ -77,6 +77,16 @@ class BashSessionExecutorSignalsTest {
     }
 
     @Test
+    void shouldInterruptAStoppedJobBroughtBackWithFg() throws Exception {
+        runFor("sleep 100", 1);
+        assertEquals(148, input("C-z").metadata().exitCode());
+        CmdOutputObservation resumed = runFor("fg", 1);
+        assertEquals(-1, resumed.metadata().exitCode(), "sleep runs in the foreground again");
+        assertEquals(130, input("C-c").metadata().exitCode());
+        assertEquals("", run("jobs").content());
+    }
+
+    @Test
     void shouldQuitTheForegroundJobWithCtrlBackslash() throws Exception {
         runFor("sleep 100", 1);
         CmdOutputObservation obs = input("C-\\");

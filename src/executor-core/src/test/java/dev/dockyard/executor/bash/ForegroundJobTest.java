@@ -5,13 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class ForegroundJobTest {
 
     private static final ProcessStat SHELL = new ProcessStat(100, 'S', 99, 100, 0, 500);
     /** Typed at tick 850, when the last process id handed out was 125. */
-    private static final ForegroundJob.Typed TYPED = new ForegroundJob.Typed(125, 850);
+    private static final ForegroundJob.Typed TYPED = new ForegroundJob.Typed(125, 850, Set.of());
 
     private static ProcessStat child(long pid, long group, char state, long started) {
         return new ProcessStat(pid, state, 100, group, 0, started);
@@ -46,9 +47,27 @@ class ForegroundJobTest {
 
     @Test
     void shouldGoByTicksAloneWhenTheIdsWereUnknown() {
-        ForegroundJob.Typed unknownIds = new ForegroundJob.Typed(0, 850);
+        ForegroundJob.Typed unknownIds = new ForegroundJob.Typed(0, 850, Set.of());
         assertTrue(unknownIds.before(child(120, 120, 'S', 850)));
         assertFalse(unknownIds.before(child(120, 120, 'S', 849)));
+    }
+
+    @Test
+    void shouldTakeAStoppedJobThatFgResumedForTheForeground() {
+        List<ProcessStat> atTyping = List.of(child(120, 120, 'T', 700), child(121, 121, 'S', 710));
+        ForegroundJob.Typed fg = ForegroundJob.Typed.now("fg", () -> atTyping);
+        assertEquals(Set.of(120L), fg.resumable());
+        List<ProcessStat> now = List.of(child(120, 120, 'S', 700), child(121, 121, 'S', 710));
+        assertEquals(new ForegroundJob(120, true), ForegroundJob.of(SHELL, now, fg));
+        assertEquals(Set.of(120L), ForegroundJob.Typed.now("echo back; %1", () -> atTyping).resumable());
+    }
+
+    @Test
+    void shouldListNoJobsForACommandThatResumesNone() {
+        ForegroundJob.Typed typed = ForegroundJob.Typed.now("echo 50% of configfg", () -> {
+            throw new AssertionError("listed the jobs");
+        });
+        assertEquals(Set.of(), typed.resumable());
     }
 
     @Test
