@@ -153,6 +153,44 @@ class DockyardImageThroughRuntimeApiIT {
         }
     }
 
+    /**
+     * The SDK's {@code APIRemoteWorkspace(runtime_class="gvisor")}: the sandbox runs on runsc, and a
+     * command interrupted by C-c through the runtime's url ends there as on runc.
+     */
+    @Test
+    void shouldRunOnGvisorWhenTheClientNamesItsRuntimeClass() {
+        RuntimeApi.User user = RuntimeApi.newUser("rtapi-gvisor");
+        RuntimeApi api = user.runtimes();
+        String session = UUID.randomUUID().toString().replace("-", "");
+        String runtimeId = null;
+        try {
+            JsonObject started = api.started(Json.createObjectBuilder(legacyStart(session, "on-gvisor"))
+                    .add("runtime_class", "gvisor").build());
+            runtimeId = started.getString("runtime_id");
+            awaitReadyLikeTheLegacyRuntime(api, runtimeId);
+            String url = started.getString("url");
+            String key = started.getString("session_api_key");
+            List<String> containers = DockerCli.containersLabelled("dev.dockyard.runtime-id=" + runtimeId);
+            assertEquals(1, containers.size(), containers.toString());
+            assertEquals("runsc", DockerCli.inspect(containers.get(0), "{{.HostConfig.Runtime}}"));
+            Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
+                    .until(() -> ThroughUrl.get(url + "/alive", key).body().contains("\"ok\""));
+
+            JsonObject running = execute(url, key, Json.createObjectBuilder().add("action", "run")
+                    .add("args", Json.createObjectBuilder().add("command", "sleep 600").add("blocking", true))
+                    .add("timeout", 2).build());
+            assertEquals(-1, running.getJsonObject("extras").getJsonObject("metadata").getInt("exit_code"),
+                    running.toString());
+            JsonObject interrupted = execute(url, key, action("run", Json.createObjectBuilder()
+                    .add("command", "C-c").add("is_input", true)));
+            assertEquals(130, interrupted.getJsonObject("extras").getJsonObject("metadata").getInt("exit_code"),
+                    interrupted.toString());
+            assertEquals("on-gvisor", execute(url, key, run("echo $IT_STARTUP_ENV")).getString("content").strip());
+        } finally {
+            RuntimeApi.cleanUp(user, runtimeId);
+        }
+    }
+
     private static JsonObject action(String type, JsonObjectBuilder args) {
         return Json.createObjectBuilder().add("action", type).add("args", args).build();
     }

@@ -4,6 +4,7 @@ import dev.dockyard.api.JsonFields;
 import dev.dockyard.api.Problem;
 import dev.dockyard.api.SafeIds;
 import dev.dockyard.application.remote.RemoteStart;
+import dev.dockyard.backend.SandboxIsolation;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
@@ -19,8 +20,10 @@ import java.util.regex.Pattern;
 
 /**
  * Reads {@code POST /start} as OpenHands' clients send it: {@code command} a list (legacy
- * runtime, app server) or a string (SDK: run by {@code /bin/sh -c}); {@code runtime_class} and
- * {@code image_pull_policy} accepted and ignored (Docker here has one runtime and no registry).
+ * runtime, app server) or a string (SDK: run by {@code /bin/sh -c}); {@code runtime_class}
+ * {@code "gvisor"} is gVisor's runtime class (a node without it refuses, as for /api/v1), any other
+ * ({@code "sysbox-runc"}, the SDK's default) is accepted and gives the default runtime;
+ * {@code image_pull_policy} is accepted and ignored (Dockyard pulls from no registry).
  * Any other member is refused by name, like everywhere in the API: {@link #FIELDS} is every member
  * OpenHands' RemoteRuntime, app server and SDK send, and Dockyard's one extension {@code node} (the
  * backend node to run on, as in /api/v1; placement chooses when it is absent). Anything malformed is
@@ -28,9 +31,11 @@ import java.util.regex.Pattern;
  */
 final class StartRequestReader {
 
-    /** What OpenHands' clients send to /start; the last two are taken and ignored. */
+    /** What OpenHands' clients send to /start; image_pull_policy is taken and ignored. */
     static final Set<String> FIELDS = Set.of("image", "command", "working_dir", "environment", "session_id",
             "resource_factor", "run_as_user", "run_as_group", "fs_group", "runtime_class", "image_pull_policy", "node");
+    /** OpenHands' name for gVisor's runtime class (config.sandbox.remote_runtime_class, the SDK's runtime_class). */
+    static final String GVISOR = "gvisor";
     private static final Pattern NODE = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
     private static final Pattern IMAGE = Pattern.compile("[a-z0-9][a-z0-9._/:@-]{0,299}");
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
@@ -77,12 +82,13 @@ final class StartRequestReader {
             throw invalid("run_as_group needs run_as_user");
         }
         String user = uid == null ? null : gid == null ? String.valueOf(uid) : uid + ":" + gid;
+        String runtimeClass = GVISOR.equals(string(body, "runtime_class")) ? SandboxIsolation.GVISOR : null;
         String node = string(body, "node");
         if (node != null && !NODE.matcher(node).matches()) {
             throw invalid("node must be the name of a backend node (lower-case letters, digits and dashes)");
         }
         return new RemoteStart(sessionId, image, command, workingDir, environment, factor, user,
-                fsGroup == null ? null : fsGroup.longValue(), publicBase, node);
+                fsGroup == null ? null : fsGroup.longValue(), publicBase, runtimeClass, node);
     }
 
     private static List<String> command(JsonValue value) {

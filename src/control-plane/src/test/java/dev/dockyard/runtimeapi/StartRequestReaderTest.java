@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.api.Problem;
 import dev.dockyard.application.remote.RemoteStart;
+import dev.dockyard.backend.SandboxIsolation;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.io.StringReader;
@@ -52,6 +53,29 @@ class StartRequestReaderTest {
         assertEquals(List.of("/bin/sh", "-c", "/usr/local/bin/openhands-agent-server --port 60000"), start.command());
         assertEquals("10001", start.user());
         assertEquals(1, start.resourceFactor());
+    }
+
+    @Test
+    void shouldAskForGvisorWhenTheClientNamesIt() {
+        // the SDK's APIRemoteWorkspace(runtime_class="gvisor"); the legacy runtime's remote_runtime_class
+        RemoteStart start = StartRequestReader.read(json("{'image':'a/b:c','session_id':'s1',"
+                + "'runtime_class':'gvisor'}"), "http://h:1");
+        assertEquals(SandboxIsolation.GVISOR, start.runtimeClass());
+    }
+
+    @Test
+    void shouldGiveTheDefaultRuntimeForSysboxAndNoRuntimeClass() {
+        // the SDK's default "sysbox-runc": no such runtime here, the sandbox runs on the default one
+        assertNull(StartRequestReader.read(json("{'image':'a/b:c','session_id':'s1',"
+                + "'runtime_class':'sysbox-runc'}"), "http://h:1").runtimeClass());
+        assertNull(StartRequestReader.read(json("{'image':'a/b:c','session_id':'s1','runtime_class':null}"),
+                "http://h:1").runtimeClass());
+        assertNull(StartRequestReader.read(json("{'image':'a/b:c','session_id':'s1'}"), "http://h:1").runtimeClass());
+    }
+
+    @Test
+    void shouldRefuseARuntimeClassThatIsNoString() {
+        assertTrue(refusal("{'session_id':'s','image':'a','runtime_class':['gvisor']}").contains("runtime_class"));
     }
 
     @Test

@@ -7,6 +7,7 @@ import dev.dockyard.application.Refused;
 import dev.dockyard.application.RuntimeService;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.Labels;
+import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.images.RuntimeImageBuilder;
@@ -132,6 +133,9 @@ public class RemoteRuntimes {
                 (int) config.sandboxTimeout().toSeconds(), executorEnvironment, ExtraDependencies.NONE,
                 executor ? agent.plugins() : List.of(), null, false, null, program, ports, null,
                 start.node() == null ? WorkspaceRequest.DEFAULT : new WorkspaceRequest(0, null, null, start.node(), null));
+        if (start.runtimeClass() != null) {
+            request = request.withIsolation(new SandboxIsolation(start.runtimeClass(), null, List.of()));
+        }
         try {
             return lifecycle.provision(request);
         } catch (ConversationBusyException raced) {

@@ -16,11 +16,12 @@ import java.util.Map;
  * @param user           {@code uid[:gid]} or null
  * @param fsGroup        or null
  * @param publicBase     where clients reach this control plane (scheme://host:port)
+ * @param runtimeClass   one of {@code SandboxIsolation}'s runtime classes, or null: the default runtime
  * @param node           the backend node to run on (Dockyard's extension), or null: placement chooses
  */
 public record RemoteStart(String sessionId, String image, List<String> command, String workingDir,
                           Map<String, String> environment, int resourceFactor, String user, Long fsGroup,
-                          String publicBase, String node) {
+                          String publicBase, String runtimeClass, String node) {
 
     public RemoteStart {
         command = List.copyOf(command);

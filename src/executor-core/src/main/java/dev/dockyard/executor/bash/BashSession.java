@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -41,6 +42,14 @@ import java.util.logging.Logger;
  * short and plain; anything else is written to a file in the shell's private directory (the
  * sandbox user's, mode 600) and sourced by a short typed line: it runs in the current shell, as
  * one unit, exactly as sent. Long {@code is_input} lines are pushed to the reader in pieces.
+ *
+ * <p>A control key is written to the terminal as a byte where the terminal shows its foreground
+ * process group (a kernel's terminal, e.g. under runc): its line discipline turns the byte into the
+ * signal. gVisor's terminal (runsc 2022-12-19) turns no key into a signal and shows no foreground
+ * group, so there the executor sends SIGINT, SIGTSTP or SIGQUIT itself to the {@link ForegroundJob}
+ * while the terminal is in signal mode ({@code isig}), and writes the byte otherwise (a program
+ * reading raw keys gets the key). C-d stays a byte everywhere: an end of input is the line
+ * discipline's alone, and that runsc never gives a reader the empty read that means it.
  */
 public final class BashSession implements AutoCloseable {
 
@@ -56,7 +65,10 @@ public final class BashSession implements AutoCloseable {
     /** One piece of a long input line, in chars: at most 4 bytes each, below the terminal's line. */
     static final int INPUT_PIECE_CHARS = 1000;
     private static final char END_OF_FILE = '\u0004';
-    private static final Map<String, Character> CONTROL_KEYS = Map.of("C-c", '\u0003', "C-z", '\u001a', "C-d", '\u0004');
+    private static final Map<String, Character> CONTROL_KEYS = Map.of("C-c", '\u0003', "C-z", '\u001a',
+            "C-d", '\u0004', "C-\\", '\u001c');
+    /** The signals a terminal in signal mode makes of the keys, by kill(1)'s names. */
+    private static final Map<String, String> KEY_SIGNALS = Map.of("C-c", "INT", "C-z", "TSTP", "C-\\", "QUIT");
 
     private final Process process;
     private final OutputStream terminal;
@@ -65,8 +77,13 @@ public final class BashSession implements AutoCloseable {
     private final String pythonPath;
     private final Duration noOutputTimeout;
     private final Path scripts;
+    private final String shell;
 
     // all guarded by lock
+    /** Whether keys become signals sent by the executor rather than by the terminal. */
+    private boolean signalsByExecutor;
+    /** When the running command was typed (kept when signalsByExecutor only). */
+    private ForegroundJob.Typed typed = new ForegroundJob.Typed(0, 0, Set.of());
     private long scriptCount;
     /** The file the running (or last) long command was sourced from; removed once it is done. */
     private Path script;
@@ -75,8 +92,9 @@ public final class BashSession implements AutoCloseable {
     private boolean running;
     private CmdOutputMetadata lastPrompt;
 
-    private BashSession(Process process, String pythonPath, Duration noOutputTimeout, Path scripts) {
+    private BashSession(Process process, String shell, String pythonPath, Duration noOutputTimeout, Path scripts) {
         this.process = process;
+        this.shell = shell;
         this.scripts = scripts;
         this.terminal = process.getOutputStream();
         this.pythonPath = pythonPath;
@@ -91,6 +109,16 @@ public final class BashSession implements AutoCloseable {
      */
     public static BashSession start(String shell, Path workdir, Map<String, String> environment,
                                     Duration noOutputTimeout, Path scripts) throws IOException {
+        return start(shell, workdir, environment, noOutputTimeout, scripts, false);
+    }
+
+    /**
+     * As {@link #start(String, Path, Map, Duration, Path)}; {@code executorSignals} makes the
+     * executor send the keys' signals even where the terminal would (tests of that path on a
+     * kernel's terminal).
+     */
+    static BashSession start(String shell, Path workdir, Map<String, String> environment,
+                             Duration noOutputTimeout, Path scripts, boolean executorSignals) throws IOException {
         String bash = shell + " --noediting --noprofile --norc -i";
         // A signal ignored when a shell starts stays ignored for everything it runs, and a parent
         // started in the background (nohup, `cmd &` in a script) ignores SIGINT: C-c would then do
@@ -105,9 +133,13 @@ public final class BashSession implements AutoCloseable {
         builder.environment().putIfAbsent("TERM", "xterm-256color");
         builder.environment().putIfAbsent("PAGER", "cat");
         builder.environment().putIfAbsent("GIT_PAGER", "cat");
-        BashSession session = new BashSession(builder.start(), findPython(environment), noOutputTimeout, scripts);
+        BashSession session = new BashSession(builder.start(), shell, findPython(environment), noOutputTimeout,
+                scripts);
         session.startReader();
         session.initialise(workdir);
+        synchronized (session.lock) {
+            session.signalsByExecutor = executorSignals || !session.terminalShowsForegroundGroup();
+        }
         return session;
     }
 
@@ -209,12 +241,15 @@ public final class BashSession implements AutoCloseable {
                 }
                 buffer.clear();
                 lastOutputNanos = System.nanoTime();
+                if (signalsByExecutor) {
+                    typed = ForegroundJob.Typed.now(command, this::shellChildren);
+                }
                 write(typedLine(asOneUnit(command)));
                 running = true;
             } else {
                 prefix = CONTINUED_PREFIX;
                 if (action.isInput() && CONTROL_KEYS.containsKey(command)) {
-                    write(String.valueOf(CONTROL_KEYS.get(command)));
+                    sendKey(command);
                     keySuffix = " CTRL+" + Character.toUpperCase(command.charAt(2)) + " was sent.";
                 } else if (action.isInput()) {
                     writeInput(command);
@@ -406,25 +441,95 @@ public final class BashSession implements AutoCloseable {
      * Canonical is the mode the shell set up, so it is the answer when the mode cannot be read.
      */
     private boolean canonicalTerminal() {
-        Optional<ProcessHandle> shell = process.children().findFirst();
-        if (shell.isEmpty()) {
-            return true;
+        return terminalSettings().map(settings -> !settings.contains("-icanon")).orElse(true);
+    }
+
+    /** Whether the terminal is in signal mode ({@code isig}): the mode the shell set up. */
+    private boolean signallingTerminal() {
+        return terminalSettings().map(settings -> !settings.contains("-isig")).orElse(true);
+    }
+
+    /** {@code stty -a} of the shell's terminal; empty when it cannot be read. */
+    private Optional<String> terminalSettings() {
+        Optional<ProcessHandle> shellProcess = process.children().findFirst();
+        if (shellProcess.isEmpty()) {
+            return Optional.empty();
         }
         try {
-            Path tty = Files.readSymbolicLink(Path.of("/proc", String.valueOf(shell.get().pid()), "fd", "0"));
+            Path tty = Files.readSymbolicLink(Path.of("/proc", String.valueOf(shellProcess.get().pid()), "fd", "0"));
             Process stty = new ProcessBuilder("stty", "-a", "-F", tty.toString()).redirectErrorStream(true).start();
             String settings = new String(stty.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!stty.waitFor(5, TimeUnit.SECONDS) || stty.exitValue() != 0) {
                 LOG.fine(() -> "stty could not read the terminal's mode: " + settings.strip());
-                return true;
+                return Optional.empty();
             }
-            return !settings.contains("-icanon");
+            return Optional.of(settings);
         } catch (IOException e) {
             LOG.log(Level.FINE, "the terminal's mode is unknown", e);
-            return true;
+            return Optional.empty();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Whether the kernel shows the shell's terminal's foreground group: where it does, its line
+     * discipline also turns keys into signals (runc); gVisor shows none.
+     */
+    private boolean terminalShowsForegroundGroup() {
+        return process.children().findFirst()
+                .flatMap(shellProcess -> ProcessStat.of(shellProcess.pid()))
+                .map(stat -> stat.terminalGroup() > 0)
+                .orElse(true);
+    }
+
+    /**
+     * A control key for the running command: the byte, unless the executor stands in for the
+     * terminal's signals (see the class comment); the byte too when no job or no signal can be
+     * found or sent, which is what the terminal had before.
+     */
+    private void sendKey(String key) throws IOException {
+        String signal = KEY_SIGNALS.get(key);
+        if (signal != null && signalsByExecutor && signallingTerminal()) {
+            Optional<ForegroundJob> job = process.children().findFirst()
+                    .flatMap(shellProcess -> ProcessStat.of(shellProcess.pid()))
+                    .map(shellStat -> ForegroundJob.of(shellStat, shellChildren(), typed));
+            if (job.isPresent() && kill(signal, job.get())) {
+                return;
+            }
+        }
+        write(String.valueOf(CONTROL_KEYS.get(key)));
+    }
+
+    /** The shell's child processes now, those still there to read. */
+    private List<ProcessStat> shellChildren() {
+        return process.children().findFirst().stream()
+                .flatMap(ProcessHandle::children)
+                .map(child -> ProcessStat.of(child.pid()))
+                .flatMap(Optional::stream)
+                .toList();
+    }
+
+    /** Sends a signal by the shell's own {@code kill}, the one every sandbox image has. */
+    private boolean kill(String signal, ForegroundJob job) {
+        try {
+            ProcessBuilder builder = new ProcessBuilder(shell, "-c", "kill -s " + signal + " -- " + job.killTarget())
+                    .redirectErrorStream(true);
+            builder.environment().clear();
+            Process kill = builder.start();
+            String said = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!kill.waitFor(5, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                LOG.fine(() -> "kill -s " + signal + " " + job.killTarget() + " failed: " + said.strip());
+                return false;
+            }
             return true;
+        } catch (IOException e) {
+            LOG.log(Level.FINE, "could not send " + signal, e);
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 
