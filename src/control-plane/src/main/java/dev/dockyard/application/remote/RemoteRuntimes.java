@@ -132,11 +132,14 @@ public class RemoteRuntimes {
                 (int) config.sandboxTimeout().toSeconds(), executorEnvironment, ExtraDependencies.NONE,
                 executor ? agent.plugins() : List.of(), null, false, null, program, ports, null,
                 start.node() == null ? WorkspaceRequest.DEFAULT : new WorkspaceRequest(0, null, null, start.node(), null));
+        SandboxRuntime started;
         try {
-            return lifecycle.provision(request);
+            started = lifecycle.provision(request);
         } catch (ConversationBusyException raced) {
             return raced.existing();
         }
+        // registered with a key of its own, which nobody has seen yet: the chosen one replaces it
+        return start.serviceKey() == null ? started : journal.useServiceKey(started.id(), start.serviceKey());
     }
 
     /** The runtime a session has now (the live one), or else its latest. */
