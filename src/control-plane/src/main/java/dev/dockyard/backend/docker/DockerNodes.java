@@ -81,7 +81,7 @@ public class DockerNodes implements BackendNodes {
             }
             if (NodeType.of(ConfigProvider.getConfig(), name) == NodeType.REMOTE) {
                 RemoteNode remote = new RemoteNode(RemoteNodeConfig.read(ConfigProvider.getConfig(), name,
-                        config.instance()), remoteCalls);
+                        config.instance()), remoteCalls, config.executorPort());
                 nodes.put(name, remote.backend());
                 builders.put(name, remote.images());
                 continue;

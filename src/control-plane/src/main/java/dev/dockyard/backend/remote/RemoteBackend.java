@@ -28,13 +28,16 @@ public class RemoteBackend implements RuntimeBackend {
     private final RemoteNodeConfig settings;
     private final RemoteControlPlane remote;
     private final RemoteCalls calls;
+    /** The executor's port: the one port of a sandbox the remote's service URL reaches. */
+    private final int executorPort;
     /** Sandbox name → remote runtime id, as learnt; the remote is asked for a name not here. */
     private final Map<String, String> remoteIds = new ConcurrentHashMap<>();
 
-    public RemoteBackend(RemoteNodeConfig settings, RemoteControlPlane remote, RemoteCalls calls) {
+    public RemoteBackend(RemoteNodeConfig settings, RemoteControlPlane remote, RemoteCalls calls, int executorPort) {
         this.settings = settings;
         this.remote = remote;
         this.calls = calls;
+        this.executorPort = executorPort;
     }
 
     @Override
@@ -86,9 +89,16 @@ public class RemoteBackend implements RuntimeBackend {
         return endpoint(sandboxName, executorPort);
     }
 
-    /** The remote's service URL of the runtime: its proxy takes the executor protocol there. */
+    /**
+     * The remote's service URL of the runtime: its proxy takes the executor protocol there. Other
+     * ports of the sandbox (the runtime API's work ports) are not published through it: absent.
+     */
     @Override
-    public URI endpoint(String sandboxName, int executorPort) {
+    public URI endpoint(String sandboxName, int port) {
+        if (port != executorPort) {
+            throw new BackendException("node '" + settings.node() + "' is a remote Dockyard: only the executor's port "
+                    + "is reached there, not " + port);
+        }
         return URI.create(remote.url() + "/" + require(sandboxName));
     }
 

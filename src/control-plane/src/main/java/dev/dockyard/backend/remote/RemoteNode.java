@@ -11,9 +11,9 @@ public final class RemoteNode {
     private final RemoteBackend backend;
     private final RuntimeImageBuilder images;
 
-    public RemoteNode(RemoteNodeConfig settings, RemoteCalls calls) {
+    public RemoteNode(RemoteNodeConfig settings, RemoteCalls calls, int executorPort) {
         RemoteControlPlane remote = new RemoteControlPlane(settings);
-        this.backend = new RemoteBackend(settings, remote, calls);
+        this.backend = new RemoteBackend(settings, remote, calls, executorPort);
         this.images = new RemoteImages(settings.node(), remote, calls);
         LOG.info("Node '" + settings.node() + "': remote Dockyard at " + settings.url() + "; its runtimes are "
                 + "disconnected after " + settings.disconnectAfter().toSeconds() + " s without an answer");

@@ -82,7 +82,7 @@ class RemoteBackendTest {
         RemoteNodeConfig settings = new RemoteNodeConfig("remote1",
                 URI.create("http://127.0.0.1:" + server.getAddress().getPort()), API_KEY, Duration.ofSeconds(5),
                 Duration.ofSeconds(5), "cp-a");
-        backend = new RemoteBackend(settings, new RemoteControlPlane(settings), new RemoteCalls());
+        backend = new RemoteBackend(settings, new RemoteControlPlane(settings), new RemoteCalls(), 8000);
     }
 
     private boolean stopped;
@@ -113,6 +113,7 @@ class RemoteBackendTest {
         assertTrue(start.contains("\"session_id\":\"cp-a:dockyard-rt-a\""), start);
         assertTrue(start.contains("\"session_api_key\":\"" + SESSION_KEY + "\""), start);
         assertEquals("/rt-remote1", backend.start("dockyard-rt-a", 8000).getPath());
+        assertThrows(BackendException.class, () -> backend.endpoint("dockyard-rt-a", 12000));
     }
 
     @Test
