@@ -54,18 +54,25 @@ final class AnswerDroppingForwarder implements AutoCloseable {
 
     private void accept() {
         while (server.isOpen()) {
+            SocketChannel client;
             try {
-                SocketChannel client = server.accept();
-                SocketChannel target = SocketChannel.open(new InetSocketAddress(InetAddress.getLoopbackAddress(),
-                        targetPort));
-                open.add(client);
-                open.add(target);
-                AtomicBoolean dropAnswer = new AtomicBoolean();
-                pump(client, target, dropAnswer, true);
-                pump(target, client, dropAnswer, false);
+                client = server.accept();
             } catch (IOException closed) {
                 return;
             }
+            open.add(client);
+            SocketChannel target;
+            try {
+                target = SocketChannel.open(new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort));
+            } catch (IOException serverDown) {
+                // the server is down (a test stopped it): this client is refused, the next may find it back
+                closeQuietly(client);
+                continue;
+            }
+            open.add(target);
+            AtomicBoolean dropAnswer = new AtomicBoolean();
+            pump(client, target, dropAnswer, true);
+            pump(target, client, dropAnswer, false);
         }
     }
 
