@@ -1,6 +1,7 @@
 package it.dev.dockyard.e2e;
 
 import jakarta.json.Json;
+import jakarta.json.JsonValue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -43,6 +44,12 @@ public final class RemoteNodeFixture {
     /** The build's control plane as the build started it; the second one stopped, its sandboxes removed. */
     public static void stop() throws Exception {
         try {
+            // a suite that failed may leave a live runtime on the node the restored control plane has not
+            DockyardApi build = new DockyardApi();
+            build.get("runtimes").json().getJsonArray("runtimes").stream().map(JsonValue::asJsonObject)
+                    .filter(r -> NODE.equals(r.getString("node", "")))
+                    .filter(r -> !r.getString("status").equals("STOPPED") && !r.getString("status").equals("ERROR"))
+                    .forEach(r -> build.delete("runtimes/" + r.getString("id")));
             ControlPlaneServer.restart(Map.of());
         } finally {
             SECOND.stop();
