@@ -179,7 +179,7 @@ public class RemoteBackend implements RuntimeBackend {
     public List<ManagedSandbox> listManaged(String controlPlane) {
         String prefix = controlPlane + ":";
         List<ManagedSandbox> sandboxes = new ArrayList<>();
-        for (RemoteRuntime runtime : calls.idempotent(remote::runtimes)) {
+        for (RemoteRuntime runtime : calls.idempotent(remote::liveRuntimes)) {
             if (runtime.session() == null || !runtime.session().startsWith(prefix) || !runtime.live()) {
                 continue;
             }

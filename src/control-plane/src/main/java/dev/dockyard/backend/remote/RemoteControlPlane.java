@@ -29,6 +29,11 @@ public class RemoteControlPlane {
 
     static final String API_KEY_HEADER = "X-API-Key";
     static final String IDEMPOTENCY_HEADER = "Idempotency-Key";
+    /** The most runtimes a Dockyard list answers (newest first). */
+    static final int LIST_LIMIT = 1000;
+    /** Dockyard's statuses of a runtime that holds a sandbox. */
+    static final List<String> LIVE_STATUSES = List.of("STARTING_RUNTIME", "BUILDING_RUNTIME", "RUNTIME_STARTED",
+            "READY", "PAUSED", "HIBERNATED", "ERROR_RUNTIME_DISCONNECTED");
 
     private final RemoteNodeConfig settings;
     private final HttpClient http;
@@ -75,12 +80,23 @@ public class RemoteControlPlane {
         return answer.statusCode() == 404 ? Optional.empty() : Optional.of(runtimeOf(json(answer)));
     }
 
-    /** Every runtime of the key's user there, of any status. */
-    public List<RemoteRuntime> runtimes() {
-        JsonObject list = json(send("GET", "/api/v1/runtimes", null, null, 200));
+    /**
+     * Every live runtime of the key's user there, asked status by status: the remote's list holds
+     * its newest {@value #LIST_LIMIT} of any status, so a user with a long history would push live
+     * ones out of a single list. A status whose list is that long may be cut: the whole answer is
+     * then refused rather than given incomplete.
+     */
+    public List<RemoteRuntime> liveRuntimes() {
         List<RemoteRuntime> runtimes = new ArrayList<>();
-        for (JsonValue item : list.getJsonArray("runtimes")) {
-            runtimes.add(runtimeOf(item.asJsonObject()));
+        for (String status : LIVE_STATUSES) {
+            JsonObject list = json(send("GET", "/api/v1/runtimes?status=" + status, null, null, 200));
+            if (list.getJsonArray("runtimes").size() >= LIST_LIMIT) {
+                throw new BackendException("remote node '" + settings.node() + "' lists " + LIST_LIMIT + " or more "
+                        + status + " runtimes: its list may be cut, so it is not taken as complete");
+            }
+            for (JsonValue item : list.getJsonArray("runtimes")) {
+                runtimes.add(runtimeOf(item.asJsonObject()));
+            }
         }
         return runtimes;
     }

@@ -18,6 +18,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -55,10 +56,15 @@ class RemoteBackendTest {
                 case "POST /runtime-api/start" -> answer = "{\"runtime_id\":\"rt-remote1\",\"url\":\"x\"}";
                 case "GET /runtime-api/sessions/cp-a%3Adockyard-rt-known" -> answer = "{\"runtime_id\":\"rt-remote2\"}";
                 case "GET /api/v1/runtimes/rt-remote1" -> answer = runtime("rt-remote1", "cp-a:dockyard-rt-a", "PAUSED");
-                case "GET /api/v1/runtimes" -> answer = "{\"runtimes\":[" + runtime("rt-remote1", "cp-a:dockyard-rt-a", "READY")
-                        + "," + runtime("rt-remote3", "cp-a:dockyard-rt-old", "STOPPED")
-                        + "," + runtime("rt-remote4", "cp-b:dockyard-rt-other", "READY")
-                        + "," + runtime("rt-remote5", "cp-a:dockyard-rt-b", "HIBERNATED") + "]}";
+                case "GET /api/v1/runtimes" -> answer = switch (query) {
+                    case "status=READY" -> "{\"runtimes\":[" + runtime("rt-remote1", "cp-a:dockyard-rt-a", "READY")
+                            + "," + runtime("rt-remote4", "cp-b:dockyard-rt-other", "READY") + "]}";
+                    case "status=HIBERNATED" -> "{\"runtimes\":[" + runtime("rt-remote5", "cp-a:dockyard-rt-b",
+                            "HIBERNATED") + "]}";
+                    case "status=PAUSED" -> "{\"runtimes\":[" + String.join(",", Collections.nCopies(
+                            truncatedPaused ? 1000 : 0, runtime("rt-x", "cp-z:dockyard-rt-x", "PAUSED"))) + "]}";
+                    default -> "{\"runtimes\":[]}";
+                };
                 case "POST /api/v1/runtimes/rt-remote1/resume" -> answer = runtime("rt-remote1", "cp-a:dockyard-rt-a", "READY");
                 case "DELETE /api/v1/runtimes/rt-remote2" -> {
                     status = 204;
@@ -86,6 +92,7 @@ class RemoteBackendTest {
     }
 
     private boolean stopped;
+    private volatile boolean truncatedPaused;
 
     @AfterEach
     void stop() {
@@ -133,6 +140,13 @@ class RemoteBackendTest {
         assertEquals(Instant.parse("2026-11-25T10:00:00Z"), listed.get(0).createdAt());
         assertTrue(listed.get(0).running());
         assertTrue(listed.get(1).paused());
+    }
+
+    @Test
+    void shouldRefuseAListThatMayBeCut() {
+        truncatedPaused = true;
+        BackendException cut = assertThrows(BackendException.class, () -> backend.listManaged("cp-a"));
+        assertTrue(cut.getMessage().contains("may be cut"), cut.getMessage());
     }
 
     @Test
