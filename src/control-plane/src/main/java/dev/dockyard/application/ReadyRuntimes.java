@@ -1,6 +1,7 @@
 package dev.dockyard.application;
 
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.lifecycle.Activity;
@@ -31,6 +32,9 @@ public class ReadyRuntimes {
 
     @Inject
     IdleLifecycle idle;
+
+    @Inject
+    BackendNodes nodes;
 
     /** An admission: the pass to hold while the work runs, and the runtime to do it in. */
     public static final class Admitted implements RuntimeGates.Pass {
@@ -77,6 +81,7 @@ public class ReadyRuntimes {
             RuntimeGates.Pass pass = enter(id, gates::enterAction);
             if (current.status() == RuntimeStatus.READY && current.executorUrl() != null && !activity.isAsleep(id)) {
                 activity.touch(id);
+                awaken(current, pass);
                 return new Admitted(pass, current, activity);
             }
             pass.close();
@@ -87,6 +92,17 @@ public class ReadyRuntimes {
             }
             current = wake(id);
             woken = true;
+        }
+    }
+
+    /** Lets the backend resume a sandbox paused behind this control plane's back (a remote node's). */
+    private void awaken(SandboxRuntime runtime, RuntimeGates.Pass pass) {
+        try {
+            nodes.on(runtime.node()).awaken(runtime.containerName());
+        } catch (RuntimeException e) {
+            pass.close();
+            throw new Refused(Refused.Reason.BACKEND_FAILED, "Runtime " + runtime.id() + " could not be resumed on "
+                    + "its node: " + e.getMessage());
         }
     }
 

@@ -2,9 +2,11 @@ package dev.dockyard.backend;
 
 import java.io.InputStream;
 import java.net.URI;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Runs sandboxes. Calls may block on a remote engine and must never be made inside a transaction.
@@ -23,6 +25,23 @@ public interface RuntimeBackend {
      * @throws BackendException or any runtime exception when the backend does not answer
      */
     default void ping() {
+    }
+
+    /**
+     * How long this backend may fail to list its sandboxes before the runtimes on it count as
+     * disconnected (a remote control plane that does not answer); empty, the default: never, the
+     * runtimes are left as they are until the backend can be listed again (a Docker engine).
+     */
+    default Optional<Duration> disconnectAfter() {
+        return Optional.empty();
+    }
+
+    /**
+     * Called before an action or a transfer reaches a READY runtime's sandbox: a backend whose
+     * sandbox may be paused behind this control plane's back (a remote control plane's idle
+     * lifecycle) resumes it here. The default has nothing to do.
+     */
+    default void awaken(String sandboxName) {
     }
 
     /** Creates the sandbox, not yet started, and hands the session key to it. Returns its backend id. */

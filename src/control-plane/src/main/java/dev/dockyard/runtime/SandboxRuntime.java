@@ -552,6 +552,15 @@ public class SandboxRuntime {
         return Optional.ofNullable(pool);
     }
 
+    /**
+     * The service key its caller chose (a control plane using this one as a remote node hands its
+     * own session key for the runtime, so that its executor client reaches the sandbox through
+     * this control plane's proxy unchanged).
+     */
+    public void useServiceKey(String chosen) {
+        serviceKey = chosen;
+    }
+
     /** A new service key: the one handed out before stops working. */
     public String renewServiceKey() {
         serviceKey = RuntimeKeys.newSessionKey();

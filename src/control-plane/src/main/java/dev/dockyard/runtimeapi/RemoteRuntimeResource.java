@@ -5,11 +5,13 @@ import dev.dockyard.api.Caller;
 import dev.dockyard.api.JsonFields;
 import dev.dockyard.api.Problem;
 import dev.dockyard.api.SafeIds;
+import dev.dockyard.application.idempotency.IdempotentRequests;
 import dev.dockyard.application.remote.ContextBuilds;
 import dev.dockyard.application.remote.RemoteRuntimes;
 import dev.dockyard.images.RuntimeImageBuilder;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.provisioning.ConversationBusyException;
+import dev.dockyard.tenancy.ApiKeyRecord;
 import dev.dockyard.tenancy.QuotaExceededException;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
@@ -20,6 +22,7 @@ import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonString;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -36,6 +39,11 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
@@ -60,26 +68,64 @@ public class RemoteRuntimeResource {
     ContextBuilds builds;
 
     @Inject
+    IdempotentRequests idempotent;
+
+    static final String IDEMPOTENCY_HEADER = "Idempotency-Key";
+
+    @Inject
     @ConfigProperty(name = "dockyard.public-url")
     Optional<String> publicUrl;
 
     @Context
     UriInfo uri;
 
+    /**
+     * Starts the session's runtime. With an {@code Idempotency-Key} (Dockyard's extension, as on
+     * /api/v1) a retry with the same key and body answers the runtime the first one started, as it
+     * is now, even when the first answer was lost on its way: a remote node's retried start never
+     * makes a second sandbox.
+     */
     @POST
     @Path("start")
     @Consumes(MediaType.APPLICATION_JSON)
-    public JsonObject start(JsonObject body) {
+    public JsonObject start(JsonObject body, @HeaderParam(IDEMPOTENCY_HEADER) String idempotencyKey) {
         String base = base();
-        SandboxRuntime runtime;
+        if (idempotencyKey == null) {
+            return RemoteRuntimeView.of(started(body, base), base);
+        }
+        if (idempotencyKey.isBlank() || idempotencyKey.length() > 200) {
+            throw Problem.of(Problem.Kind.VALIDATION, IDEMPOTENCY_HEADER + " must be 1 to 200 characters").toException();
+        }
+        String userId = caller.userId();
+        // only the runtime's id is stored: the answer (its key among it) is read again on a replay
+        CompletionStage<IdempotentRequests.Outcome<SandboxRuntime>> outcome = idempotent.once(
+                userId + "/runtime-api/start/" + idempotencyKey, ApiKeyRecord.hash(body == null ? "" : body.toString()),
+                () -> CompletableFuture.completedFuture(started(body, base)),
+                runtime -> new IdempotentRequests.StoredAnswer(200, runtime.id()));
+        IdempotentRequests.Outcome<SandboxRuntime> answered;
         try {
-            runtime = runtimes.start(caller.userId(), caller.role(), StartRequestReader.read(body, base));
+            answered = outcome.toCompletableFuture().get(IdempotentRequests.REPLAY_WAIT.toSeconds() + 5, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        } catch (TimeoutException e) {
+            throw Problem.of(Problem.Kind.CONFLICT, "The first request with this Idempotency-Key is still being "
+                    + "answered; retry later").toException();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the first answer", e);
+        }
+        SandboxRuntime runtime = answered.isReplay() ? owned(answered.replayed().body()) : answered.first();
+        return RemoteRuntimeView.of(runtime, base);
+    }
+
+    private SandboxRuntime started(JsonObject body, String base) {
+        try {
+            return runtimes.start(caller.userId(), caller.role(), StartRequestReader.read(body, base));
         } catch (QuotaExceededException e) {
             throw Problem.of(Problem.Kind.QUOTA_EXCEEDED, e.getMessage()).toException();
         } catch (ConversationBusyException e) {
-            runtime = e.existing();
+            return e.existing();
         }
-        return RemoteRuntimeView.of(runtime, base);
     }
 
     @GET

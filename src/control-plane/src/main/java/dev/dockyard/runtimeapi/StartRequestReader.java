@@ -25,17 +25,21 @@ import java.util.regex.Pattern;
  * ({@code "sysbox-runc"}, the SDK's default) is accepted and gives the default runtime;
  * {@code image_pull_policy} is accepted and ignored (Dockyard pulls from no registry).
  * Any other member is refused by name, like everywhere in the API: {@link #FIELDS} is every member
- * OpenHands' RemoteRuntime, app server and SDK send, and Dockyard's one extension {@code node} (the
- * backend node to run on, as in /api/v1; placement chooses when it is absent). Anything malformed is
- * a 400 naming the member.
+ * OpenHands' RemoteRuntime, app server and SDK send, and Dockyard's extensions {@code node} (the
+ * backend node to run on, as in /api/v1; placement chooses when it is absent) and
+ * {@code session_api_key} (the service key, chosen by a control plane that uses this one as a
+ * remote node). Anything malformed is a 400 naming the member.
  */
 final class StartRequestReader {
 
     /** What OpenHands' clients send to /start; image_pull_policy is taken and ignored. */
     static final Set<String> FIELDS = Set.of("image", "command", "working_dir", "environment", "session_id",
-            "resource_factor", "run_as_user", "run_as_group", "fs_group", "runtime_class", "image_pull_policy", "node");
+            "resource_factor", "run_as_user", "run_as_group", "fs_group", "runtime_class", "image_pull_policy", "node",
+            "session_api_key");
     /** OpenHands' name for gVisor's runtime class (config.sandbox.remote_runtime_class, the SDK's runtime_class). */
     static final String GVISOR = "gvisor";
+    /** A chosen service key: as long and of the alphabet of the keys Dockyard makes (URL-safe base64). */
+    private static final Pattern SERVICE_KEY = Pattern.compile("[A-Za-z0-9_-]{32,200}");
     private static final Pattern NODE = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
     private static final Pattern IMAGE = Pattern.compile("[a-z0-9][a-z0-9._/:@-]{0,299}");
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
@@ -87,8 +91,13 @@ final class StartRequestReader {
         if (node != null && !NODE.matcher(node).matches()) {
             throw invalid("node must be the name of a backend node (lower-case letters, digits and dashes)");
         }
+        String serviceKey = string(body, "session_api_key");
+        if (serviceKey != null && !SERVICE_KEY.matcher(serviceKey).matches()) {
+            // the value is never echoed: it is a secret
+            throw invalid("session_api_key must be 32 to 200 URL-safe base64 characters (A-Z a-z 0-9 _ -)");
+        }
         return new RemoteStart(sessionId, image, command, workingDir, environment, factor, user,
-                fsGroup == null ? null : fsGroup.longValue(), publicBase, runtimeClass, node);
+                fsGroup == null ? null : fsGroup.longValue(), publicBase, runtimeClass, node, serviceKey);
     }
 
     private static List<String> command(JsonValue value) {

@@ -23,6 +23,7 @@ class ReadyRuntimesTest {
         ready.gates = l.gates;
         ready.activity = l.activity;
         ready.idle = l.idle;
+        ready.nodes = l.nodes;
     }
 
     @Test

@@ -8,11 +8,13 @@ import dev.dockyard.backend.SandboxState;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.net.URI;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -47,6 +49,23 @@ public class FakeBackend implements RuntimeBackend {
 
     public synchronized void unlistable() {
         listable = false;
+    }
+
+    /** Answers the list again (after {@link #unlistable}). */
+    public synchronized void listableAgain() {
+        listable = true;
+    }
+
+    private volatile Duration disconnectAfter;
+
+    /** Acts as a backend whose runtimes are disconnected once it cannot be listed for {@code after}. */
+    public void disconnectAfter(Duration after) {
+        disconnectAfter = after;
+    }
+
+    @Override
+    public Optional<Duration> disconnectAfter() {
+        return Optional.ofNullable(disconnectAfter);
     }
 
     public synchronized void onCall(Consumer<String> check) {

@@ -1,6 +1,7 @@
 package dev.dockyard.runtimeapi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -93,6 +94,19 @@ class StartRequestReaderTest {
                 "http://h:1").node());
         assertTrue(refusal("{'session_id':'s','image':'a','node':'../x'}").contains("node"));
         assertTrue(refusal("{'session_id':'s','image':'a','node':7}").contains("node"));
+    }
+
+    @Test
+    void shouldTakeAChosenServiceKeyAndRefuseAWeakOneWithoutEchoingIt() {
+        String key = "k".repeat(32);
+        assertNull(StartRequestReader.read(json("{'image':'a/b:c','session_id':'s1'}"), "http://h:1").serviceKey());
+        RemoteStart start = StartRequestReader.read(json("{'image':'a/b:c','session_id':'s1','session_api_key':'" + key
+                + "'}"), "http://h:1");
+        assertEquals(key, start.serviceKey());
+        assertFalse(start.toString().contains(key), start.toString());
+        String refused = refusal("{'session_id':'s','image':'a','session_api_key':'short-secret'}");
+        assertTrue(refused.contains("session_api_key"), refused);
+        assertFalse(refused.contains("short-secret"), refused);
     }
 
     @Test

@@ -136,11 +136,14 @@ public class RemoteRuntimes {
         if (start.runtimeClass() != null) {
             request = request.withIsolation(new SandboxIsolation(start.runtimeClass(), null, List.of()));
         }
+        SandboxRuntime started;
         try {
-            return lifecycle.provision(request);
+            started = lifecycle.provision(request);
         } catch (ConversationBusyException raced) {
             return raced.existing();
         }
+        // registered with a key of its own, which nobody has seen yet: the chosen one replaces it
+        return start.serviceKey() == null ? started : journal.useServiceKey(started.id(), start.serviceKey());
     }
 
     /** The runtime a session has now (the live one), or else its latest. */

@@ -18,13 +18,30 @@ import java.util.Map;
  * @param publicBase     where clients reach this control plane (scheme://host:port)
  * @param runtimeClass   one of {@code SandboxIsolation}'s runtime classes, or null: the default runtime
  * @param node           the backend node to run on (Dockyard's extension), or null: placement chooses
+ * @param serviceKey     the service key the caller chose (Dockyard's extension, for a control plane that uses
+ *                       this one as a remote node), or null: Dockyard makes one
  */
 public record RemoteStart(String sessionId, String image, List<String> command, String workingDir,
                           Map<String, String> environment, int resourceFactor, String user, Long fsGroup,
-                          String publicBase, String runtimeClass, String node) {
+                          String publicBase, String runtimeClass, String node, String serviceKey) {
 
     public RemoteStart {
         command = List.copyOf(command);
         environment = Map.copyOf(environment);
+    }
+
+    /** A start whose service key Dockyard makes. */
+    public RemoteStart(String sessionId, String image, List<String> command, String workingDir,
+                       Map<String, String> environment, int resourceFactor, String user, Long fsGroup,
+                       String publicBase, String node) {
+        this(sessionId, image, command, workingDir, environment, resourceFactor, user, fsGroup, publicBase, null, node,
+                null);
+    }
+
+    @Override
+    public String toString() {
+        // never the environment's values nor the key
+        return "RemoteStart[sessionId=" + sessionId + ", image=" + image + ", node=" + node + ", environment="
+                + environment.keySet() + ", serviceKey=" + (serviceKey == null ? "made here" : "chosen") + "]";
     }
 }

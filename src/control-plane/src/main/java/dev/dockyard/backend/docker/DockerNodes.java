@@ -12,6 +12,9 @@ import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.backend.UnsupportedIsolationException;
 import dev.dockyard.backend.kubernetes.KubernetesNode;
+import dev.dockyard.backend.remote.RemoteCalls;
+import dev.dockyard.backend.remote.RemoteNode;
+import dev.dockyard.backend.remote.RemoteNodeConfig;
 import dev.dockyard.backend.kubernetes.KubernetesNodeConfig;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.RuntimeImageBuilder;
@@ -41,7 +44,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * is down makes its own node's calls fail, not the control plane's start.
  *
  * <p>A node of {@code dockyard.node.<name>.type=kubernetes} is a cluster namespace instead
- * ({@link KubernetesNode}); the rest of this class is about Docker nodes.
+ * ({@link KubernetesNode}); one of {@code type=remote} is another Dockyard control plane
+ * ({@link RemoteNode}); the rest of this class is about Docker nodes.
  */
 @ApplicationScoped
 public class DockerNodes implements BackendNodes {
@@ -53,6 +57,9 @@ public class DockerNodes implements BackendNodes {
 
     @Inject
     Clock clock;
+
+    @Inject
+    RemoteCalls remoteCalls;
 
     private final Map<String, RuntimeBackend> nodes = new LinkedHashMap<>();
     private final Map<String, DockerClient> clients = new LinkedHashMap<>();
@@ -70,6 +77,13 @@ public class DockerNodes implements BackendNodes {
                 clusters.add(cluster);
                 nodes.put(name, cluster.backend());
                 builders.put(name, cluster.images());
+                continue;
+            }
+            if (NodeType.of(ConfigProvider.getConfig(), name) == NodeType.REMOTE) {
+                RemoteNode remote = new RemoteNode(RemoteNodeConfig.read(ConfigProvider.getConfig(), name,
+                        config.instance()), remoteCalls, config.executorPort());
+                nodes.put(name, remote.backend());
+                builders.put(name, remote.images());
                 continue;
             }
             Optional<String> host = ConfigProvider.getConfig()

@@ -56,7 +56,7 @@ public class ExecutorClient {
      * still answer).
      */
     public boolean answersHttp(URI endpoint) {
-        HttpRequest request = HttpRequest.newBuilder(endpoint.resolve("/alive")).timeout(READY_TIMEOUT).GET().build();
+        HttpRequest request = HttpRequest.newBuilder(at(endpoint, "/alive")).timeout(READY_TIMEOUT).GET().build();
         try {
             return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() < 500;
         } catch (IOException e) {
@@ -68,7 +68,7 @@ public class ExecutorClient {
     }
 
     public boolean isReady(URI executor, String sessionKey) {
-        HttpRequest request = HttpRequest.newBuilder(executor.resolve("/ready"))
+        HttpRequest request = HttpRequest.newBuilder(at(executor, "/ready"))
                 .header(SESSION_HEADER, sessionKey).timeout(READY_TIMEOUT).GET().build();
         try {
             HttpResponse<String> answer = http.send(request, HttpResponse.BodyHandlers.ofString());
@@ -113,7 +113,7 @@ public class ExecutorClient {
         // thread over a kept-alive connection, with no hand-off to a selector thread and back
         HttpURLConnection connection = null;
         try {
-            connection = (HttpURLConnection) executor.resolve("/execute_action").toURL().openConnection();
+            connection = (HttpURLConnection) at(executor, "/execute_action").toURL().openConnection();
             connection.setRequestMethod("POST");
             connection.setConnectTimeout(2_000);
             connection.setReadTimeout((int) Math.min(Integer.MAX_VALUE, hardTimeout.plus(ANSWER_GRACE).toMillis()));
@@ -157,7 +157,7 @@ public class ExecutorClient {
         if (configuration.gitToken() != null) {
             body.add("gitToken", configuration.gitToken()).add("gitScope", configuration.gitScope());
         }
-        HttpRequest request = HttpRequest.newBuilder(executor.resolve("/configure")).header(SESSION_HEADER, sessionKey)
+        HttpRequest request = HttpRequest.newBuilder(at(executor, "/configure")).header(SESSION_HEADER, sessionKey)
                 .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
                 .POST(HttpRequest.BodyPublishers.ofString(body.build().toString())).build();
         try {
@@ -178,7 +178,7 @@ public class ExecutorClient {
     /** Streams a multipart upload through to the executor's {@code /upload_file}. */
     public ExecutorAnswer upload(URI executor, String sessionKey, String contentType, InputStream body,
                                  String destination, boolean recursive) {
-        URI target = executor.resolve("/upload_file?destination=" + encode(destination) + "&recursive=" + recursive);
+        URI target = at(executor, "/upload_file?destination=" + encode(destination) + "&recursive=" + recursive);
         HttpRequest request = HttpRequest.newBuilder(target).header(SESSION_HEADER, sessionKey)
                 .header("Content-Type", contentType).timeout(TRANSFER_TIMEOUT)
                 .POST(HttpRequest.BodyPublishers.ofInputStream(() -> body)).build();
@@ -195,7 +195,7 @@ public class ExecutorClient {
 
     /** Opens the executor's zip stream of {@code path}; the caller closes the body. */
     public HttpResponse<InputStream> download(URI executor, String sessionKey, String path) {
-        HttpRequest request = HttpRequest.newBuilder(executor.resolve("/download_files?path=" + encode(path)))
+        HttpRequest request = HttpRequest.newBuilder(at(executor, "/download_files?path=" + encode(path)))
                 .header(SESSION_HEADER, sessionKey).timeout(TRANSFER_TIMEOUT).GET().build();
         try {
             return http.send(request, HttpResponse.BodyHandlers.ofInputStream());
@@ -205,6 +205,18 @@ public class ExecutorClient {
             Thread.currentThread().interrupt();
             throw new ExecutorUnreachableException("Interrupted during the download", e);
         }
+    }
+
+    /**
+     * {@code pathAndQuery} under the executor's address, its path kept: an executor reached through
+     * a proxy (a remote node's service URL, {@code http://host/rt-…}) is served under that path.
+     */
+    static URI at(URI executor, String pathAndQuery) {
+        String base = executor.toString();
+        if (base.endsWith("/")) {
+            base = base.substring(0, base.length() - 1);
+        }
+        return URI.create(base + pathAndQuery);
     }
 
     private static String encode(String value) {

@@ -338,6 +338,14 @@ public class ProvisioningJournal {
         return true;
     }
 
+    /** Gives the runtime the service key its caller chose (see {@link SandboxRuntime#useServiceKey}). */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public SandboxRuntime useServiceKey(String id, String chosen) {
+        SandboxRuntime runtime = locked(id);
+        runtime.useServiceKey(chosen);
+        return runtime;
+    }
+
     /** Replaces the runtime's service key: the one handed out before stops working at once. */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public SandboxRuntime renewServiceKey(String id) {

@@ -26,7 +26,9 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -104,6 +106,9 @@ public class Reconciler {
     @Inject
     Leases leases;
 
+    /** Nodes whose list failed, since when (a backend's {@link RuntimeBackend#disconnectAfter}). */
+    private final Map<String, Instant> unlistedSince = new ConcurrentHashMap<>();
+
     /** What one pass did, for logs and tests; {@code skipped} when some node's view was incomplete. */
     public record Report(int sandboxesSeen, int orphansRemoved, int interruptedFailed, int disconnected,
                          int reconnected, int released, boolean skipped) {
@@ -166,8 +171,9 @@ public class Reconciler {
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Reconciliation of node '" + node + "' skipped, the view is incomplete: "
                     + e.getMessage());
-            return Report.SKIPPED;
+            return Report.SKIPPED.plus(unanswered(node, backend, live, mayAct));
         }
+        unlistedSince.remove(node);
         Instant now = clock.instant();
         Duration grace = config.reconcilerGrace();
         Map<String, SandboxRuntime> liveById = new HashMap<>();
@@ -229,6 +235,37 @@ public class Reconciler {
                 } catch (BackendException e) {
                     LOG.log(Level.WARNING, "Could not remove orphan sandbox " + sandbox.name(), e);
                 }
+            }
+        }
+        return report;
+    }
+
+    /**
+     * A node that cannot be listed: nothing is removed or failed on an incomplete view, but a
+     * backend that says so ({@link RuntimeBackend#disconnectAfter}: a remote control plane) makes
+     * its serving runtimes ERROR_RUNTIME_DISCONNECTED once it has not answered for that long. A
+     * later pass that lists it again reconnects them (their sandboxes are found there).
+     */
+    private Report unanswered(String node, RuntimeBackend backend, List<SandboxRuntime> live, BooleanSupplier mayAct) {
+        Optional<Duration> after = backend.disconnectAfter();
+        if (after.isEmpty()) {
+            return Report.NOTHING;
+        }
+        Instant now = clock.instant();
+        Instant since = unlistedSince.computeIfAbsent(node, n -> now);
+        if (!since.plus(after.get()).isBefore(now)) {
+            return Report.NOTHING;
+        }
+        Report report = Report.NOTHING;
+        for (SandboxRuntime runtime : live) {
+            if (!mayAct.getAsBoolean()) {
+                return report;
+            }
+            if (SERVING.contains(runtime.status()) && journal.transitionIf(runtime.id(), EnumSet.of(runtime.status()),
+                    RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, "The runtime is disconnected: its node '" + node
+                            + "' has not answered for " + Duration.between(since, now).toSeconds() + " s; it is "
+                            + "READY again once the node answers with its sandbox there")) {
+                report = report.plus(new Report(0, 0, 0, 1, 0, 0, false));
             }
         }
         return report;

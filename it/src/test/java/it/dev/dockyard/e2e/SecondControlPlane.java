@@ -1,0 +1,110 @@
+package it.dev.dockyard.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Another control plane on this machine, started by a test beside the build's own: the build's
+ * Liberty server with its own output directory (so its own embedded Derby database), port and
+ * instance, on the same Docker engine. Started and stopped by the test that uses it, by its own pid.
+ */
+final class SecondControlPlane {
+
+    private static final String ADMIN_KEY = System.getProperty("dockyard.admin-key", "it-admin-key-not-a-secret");
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+
+    private final String instance;
+    private final int port;
+
+    SecondControlPlane(String instance, int port) {
+        this.instance = instance;
+        this.port = port;
+    }
+
+    String instance() {
+        return instance;
+    }
+
+    String url() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    DockyardApi admin() {
+        return new DockyardApi(url(), ADMIN_KEY);
+    }
+
+    Path output() {
+        return Path.of(System.getProperty("dockyard.server-output")).resolveSibling("second-output-" + instance);
+    }
+
+    Optional<Long> pid() throws IOException {
+        Path pid = output().resolve(".pid/dockyard.pid");
+        return Files.exists(pid) ? Optional.of(Long.parseLong(Files.readString(pid).strip())) : Optional.empty();
+    }
+
+    /** A fresh one: its output directory (and database) of an earlier run removed first. */
+    void startFresh() throws Exception {
+        new ProcessBuilder("rm", "-rf", output().toString()).start().waitFor(60, TimeUnit.SECONDS);
+        Files.createDirectories(output());
+        start();
+    }
+
+    /** Starts it (again, with its database as it was) and waits until it answers /health/ready. */
+    void start() throws Exception {
+        ProcessBuilder builder = new ProcessBuilder(System.getProperty("dockyard.wlp") + "/bin/server", "start",
+                "dockyard").redirectErrorStream(true);
+        Map<String, String> env = builder.environment();
+        env.put("WLP_OUTPUT_DIR", output().toString());
+        env.put("HTTP_PORT", String.valueOf(port));
+        env.put("DOCKYARD_BOOTSTRAP_ADMIN_KEY", ADMIN_KEY);
+        env.put("DOCKYARD_INSTANCE", instance);
+        env.put("DOCKYARD_NODES", "local");
+        env.put("DOCKYARD_QUOTA_MAX_RUNTIMES", "100");
+        env.put("DOCKYARD_QUOTA_MAX_CPUS", "100");
+        env.put("DOCKYARD_QUOTA_MAX_MEMORY_MB", "200000");
+        env.put("DOCKYARD_IMAGES_BUNDLE", System.getProperty("dockyard.bundle"));
+        Process process = builder.start();
+        String out = new String(process.getInputStream().readAllBytes());
+        assertTrue(process.waitFor(120, TimeUnit.SECONDS) && process.exitValue() == 0, "server start: " + out);
+        URI health = URI.create(url() + "/health/ready");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (System.nanoTime() < deadline) {
+            try {
+                if (HTTP.send(HttpRequest.newBuilder(health).timeout(Duration.ofSeconds(5)).build(),
+                        HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // still starting
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError(instance + " never became ready");
+    }
+
+    /** Stops it gracefully; one that will not stop is killed by its own pid. */
+    void stop() throws Exception {
+        ProcessBuilder stop = new ProcessBuilder(System.getProperty("dockyard.wlp") + "/bin/server", "stop",
+                "dockyard").redirectErrorStream(true);
+        stop.environment().put("WLP_OUTPUT_DIR", output().toString());
+        Process process = stop.start();
+        process.getInputStream().readAllBytes();
+        if (!process.waitFor(120, TimeUnit.SECONDS) || process.exitValue() != 0) {
+            Optional<Long> pid = pid();
+            if (pid.isPresent()) {
+                ProcessHandle.of(pid.get()).ifPresent(ProcessHandle::destroyForcibly);
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package it.dev.dockyard.executor;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import it.dev.dockyard.e2e.RemoteNodeFixture;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+/**
+ * {@link BashProtocolIT} on a runtime of a remote node: the build's control plane provisions it
+ * on {@code remote1}, another control plane started for this suite ({@link RemoteNodeFixture}), and
+ * the suite reaches it through the first control plane's proxy, then the second's. Same assertions,
+ * but for what the harness or the proxy decide, not the remote node: the raw-socket latency client
+ * ({@code Bench.KeepAlive}) posts to the executor's root path, while a runtime provisioned through
+ * a control plane is reached under its service URL's path; and a wrong key is answered by the
+ * proxy (401, README "Service URLs") before any executor sees it.
+ */
+class RemoteBashProtocolIT extends BashProtocolIT {
+
+    @BeforeAll
+    static void startSandbox(TestInfo suite) {
+        try {
+            RemoteNodeFixture.start();
+        } catch (Exception e) {
+            throw new AssertionError("the remote node could not be set up: " + e, e);
+        }
+        sandbox = NodeSandbox.start(RemoteNodeFixture.NODE);
+    }
+
+    @AfterAll
+    static void removeSandbox() {
+        try {
+            if (sandbox != null) {
+                sandbox.close();
+            }
+            RemoteNodeFixture.stop();
+        } catch (Exception e) {
+            throw new AssertionError("the remote node could not be taken down: " + e, e);
+        }
+    }
+
+    private static final String RAW_SOCKET = "Bench.KeepAlive posts to the executor's root path; a runtime provisioned "
+            + "through a control plane is served under its service URL's path (the same commands pass through "
+            + "Sandbox's HTTP client in the rest of this suite)";
+
+    @Test
+    @Disabled(RAW_SOCKET)
+    @Override
+    void shouldAnswerShortCommandsAsFastAsBefore() {
+    }
+
+    @Test
+    @Disabled(RAW_SOCKET)
+    @Override
+    void shouldRunAHundredThousandByteOneLineCommandExactly() {
+    }
+
+    /** No key reaches the executor's own refusal; a wrong one is the proxy's 401 (README "Service URLs"). */
+    @Test
+    @Override
+    void shouldRefuseWrongOrMissingSessionKey() {
+        HttpResponse<String> noKey = sandbox.send(HttpRequest.newBuilder(sandbox.executor.resolve("ready")));
+        assertEquals(403, noKey.statusCode());
+        assertEquals("{\"detail\":\"Invalid API Key\"}", noKey.body());
+        HttpResponse<String> wrong = sandbox.send(HttpRequest.newBuilder(
+                sandbox.executor.resolve("execute_action")).header("X-Session-API-Key", "nope")
+                .POST(HttpRequest.BodyPublishers.ofString("{}")));
+        assertEquals(401, wrong.statusCode());
+    }
+}
