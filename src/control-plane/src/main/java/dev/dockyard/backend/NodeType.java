@@ -8,7 +8,8 @@ import org.eclipse.microprofile.config.Config;
  * to directly (the default), or a namespace of a Kubernetes cluster.
  */
 public enum NodeType {
-    DOCKER, KUBERNETES;
+    DOCKER, KUBERNETES,
+    LOCAL;
 
     /** The node's configured type; an unknown value stops the start rather than guessing. */
     public static NodeType of(Config config, String node) {

@@ -10,6 +10,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
  * Chooses the node of a new runtime: among the healthy nodes that can take it (a free runtime
@@ -41,6 +42,9 @@ public class Placement {
     @Inject
     DockyardConfig config;
 
+    /** {@code dockyard.node.<name>.placement}'s value for a node that takes only runtimes naming it. */
+    public static final String EXPLICIT = "explicit";
+
     private final ReentrantLock placing = new ReentrantLock();
 
     /** Every node as it is now: capacity, what it holds, health. */
@@ -67,11 +71,11 @@ public class Placement {
         boolean counted = nodes.names().stream().anyMatch(n -> capacities.of(n).bounded());
         try {
             if (!counted) {
-                return register.apply(choose(states(Map.of()), named, memoryMb));
+                return register.apply(choose(candidates(states(Map.of()), named), named, memoryMb));
             }
             placing.lock();
             try {
-                return register.apply(choose(states(), named, memoryMb));
+                return register.apply(choose(candidates(states(), named), named, memoryMb));
             } finally {
                 placing.unlock();
             }
@@ -102,6 +106,19 @@ public class Placement {
             return OptionalLong.empty();
         }
         return OptionalLong.of(max - load.byNode().getOrDefault(node, NodeUsage.NONE).memoryMb());
+    }
+
+    /**
+     * The nodes a runtime may go to: a node configured {@code dockyard.node.<name>.placement=explicit}
+     * takes only runtimes that name it.
+     */
+    private static List<NodeState> candidates(List<NodeState> states, String named) {
+        if (named != null) {
+            return states;
+        }
+        return states.stream().filter(s -> !EXPLICIT.equals(ConfigProvider.getConfig()
+                .getOptionalValue("dockyard.node." + s.name() + ".placement", String.class).map(String::strip)
+                .orElse(""))).toList();
     }
 
     /** The node for a runtime of {@code memoryMb} among {@code states} (configured order), or why none. */

@@ -13,6 +13,8 @@ import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.backend.UnsupportedIsolationException;
 import dev.dockyard.backend.kubernetes.KubernetesNode;
 import dev.dockyard.backend.kubernetes.KubernetesNodeConfig;
+import dev.dockyard.backend.local.LocalNode;
+import dev.dockyard.backend.local.LocalNodeConfig;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.RuntimeImageBuilder;
 import jakarta.annotation.PostConstruct;
@@ -70,6 +72,14 @@ public class DockerNodes implements BackendNodes {
                 clusters.add(cluster);
                 nodes.put(name, cluster.backend());
                 builders.put(name, cluster.images());
+                continue;
+            }
+            if (NodeType.of(ConfigProvider.getConfig(), name) == NodeType.LOCAL) {
+                // host processes of this machine: see dev.dockyard.backend.local
+                LocalNode local = new LocalNode(LocalNodeConfig.read(ConfigProvider.getConfig(), name, config.instance(),
+                        config.imageBundle(), config.sandboxImage(), config.sandboxUser()), clock);
+                nodes.put(name, local.backend());
+                builders.put(name, local.images());
                 continue;
             }
             Optional<String> host = ConfigProvider.getConfig()
