@@ -3,12 +3,14 @@ package dev.dockyard.backend.local;
 import dev.dockyard.images.RuntimeImageBuilder;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.time.Clock;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.logging.Logger;
+import java.util.stream.Stream;
 
 /**
  * A node of type {@code local}: its sandbox user, its cgroup limits, its backend and its images.
@@ -23,8 +25,10 @@ public final class LocalNode {
     private final LocalBackend backend;
     private final RuntimeImageBuilder images;
 
-    public LocalNode(LocalNodeConfig config, Clock clock) {
-        SandboxUser user = SandboxUser.ensure(config.user());
+    public LocalNode(LocalNodeConfig configured, Clock clock) {
+        SandboxUser user = SandboxUser.ensure(configured.user());
+        LocalNodeConfig config = configured.withBundle(StagedBundle.stage(configured.bundle(), configured.root(),
+                noSandboxes(configured)));
         if (user.switched()) {
             closeControlPlaneFiles();
         }
@@ -48,6 +52,17 @@ public final class LocalNode {
 
     public RuntimeImageBuilder images() {
         return images;
+    }
+
+    /** Whether the node has no sandbox records: staged bundles other than today's are unused then. */
+    private static boolean noSandboxes(LocalNodeConfig config) {
+        try (Stream<Path> records = Files.list(config.records())) {
+            return records.noneMatch(p -> p.getFileName().toString().endsWith(".properties"));
+        } catch (NoSuchFileException e) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** The server's output directory (its working directory) and configuration directory, owner-only. */

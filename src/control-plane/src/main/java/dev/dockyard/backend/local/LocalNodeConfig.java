@@ -52,6 +52,12 @@ public record LocalNodeConfig(String node, String instance, Path root, Path bund
                 cgroup.equals("auto"), cgroupRoot, archiveOwner);
     }
 
+    /** The same node running {@code newBundle} (its staged copy). */
+    public LocalNodeConfig withBundle(Path newBundle) {
+        return new LocalNodeConfig(node, instance, root, newBundle, user, stopGrace, images, cgroups, cgroupRoot,
+                archiveOwner);
+    }
+
     public Path sandboxes() {
         return root.resolve("sandboxes");
     }
