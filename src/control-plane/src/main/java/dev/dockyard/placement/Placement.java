@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.eclipse.microprofile.config.ConfigProvider;
 
@@ -44,6 +45,9 @@ public class Placement {
 
     /** {@code dockyard.node.<name>.placement}'s value for a node that takes only runtimes naming it. */
     public static final String EXPLICIT = "explicit";
+
+    /** Whether a node takes only runtimes naming it; MP Config's {@code placement} unless a test says otherwise. */
+    Predicate<String> explicitOnly = Placement::configuredExplicit;
 
     private final ReentrantLock placing = new ReentrantLock();
 
@@ -112,13 +116,16 @@ public class Placement {
      * The nodes a runtime may go to: a node configured {@code dockyard.node.<name>.placement=explicit}
      * takes only runtimes that name it.
      */
-    private static List<NodeState> candidates(List<NodeState> states, String named) {
+    private List<NodeState> candidates(List<NodeState> states, String named) {
         if (named != null) {
             return states;
         }
-        return states.stream().filter(s -> !EXPLICIT.equals(ConfigProvider.getConfig()
-                .getOptionalValue("dockyard.node." + s.name() + ".placement", String.class).map(String::strip)
-                .orElse(""))).toList();
+        return states.stream().filter(s -> !explicitOnly.test(s.name())).toList();
+    }
+
+    private static boolean configuredExplicit(String node) {
+        return EXPLICIT.equals(ConfigProvider.getConfig().getOptionalValue("dockyard.node." + node + ".placement",
+                String.class).map(String::strip).orElse(""));
     }
 
     /** The node for a runtime of {@code memoryMb} among {@code states} (configured order), or why none. */
