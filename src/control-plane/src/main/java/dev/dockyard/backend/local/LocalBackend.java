@@ -59,6 +59,9 @@ public class LocalBackend implements RuntimeBackend {
     /** Where the executor's /workspace is, as the control plane names it for archives. */
     static final String CONTAINER_WORKSPACE = "/workspace";
     private static final List<String> DIRECTORIES = List.of(WORKSPACE, KEY_DIR, "home", "tmp", "liberty");
+    /** sh -c script: join the n cgroups named first, then exec the rest of the arguments. */
+    static final String JOIN_CGROUPS = "n=$1; shift; while [ \"$n\" -gt 0 ]; do echo $$ > \"$1/cgroup.procs\" || exit 70; "
+            + "shift; n=$((n - 1)); done; exec \"$@\"";
     private static final String PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
     private final LocalNodeConfig config;
@@ -143,14 +146,14 @@ public class LocalBackend implements RuntimeBackend {
                 chown(dir);
                 Map<String, String> labels = new LinkedHashMap<>(spec.labels());
                 writeRecord(new SandboxRecord(name, labels, 0, clock.instant(), null, false));
+                // the boot may use more CPU than the steady limit settle() applies (SandboxSpec.bootCpus)
+                cgroups.prepare(name, spec.bootCpus() == 0 ? 0 : Math.max(spec.bootCpus(), spec.cpus()),
+                        spec.memoryMb(), spec.pidsLimit());
             } catch (IOException | RuntimeException e) {
                 deleteTree(dir);
                 deleteQuietly(recordFile(name));
+                cgroups.remove(name);
                 throw new BackendException("could not create local sandbox '" + name + "': " + e.getMessage(), e);
-            }
-            if (cgroups.enabled()) {
-                cgroups.prepare(name, spec.bootCpus() == 0 ? 0 : Math.max(spec.bootCpus(), spec.cpus()),
-                        spec.memoryMb(), spec.pidsLimit());
             }
             return name;
         }
@@ -198,11 +201,11 @@ public class LocalBackend implements RuntimeBackend {
     private ProcessIdentity launch(String name, int port) {
         Path dir = sandboxDir(name);
         List<String> command = new ArrayList<>();
-        Optional<Path> cgroup = cgroups.path(name);
-        if (cgroup.isPresent()) {
-            // joins its cgroup before anything else runs, so every process it starts is inside
-            command.addAll(List.of("/bin/sh", "-c", "echo $$ > \"$0/cgroup.procs\" && exec \"$@\"",
-                    cgroup.get().toString()));
+        List<Path> cgroup = cgroups.paths(name);
+        if (!cgroup.isEmpty()) {
+            // joins its cgroups before anything else runs, so every process it starts is inside
+            command.addAll(List.of("/bin/sh", "-c", JOIN_CGROUPS, "join-cgroups", Integer.toString(cgroup.size())));
+            cgroup.forEach(c -> command.add(c.toString()));
         }
         command.add("setsid");
         if (user.switched()) {

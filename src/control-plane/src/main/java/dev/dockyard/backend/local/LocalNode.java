@@ -39,7 +39,7 @@ public final class LocalNode {
         this.images = new BundleImages(config);
         LOG.info("Node '" + config.node() + "': local sandboxes under " + config.root() + " as user " + user.name()
                 + " (uid " + user.uid() + "), bundle " + config.bundle() + "; resource limits "
-                + (cgroups.enabled() ? "by cgroup v2" : "OFF: " + cgroups.reason()));
+                + (cgroups.enabled() ? "by " + cgroups : "OFF: " + cgroups.reason()));
         if (!Files.isExecutable(config.bundle().resolve("bin/start-executor"))) {
             LOG.warning("Node '" + config.node() + "': no executor bundle at " + config.bundle()
                     + "; its health check fails until there is one");

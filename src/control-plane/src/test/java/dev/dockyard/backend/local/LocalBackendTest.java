@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.EgressPolicy;
@@ -220,6 +221,53 @@ class LocalBackendTest {
         assertEquals("print('hi')\n", Files.readString(backend.sandboxDir("sb-b").resolve("workspace/src/main.py")));
         assertThrows(BackendException.class, () -> backend.archive("sb-a", "/etc"));
         assertThrows(BackendException.class, () -> backend.archive("sb-a", "/workspace/../etc"));
+    }
+
+    @Test
+    void shouldPutTheWholeTreeInTheSandboxesCgroupsWithItsLimitsWhereTheHostAllows() throws Exception {
+        CgroupLimits real = CgroupLimits.probe(Path.of("/sys/fs/cgroup"), "dockyard-unit-" + ProcessHandle.current().pid());
+        assumeTrue(real.enabled(), "no writable cgroups here: " + real.reason());
+        LocalNodeConfig config = new LocalNodeConfig("local1", "unit", dir.resolve("root"), dir.resolve("bundle"),
+                "ignored", Duration.ofSeconds(1), List.of("dockyard/sandbox:latest"), true, dir, "1000");
+        long uid = (Integer) Files.getAttribute(dir, "unix:uid");
+        LocalBackend limited = new LocalBackend(config, new SandboxUser("self", (int) uid, 0, false), processes, real,
+                Clock.systemUTC());
+        try {
+            limited.create(spec("sb-a", "cp"));
+            List<Path> cgroups = real.paths("sb-a");
+            assertFalse(cgroups.isEmpty());
+            limited.start("sb-a", 8000);
+            waitFor(() -> processesOf("sb-a").size() == 2);
+            assertEquals(processesOf("sb-a").stream().sorted().toList(), real.members("sb-a").stream().sorted().toList(),
+                    "every process of the sandbox, the detached one too, is in its cgroup");
+            for (Path cgroup : cgroups) {
+                Path memory = cgroup.resolve(Files.exists(cgroup.resolve("memory.max")) ? "memory.max" : "memory.limit_in_bytes");
+                if (Files.exists(memory)) {
+                    assertEquals(Long.toString(512L * 1024 * 1024), Files.readString(memory).strip());
+                }
+            }
+            limited.remove("sb-a");
+            assertTrue(processesOf("sb-a").isEmpty());
+            for (Path cgroup : cgroups) {
+                assertFalse(Files.exists(cgroup), cgroup + " removed with the sandbox");
+            }
+        } finally {
+            limited.remove("sb-a");
+            for (Path cgroup : real.paths("sb-a")) {
+                Files.deleteIfExists(cgroup);
+            }
+            for (Path parent : List.of("cpu", "memory", "pids").stream().map(c -> Path.of("/sys/fs/cgroup", c)).toList()) {
+                try (var found = Files.find(parent, 4, (p, a) -> p.getFileName().toString()
+                        .equals("dockyard-unit-" + ProcessHandle.current().pid()))) {
+                    for (Path group : found.toList()) {
+                        Files.deleteIfExists(group);
+                    }
+                } catch (java.io.IOException | java.io.UncheckedIOException e) {
+                    // not a v1 host
+                }
+            }
+            Files.deleteIfExists(Path.of("/sys/fs/cgroup/dockyard-unit-" + ProcessHandle.current().pid()));
+        }
     }
 
     @Test
