@@ -276,4 +276,35 @@ class LocalBackendIT {
             assertFalse(process.running());
         }
     }
+    @Test
+    @Order(5)
+    void shouldMigrateAWorkspaceFromDockerToLocalAndBack() {
+        DockyardApi.Answer docker = API.provision(Json.createObjectBuilder().add("conversationId", "it-local-" + RUN
+                + "-move").add("node", "local").build(), 180);
+        assertEquals(201, docker.status(), docker.body());
+        String dockerId = docker.json().getString("id");
+        CREATED.add(dockerId);
+        API.act(dockerId, DockyardApi.run("mkdir -p /workspace/proj && echo from-docker > /workspace/proj/a.txt"));
+
+        DockyardApi.Answer moved = API.migrate(dockerId, "{\"node\": \"" + NODE + "\"}", null, 180);
+        assertEquals(201, moved.status(), moved.body());
+        String localId = moved.json().getString("id");
+        CREATED.add(localId);
+        assertEquals(NODE, moved.json().getString("node"));
+        assertEquals("local", moved.json().getString("backend"));
+        assertEquals("from-docker", API.act(localId, DockyardApi.run("cat proj/a.txt")).getString("content").strip());
+        assertEquals("from-local", API.act(localId, DockyardApi.run("echo from-local > proj/b.txt && cat proj/b.txt"))
+                .getString("content").strip(), "the moved files are the local sandbox user's");
+
+        DockyardApi.Answer back = API.migrate(localId, "{\"node\": \"local\"}", null, 180);
+        assertEquals(201, back.status(), back.body());
+        String backId = back.json().getString("id");
+        CREATED.add(backId);
+        assertEquals("docker", back.json().getString("backend"));
+        assertEquals("from-docker\nfrom-local\nok", API.act(backId, DockyardApi.run(
+                "cd /workspace/proj && cat a.txt b.txt && echo more >> b.txt && echo ok")).getString("content").strip(),
+                "the files came back, writable by the container's user");
+        assertFalse(Files.exists(sandboxDir(localId)), "the local sandbox went with the migration");
+        API.delete("runtimes/" + backId);
+    }
 }
