@@ -17,6 +17,7 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -70,6 +71,10 @@ public class LocalBackend implements RuntimeBackend {
     private final CgroupLimits cgroups;
     private final Clock clock;
     private final Map<String, Object> locks = new ConcurrentHashMap<>();
+    /** The processes each pause stopped (the others were stopped before it), by sandbox. */
+    private final Map<String, List<Long>> stoppedByPause = new ConcurrentHashMap<>();
+    /** Whether the sandbox user was seen to reach the bundle and the sandboxes' directory. */
+    private volatile boolean reachable;
 
     public LocalBackend(LocalNodeConfig config, SandboxUser user, ProcessTable processes, CgroupLimits cgroups,
                         Clock clock) {
@@ -79,7 +84,7 @@ public class LocalBackend implements RuntimeBackend {
         this.cgroups = cgroups;
         this.clock = clock;
         try {
-            Files.createDirectories(config.root());
+            createReachable(config.root());
             Files.createDirectories(config.records());
             Files.createDirectories(config.sandboxes());
             // the records (pids the control plane signals) are root's alone; the sandboxes'
@@ -90,6 +95,26 @@ public class LocalBackend implements RuntimeBackend {
         } catch (IOException e) {
             throw new IllegalStateException("local node '" + config.node() + "': cannot use " + config.root() + ": "
                     + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Creates {@code dir} and its missing parents with mode 755 whatever the umask (Liberty's is
+     * 027): the sandbox user must pass through them to its own directory and to the bundle.
+     */
+    static void createReachable(Path dir) throws IOException {
+        Path absolute = dir.toAbsolutePath();
+        List<Path> missing = new ArrayList<>();
+        for (Path p = absolute; p != null && !Files.exists(p); p = p.getParent()) {
+            missing.add(0, p);
+        }
+        for (Path p : missing) {
+            try {
+                Files.createDirectory(p);
+            } catch (FileAlreadyExistsException e) {
+                continue;
+            }
+            Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
         }
     }
 
@@ -106,6 +131,31 @@ public class LocalBackend implements RuntimeBackend {
         }
         if (!Files.isWritable(config.records())) {
             throw new BackendException("local node '" + config.node() + "': " + config.records() + " is not writable");
+        }
+        if (user.switched() && !reachable) {
+            // a directory on the way that the sandbox user may not pass (a 700 home, a 027 umask)
+            reachable = asSandboxUser(List.of("test", "-x", startScript().toString())) == 0
+                    && asSandboxUser(List.of("test", "-x", config.sandboxes().toString())) == 0;
+            if (!reachable) {
+                throw new BackendException("local node '" + config.node() + "': user " + user.name() + " cannot reach "
+                        + startScript() + " or " + config.sandboxes() + " (a directory on the way is closed to others)");
+            }
+        }
+    }
+
+    private int asSandboxUser(List<String> command) {
+        List<String> full = new ArrayList<>(List.of("setpriv", "--reuid=" + user.uid(), "--regid=" + user.gid(),
+                "--clear-groups"));
+        full.addAll(command);
+        try {
+            Process p = new ProcessBuilder(full).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+            return p.waitFor(10, TimeUnit.SECONDS) ? p.exitValue() : -1;
+        } catch (IOException e) {
+            throw new BackendException("could not run setpriv: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
         }
     }
 
@@ -317,7 +367,13 @@ public class LocalBackend implements RuntimeBackend {
         String name = checkedName(sandboxName);
         synchronized (lock(name)) {
             SandboxRecord record = record(name).orElseThrow(() -> gone(name));
-            processes.signal("STOP", members(record));
+            // what the agent stopped itself (a job it suspended) stays stopped after the resume
+            List<Long> running = members(record).stream()
+                    .filter(p -> !processes.stat(p).map(ProcStat::stopped).orElse(true)).toList();
+            if (!record.frozen()) {
+                stoppedByPause.put(name, running);
+            }
+            processes.signal("STOP", running);
             writeRecord(record.frozen(true));
         }
     }
@@ -327,7 +383,7 @@ public class LocalBackend implements RuntimeBackend {
         String name = checkedName(sandboxName);
         synchronized (lock(name)) {
             SandboxRecord record = record(name).orElseThrow(() -> gone(name));
-            processes.signal("CONT", members(record));
+            thaw(record);
             writeRecord(record.frozen(false));
         }
     }
@@ -342,6 +398,27 @@ public class LocalBackend implements RuntimeBackend {
             }
             terminate(record.get());
             writeRecord(record.get().stopped());
+        }
+    }
+
+    /**
+     * SIGCONT to every process of the sandbox until none is stopped: script(1), which holds the
+     * executor's shell on its terminal, stops itself when it learns its child was stopped, and may
+     * learn it only after the first SIGCONT; a stopped script would leave the shell's output unread.
+     */
+    private void thaw(SandboxRecord record) {
+        // after a restart of the control plane, what the pause stopped is not known: all of it
+        List<Long> stopped = stoppedByPause.remove(record.name());
+        Set<Long> targets = new LinkedHashSet<>(stopped != null ? stopped : members(record));
+        List<Long> pids = List.copyOf(targets);
+        for (int round = 0; round < 20 && !pids.isEmpty(); round++) {
+            processes.signal("CONT", pids);
+            sleep(round == 0 ? 20 : 50);
+            pids = members(record).stream().filter(targets::contains)
+                    .filter(p -> processes.stat(p).map(ProcStat::stopped).orElse(false)).toList();
+        }
+        if (!pids.isEmpty()) {
+            LOG.warning("Processes " + pids + " of local sandbox '" + record.name() + "' stay stopped after SIGCONT");
         }
     }
 
@@ -500,6 +577,7 @@ public class LocalBackend implements RuntimeBackend {
             deleteQuietly(recordFile(name));
         }
         locks.remove(name);
+        stoppedByPause.remove(name);
     }
 
     Path sandboxDir(String name) {

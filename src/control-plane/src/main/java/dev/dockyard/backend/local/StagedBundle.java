@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -35,7 +36,8 @@ final class StagedBundle {
         }
         Path bundles = root.resolve("bundles");
         try {
-            Files.createDirectories(bundles);
+            LocalBackend.createReachable(bundles);
+            Files.setPosixFilePermissions(bundles, PosixFilePermissions.fromString("rwxr-xr-x"));
             Path staged = bundles.resolve(digest(source));
             if (sweep) {
                 try (DirectoryStream<Path> old = Files.newDirectoryStream(bundles)) {

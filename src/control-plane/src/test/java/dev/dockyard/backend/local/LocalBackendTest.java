@@ -140,6 +140,17 @@ class LocalBackendTest {
         backend.unpause("sb-a");
         assertEquals(SandboxState.Phase.RUNNING, backend.inspect("sb-a").phase());
         waitFor(() -> processesOf("sb-a").stream().noneMatch(p -> processes.stat(p).orElseThrow().stopped()));
+
+        // a process the agent suspended itself stays suspended through a pause and resume
+        long leader = SandboxRecord.parse(Files.readString(dir.resolve("root/records/sb-a.properties"))).orElseThrow()
+                .process().pid();
+        long suspended = processesOf("sb-a").stream().filter(p -> p != leader).findFirst().orElseThrow();
+        processes.signal("STOP", List.of(suspended));
+        waitFor(() -> processes.stat(suspended).orElseThrow().stopped());
+        backend.pause("sb-a");
+        backend.unpause("sb-a");
+        assertFalse(processes.stat(leader).orElseThrow().stopped());
+        assertTrue(processes.stat(suspended).orElseThrow().stopped());
     }
 
     @Test
