@@ -60,9 +60,11 @@ public class LocalBackend implements RuntimeBackend {
     /** Where the executor's /workspace is, as the control plane names it for archives. */
     static final String CONTAINER_WORKSPACE = "/workspace";
     private static final List<String> DIRECTORIES = List.of(WORKSPACE, KEY_DIR, "home", "tmp", "liberty");
-    /** sh -c script: join the n cgroups named first, then exec the rest of the arguments. */
-    static final String JOIN_CGROUPS = "n=$1; shift; while [ \"$n\" -gt 0 ]; do echo $$ > \"$1/cgroup.procs\" || exit 70; "
+    /** sh -c script: the umask 022, join the n cgroups named first, then exec the rest of the arguments. */
+    static final String JOIN_CGROUPS = "umask 022; n=$1; shift; while [ \"$n\" -gt 0 ]; do echo $$ > \"$1/cgroup.procs\" || exit 70; "
             + "shift; n=$((n - 1)); done; exec \"$@\"";
+    /** sh -c script: bind the directory named first onto /tmp, then exec the rest of the arguments. */
+    static final String PRIVATE_TMP = "mount --bind \"$0\" /tmp || exit 71; exec \"$@\"";
     private static final String PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
     private final LocalNodeConfig config;
@@ -73,6 +75,8 @@ public class LocalBackend implements RuntimeBackend {
     private final Map<String, Object> locks = new ConcurrentHashMap<>();
     /** The processes each pause stopped (the others were stopped before it), by sandbox. */
     private final Map<String, List<Long>> stoppedByPause = new ConcurrentHashMap<>();
+    /** Whether sandboxes get a /tmp of their own (a mount namespace: root, and a host that allows it). */
+    private final boolean privateTmp;
     /** Whether the sandbox user was seen to reach the bundle and the sandboxes' directory. */
     private volatile boolean reachable;
 
@@ -83,6 +87,11 @@ public class LocalBackend implements RuntimeBackend {
         this.processes = processes;
         this.cgroups = cgroups;
         this.clock = clock;
+        this.privateTmp = user.switched() && canUnshareMounts();
+        if (user.switched() && !privateTmp) {
+            LOG.warning("Local node '" + config.node() + "': no mount namespaces here (unshare --mount failed); "
+                    + "its sandboxes share the host's /tmp");
+        }
         try {
             createReachable(config.root());
             Files.createDirectories(config.records());
@@ -141,6 +150,24 @@ public class LocalBackend implements RuntimeBackend {
                         + startScript() + " or " + config.sandboxes() + " (a directory on the way is closed to others)");
             }
         }
+    }
+
+    private static boolean canUnshareMounts() {
+        try {
+            Process p = new ProcessBuilder("unshare", "--mount", "--propagation", "private", "true")
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Whether this node's sandboxes have a /tmp of their own. */
+    public boolean privateTmp() {
+        return privateTmp;
     }
 
     private int asSandboxUser(List<String> command) {
@@ -251,14 +278,17 @@ public class LocalBackend implements RuntimeBackend {
     private ProcessIdentity launch(String name, int port) {
         Path dir = sandboxDir(name);
         List<String> command = new ArrayList<>();
+        // joins its cgroups before anything else runs, so every process it starts is inside; the
+        // umask a container has, not the server's (Liberty's 027)
         List<Path> cgroup = cgroups.paths(name);
-        if (!cgroup.isEmpty()) {
-            // joins its cgroups before anything else runs, so every process it starts is inside
-            command.addAll(List.of("/bin/sh", "-c", JOIN_CGROUPS, "join-cgroups", Integer.toString(cgroup.size())));
-            cgroup.forEach(c -> command.add(c.toString()));
-        }
+        command.addAll(List.of("/bin/sh", "-c", JOIN_CGROUPS, "join-cgroups", Integer.toString(cgroup.size())));
+        cgroup.forEach(c -> command.add(c.toString()));
         command.add("setsid");
-        if (user.switched()) {
+        if (privateTmp) {
+            // a mount namespace of its own whose /tmp is the sandbox's tmp: sandboxes share no /tmp
+            // with each other or the host (root only may make one; mounts do not leave it)
+            command.addAll(List.of("unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
+                    PRIVATE_TMP, dir.resolve("tmp").toString()));
             command.addAll(List.of("setpriv", "--reuid=" + user.uid(), "--regid=" + user.gid(), "--clear-groups",
                     "--no-new-privs"));
         }
