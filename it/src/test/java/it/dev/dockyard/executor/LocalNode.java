@@ -4,6 +4,8 @@ package it.dev.dockyard.executor;
 final class LocalNode {
 
     static final String NAME = "local1";
+    /** The user its sandboxes run as (the control plane of the it build runs as root). */
+    static final String USER = "dockyard-sandbox";
 
     private LocalNode() {
     }

@@ -65,6 +65,13 @@ public class LocalBackend implements RuntimeBackend {
             + "shift; n=$((n - 1)); done; exec \"$@\"";
     /** sh -c script: bind the directory named first onto /tmp, then exec the rest of the arguments. */
     static final String PRIVATE_TMP = "mount --bind \"$0\" /tmp || exit 71; exec \"$@\"";
+    /**
+     * bash -c script, the first process of a sandbox's pid namespace: runs the executor, hands it
+     * SIGTERM, and reaps every orphan the namespace hands it meanwhile (bash reaps any child that
+     * exits, known or not) until the executor exits.
+     */
+    static final String INIT = "\"$@\" & child=$!; trap 'kill -TERM \"$child\" 2>/dev/null' TERM INT HUP; "
+            + "status=0; while kill -0 \"$child\" 2>/dev/null; do wait \"$child\"; status=$?; done; exit $status";
     private static final String PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
     private final LocalNodeConfig config;
@@ -222,7 +229,7 @@ public class LocalBackend implements RuntimeBackend {
                 handKey(name, spec.sessionKey(), spec.plugins());
                 chown(dir);
                 Map<String, String> labels = new LinkedHashMap<>(spec.labels());
-                writeRecord(new SandboxRecord(name, labels, 0, clock.instant(), null, false));
+                writeRecord(new SandboxRecord(name, labels, 0, clock.instant(), null, false, spec.memoryMb()));
                 // the boot may use more CPU than the steady limit settle() applies (SandboxSpec.bootCpus)
                 cgroups.prepare(name, spec.bootCpus() == 0 ? 0 : Math.max(spec.bootCpus(), spec.cpus()),
                         spec.memoryMb(), spec.pidsLimit());
@@ -269,13 +276,13 @@ public class LocalBackend implements RuntimeBackend {
                 return endpointOf(record.port());
             }
             int port = freePort();
-            ProcessIdentity started = launch(name, port);
+            ProcessIdentity started = launch(name, port, record.memoryMb());
             writeRecord(record.running(started, port));
             return endpointOf(port);
         }
     }
 
-    private ProcessIdentity launch(String name, int port) {
+    private ProcessIdentity launch(String name, int port, int memoryMb) {
         Path dir = sandboxDir(name);
         List<String> command = new ArrayList<>();
         // joins its cgroups before anything else runs, so every process it starts is inside; the
@@ -287,8 +294,12 @@ public class LocalBackend implements RuntimeBackend {
         if (privateTmp) {
             // a mount namespace of its own whose /tmp is the sandbox's tmp: sandboxes share no /tmp
             // with each other or the host (root only may make one; mounts do not leave it)
-            command.addAll(List.of("unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
-                    PRIVATE_TMP, dir.resolve("tmp").toString()));
+            // and of pids, whose first process reaps orphans as a container's init does
+            command.addAll(List.of("unshare", "--mount", "--pid", "--fork", "--kill-child", "--mount-proc",
+                    "--propagation", "private", "/bin/sh", "-c", PRIVATE_TMP, dir.resolve("tmp").toString()));
+            command.addAll(List.of("setpriv", "--reuid=" + user.uid(), "--regid=" + user.gid(), "--clear-groups",
+                    "--no-new-privs", "/bin/bash", "-c", INIT, "dockyard-init"));
+        } else if (user.switched()) {
             command.addAll(List.of("setpriv", "--reuid=" + user.uid(), "--regid=" + user.gid(), "--clear-groups",
                     "--no-new-privs"));
         }
@@ -312,6 +323,11 @@ public class LocalBackend implements RuntimeBackend {
         env.put("EXECUTOR_PORT", Integer.toString(port));
         env.put("EXECUTOR_HOST", "127.0.0.1");
         env.put(SANDBOX_VARIABLE, name);
+        if (memoryMb > 0) {
+            // the JVM sizes its heap as in a container of the sandbox's memory (the cgroup's limit
+            // is not what it reads on a host)
+            env.put("DOCKYARD_JVM_OPTIONS", "-XX:MaxRAM=" + memoryMb + "m");
+        }
         Path log = logFile(name);
         builder.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         try {
@@ -599,7 +615,7 @@ public class LocalBackend implements RuntimeBackend {
             record.ifPresent(this::terminate);
             if (record.isEmpty()) {
                 // no record (a create that broke off): the variable still finds what it may have started
-                terminate(new SandboxRecord(name, Map.of(), 0, Instant.EPOCH, null, false));
+                terminate(new SandboxRecord(name, Map.of(), 0, Instant.EPOCH, null, false, 0));
             }
             cgroups.remove(name);
             deleteTree(sandboxDir(name));

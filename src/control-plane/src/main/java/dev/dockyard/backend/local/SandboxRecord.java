@@ -20,9 +20,11 @@ import java.util.TreeMap;
  *
  * @param process the executor's process, null when none was started or it was stopped on purpose
  * @param frozen  paused (SIGSTOP) by the control plane
+ * @param memoryMb the sandbox's memory: the executor JVM sizes itself for it as it would in a
+ *                 container of that memory (0: the host's)
  */
 public record SandboxRecord(String name, Map<String, String> labels, int port, Instant createdAt,
-                            ProcessIdentity process, boolean frozen) {
+                            ProcessIdentity process, boolean frozen, int memoryMb) {
 
     private static final String NAME = "name";
     private static final String PORT = "port";
@@ -30,6 +32,7 @@ public record SandboxRecord(String name, Map<String, String> labels, int port, I
     private static final String PID = "pid";
     private static final String START_TIME = "start-time";
     private static final String FROZEN = "frozen";
+    private static final String MEMORY = "memory-mb";
     private static final String LABEL = "label.";
 
     public SandboxRecord {
@@ -37,15 +40,15 @@ public record SandboxRecord(String name, Map<String, String> labels, int port, I
     }
 
     public SandboxRecord running(ProcessIdentity started, int newPort) {
-        return new SandboxRecord(name, labels, newPort, createdAt, started, false);
+        return new SandboxRecord(name, labels, newPort, createdAt, started, false, memoryMb);
     }
 
     public SandboxRecord stopped() {
-        return new SandboxRecord(name, labels, port, createdAt, null, false);
+        return new SandboxRecord(name, labels, port, createdAt, null, false, memoryMb);
     }
 
     public SandboxRecord frozen(boolean isFrozen) {
-        return new SandboxRecord(name, labels, port, createdAt, process, isFrozen);
+        return new SandboxRecord(name, labels, port, createdAt, process, isFrozen, memoryMb);
     }
 
     public String format() {
@@ -58,6 +61,7 @@ public record SandboxRecord(String name, Map<String, String> labels, int port, I
             p.setProperty(START_TIME, Long.toString(process.startTime()));
         }
         p.setProperty(FROZEN, Boolean.toString(frozen));
+        p.setProperty(MEMORY, Integer.toString(memoryMb));
         new TreeMap<>(labels).forEach((k, v) -> p.setProperty(LABEL + k, v));
         StringWriter out = new StringWriter();
         try {
@@ -87,7 +91,8 @@ public record SandboxRecord(String name, Map<String, String> labels, int port, I
             ProcessIdentity process = pid == null ? null
                     : new ProcessIdentity(Long.parseLong(pid), Long.parseLong(p.getProperty(START_TIME)));
             return Optional.of(new SandboxRecord(name, labels, Integer.parseInt(p.getProperty(PORT)),
-                    Instant.parse(p.getProperty(CREATED)), process, Boolean.parseBoolean(p.getProperty(FROZEN))));
+                    Instant.parse(p.getProperty(CREATED)), process, Boolean.parseBoolean(p.getProperty(FROZEN)),
+                    Integer.parseInt(p.getProperty(MEMORY, "0"))));
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }

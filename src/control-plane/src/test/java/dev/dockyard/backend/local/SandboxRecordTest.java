@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class SandboxRecordTest {
 
     private final SandboxRecord created = new SandboxRecord("dockyard-rt-1", Labels.of("rt-1", "conv=1\nx", "cp-a"), 0,
-            Instant.parse("2026-11-25T16:00:00Z"), null, false);
+            Instant.parse("2026-11-25T16:00:00Z"), null, false, 1024);
 
     @Test
     void shouldReadBackWhatItWrote() {
@@ -20,6 +20,7 @@ class SandboxRecordTest {
         assertEquals(running, read);
         assertEquals("conv=1\nx", read.labels().get(Labels.CONVERSATION_ID));
         assertEquals(new ProcessIdentity(31337, 123456789L), read.process());
+        assertEquals(1024, read.memoryMb());
     }
 
     @Test
