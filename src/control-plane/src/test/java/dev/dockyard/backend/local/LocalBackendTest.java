@@ -13,7 +13,9 @@ import dev.dockyard.backend.SandboxProcess;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxState;
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -84,7 +87,7 @@ class LocalBackendTest {
         return processes.carrying(LocalBackend.SANDBOX_VARIABLE, name, null);
     }
 
-    private static void waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
+    private static void waitFor(BooleanSupplier condition) throws InterruptedException {
         for (int i = 0; i < 100 && !condition.getAsBoolean(); i++) {
             TimeUnit.MILLISECONDS.sleep(50);
         }
@@ -273,7 +276,7 @@ class LocalBackendTest {
                     for (Path group : found.toList()) {
                         Files.deleteIfExists(group);
                     }
-                } catch (java.io.IOException | java.io.UncheckedIOException e) {
+                } catch (IOException | UncheckedIOException e) {
                     // not a v1 host
                 }
             }
