@@ -261,6 +261,9 @@ public class LocalBackend implements RuntimeBackend {
         chown(key);
         if (!plugins.isEmpty()) {
             Path file = keys.resolve(PLUGINS_FILE);
+            // never through a link the sandbox may have left in its own directory: a new file
+            Files.deleteIfExists(file);
+            Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             Files.writeString(file, String.join("\n", plugins), StandardCharsets.UTF_8);
             Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--------"));
             chown(file);
