@@ -55,5 +55,8 @@ find "$out/wlp/dev" -name '*-javadoc.zip' -delete
 rm -rf "$out/wlp/usr/servers/executor/logs" "$out/wlp/usr/servers/executor/workarea"
 cp -r "$here/sandbox/bin" "$out/bin"
 chmod 755 "$out"/bin/*
+# Readable by every user: a local backend node runs the bundle as its unprivileged sandbox user
+# (in an image the sandbox user owns /dockyard/wlp anyway); Liberty's packaging leaves the server 750
+chmod -R a+rX,go-w "$out"
 find "$out" -exec touch -h -d '2020-01-01T00:00:00Z' {} +
 log "bundle in $out: $(du -sh "$out" | cut -f1) (jre $(du -sh "$out/jre" | cut -f1), $release)"

@@ -5,11 +5,11 @@ import org.eclipse.microprofile.config.Config;
 
 /**
  * What serves a backend node ({@code dockyard.node.<name>.type}): a Docker engine Dockyard talks
- * to directly (the default), or a namespace of a Kubernetes cluster.
+ * to directly (the default), a namespace of a Kubernetes cluster, another Dockyard control plane
+ * ({@code remote}), or host processes of this machine ({@code local}).
  */
 public enum NodeType {
-    DOCKER, KUBERNETES,
-    REMOTE;
+    DOCKER, KUBERNETES, REMOTE, LOCAL;
 
     /** The node's configured type; an unknown value stops the start rather than guessing. */
     public static NodeType of(Config config, String node) {
@@ -19,7 +19,7 @@ public enum NodeType {
             return valueOf(value.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
             throw new IllegalStateException("dockyard.node." + node + ".type: '" + value
-                    + "' is not a node type (docker or kubernetes)");
+                    + "' is not a node type (docker, kubernetes, remote or local)");
         }
     }
 

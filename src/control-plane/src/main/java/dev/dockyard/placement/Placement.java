@@ -9,7 +9,9 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
+import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
  * Chooses the node of a new runtime: among the healthy nodes that can take it (a free runtime
@@ -41,6 +43,12 @@ public class Placement {
     @Inject
     DockyardConfig config;
 
+    /** {@code dockyard.node.<name>.placement}'s value for a node that takes only runtimes naming it. */
+    public static final String EXPLICIT = "explicit";
+
+    /** Whether a node takes only runtimes naming it; MP Config's {@code placement} unless a test says otherwise. */
+    Predicate<String> explicitOnly = Placement::configuredExplicit;
+
     private final ReentrantLock placing = new ReentrantLock();
 
     /** Every node as it is now: capacity, what it holds, health. */
@@ -67,11 +75,11 @@ public class Placement {
         boolean counted = nodes.names().stream().anyMatch(n -> capacities.of(n).bounded());
         try {
             if (!counted) {
-                return register.apply(choose(states(Map.of()), named, memoryMb));
+                return register.apply(choose(candidates(states(Map.of()), named), named, memoryMb));
             }
             placing.lock();
             try {
-                return register.apply(choose(states(), named, memoryMb));
+                return register.apply(choose(candidates(states(), named), named, memoryMb));
             } finally {
                 placing.unlock();
             }
@@ -102,6 +110,22 @@ public class Placement {
             return OptionalLong.empty();
         }
         return OptionalLong.of(max - load.byNode().getOrDefault(node, NodeUsage.NONE).memoryMb());
+    }
+
+    /**
+     * The nodes a runtime may go to: a node configured {@code dockyard.node.<name>.placement=explicit}
+     * takes only runtimes that name it.
+     */
+    private List<NodeState> candidates(List<NodeState> states, String named) {
+        if (named != null) {
+            return states;
+        }
+        return states.stream().filter(s -> !explicitOnly.test(s.name())).toList();
+    }
+
+    private static boolean configuredExplicit(String node) {
+        return EXPLICIT.equals(ConfigProvider.getConfig().getOptionalValue("dockyard.node." + node + ".placement",
+                String.class).map(String::strip).orElse(""));
     }
 
     /** The node for a runtime of {@code memoryMb} among {@code states} (configured order), or why none. */

@@ -232,11 +232,7 @@ public class WarmPools {
             throw new IllegalArgumentException("unknown backend node '" + s.node() + "'; configured nodes: "
                     + nodes.names());
         }
-        if (!s.node().equals(nodes.defaultNode())) {
-            // provisioning places new runtimes on the default node: a pool elsewhere would never be claimed
-            throw new IllegalArgumentException("pools serve new runtimes, which go to the default node '"
-                    + nodes.defaultNode() + "'");
-        }
+        // a pool on another node serves the runtimes placement sends there, those naming it among them
         if (s.size() < 0 || s.size() > config.poolMaxSize()) {
             throw new IllegalArgumentException("size must be between 0 and " + config.poolMaxSize()
                     + " (dockyard.pools.max-size)");

@@ -80,6 +80,20 @@ class PlacementTest {
     }
 
     @Test
+    void shouldSendOnlyRuntimesNamingItToAnExplicitOnlyNode() {
+        placement.explicitOnly = "a"::equals;
+        configured.put("a", new NodeCapacity(10, null));
+        configured.put("b", new NodeCapacity(1, null));
+        configured.put("c", new NodeCapacity(0, null));
+        assertEquals("b", placement.place(null, 512, node -> register(node, 512)),
+                "a has more room but takes only runtimes naming it");
+        assertEquals("a", placement.place("a", 512, node -> register(node, 512)));
+        PlacementRefusedException full = assertThrows(PlacementRefusedException.class,
+                () -> placement.place(null, 512, node -> register(node, 512)));
+        assertEquals(PlacementRefusedException.Reason.NO_CAPACITY, full.reason(), "b and c are full; a is never chosen");
+    }
+
+    @Test
     void shouldChooseTheNodeWithTheMostFreeRuntimeSlots() {
         assertEquals("b", Placement.choose(List.of(node("a", 4, null, 3, 0), node("b", 4, null, 1, 0),
                 node("c", 4, null, 2, 0)), null, 512));

@@ -31,6 +31,7 @@ public final class Placements {
         placement.health = health;
         placement.load = load;
         placement.config = new TestConfig();
+        placement.explicitOnly = node -> false;
         placement.capacities = new NodeCapacities() {
             @Override
             public NodeCapacity of(String node) {

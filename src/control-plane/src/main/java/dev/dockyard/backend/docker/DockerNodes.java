@@ -16,6 +16,8 @@ import dev.dockyard.backend.remote.RemoteCalls;
 import dev.dockyard.backend.remote.RemoteNode;
 import dev.dockyard.backend.remote.RemoteNodeConfig;
 import dev.dockyard.backend.kubernetes.KubernetesNodeConfig;
+import dev.dockyard.backend.local.LocalNode;
+import dev.dockyard.backend.local.LocalNodeConfig;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.RuntimeImageBuilder;
 import jakarta.annotation.PostConstruct;
@@ -84,6 +86,14 @@ public class DockerNodes implements BackendNodes {
                         config.instance()), remoteCalls, config.executorPort());
                 nodes.put(name, remote.backend());
                 builders.put(name, remote.images());
+                continue;
+            }
+            if (NodeType.of(ConfigProvider.getConfig(), name) == NodeType.LOCAL) {
+                // host processes of this machine: see dev.dockyard.backend.local
+                LocalNode local = new LocalNode(LocalNodeConfig.read(ConfigProvider.getConfig(), name, config.instance(),
+                        config.imageBundle(), config.sandboxImage(), config.sandboxUser()), clock);
+                nodes.put(name, local.backend());
+                builders.put(name, local.images());
                 continue;
             }
             Optional<String> host = ConfigProvider.getConfig()

@@ -293,7 +293,7 @@ public class Provisioner {
         // pool members are open sandboxes on the default bridge with the node's defaults: any other
         // egress policy, runtime class, GPUs or networks of its own provisions cold
         if (!request.extraDependencies().isEmpty() || request.failAt() != null || request.egress().ownNetwork()
-                || !request.workspace().equals(WorkspaceRequest.DEFAULT) || !request.isolation().isDefault()
+                || !request.workspace().isFreshDefault() || !request.isolation().isDefault()
                 || (program != null && program.fsGroup() != null)) {
             return Optional.empty();
         }

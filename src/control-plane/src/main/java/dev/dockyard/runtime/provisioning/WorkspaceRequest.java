@@ -23,6 +23,11 @@ public record WorkspaceRequest(int diskMb, String keptWorkspace, String fromSnap
         return new WorkspaceRequest(diskMb, keptWorkspace, fromSnapshot, null, null);
     }
 
+    /** A fresh workspace of the default size, on whichever node (a warm pool member's kind). */
+    public boolean isFreshDefault() {
+        return diskMb == 0 && keptWorkspace == null && fromSnapshot == null && placement == null;
+    }
+
     /** The workspace the sandbox gets: the resolved one, else a fresh volume of {@code diskMb}. */
     public SandboxWorkspace sandboxWorkspace() {
         return placement != null ? placement : SandboxWorkspace.fresh(diskMb);

@@ -1,0 +1,299 @@
+package dev.dockyard.backend.local;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.EgressPolicy;
+import dev.dockyard.backend.ManagedSandbox;
+import dev.dockyard.backend.SandboxProcess;
+import dev.dockyard.backend.SandboxSpec;
+import dev.dockyard.backend.SandboxState;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The local backend with real host processes: a stand-in bundle whose start-executor checks and
+ * consumes its key, starts a child in a session of its own (as the executor's shell does under
+ * script(1)) and then waits.
+ */
+class LocalBackendTest {
+
+    private static final String START_EXECUTOR = """
+            #!/bin/bash
+            set -eu
+            [ -s "$SESSION_API_KEY_FILE" ] || { echo "no key" >&2; exit 64; }
+            cat "$SESSION_API_KEY_FILE" > "$DOCKYARD_WORKSPACE/../tmp/key-seen"
+            rm -f "$SESSION_API_KEY_FILE"
+            echo "$EXECUTOR_HOST:$EXECUTOR_PORT" > "$DOCKYARD_WORKSPACE/../tmp/listen"
+            setsid sleep 300 < /dev/null > /dev/null 2>&1 &
+            exec sleep 300
+            """;
+
+    @TempDir
+    Path dir;
+
+    private LocalBackend backend;
+    private final ProcessTable processes = ProcessTable.host();
+    private final List<Process> strays = new ArrayList<>();
+
+    @BeforeEach
+    void setUp() throws Exception {
+        Path bin = Files.createDirectories(dir.resolve("bundle/bin"));
+        Files.writeString(bin.resolve("start-executor"), START_EXECUTOR);
+        Files.setPosixFilePermissions(bin.resolve("start-executor"), PosixFilePermissions.fromString("rwxr-xr-x"));
+        LocalNodeConfig config = new LocalNodeConfig("local1", "unit", dir.resolve("root"), dir.resolve("bundle"),
+                "ignored", Duration.ofSeconds(1), List.of("dockyard/sandbox:latest"), false, dir, "1000");
+        long uid = (Integer) Files.getAttribute(dir, "unix:uid");
+        backend = new LocalBackend(config, new SandboxUser("self", (int) uid, 0, false), processes,
+                CgroupLimits.off("test"), Clock.systemUTC());
+    }
+
+    @AfterEach
+    void tearDown() {
+        for (String name : List.of("sb-a", "sb-b")) {
+            backend.remove(name);
+        }
+        strays.forEach(Process::destroyForcibly);
+    }
+
+    private static SandboxSpec spec(String name, String controlPlane) {
+        return new SandboxSpec("rt-" + name, "conv-" + name, controlPlane, name, "dockyard/sandbox:latest", 1, 0, 512,
+                256, "1000", 8000, "key-of-" + name, List.of("jupyter"), null, List.of());
+    }
+
+    private List<Long> processesOf(String name) {
+        return processes.carrying(LocalBackend.SANDBOX_VARIABLE, name, null);
+    }
+
+    private static void waitFor(BooleanSupplier condition) throws InterruptedException {
+        for (int i = 0; i < 100 && !condition.getAsBoolean(); i++) {
+            TimeUnit.MILLISECONDS.sleep(50);
+        }
+        assertTrue(condition.getAsBoolean());
+    }
+
+    @Test
+    void shouldHandTheKeyInAFileOnlyItsOwnerReads() throws Exception {
+        backend.create(spec("sb-a", "cp"));
+        Path key = backend.sandboxDir("sb-a").resolve("run/session-key");
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(key)));
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(key.getParent())));
+        assertEquals("key-of-sb-a", Files.readString(key));
+        assertEquals("jupyter", Files.readString(key.resolveSibling("plugins")));
+        assertEquals(SandboxState.Phase.CREATED, backend.inspect("sb-a").phase());
+        String record = Files.readString(dir.resolve("root/records/sb-a.properties"));
+        assertFalse(record.contains("key-of-sb-a"), "the key is never in the record");
+    }
+
+    @Test
+    void shouldRunTheExecutorOnALoopbackPortAndKillItsWholeTreeOnRemove() throws Exception {
+        backend.create(spec("sb-a", "cp"));
+        URI endpoint = backend.start("sb-a", 8000);
+        assertEquals("127.0.0.1", endpoint.getHost());
+        Path tmp = backend.sandboxDir("sb-a").resolve("tmp");
+        waitFor(() -> Files.exists(tmp.resolve("listen")) && processesOf("sb-a").size() == 2);
+        assertEquals("127.0.0.1:" + endpoint.getPort(), Files.readString(tmp.resolve("listen")).strip());
+        assertEquals("key-of-sb-a", Files.readString(tmp.resolve("key-seen")));
+        assertFalse(Files.exists(backend.sandboxDir("sb-a").resolve("run/session-key")), "consumed at boot");
+        assertEquals(SandboxState.Phase.RUNNING, backend.inspect("sb-a").phase());
+        List<Long> tree = processesOf("sb-a");
+
+        backend.remove("sb-a");
+
+        assertTrue(processesOf("sb-a").isEmpty());
+        for (long pid : tree) {
+            assertTrue(processes.stat(pid).map(ProcStat::exited).orElse(true), "pid " + pid + " still runs");
+        }
+        assertFalse(Files.exists(backend.sandboxDir("sb-a")));
+        assertFalse(Files.exists(dir.resolve("root/records/sb-a.properties")));
+        assertEquals(SandboxState.Phase.MISSING, backend.inspect("sb-a").phase());
+        backend.remove("sb-a");
+    }
+
+    @Test
+    void shouldFreezeAndThawEveryProcessOfTheSandbox() throws Exception {
+        backend.create(spec("sb-a", "cp"));
+        backend.start("sb-a", 8000);
+        waitFor(() -> processesOf("sb-a").size() == 2);
+        backend.pause("sb-a");
+        assertEquals(SandboxState.Phase.PAUSED, backend.inspect("sb-a").phase());
+        waitFor(() -> processesOf("sb-a").stream().allMatch(p -> processes.stat(p).orElseThrow().stopped()));
+        backend.unpause("sb-a");
+        assertEquals(SandboxState.Phase.RUNNING, backend.inspect("sb-a").phase());
+        waitFor(() -> processesOf("sb-a").stream().noneMatch(p -> processes.stat(p).orElseThrow().stopped()));
+
+        // a process the agent suspended itself stays suspended through a pause and resume
+        long leader = SandboxRecord.parse(Files.readString(dir.resolve("root/records/sb-a.properties"))).orElseThrow()
+                .process().pid();
+        long suspended = processesOf("sb-a").stream().filter(p -> p != leader).findFirst().orElseThrow();
+        processes.signal("STOP", List.of(suspended));
+        waitFor(() -> processes.stat(suspended).orElseThrow().stopped());
+        backend.pause("sb-a");
+        backend.unpause("sb-a");
+        assertFalse(processes.stat(leader).orElseThrow().stopped());
+        assertTrue(processes.stat(suspended).orElseThrow().stopped());
+    }
+
+    @Test
+    void shouldStopKeepingTheFilesAndReviveWithANewKey() throws Exception {
+        backend.create(spec("sb-a", "cp"));
+        backend.start("sb-a", 8000);
+        Path workspace = backend.sandboxDir("sb-a").resolve("workspace");
+        Files.writeString(workspace.resolve("kept.txt"), "still here");
+        waitFor(() -> processesOf("sb-a").size() == 2);
+        backend.pause("sb-a");
+        backend.stop("sb-a");
+        assertTrue(processesOf("sb-a").isEmpty(), "a frozen sandbox stops too");
+        assertEquals(SandboxState.Phase.EXITED, backend.inspect("sb-a").phase());
+        assertEquals("still here", Files.readString(workspace.resolve("kept.txt")));
+
+        URI again = backend.revive("sb-a", "new-key", "1000", 8000);
+        assertEquals(again, backend.endpoint("sb-a", 8000));
+        Path seen = backend.sandboxDir("sb-a").resolve("tmp/key-seen");
+        waitFor(() -> {
+            try {
+                return Files.readString(seen).equals("new-key");
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        assertEquals(SandboxState.Phase.RUNNING, backend.inspect("sb-a").phase());
+    }
+
+    @Test
+    void shouldNeverSignalAProcessThatGotARecordedPid() throws Exception {
+        backend.create(spec("sb-a", "cp"));
+        // another process now holds the recorded pid: same pid, another start time
+        Process unrelated = new ProcessBuilder("sleep", "300").start();
+        strays.add(unrelated);
+        long startTime = processes.identify(unrelated.pid()).orElseThrow().startTime();
+        Path recordFile = dir.resolve("root/records/sb-a.properties");
+        SandboxRecord record = SandboxRecord.parse(Files.readString(recordFile)).orElseThrow();
+        Files.writeString(recordFile, record.running(new ProcessIdentity(unrelated.pid(), startTime - 1), 40000).format());
+
+        assertEquals(SandboxState.Phase.EXITED, backend.inspect("sb-a").phase(), "a reused pid is a dead sandbox");
+        assertEquals(SandboxState.Phase.EXITED, backend.listManaged("cp").get(0).phase());
+        backend.pause("sb-a");
+        backend.remove("sb-a");
+
+        assertTrue(unrelated.isAlive());
+        assertFalse(processes.stat(unrelated.pid()).orElseThrow().stopped());
+        assertFalse(Files.exists(recordFile));
+    }
+
+    @Test
+    void shouldListOnlyTheSandboxesOfItsControlPlane() {
+        backend.create(spec("sb-a", "cp-1"));
+        backend.create(spec("sb-b", "cp-2"));
+        List<ManagedSandbox> listed = backend.listManaged("cp-1");
+        assertEquals(1, listed.size());
+        assertEquals("sb-a", listed.get(0).name());
+        assertEquals("rt-sb-a", listed.get(0).runtimeId());
+        assertEquals("conv-sb-a", listed.get(0).conversationId());
+        assertEquals(SandboxState.Phase.CREATED, listed.get(0).phase());
+    }
+
+    @Test
+    void shouldMoveAWorkspaceAsATarWhoseTopEntryIsWorkspace() throws Exception {
+        backend.create(spec("sb-a", "cp"));
+        Path workspace = Files.createDirectories(backend.sandboxDir("sb-a").resolve("workspace/src"));
+        Files.writeString(workspace.resolve("main.py"), "print('hi')\n");
+        byte[] tar;
+        try (InputStream archive = backend.archive("sb-a", "/workspace")) {
+            tar = archive.readAllBytes();
+        }
+        Process list = new ProcessBuilder("tar", "-tvf", "-", "--numeric-owner").redirectErrorStream(true).start();
+        list.getOutputStream().write(tar);
+        list.getOutputStream().close();
+        String entries = new String(list.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(entries.contains("1000/1000") && entries.contains("workspace/src/main.py"), entries);
+
+        backend.create(spec("sb-b", "cp"));
+        backend.restore("sb-b", "/", new ByteArrayInputStream(tar));
+        assertEquals("print('hi')\n", Files.readString(backend.sandboxDir("sb-b").resolve("workspace/src/main.py")));
+        assertThrows(BackendException.class, () -> backend.archive("sb-a", "/etc"));
+        assertThrows(BackendException.class, () -> backend.archive("sb-a", "/workspace/../etc"));
+    }
+
+    @Test
+    void shouldPutTheWholeTreeInTheSandboxesCgroupsWithItsLimitsWhereTheHostAllows() throws Exception {
+        CgroupLimits real = CgroupLimits.probe(Path.of("/sys/fs/cgroup"), "dockyard-unit-" + ProcessHandle.current().pid());
+        assumeTrue(real.enabled(), "no writable cgroups here: " + real.reason());
+        LocalNodeConfig config = new LocalNodeConfig("local1", "unit", dir.resolve("root"), dir.resolve("bundle"),
+                "ignored", Duration.ofSeconds(1), List.of("dockyard/sandbox:latest"), true, dir, "1000");
+        long uid = (Integer) Files.getAttribute(dir, "unix:uid");
+        LocalBackend limited = new LocalBackend(config, new SandboxUser("self", (int) uid, 0, false), processes, real,
+                Clock.systemUTC());
+        try {
+            limited.create(spec("sb-a", "cp"));
+            List<Path> cgroups = real.paths("sb-a");
+            assertFalse(cgroups.isEmpty());
+            limited.start("sb-a", 8000);
+            waitFor(() -> processesOf("sb-a").size() == 2);
+            assertEquals(processesOf("sb-a").stream().sorted().toList(), real.members("sb-a").stream().sorted().toList(),
+                    "every process of the sandbox, the detached one too, is in its cgroup");
+            for (Path cgroup : cgroups) {
+                Path memory = cgroup.resolve(Files.exists(cgroup.resolve("memory.max")) ? "memory.max" : "memory.limit_in_bytes");
+                if (Files.exists(memory)) {
+                    assertEquals(Long.toString(512L * 1024 * 1024), Files.readString(memory).strip());
+                }
+            }
+            limited.remove("sb-a");
+            assertTrue(processesOf("sb-a").isEmpty());
+            for (Path cgroup : cgroups) {
+                assertFalse(Files.exists(cgroup), cgroup + " removed with the sandbox");
+            }
+        } finally {
+            limited.remove("sb-a");
+            for (Path cgroup : real.paths("sb-a")) {
+                Files.deleteIfExists(cgroup);
+            }
+            for (Path parent : List.of("cpu", "memory", "pids").stream().map(c -> Path.of("/sys/fs/cgroup", c)).toList()) {
+                try (var found = Files.find(parent, 4, (p, a) -> p.getFileName().toString()
+                        .equals("dockyard-unit-" + ProcessHandle.current().pid()))) {
+                    for (Path group : found.toList()) {
+                        Files.deleteIfExists(group);
+                    }
+                } catch (IOException | UncheckedIOException e) {
+                    // not a v1 host
+                }
+            }
+            Files.deleteIfExists(Path.of("/sys/fs/cgroup/dockyard-unit-" + ProcessHandle.current().pid()));
+        }
+    }
+
+    @Test
+    void shouldRefuseWhatAHostProcessCannotBe() {
+        SandboxSpec program = new SandboxSpec("rt", "c", "cp", "sb-a", "python:3", 1, 0, 512, 256, "1000", 8000, "k",
+                List.of(), new SandboxProcess(List.of("python"), null, Map.of(), null), List.of());
+        assertThrows(BackendException.class, () -> backend.create(program));
+        assertThrows(BackendException.class, () -> backend.create(spec("sb-a", "cp")
+                .withEgress(new EgressPolicy(EgressPolicy.Mode.NONE, List.of()))));
+        assertThrows(BackendException.class, () -> backend.create(spec("../escape", "cp")));
+        assertEquals(SandboxState.Phase.MISSING, backend.inspect("sb-a").phase());
+        backend.create(spec("sb-a", "cp"));
+        assertThrows(BackendException.class, () -> backend.create(spec("sb-a", "cp")));
+    }
+}
