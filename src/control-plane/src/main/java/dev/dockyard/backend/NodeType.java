@@ -6,9 +6,11 @@ import org.eclipse.microprofile.config.Config;
 /**
  * What serves a backend node ({@code dockyard.node.<name>.type}): a Docker engine Dockyard talks
  * to directly (the default), or a namespace of a Kubernetes cluster.
+ * {@code CLI}: no sandbox, the control plane's own host ({@code backend.cli}).
  */
 public enum NodeType {
-    DOCKER, KUBERNETES;
+    DOCKER, KUBERNETES,
+    CLI;
 
     /** The node's configured type; an unknown value stops the start rather than guessing. */
     public static NodeType of(Config config, String node) {

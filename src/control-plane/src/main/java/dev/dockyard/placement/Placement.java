@@ -1,6 +1,7 @@
 package dev.dockyard.placement;
 
 import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.cli.CliBackend;
 import dev.dockyard.config.DockyardConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -16,7 +17,9 @@ import java.util.stream.Collectors;
  * slot and its memory free), the one with the most free runtime slots, then the most free memory,
  * then the first in configured order; unbounded counts as more than any number, so with no
  * capacities configured every runtime goes to the first healthy node, as before placement existed.
- * A request may name its node: it gets that node or a refusal, never another one.
+ * A request may name its node: it gets that node or a refusal, never another one. A node of
+ * {@code dockyard.node.<name>.placement=explicit} takes only runtimes that name it (the default
+ * of {@code cli} nodes, which have no sandbox); {@code any} (the default) takes any.
  *
  * <p>A choice and the registration of the runtime it was made for happen under one lock, so two
  * provisions can never both take a node's last slot; without any capacity configured nothing is
@@ -67,11 +70,11 @@ public class Placement {
         boolean counted = nodes.names().stream().anyMatch(n -> capacities.of(n).bounded());
         try {
             if (!counted) {
-                return register.apply(choose(states(Map.of()), named, memoryMb));
+                return register.apply(choose(candidates(states(Map.of()), named), named, memoryMb));
             }
             placing.lock();
             try {
-                return register.apply(choose(states(), named, memoryMb));
+                return register.apply(choose(candidates(states(), named), named, memoryMb));
             } finally {
                 placing.unlock();
             }
@@ -102,6 +105,26 @@ public class Placement {
             return OptionalLong.empty();
         }
         return OptionalLong.of(max - load.byNode().getOrDefault(node, NodeUsage.NONE).memoryMb());
+    }
+
+    /** Every node for a runtime that names {@code named}; without a name, those not explicit-only. */
+    private List<NodeState> candidates(List<NodeState> states, String named) {
+        if (named != null) {
+            return states;
+        }
+        List<NodeState> open = states.stream().filter(s -> !explicitOnly(s)).toList();
+        if (open.isEmpty()) {
+            // like a runtime too large for every node, a retry cannot help: a 400 saying what would
+            throw new PlacementRefusedException(PlacementRefusedException.Reason.TOO_LARGE, null, "every backend node "
+                    + "takes only runtimes that name it (placement=explicit): name one of " + states.stream()
+                    .map(NodeState::name).toList());
+        }
+        return open;
+    }
+
+    private boolean explicitOnly(NodeState node) {
+        return config.nodePlacement(node.name()).map("explicit"::equalsIgnoreCase)
+                .orElse(CliBackend.NAME.equals(node.type()));
     }
 
     /** The node for a runtime of {@code memoryMb} among {@code states} (configured order), or why none. */

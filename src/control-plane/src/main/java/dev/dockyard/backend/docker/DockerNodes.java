@@ -11,6 +11,8 @@ import dev.dockyard.backend.NodeType;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.backend.UnsupportedIsolationException;
+import dev.dockyard.backend.cli.CliNode;
+import dev.dockyard.backend.cli.CliNodeConfig;
 import dev.dockyard.backend.kubernetes.KubernetesNode;
 import dev.dockyard.backend.kubernetes.KubernetesNodeConfig;
 import dev.dockyard.config.DockyardConfig;
@@ -41,7 +43,8 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * is down makes its own node's calls fail, not the control plane's start.
  *
  * <p>A node of {@code dockyard.node.<name>.type=kubernetes} is a cluster namespace instead
- * ({@link KubernetesNode}); the rest of this class is about Docker nodes.
+ * ({@link KubernetesNode}), one of {@code type=cli} the control plane's own host ({@link CliNode});
+ * the rest of this class is about Docker nodes.
  */
 @ApplicationScoped
 public class DockerNodes implements BackendNodes {
@@ -58,6 +61,7 @@ public class DockerNodes implements BackendNodes {
     private final Map<String, DockerClient> clients = new LinkedHashMap<>();
     private final Map<String, RuntimeImageBuilder> builders = new LinkedHashMap<>();
     private final List<KubernetesNode> clusters = new ArrayList<>();
+    private final List<CliNode> hosts = new ArrayList<>();
     private final Map<String, SandboxHostSettings> settings = new LinkedHashMap<>();
 
     @PostConstruct
@@ -70,6 +74,14 @@ public class DockerNodes implements BackendNodes {
                 clusters.add(cluster);
                 nodes.put(name, cluster.backend());
                 builders.put(name, cluster.images());
+                continue;
+            }
+            if (NodeType.of(ConfigProvider.getConfig(), name) == NodeType.CLI) {
+                CliNode host = new CliNode(CliNodeConfig.read(ConfigProvider.getConfig(), name, config.sandboxImage()),
+                        clock);
+                hosts.add(host);
+                nodes.put(name, host.backend());
+                builders.put(name, host.images());
                 continue;
             }
             Optional<String> host = ConfigProvider.getConfig()
@@ -214,6 +226,7 @@ public class DockerNodes implements BackendNodes {
     @PreDestroy
     void close() {
         clusters.forEach(KubernetesNode::close);
+        hosts.forEach(CliNode::close);
         clients.values().forEach(client -> {
             try {
                 client.close();
