@@ -243,15 +243,19 @@ public final class CliBackend implements RuntimeBackend {
         return found;
     }
 
-    /** A tar of {@code /workspace} (or below it), its last component as the top entry. */
+    /**
+     * A tar of {@code /workspace} (or below it), its last component as the top entry, its files
+     * owned by the sandbox user: a sandbox it is restored into gives them to its agent.
+     */
     @Override
     public InputStream archive(String sandboxName, String path) {
         Path source = hostPath(sandboxName, path);
         if (!Files.exists(source)) {
             throw new BackendException("cli runtime " + sandboxName + " has no " + path);
         }
-        ProcessBuilder tar = new ProcessBuilder("tar", "-C", source.getParent().toString(), "-cf", "-", "--",
-                source.getFileName().toString()).redirectError(ProcessBuilder.Redirect.DISCARD);
+        String owner = String.valueOf(node.sandboxUid());
+        ProcessBuilder tar = new ProcessBuilder("tar", "-C", source.getParent().toString(), "--numeric-owner",
+                "--owner=" + owner, "--group=" + owner, "-cf", "-", "--", source.getFileName().toString()).redirectError(ProcessBuilder.Redirect.DISCARD);
         try {
             Process process = tar.start();
             process.getOutputStream().close();

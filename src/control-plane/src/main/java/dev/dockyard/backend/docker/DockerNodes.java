@@ -77,8 +77,8 @@ public class DockerNodes implements BackendNodes {
                 continue;
             }
             if (NodeType.of(ConfigProvider.getConfig(), name) == NodeType.CLI) {
-                CliNode host = new CliNode(CliNodeConfig.read(ConfigProvider.getConfig(), name, config.sandboxImage()),
-                        clock);
+                CliNode host = new CliNode(CliNodeConfig.read(ConfigProvider.getConfig(), name, config.sandboxImage(),
+                        config.sandboxUid()), clock);
                 hosts.add(host);
                 nodes.put(name, host.backend());
                 builders.put(name, host.images());

@@ -56,7 +56,7 @@ class CliBackendTest {
 
     @BeforeEach
     void node() {
-        backend = new CliBackend(new CliNodeConfig("cli1", root, "dockyard/sandbox:latest"),
+        backend = new CliBackend(new CliNodeConfig("cli1", root, "dockyard/sandbox:latest", 1000),
                 Clock.fixed(NOW, ZoneOffset.UTC));
     }
 
@@ -213,7 +213,7 @@ class CliBackendTest {
         backend.create(spec("rt2"));
         backend.close();
         // the control plane restarted: only the directories are left
-        backend = new CliBackend(new CliNodeConfig("cli1", root, "dockyard/sandbox:latest"), Clock.systemUTC());
+        backend = new CliBackend(new CliNodeConfig("cli1", root, "dockyard/sandbox:latest", 1000), Clock.systemUTC());
         List<ManagedSandbox> managed = backend.listManaged("cp-test");
         assertEquals(List.of("rt-rt1", "rt-rt2"), managed.stream().map(ManagedSandbox::runtimeId).sorted().toList());
         assertTrue(managed.stream().allMatch(m -> m.phase() == SandboxState.Phase.EXITED && m.createdAt().equals(NOW)));
@@ -240,6 +240,16 @@ class CliBackendTest {
             backend.restore("rt2", "/", tar);
         }
         assertEquals("print(1)", Files.readString(root.resolve("rt2/workspace/src/main.py")).strip());
+        byte[] archived;
+        try (InputStream tar = backend.archive("rt1", "/workspace")) {
+            archived = tar.readAllBytes();
+        }
+        Process list = new ProcessBuilder("tar", "-tv", "--numeric-owner", "-f", "-").start();
+        list.getOutputStream().write(archived);
+        list.getOutputStream().close();
+        String listing = new String(list.getInputStream().readAllBytes());
+        assertTrue(listing.contains("1000/1000") && listing.contains("workspace/src/main.py")
+                && !listing.contains(" 0/0 "), "owned by the sandbox user, workspace/ on top: " + listing);
         // a tar of anything but the workspace takes nothing else into the runtime's directory
         byte[] tar = tarOf(root.resolve("rt1"), "home");
         backend.restore("rt2", "/workspace", new ByteArrayInputStream(tar));
@@ -274,21 +284,21 @@ class CliBackendTest {
     @Test
     void shouldRefuseToStartWithoutTheAdministratorsAcknowledgement() {
         IllegalStateException unacknowledged = assertThrows(IllegalStateException.class, () -> CliNodeConfig.read(
-                config(Map.of("dockyard.node.cli1.root", root.toString())), "cli1", "dockyard/sandbox:latest"));
+                config(Map.of("dockyard.node.cli1.root", root.toString())), "cli1", "dockyard/sandbox:latest", 1000));
         assertTrue(unacknowledged.getMessage().contains("dockyard.node.cli1.i-understand-no-isolation=true"));
         assertThrows(IllegalStateException.class, () -> CliNodeConfig.read(config(Map.of(
-                "dockyard.node.cli1.i-understand-no-isolation", "true")), "cli1", "x"));
+                "dockyard.node.cli1.i-understand-no-isolation", "true")), "cli1", "x", 1000));
         assertThrows(IllegalStateException.class, () -> CliNodeConfig.read(config(Map.of(
                 "dockyard.node.cli1.i-understand-no-isolation", "true", "dockyard.node.cli1.root", "relative/dir")),
-                "cli1", "x"));
+                "cli1", "x", 1000));
         CliNodeConfig read = CliNodeConfig.read(config(Map.of("dockyard.node.cli1.i-understand-no-isolation", "true",
-                "dockyard.node.cli1.root", root + "/./cli")), "cli1", "dockyard/sandbox:latest");
+                "dockyard.node.cli1.root", root + "/./cli")), "cli1", "dockyard/sandbox:latest", 1000);
         assertEquals(root.resolve("cli"), read.root());
     }
 
     @Test
     void shouldKnowOnlyDockyardsRuntimeImage() {
-        CliImages images = new CliImages(new CliNodeConfig("cli1", root, "dockyard/sandbox:latest"));
+        CliImages images = new CliImages(new CliNodeConfig("cli1", root, "dockyard/sandbox:latest", 1000));
         assertEquals("true", images.inspect("dockyard/sandbox:latest").orElseThrow().labels()
                 .get("dev.dockyard.runtime-image"));
         assertTrue(images.inspect("python:3.12").isEmpty());
