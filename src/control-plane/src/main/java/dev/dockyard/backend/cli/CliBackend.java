@@ -6,6 +6,7 @@ import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxState;
+import dev.dockyard.backend.SandboxWorkspace;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -99,7 +100,7 @@ public final class CliBackend implements RuntimeBackend {
         if (!spec.plugins().isEmpty()) {
             return "starts no executor plugins (asked for " + spec.plugins() + ")";
         }
-        if (spec.workspace() != null) {
+        if (spec.workspace() != null && spec.workspace().kind() != SandboxWorkspace.Kind.FRESH) {
             return "keeps no workspace volumes or snapshots: its runtimes start with an empty directory";
         }
         if (spec.egress().mode() != EgressPolicy.OPEN.mode()) {

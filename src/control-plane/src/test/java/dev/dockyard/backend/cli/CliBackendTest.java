@@ -12,6 +12,7 @@ import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.SandboxProcess;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxState;
+import dev.dockyard.backend.SandboxWorkspace;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
@@ -65,9 +66,10 @@ class CliBackendTest {
         backend.close();
     }
 
+    /** A sandbox as the provisioner asks for one: a fresh workspace, the open egress policy. */
     private static SandboxSpec spec(String name) {
         return new SandboxSpec("rt-" + name, "conv-" + name, "cp-test", name, "dockyard/sandbox:latest", 1, 0, 512,
-                256, "dockyard", 8000, KEY, List.of(), null, List.of());
+                256, "dockyard", 8000, KEY, List.of(), null, List.of()).withWorkspace(SandboxWorkspace.fresh(1024));
     }
 
     private URI started(String name) {
@@ -277,6 +279,8 @@ class CliBackendTest {
                 .contains("plugins"));
         assertTrue(assertThrows(BackendException.class, () -> backend.create(base.withEgress(
                 new EgressPolicy(EgressPolicy.Mode.NONE, List.of())))).getMessage().contains("network"));
+        assertTrue(assertThrows(BackendException.class, () -> backend.create(base.withWorkspace(
+                SandboxWorkspace.mount("kept-ws")))).getMessage().contains("workspace volumes"));
         assertThrows(BackendException.class, () -> backend.create(spec("../escape")));
         assertEquals(List.of(), backend.listManaged("cp-test"));
     }
