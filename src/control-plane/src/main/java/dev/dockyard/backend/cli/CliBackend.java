@@ -111,19 +111,19 @@ public final class CliBackend implements RuntimeBackend {
 
     @Override
     public URI start(String sandboxName, int executorPort) {
-        return startWith(sandboxName, null);
+        return startWith(sandboxName, null, executorPort);
     }
 
     @Override
     public URI revive(String sandboxName, String sessionKey, String user, int executorPort) {
-        return startWith(sandboxName, sessionKey);
+        return startWith(sandboxName, sessionKey, executorPort);
     }
 
-    private URI startWith(String sandboxName, String sessionKey) {
+    private URI startWith(String sandboxName, String sessionKey, int executorPort) {
         CliRuntime runtime = held(sandboxName, sessionKey);
         synchronized (runtime) {
             try {
-                return runtime.start(sessionKey, threads);
+                return runtime.start(sessionKey, executorPort, threads);
             } catch (IOException | RuntimeException e) {
                 runtime.stop();
                 throw new BackendException("cli runtime " + sandboxName + " could not start its shell: "
@@ -149,12 +149,17 @@ public final class CliBackend implements RuntimeBackend {
         return runtimes.computeIfAbsent(sandboxName, n -> new CliRuntime(directory, sessionKey));
     }
 
+    /**
+     * The executor's address; the runtime's other ports (the runtime API's work ports) are not
+     * published: a server the agent starts listens on the host itself.
+     */
     @Override
     public URI endpoint(String sandboxName, int executorPort) {
         CliRuntime runtime = runtimes.get(sandboxName);
-        URI uri = runtime == null ? null : runtime.uri();
+        URI uri = runtime == null ? null : runtime.uri(executorPort);
         if (uri == null) {
-            throw new BackendException("cli runtime " + sandboxName + " is not running");
+            throw new BackendException("cli runtime " + sandboxName + " is not running, or publishes no port "
+                    + executorPort);
         }
         return uri;
     }

@@ -36,6 +36,8 @@ final class CliRuntime implements ExecutorRequests.Host {
     private volatile ActionExecutor executor;
     private volatile String failure;
     private CliExecutorServer server;
+    /** The port the control plane knows the executor by (a sandbox's container port): the one port served. */
+    private volatile int executorPort;
     private SandboxState.Phase phase = SandboxState.Phase.CREATED;
 
     CliRuntime(RuntimeDirectory directory, String sessionKey) {
@@ -55,7 +57,8 @@ final class CliRuntime implements ExecutorRequests.Host {
      * Starts the shell in the workspace and the server in front of it; returns the server's URI.
      * A {@code sessionKey} given replaces the one held (a runtime started again after a restart).
      */
-    URI start(String newSessionKey, Executor threads) throws IOException {
+    URI start(String newSessionKey, int port, Executor threads) throws IOException {
+        executorPort = port;
         if (newSessionKey != null) {
             sessionKey = newSessionKey.getBytes(StandardCharsets.UTF_8);
         }
@@ -107,8 +110,9 @@ final class CliRuntime implements ExecutorRequests.Host {
         return depth;
     }
 
-    URI uri() {
-        return server == null ? null : server.uri();
+    /** Where the executor answers, if {@code port} is its port and it runs; else null. */
+    URI uri(int port) {
+        return server == null || port != executorPort ? null : server.uri();
     }
 
     /**

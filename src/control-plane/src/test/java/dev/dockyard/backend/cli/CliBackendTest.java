@@ -207,6 +207,7 @@ class CliBackendTest {
         assertEquals(403, get(again, "/ready", KEY).statusCode());
         assertEquals(200, get(again, "/ready", "a-new-key-0123456789").statusCode());
         assertEquals(again, backend.endpoint("rt1", 8000));
+        assertThrows(BackendException.class, () -> backend.endpoint("rt1", 30000), "only the executor's port");
     }
 
     @Test
