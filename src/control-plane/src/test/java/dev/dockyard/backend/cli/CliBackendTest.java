@@ -156,10 +156,15 @@ class CliBackendTest {
     void shouldFreezeAndThawTheShellAndItsJobs() throws Exception {
         URI executor = started("rt1");
         run(executor, "sleep 300 &");
+        // the job's fork becomes sleep a moment after the prompt is back
+        List<Long> sleeping = sleepers();
+        for (int i = 0; i < 500 && sleeping.isEmpty(); i++) {
+            Thread.sleep(10);
+            sleeping = sleepers();
+        }
+        assertFalse(sleeping.isEmpty());
         backend.pause("rt1");
         assertEquals(SandboxState.Phase.PAUSED, backend.inspect("rt1").phase());
-        List<Long> sleeping = sleepers();
-        assertFalse(sleeping.isEmpty());
         StringBuilder tree = new StringBuilder();
         for (ProcessHandle p : ProcessHandle.current().descendants().toList()) {
             tree.append(p.pid()).append(' ').append(state(p.pid())).append(' ').append(p.info().commandLine().orElse("?")).append('\n');

@@ -71,7 +71,10 @@ public final class PathGuard {
             throw new PathRefusedException("The path contains control characters (NUL, newline...): refused.");
         }
         if (host) {
-            HostFileNames.refusal(requested).ifPresent(why -> {
+            // the names the agent chose, not those of the directory an administrator configured
+            String prefix = workspace + "/";
+            String chosen = requested.startsWith(prefix) ? requested.substring(prefix.length()) : requested;
+            HostFileNames.refusal(chosen).ifPresent(why -> {
                 throw new PathRefusedException(why);
             });
         }

@@ -93,6 +93,14 @@ class HostPathGuardTest {
     }
 
     @Test
+    void shouldJudgeOnlyTheNamesBelowTheRuntimesDirectory() throws IOException {
+        Path odd = Files.createDirectories(root.resolve("COM1 ./rt/workspace"));
+        PathGuard oddGuard = PathGuard.onHost(odd);
+        assertEquals(odd.toRealPath().resolve("a.txt"), oddGuard.check(odd.toRealPath() + "/a.txt", odd));
+        assertThrows(PathGuard.PathRefusedException.class, () -> oddGuard.check(odd.toRealPath() + "/NUL", odd));
+    }
+
+    @Test
     void shouldStayConfinedWhateverTheFileAccessPolicySays() {
         guard.allowAnywhere(true);
         assertThrows(PathGuard.PathRefusedException.class, () -> guard.check("/etc/passwd", runtime));
