@@ -30,9 +30,10 @@ class CliPathConfinementIT extends PathConfinementIT {
         return sandbox.execute(Sandbox.action("run", Sandbox.args().add("is_static", true).add("command",
                 "find /tmp/outside " + root + " -xdev -newer /tmp/marker -type f "
                         + w("-not -path '/workspace/*' ") + "2>/dev/null; "
-                        + "find /tmp -maxdepth 1 -newer /tmp/marker -type f -name '*PWNED*' 2>/dev/null; "
                         + "grep -rl PWNED /etc /tmp/outside " + root + " 2>/dev/null | grep -v " + w("'^/workspace/'")
-                        + "; grep -l PWNED /tmp/* 2>/dev/null; cat /tmp/outside/secret.txt")))
+                        // regular files only: a FIFO in /tmp would hold grep forever
+                        + "; find /tmp -maxdepth 1 -type f -size -1M -exec grep -l PWNED {} + 2>/dev/null; "
+                        + "cat /tmp/outside/secret.txt")))
                 .getString("content");
     }
 }
