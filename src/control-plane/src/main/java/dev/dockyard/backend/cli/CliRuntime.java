@@ -38,6 +38,8 @@ final class CliRuntime implements ExecutorRequests.Host {
     private CliExecutorServer server;
     /** The port the control plane knows the executor by (a sandbox's container port): the one port served. */
     private volatile int executorPort;
+    /** The terminal holder did not stop itself when frozen: it was stopped here (see {@link #signal}). */
+    private boolean holderStoppedHere;
     private SandboxState.Phase phase = SandboxState.Phase.CREATED;
 
     CliRuntime(RuntimeDirectory directory, String sessionKey) {
@@ -139,7 +141,8 @@ final class CliRuntime implements ExecutorRequests.Host {
                 .map(Map.Entry::getKey).toList();
         if (freeze) {
             kill("-STOP", order);
-            if (!await(holder, true, Duration.ofSeconds(1))) {
+            holderStoppedHere = !await(holder, true, Duration.ofSeconds(1));
+            if (holderStoppedHere) {
                 kill("-STOP", List.of(holder));
             }
             phase = SandboxState.Phase.PAUSED;
@@ -147,8 +150,8 @@ final class CliRuntime implements ExecutorRequests.Host {
         }
         kill("-CONT", order);
         kill("-CONT", List.of(holder));
-        // it may yet handle its child's stop: then it stops itself, once
-        if (await(holder, true, Duration.ofMillis(300))) {
+        if (holderStoppedHere && await(holder, true, Duration.ofMillis(300))) {
+            // stopped before it saw its child stop, it sees that now and stops itself, once
             kill("-CONT", List.of(holder));
         }
         phase = SandboxState.Phase.RUNNING;

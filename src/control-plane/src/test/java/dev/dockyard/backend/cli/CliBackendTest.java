@@ -112,6 +112,12 @@ class CliBackendTest {
         assertEquals(403, get(executor, "/ready", null).statusCode());
         assertEquals("{\"detail\":\"Invalid API Key\"}", get(executor, "/ready", "wrong").body());
         assertEquals(200, get(executor, "/ready", KEY).statusCode());
+        assertEquals(404, get(executor, "/no_such_path", KEY).statusCode());
+        assertEquals(405, get(executor, "/execute_action", KEY).statusCode());
+        HttpResponse<String> notJson = post(executor, "/execute_action", "{not json");
+        assertEquals(400, notJson.statusCode());
+        assertEquals("{\"detail\":\"The body must be {\\\"action\\\": {...}}\"}", post(executor, "/execute_action",
+                "{}").body(), "the executor core's own answer");
 
         Path workspace = root.resolve("rt1/workspace").toRealPath();
         JsonObject pwd = run(executor, "pwd");
