@@ -13,8 +13,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -51,6 +53,34 @@ class CliBackendIT {
             return stat.charAt(stat.lastIndexOf(')') + 2);
         } catch (IOException gone) {
             return '?';
+        }
+    }
+
+    /** A directory as a cli runtime leaves it, with its marker, for a runtime the database does not know. */
+    private static Path plant(String runtimeId, String controlPlane) throws IOException {
+        Path dir = Files.createDirectories(ROOT.resolve("dockyard-" + runtimeId).resolve("workspace")).getParent();
+        Files.writeString(dir.resolve("workspace/left.txt"), "left by an earlier run");
+        Files.writeString(dir.resolve("runtime.properties"), "runtime-id=" + runtimeId + "\nconversation-id=gone\n"
+                + "control-plane=" + controlPlane + "\ncreated-at=2026-01-01T00\\:00\\:00Z\n");
+        return dir;
+    }
+
+    @Test
+    void shouldRemoveTheDirectoriesOfRuntimesItNoLongerHas() throws Exception {
+        String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+        Path orphan = plant("rt-" + suffix, System.getProperty("dockyard.instance", "it"));
+        Path others = plant("rt-other" + suffix.substring(0, 8), "another-control-plane");
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (Files.exists(orphan) && System.nanoTime() < deadline) {
+                Thread.sleep(1000);
+            }
+            assertFalse(Files.exists(orphan), "the reconciler removes a directory whose runtime is not live");
+            assertTrue(Files.exists(others), "never another control plane's");
+        } finally {
+            try (var files = Files.walk(others)) {
+                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
         }
     }
 
