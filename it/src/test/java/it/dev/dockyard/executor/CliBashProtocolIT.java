@@ -6,27 +6,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import jakarta.json.JsonObject;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 
 /**
  * {@link BashProtocolIT} on a runtime of the cli node: the same persistent shell semantics, the
- * same assertions, on this host. Two rows differ by what the backend is, not by what it answers:
- * the shell's user is the control plane's own (the it build runs it as the user running the
- * tests), and there is no PID 1 of the runtime's own to reap orphans (see the override).
+ * same assertions, on this host. The overrides differ by what the backend is, not by what it
+ * answers: the shell's user is the control plane's own (the it build runs it as the user running
+ * the tests); the executor's heap is the control plane's; the process table is the host's (a
+ * {@code ps -e} of it is longer than an observation keeps); there is no PID 1 of the runtime's own.
  */
+@SandboxTest.OnNode(value = "cli1", onThisHost = true)
 class CliBashProtocolIT extends BashProtocolIT {
 
-    @BeforeAll
-    static void startSandbox(TestInfo suite) {
-        sandbox = CliNodeSuites.start();
-    }
-
     @AfterAll
-    static void cleanHost() {
-        CliNodeSuites.cleanHostTmp();
+    static void clearHostTmp() {
+        HostTmp.clear();
     }
 
     @Test
@@ -40,6 +35,37 @@ class CliBashProtocolIT extends BashProtocolIT {
         assertTrue(pid > 1, "pid of the background job: " + pid);
         assertEquals("sleep", sandbox.run("ps -o comm= -p " + pid).getString("content"));
         sandbox.run("kill " + pid);
+    }
+
+    @Test
+    @Override
+    void shouldSurviveTwoHundredMegabytesOfOutputWithBoundedHeap() {
+        // the heap is the control plane's own, not a capped executor's: the buffer must stay bounded in it
+        JsonObject obs = sandbox.run("yes | head -c 200000000", 120, true);
+        assertEquals(0, Sandbox.exitCode(obs));
+        assertTrue(obs.getString("content").length() <= 30_000 + 60);
+        assertTrue(obs.getString("content").contains("[... Observation truncated due to length ...]"));
+        assertEquals("still fine", sandbox.run("echo still fine").getString("content"));
+    }
+
+    @Test
+    @Override
+    void shouldReturnAtHardTimeoutAndKeepTheProcessRunning() {
+        JsonObject obs = sandbox.run("echo started; sleep 600", 2, true);
+        assertEquals("started", obs.getString("content"));
+        assertEquals(-1, Sandbox.exitCode(obs));
+        assertTrue(Sandbox.suffix(obs).startsWith("\n[The command timed out after 2 seconds."), Sandbox.suffix(obs));
+        // still running; the host's whole process table would be truncated: only its own line is asked for
+        JsonObject ps = sandbox.execute(Sandbox.action("run", Sandbox.args().add("command",
+                "ps -eo args | grep -c '^sleep 600$'").add("is_static", true)));
+        assertTrue(Integer.parseInt(ps.getString("content").strip()) >= 1, ps.getString("content"));
+    }
+
+    @Test
+    @Disabled("through the control plane's proxy (NodeSandbox) a wrong or missing key is refused by the proxy, 401, "
+            + "before any executor sees it; the cli executor's own 403 is CliBackendTest's")
+    @Override
+    void shouldRefuseWrongOrMissingSessionKey() {
     }
 
     @Test

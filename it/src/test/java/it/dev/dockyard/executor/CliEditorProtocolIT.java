@@ -1,19 +1,13 @@
 package it.dev.dockyard.executor;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.TestInfo;
 
 /** {@link EditorProtocolIT} (editor) on a runtime of the cli node, with the same assertions. */
+@SandboxTest.OnNode(value = "cli1", onThisHost = true)
 class CliEditorProtocolIT extends EditorProtocolIT {
 
-    @BeforeAll
-    static void startSandbox(TestInfo suite) {
-        sandbox = CliNodeSuites.start();
-    }
-
     @AfterAll
-    static void cleanHost() {
-        CliNodeSuites.cleanHostTmp();
+    static void clearHostTmp() {
+        HostTmp.clear();
     }
 }

@@ -4,25 +4,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import jakarta.json.JsonObject;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 
 /**
  * {@link FileProtocolIT} (file actions: read, write, edit) on a runtime of the cli node, with the
  * same assertions; a file written is its user's, and on a cli node that user is the control
  * plane's own (the it build runs it as the user running the tests), not the sandbox's.
  */
+@SandboxTest.OnNode(value = "cli1", onThisHost = true)
 class CliFileProtocolIT extends FileProtocolIT {
 
-    @BeforeAll
-    static void startSandbox(TestInfo suite) {
-        sandbox = CliNodeSuites.start();
-    }
-
     @AfterAll
-    static void cleanHost() {
-        CliNodeSuites.cleanHostTmp();
+    static void clearHostTmp() {
+        HostTmp.clear();
     }
 
     @Test

@@ -1,19 +1,13 @@
 package it.dev.dockyard.executor;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.TestInfo;
 
 /** {@link FileTransferIT} (file transfers (upload, download, list)) on a runtime of the cli node, with the same assertions. */
+@SandboxTest.OnNode(value = "cli1", onThisHost = true)
 class CliFileTransferIT extends FileTransferIT {
 
-    @BeforeAll
-    static void startSandbox(TestInfo suite) {
-        sandbox = CliNodeSuites.start();
-    }
-
     @AfterAll
-    static void cleanHost() {
-        CliNodeSuites.cleanHostTmp();
+    static void clearHostTmp() {
+        HostTmp.clear();
     }
 }

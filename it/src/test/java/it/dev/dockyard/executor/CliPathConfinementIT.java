@@ -1,8 +1,6 @@
 package it.dev.dockyard.executor;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.TestInfo;
 
 /**
  * {@link PathConfinementIT}'s traversal corpus against a runtime of the cli node, on this host:
@@ -12,16 +10,12 @@ import org.junit.jupiter.api.TestInfo;
  * root (the runtime's own directory beside its workspace, and its neighbours), {@code /etc} and
  * the files at the top of {@code /tmp}.
  */
+@SandboxTest.OnNode(value = "cli1", onThisHost = true)
 class CliPathConfinementIT extends PathConfinementIT {
 
-    @BeforeAll
-    static void startSandbox(TestInfo suite) {
-        sandbox = CliNodeSuites.start();
-    }
-
     @AfterAll
-    static void cleanHost() {
-        CliNodeSuites.cleanHostTmp();
+    static void clearHostTmp() {
+        HostTmp.clear();
     }
 
     @Override

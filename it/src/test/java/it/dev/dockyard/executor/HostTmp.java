@@ -10,32 +10,24 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
 
 /**
- * The executor suites on the it control plane's {@code cli} node ({@code cli1}: no sandbox, the
- * runtime's shell runs on this host as the control plane's user). What a container would throw
- * away with itself stays on the host here: the few files the suites write into the host's
- * {@code /tmp} are removed before and after each suite, so that no run sees another's.
+ * The files the executor suites write into {@code /tmp} (BashProtocolIT, FileTransferIT,
+ * PathConfinementIT), for suites whose runtime's shell runs on this host (a cli node): a container
+ * would throw them away with itself, here they are removed before and after each suite, so that no
+ * run sees another's.
  */
-final class CliNodeSuites {
+final class HostTmp {
 
-    static final String NODE = "cli1";
-    /** The host paths the suites themselves write (BashProtocolIT, FileTransferIT, PathConfinementIT). */
-    private static final List<String> HOST_TMP = List.of("/tmp/once.txt", "/tmp/typed.txt", "/tmp/deep",
+    private static final List<String> PATHS = List.of("/tmp/once.txt", "/tmp/typed.txt", "/tmp/deep",
             "/tmp/evil.txt", "/tmp/outside", "/tmp/marker");
 
-    private CliNodeSuites() {
+    private HostTmp() {
     }
 
-    static Sandbox start() {
-        cleanHostTmp();
-        return NodeSandbox.start(NODE);
-    }
-
-    static void cleanHostTmp() {
-        for (String path : HOST_TMP) {
+    static void clear() {
+        for (String path : PATHS) {
             delete(Path.of(path));
         }
     }
-
     private static void delete(Path path) {
         if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
             return;
