@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import jakarta.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.HexFormat;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
@@ -59,6 +62,25 @@ class CliBashProtocolIT extends BashProtocolIT {
         JsonObject ps = sandbox.execute(Sandbox.action("run", Sandbox.args().add("command",
                 "ps -eo args | grep -c '^sleep 600$'").add("is_static", true)));
         assertTrue(Integer.parseInt(ps.getString("content").strip()) >= 1, ps.getString("content"));
+    }
+
+    @Test
+    @Override
+    void shouldRunAHundredThousandByteOneLineCommandExactly() throws Exception {
+        String text = "0123456789abcdefghijklmnopqrstuvwxyz-+=.,:ABCDEFGHIJKLMNOPQRSTUVWXYZ".repeat(2000)
+                .substring(0, 100_000);
+        String command = "printf %s '" + text + "' | sha256sum";
+        String expected = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                .digest(text.getBytes(StandardCharsets.UTF_8))) + "  -";
+        for (int i = 0; i < 3; i++) {
+            JsonObject obs = sandbox.run(command);
+            assertEquals(expected, obs.getString("content"));
+            assertEquals(0, Sandbox.exitCode(obs));
+            assertEquals(command, obs.getJsonObject("extras").getString("command"), "named as sent");
+        }
+        // a cli runtime's long commands go to its own run/ directory, beside its workspace
+        assertEquals("0", sandbox.run(w("find /workspace/../run -maxdepth 1 -name 'command-*' | wc -l"))
+                .getString("content").strip(), "the command's file is gone once it ran");
     }
 
     @Test

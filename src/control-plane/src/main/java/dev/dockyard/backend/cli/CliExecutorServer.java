@@ -36,6 +36,17 @@ final class CliExecutorServer implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(CliExecutorServer.class.getName());
     /** A request body the protocol reads whole (actions, configuration, listings): bounded. */
     private static final int MAX_JSON_BYTES = 16 * 1024 * 1024;
+    /**
+     * The JDK's server writes an answer's head and body apart: without TCP_NODELAY the body waits
+     * for the client's delayed ACK of the head (40 ms an action). Read once, by the first server made.
+     */
+    private static final String NO_DELAY = "sun.net.httpserver.nodelay";
+
+    static {
+        if (System.getProperty(NO_DELAY) == null) {
+            System.setProperty(NO_DELAY, "true");
+        }
+    }
 
     private final HttpServer server;
     private final ExecutorRequests requests;

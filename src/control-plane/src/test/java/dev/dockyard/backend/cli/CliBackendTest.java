@@ -31,6 +31,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -119,6 +120,16 @@ class CliBackendTest {
         assertEquals("{\"detail\":\"The body must be {\\\"action\\\": {...}}\"}", post(executor, "/execute_action",
                 "{}").body(), "the executor core's own answer");
 
+        long[] micros = new long[40];
+        for (int i = 0; i < micros.length; i++) {
+            long start = System.nanoTime();
+            assertEquals("hi", run(executor, "echo hi").getString("content").strip());
+            micros[i] = (System.nanoTime() - start) / 1_000;
+        }
+        Arrays.sort(micros);
+        System.out.printf("cli executor, echo over loopback HTTP: median %.2f ms%n", micros[20] / 1000.0);
+        // without TCP_NODELAY every answer waits for a delayed ACK: 40 ms and more
+        assertTrue(micros[20] < 30_000, "median " + micros[20] + " us");
         Path workspace = root.resolve("rt1/workspace").toRealPath();
         JsonObject pwd = run(executor, "pwd");
         assertEquals(workspace.toString(), pwd.getString("content").strip());
