@@ -127,9 +127,10 @@ class CliBackendTest {
             micros[i] = (System.nanoTime() - start) / 1_000;
         }
         Arrays.sort(micros);
+        // a figure, not a bound: the JDK server reads TCP_NODELAY once per JVM, and in this test JVM
+        // another test's server may have been first (without it every answer waits for a delayed
+        // ACK, 40 ms); CliBashProtocolIT bounds it in the control plane
         System.out.printf("cli executor, echo over loopback HTTP: median %.2f ms%n", micros[20] / 1000.0);
-        // without TCP_NODELAY every answer waits for a delayed ACK: 40 ms and more
-        assertTrue(micros[20] < 30_000, "median " + micros[20] + " us");
         Path workspace = root.resolve("rt1/workspace").toRealPath();
         JsonObject pwd = run(executor, "pwd");
         assertEquals(workspace.toString(), pwd.getString("content").strip());
