@@ -38,7 +38,8 @@ final class CliExecutorServer implements AutoCloseable {
     private static final int MAX_JSON_BYTES = 16 * 1024 * 1024;
     /**
      * The JDK's server writes an answer's head and body apart: without TCP_NODELAY the body waits
-     * for the client's delayed ACK of the head (40 ms an action). Read once, by the first server made.
+     * for the client's delayed ACK of the head (40 ms an action). JVM-wide, read once by the first JDK
+     * server made: in the control plane, this class's.
      */
     private static final String NO_DELAY = "sun.net.httpserver.nodelay";
 
