@@ -83,13 +83,17 @@ final class ControlPlaneServer {
         builder.environment().put("DOCKYARD_POOLS_TEND_INTERVAL", "1");
         builder.environment().put("DOCKYARD_LIFECYCLE_SWEEP_INTERVAL", "1");
         builder.environment().put("DOCKYARD_CREDENTIALS_ALLOWED_TOKEN_HOSTS", "127.0.0.1");
-        builder.environment().put("DOCKYARD_NODES", "local,node2,local1");
+        builder.environment().put("DOCKYARD_NODES", "local,node2,local1,cli1");
         builder.environment().put("DOCKYARD_NODE_NODE2_DOCKER_HOST", DockerCli.NODE2);
         // as it/pom.xml: the local backend's node, for runtimes that name it only
         builder.environment().put("DOCKYARD_NODE_LOCAL1_TYPE", "local");
         builder.environment().put("DOCKYARD_NODE_LOCAL1_PLACEMENT", "explicit");
         builder.environment().put("DOCKYARD_NODE_LOCAL1_ROOT", System.getProperty("dockyard.local-root"));
         builder.environment().put("DOCKYARD_NODE_LOCAL1_BUNDLE", System.getProperty("dockyard.local-bundle"));
+        // as it/pom.xml: the CLI variants' node (explicit placement only)
+        builder.environment().put("DOCKYARD_NODE_CLI1_TYPE", "cli");
+        builder.environment().put("DOCKYARD_NODE_CLI1_ROOT", System.getProperty("dockyard.cli-runtimes"));
+        builder.environment().put("DOCKYARD_NODE_CLI1_I_UNDERSTAND_NO_ISOLATION", "true");
         // as it/pom.xml: SandboxConfinementIT's GPU node and allowed network
         builder.environment().put("DOCKYARD_NODE_NODE2_GPUS", "2");
         builder.environment().put("DOCKYARD_SANDBOX_ALLOWED_NETWORKS", "dockyard-it-extra");

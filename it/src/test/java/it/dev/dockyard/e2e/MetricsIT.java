@@ -164,7 +164,7 @@ class MetricsIT {
         Set<String> closed = Set.of(
                 // statuses, nodes, steps, paths, action types, risks, decisions, outcomes, kinds, limits
                 "STARTING_RUNTIME", "BUILDING_RUNTIME", "RUNTIME_STARTED", "READY", "PAUSED", "STOPPED", "ERROR",
-                "ERROR_RUNTIME_DISCONNECTED", "HIBERNATED", "local", "node2", "local1", "credentials", "image", "create",
+                "ERROR_RUNTIME_DISCONNECTED", "HIBERNATED", "local", "node2", "local1", "cli1", "credentials", "image", "create",
                 "workspace", "start", "record", "readiness", "inject", "repository", "limits", "cold", "warm",
                 "migration", "cached", "lock", "versioned", "base", "run", "run_ipython", "read", "write", "edit",
                 "browse", "browse_interactive", "UNKNOWN", "LOW", "MEDIUM", "HIGH", "ALLOWED", "CONFIRMED",

@@ -237,7 +237,7 @@ class BashProtocolIT extends SandboxTest {
         try (KeepAlive socket = new KeepAlive(sandbox.executor)) {
             for (int i = 0; i < micros.length; i++) {
                 long start = System.nanoTime();
-                JsonObject obs = Sandbox.json(socket.post("/execute_action", "X-Session-API-Key", sandbox.key, body));
+                JsonObject obs = Sandbox.json(socket.post(sandbox.executor.resolve("execute_action").getPath(), "X-Session-API-Key", sandbox.key, body));
                 micros[i] = (System.nanoTime() - start) / 1_000;
                 assertEquals(expected, obs.getString("content"));
                 assertEquals(0, exitCode(obs));
@@ -266,11 +266,11 @@ class BashProtocolIT extends SandboxTest {
         long[] micros = new long[300];
         try (KeepAlive socket = new KeepAlive(sandbox.executor)) {
             for (int i = 0; i < 50; i++) {
-                socket.post("/execute_action", "X-Session-API-Key", sandbox.key, body);
+                socket.post(sandbox.executor.resolve("execute_action").getPath(), "X-Session-API-Key", sandbox.key, body);
             }
             for (int i = 0; i < micros.length; i++) {
                 long start = System.nanoTime();
-                String answer = socket.post("/execute_action", "X-Session-API-Key", sandbox.key, body);
+                String answer = socket.post(sandbox.executor.resolve("execute_action").getPath(), "X-Session-API-Key", sandbox.key, body);
                 micros[i] = (System.nanoTime() - start) / 1_000;
                 assertEquals("hi", Sandbox.json(answer).getString("content"));
             }

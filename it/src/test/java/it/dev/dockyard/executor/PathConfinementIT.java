@@ -87,16 +87,24 @@ class PathConfinementIT extends SandboxTest {
             }
         }
         // nothing outside the workspace was created or changed by any of those writes
-        String changed = sandbox.execute(Sandbox.action("run", Sandbox.args().add("is_static", true).add("command",
-                w("find / -xdev -newer /tmp/marker -type f -not -path '/workspace/*' -not -path '/proc/*' ")
-                        + "-not -path '/dockyard/wlp/usr/servers/executor/*' -not -path '/sys/*' 2>/dev/null; "
-                        + "grep -rl PWNED /etc /tmp /home 2>/dev/null; cat /tmp/outside/secret.txt"))).getString("content");
+        String changed = changedOutsideTheWorkspace();
         for (String line : changed.split("\n")) {
             if (!line.isBlank() && !line.equals(SECRET)) {
                 escapes.add("changed " + line);
             }
         }
         assertEquals(List.of(), escapes, "escapes out of " + CORPUS.size() + " traversal attempts");
+    }
+
+    /**
+     * The files outside the workspace created or changed since the links were planted, and those
+     * holding the corpus' content, one a line; then the planted secret, which must be as it was.
+     */
+    String changedOutsideTheWorkspace() {
+        return sandbox.execute(Sandbox.action("run", Sandbox.args().add("is_static", true).add("command",
+                w("find / -xdev -newer /tmp/marker -type f -not -path '/workspace/*' -not -path '/proc/*' ")
+                        + "-not -path '/dockyard/wlp/usr/servers/executor/*' -not -path '/sys/*' 2>/dev/null; "
+                        + "grep -rl PWNED /etc /tmp /home 2>/dev/null; cat /tmp/outside/secret.txt"))).getString("content");
     }
 
     @Test

@@ -22,10 +22,34 @@ abstract class SandboxTest {
         String value();
     }
 
+    /**
+     * The suite runs on a runtime the it control plane provisions on this backend node
+     * ({@link NodeSandbox}) instead of a container started here. A subclass says so with this
+     * annotation rather than with a static {@code startSandbox} of its own: since JUnit 5.11 a
+     * hidden static {@code @BeforeAll} of the superclass runs too (a container would be started,
+     * and the parent's own {@code @BeforeAll} would act on it).
+     */
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target(ElementType.TYPE)
+    @interface OnNode {
+        String value();
+
+        /** The node's runtimes run on this host: the suites' files in its /tmp are cleared first ({@link HostTmp}). */
+        boolean onThisHost() default false;
+    }
+
     static Sandbox sandbox;
 
     @BeforeAll
     static void startSandbox(TestInfo suite) {
+        OnNode node = suite.getTestClass().map(c -> c.getAnnotation(OnNode.class)).orElse(null);
+        if (node != null) {
+            if (node.onThisHost()) {
+                HostTmp.clear();
+            }
+            sandbox = NodeSandbox.start(node.value());
+            return;
+        }
         OnRuntime runtime = suite.getTestClass().map(c -> c.getAnnotation(OnRuntime.class)).orElse(null);
         sandbox = runtime == null ? Sandbox.start() : Sandbox.start("--runtime", runtime.value());
     }

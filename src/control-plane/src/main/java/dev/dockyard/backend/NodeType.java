@@ -6,10 +6,11 @@ import org.eclipse.microprofile.config.Config;
 /**
  * What serves a backend node ({@code dockyard.node.<name>.type}): a Docker engine Dockyard talks
  * to directly (the default), a namespace of a Kubernetes cluster, another Dockyard control plane
- * ({@code remote}), or host processes of this machine ({@code local}).
+ * ({@code remote}), host processes of this machine ({@code local}), or no sandbox at all: the
+ * control plane's own host ({@code cli}, see {@code backend.cli}).
  */
 public enum NodeType {
-    DOCKER, KUBERNETES, REMOTE, LOCAL;
+    DOCKER, KUBERNETES, REMOTE, LOCAL, CLI;
 
     /** The node's configured type; an unknown value stops the start rather than guessing. */
     public static NodeType of(Config config, String node) {
@@ -19,7 +20,7 @@ public enum NodeType {
             return valueOf(value.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
             throw new IllegalStateException("dockyard.node." + node + ".type: '" + value
-                    + "' is not a node type (docker, kubernetes, remote or local)");
+                    + "' is not a node type (docker, kubernetes, remote, local or cli)");
         }
     }
 

@@ -466,6 +466,16 @@ public class DockyardConfig {
         return Math.max(1, placementRetryAfterSeconds);
     }
 
+    /**
+     * {@code dockyard.node.<name>.placement}: {@code any} (runtimes that name no node may go there)
+     * or {@code explicit} (only runtimes that name it); empty when not set, which means {@code explicit}
+     * for a {@code cli} node and {@code any} for the others.
+     */
+    public Optional<String> nodePlacement(String node) {
+        return ConfigProvider.getConfig().getOptionalValue("dockyard.node." + node + ".placement", String.class)
+                .map(String::strip).filter(v -> !v.isEmpty());
+    }
+
     /** {@code dockyard.node.<name>.max-runtimes}: live runtimes the node may hold; empty is unbounded. */
     public Optional<Integer> nodeMaxRuntimes(String node) {
         return nodeLimit(node, "max-runtimes");

@@ -1,6 +1,7 @@
 package dev.dockyard.placement;
 
 import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.cli.CliBackend;
 import dev.dockyard.config.DockyardConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -9,16 +10,16 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
-import java.util.function.Predicate;
 import java.util.stream.Collectors;
-import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
  * Chooses the node of a new runtime: among the healthy nodes that can take it (a free runtime
  * slot and its memory free), the one with the most free runtime slots, then the most free memory,
  * then the first in configured order; unbounded counts as more than any number, so with no
  * capacities configured every runtime goes to the first healthy node, as before placement existed.
- * A request may name its node: it gets that node or a refusal, never another one.
+ * A request may name its node: it gets that node or a refusal, never another one. A node of
+ * {@code dockyard.node.<name>.placement=explicit} takes only runtimes that name it (the default
+ * of {@code cli} nodes, which have no sandbox); {@code any} (the default) takes any.
  *
  * <p>A choice and the registration of the runtime it was made for happen under one lock, so two
  * provisions can never both take a node's last slot; without any capacity configured nothing is
@@ -45,9 +46,6 @@ public class Placement {
 
     /** {@code dockyard.node.<name>.placement}'s value for a node that takes only runtimes naming it. */
     public static final String EXPLICIT = "explicit";
-
-    /** Whether a node takes only runtimes naming it; MP Config's {@code placement} unless a test says otherwise. */
-    Predicate<String> explicitOnly = Placement::configuredExplicit;
 
     private final ReentrantLock placing = new ReentrantLock();
 
@@ -113,19 +111,26 @@ public class Placement {
     }
 
     /**
-     * The nodes a runtime may go to: a node configured {@code dockyard.node.<name>.placement=explicit}
-     * takes only runtimes that name it.
+     * The nodes a runtime may go to: one naming a node may go to any; one naming none, not to a node
+     * configured {@code dockyard.node.<name>.placement=explicit} (a cli node's default).
      */
     private List<NodeState> candidates(List<NodeState> states, String named) {
         if (named != null) {
             return states;
         }
-        return states.stream().filter(s -> !explicitOnly.test(s.name())).toList();
+        List<NodeState> open = states.stream().filter(s -> !explicitOnly(s)).toList();
+        if (open.isEmpty()) {
+            // like a runtime too large for every node, a retry cannot help: a 400 saying what would
+            throw new PlacementRefusedException(PlacementRefusedException.Reason.TOO_LARGE, null, "every backend node "
+                    + "takes only runtimes that name it (placement=explicit): name one of " + states.stream()
+                    .map(NodeState::name).toList());
+        }
+        return open;
     }
 
-    private static boolean configuredExplicit(String node) {
-        return EXPLICIT.equals(ConfigProvider.getConfig().getOptionalValue("dockyard.node." + node + ".placement",
-                String.class).map(String::strip).orElse(""));
+    private boolean explicitOnly(NodeState node) {
+        return config.nodePlacement(node.name()).map(EXPLICIT::equalsIgnoreCase)
+                .orElse(CliBackend.NAME.equals(node.type()));
     }
 
     /** The node for a runtime of {@code memoryMb} among {@code states} (configured order), or why none. */

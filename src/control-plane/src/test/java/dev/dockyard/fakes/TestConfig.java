@@ -2,6 +2,9 @@ package dev.dockyard.fakes;
 
 import dev.dockyard.config.DockyardConfig;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
 
 /** The settings the lifecycle and reconciliation read, without MicroProfile Config. */
 public class TestConfig extends DockyardConfig {
@@ -12,6 +15,8 @@ public class TestConfig extends DockyardConfig {
     public Duration migrationDrain = Duration.ofMillis(200);
     public Duration hibernateAfter = Duration.ZERO;
     public Duration poolRefillDelay = Duration.ZERO;
+    /** dockyard.node.<name>.placement by node. */
+    public Map<String, String> nodePlacements = new HashMap<>();
 
     @Override
     public String instance() {
@@ -51,5 +56,10 @@ public class TestConfig extends DockyardConfig {
     @Override
     public int executorPort() {
         return 8000;
+    }
+
+    @Override
+    public Optional<String> nodePlacement(String node) {
+        return Optional.ofNullable(nodePlacements.get(node));
     }
 }

@@ -10,6 +10,7 @@ import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.fakes.FakeNodes;
 import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.fakes.MutableClock;
+import dev.dockyard.fakes.TestConfig;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.StatusChange;
@@ -80,17 +81,19 @@ class PlacementTest {
     }
 
     @Test
-    void shouldSendOnlyRuntimesNamingItToAnExplicitOnlyNode() {
-        placement.explicitOnly = "a"::equals;
-        configured.put("a", new NodeCapacity(10, null));
-        configured.put("b", new NodeCapacity(1, null));
-        configured.put("c", new NodeCapacity(0, null));
-        assertEquals("b", placement.place(null, 512, node -> register(node, 512)),
-                "a has more room but takes only runtimes naming it");
-        assertEquals("a", placement.place("a", 512, node -> register(node, 512)));
-        PlacementRefusedException full = assertThrows(PlacementRefusedException.class,
-                () -> placement.place(null, 512, node -> register(node, 512)));
-        assertEquals(PlacementRefusedException.Reason.NO_CAPACITY, full.reason(), "b and c are full; a is never chosen");
+    void shouldSendNoUnnamedRuntimeToANodeOfExplicitPlacement() {
+        TestConfig config = (TestConfig) placement.config;
+        config.nodePlacements.put("a", "explicit");
+        config.nodePlacements.put("b", "explicit");
+        assertEquals("c", placement.place(null, 512, n -> n), "a and b take only runtimes that name them");
+        assertEquals("a", placement.place("a", 512, n -> n));
+        config.nodePlacements.put("c", "explicit");
+        PlacementRefusedException none = assertThrows(PlacementRefusedException.class,
+                () -> placement.place(null, 512, n -> n));
+        assertEquals(PlacementRefusedException.Reason.TOO_LARGE, none.reason(), "a 400: a retry cannot help");
+        assertTrue(none.getMessage().contains("name one of [a, b, c]"), none.getMessage());
+        config.nodePlacements.put("a", "any");
+        assertEquals("a", placement.place(null, 512, n -> n));
     }
 
     @Test

@@ -31,7 +31,6 @@ public final class Placements {
         placement.health = health;
         placement.load = load;
         placement.config = new TestConfig();
-        placement.explicitOnly = node -> false;
         placement.capacities = new NodeCapacities() {
             @Override
             public NodeCapacity of(String node) {

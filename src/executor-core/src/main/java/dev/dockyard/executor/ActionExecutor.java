@@ -59,12 +59,28 @@ public class ActionExecutor implements AutoCloseable {
     private final AtomicBoolean configurationPending = new AtomicBoolean();
     private final Object configurationFile = new Object();
     private final Plugins plugins;
+    private final Path configuredEnv;
+    private final Path gitToken;
 
+    /** The executor of a sandbox: configuration in {@link #CONFIGURED_ENV}'s directory, files confined to the workspace. */
     public ActionExecutor(ExecutorSettings settings, Map<String, String> processEnvironment) throws IOException {
+        this(settings, processEnvironment, CONFIGURED_ENV.getParent(), null);
+    }
+
+    /**
+     * An executor embedded in a host process, one of several (the control plane's {@code cli}
+     * runtimes): {@code configDirectory} is this runtime's own private directory for its pushed
+     * configuration and long commands, and {@code guard} (null: the workspace's default guard)
+     * confines its file actions.
+     */
+    public ActionExecutor(ExecutorSettings settings, Map<String, String> processEnvironment, Path configDirectory,
+                          PathGuard guard) throws IOException {
         this.settings = settings;
         this.shellEnvironment = shellEnvironment(processEnvironment);
+        this.configuredEnv = configDirectory.resolve(CONFIGURED_ENV.getFileName());
+        this.gitToken = configDirectory.resolve(GIT_TOKEN.getFileName());
         Files.createDirectories(settings.workspace());
-        this.guard = new PathGuard(settings.workspace(), settings.filesAnywhere());
+        this.guard = guard != null ? guard : new PathGuard(settings.workspace(), settings.filesAnywhere());
         this.files = new FileActions(guard);
         this.transfer = new FileTransfer(guard);
         this.editor = new FileEditor(guard);
@@ -107,7 +123,7 @@ public class ActionExecutor implements AutoCloseable {
         BashSession started = BashSession.start(settings.shell(), settings.workspace(), shellEnvironment,
                 settings.noOutputTimeout(), privateDirectory());
         configurationPending.set(false);
-        if (Files.exists(CONFIGURED_ENV)) {
+        if (Files.exists(configuredEnv)) {
             started.execute(sourceConfigured(), settings.defaultTimeout());
         }
         return started;
@@ -118,8 +134,8 @@ public class ActionExecutor implements AutoCloseable {
      * (700, the sandbox user's); outside a sandbox, where that cannot be made, a private
      * temporary directory.
      */
-    private static Path privateDirectory() throws IOException {
-        Path dir = CONFIGURED_ENV.getParent();
+    private Path privateDirectory() throws IOException {
+        Path dir = configuredEnv.getParent();
         try {
             return Files.createDirectories(dir);
         } catch (IOException e) {
@@ -129,8 +145,10 @@ public class ActionExecutor implements AutoCloseable {
         }
     }
 
-    private static CmdRunAction sourceConfigured() {
-        return new CmdRunAction(". " + CONFIGURED_ENV, false, "", true, false, null, true,
+    private CmdRunAction sourceConfigured() {
+        String file = configuredEnv.toString();
+        // a runtime directory chosen by an administrator may hold any character; the sandbox's never does
+        return new CmdRunAction(". " + (file.matches("[A-Za-z0-9/._-]+") ? file : BashSession.shellQuote(file)), false, "", true, false, null, true,
                 SecurityRisk.LOW, null);
     }
 
@@ -176,12 +194,12 @@ public class ActionExecutor implements AutoCloseable {
             StringBuilder script = new StringBuilder("# written by the Dockyard executor\n");
             variables.forEach((k, v) -> script.append("export ").append(k).append('=')
                     .append(BashSession.shellQuote(v)).append('\n'));
-            Path dir = CONFIGURED_ENV.getParent();
+            Path dir = configuredEnv.getParent();
             Files.createDirectories(dir);
             Path tmp = Files.createTempFile(dir, "env", ".tmp",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             Files.writeString(tmp, script.toString());
-            Files.move(tmp, CONFIGURED_ENV, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            Files.move(tmp, configuredEnv, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             // set only once the file is in place, so whoever clears it sources these values
             configurationPending.set(true);
         }
@@ -229,15 +247,19 @@ public class ActionExecutor implements AutoCloseable {
     public void configureGit(String token, String scope) throws IOException {
         turn.lock();
         try {
-            Path tmp = Files.createTempFile(GIT_TOKEN.getParent(), "git", ".tmp",
+            Path tmp = Files.createTempFile(gitToken.getParent(), "git", ".tmp",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             Files.writeString(tmp, token);
-            Files.move(tmp, GIT_TOKEN, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            Process git = new ProcessBuilder("git", "config", "--global", "credential." + scope + ".helper",
+            Files.move(tmp, gitToken, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            ProcessBuilder git = new ProcessBuilder("git", "config", "--global", "credential." + scope + ".helper",
                     settings.bundle().resolve("bin/git-credential-dockyard").toString())
-                    .redirectErrorStream(true).start();
-            git.getInputStream().readAllBytes();
-            if (git.waitFor() != 0) {
+                    .redirectErrorStream(true);
+            // git's global configuration is the agent's (its HOME), never the host process's
+            git.environment().clear();
+            git.environment().putAll(shellEnvironment);
+            Process gitConfig = git.start();
+            gitConfig.getInputStream().readAllBytes();
+            if (gitConfig.waitFor() != 0) {
                 throw new IOException("git config failed");
             }
         } catch (InterruptedException e) {
@@ -314,6 +336,14 @@ public class ActionExecutor implements AutoCloseable {
 
     public double idleSeconds() {
         return turn.isLocked() ? 0 : (System.currentTimeMillis() - lastActionAtMillis) / 1000.0;
+    }
+
+    /**
+     * The persistent shell's process (the {@code script} process holding its terminal): its
+     * descendants are everything the agent's commands started and did not detach.
+     */
+    public ProcessHandle shellProcess() {
+        return shell.process();
     }
 
     /** The shell's current directory, where relative paths of file requests start. */

@@ -11,6 +11,8 @@ import dev.dockyard.backend.NodeType;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.backend.UnsupportedIsolationException;
+import dev.dockyard.backend.cli.CliNode;
+import dev.dockyard.backend.cli.CliNodeConfig;
 import dev.dockyard.backend.kubernetes.KubernetesNode;
 import dev.dockyard.backend.remote.RemoteCalls;
 import dev.dockyard.backend.remote.RemoteNode;
@@ -47,7 +49,9 @@ import org.eclipse.microprofile.config.ConfigProvider;
  *
  * <p>A node of {@code dockyard.node.<name>.type=kubernetes} is a cluster namespace instead
  * ({@link KubernetesNode}); one of {@code type=remote} is another Dockyard control plane
- * ({@link RemoteNode}); the rest of this class is about Docker nodes.
+ * ({@link RemoteNode}), one of {@code type=local} host processes ({@link LocalNode}), one of
+ * {@code type=cli} the control plane's own host ({@link CliNode}); the rest of this class is about
+ * Docker nodes.
  */
 @ApplicationScoped
 public class DockerNodes implements BackendNodes {
@@ -67,6 +71,7 @@ public class DockerNodes implements BackendNodes {
     private final Map<String, DockerClient> clients = new LinkedHashMap<>();
     private final Map<String, RuntimeImageBuilder> builders = new LinkedHashMap<>();
     private final List<KubernetesNode> clusters = new ArrayList<>();
+    private final List<CliNode> hosts = new ArrayList<>();
     private final Map<String, SandboxHostSettings> settings = new LinkedHashMap<>();
 
     @PostConstruct
@@ -94,6 +99,14 @@ public class DockerNodes implements BackendNodes {
                         config.imageBundle(), config.sandboxImage(), config.sandboxUser()), clock);
                 nodes.put(name, local.backend());
                 builders.put(name, local.images());
+                continue;
+            }
+            if (NodeType.of(ConfigProvider.getConfig(), name) == NodeType.CLI) {
+                CliNode host = new CliNode(CliNodeConfig.read(ConfigProvider.getConfig(), name, config.sandboxImage(),
+                        config.sandboxUid()), clock);
+                hosts.add(host);
+                nodes.put(name, host.backend());
+                builders.put(name, host.images());
                 continue;
             }
             Optional<String> host = ConfigProvider.getConfig()
@@ -238,6 +251,7 @@ public class DockerNodes implements BackendNodes {
     @PreDestroy
     void close() {
         clusters.forEach(KubernetesNode::close);
+        hosts.forEach(CliNode::close);
         clients.values().forEach(client -> {
             try {
                 client.close();

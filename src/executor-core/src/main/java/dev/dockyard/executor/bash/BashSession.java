@@ -201,6 +201,11 @@ public final class BashSession implements AutoCloseable {
         }
     }
 
+    /** The {@code script} process holding the shell's terminal; the shell and its jobs are its descendants. */
+    public ProcessHandle process() {
+        return process.toHandle();
+    }
+
     public boolean isAlive() {
         synchronized (lock) {
             return !exited;

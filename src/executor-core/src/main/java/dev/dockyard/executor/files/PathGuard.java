@@ -23,13 +23,29 @@ public final class PathGuard {
 
     private final Path workspace;
     private volatile boolean anywhere;
+    /** On a host rather than in a sandbox: names are checked too, and nothing may roam outside. */
+    private final boolean host;
 
     /**
      * @param anywhere true when the runtime's security policy allows file actions outside the workspace
      */
     public PathGuard(Path workspace, boolean anywhere) {
+        this(workspace, anywhere, false);
+    }
+
+    private PathGuard(Path workspace, boolean anywhere, boolean host) {
         this.workspace = realOrSelf(workspace.toAbsolutePath().normalize());
         this.anywhere = anywhere;
+        this.host = host;
+    }
+
+    /**
+     * The guard of an executor embedded on a host (the {@code cli} runtimes): confined to
+     * {@code directory} whatever the runtime's policy says, names refused by {@link HostFileNames},
+     * and no special file (device, FIFO, socket) inside it either.
+     */
+    public static PathGuard onHost(Path directory) {
+        return new PathGuard(directory, false, true);
     }
 
     public Path workspace() {
@@ -38,7 +54,8 @@ public final class PathGuard {
 
     /** The runtime's security policy, as configured after start. */
     public void allowAnywhere(boolean allowed) {
-        this.anywhere = allowed;
+        // on a host, "anywhere" would be the host's own files: such a runtime stays in its directory
+        this.anywhere = allowed && !host;
     }
 
     /**
@@ -53,6 +70,14 @@ public final class PathGuard {
         if (requested.chars().anyMatch(c -> c == 0 || (c < 0x20 && c != '\t'))) {
             throw new PathRefusedException("The path contains control characters (NUL, newline...): refused.");
         }
+        if (host) {
+            // the names the agent chose, not those of the directory an administrator configured
+            String prefix = workspace + "/";
+            String chosen = requested.startsWith(prefix) ? requested.substring(prefix.length()) : requested;
+            HostFileNames.refusal(chosen).ifPresent(why -> {
+                throw new PathRefusedException(why);
+            });
+        }
         Path path;
         try {
             Path given = Path.of(requested);
@@ -66,6 +91,9 @@ public final class PathGuard {
         Path real = realPathOfLongestExistingPrefix(path);
         if (!real.startsWith(workspace)) {
             throw new PathRefusedException(String.format(REFUSAL, requested));
+        }
+        if (host && Files.exists(real) && !Files.isRegularFile(real) && !Files.isDirectory(real)) {
+            throw new PathRefusedException("Not a regular file or directory (a device, FIFO or socket): " + requested);
         }
         return path;
     }

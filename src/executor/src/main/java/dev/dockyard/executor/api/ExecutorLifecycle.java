@@ -1,8 +1,8 @@
 package dev.dockyard.executor.api;
 
 import dev.dockyard.executor.ActionExecutor;
+import dev.dockyard.executor.ExecutorRequests;
 import dev.dockyard.executor.IdleCollector;
-import dev.dockyard.executor.RequestLedger;
 import dev.dockyard.executor.config.ExecutorSettings;
 import java.io.IOException;
 import java.time.Clock;
@@ -17,7 +17,7 @@ import java.util.logging.Logger;
  * <p>A plain object shared by the JAX-RS singletons rather than a CDI bean: the application then
  * needs no bean archive, and the sandbox boots without a CDI container for it.
  */
-public class ExecutorLifecycle {
+public class ExecutorLifecycle implements ExecutorRequests.Host {
 
     private static final Logger LOG = Logger.getLogger(ExecutorLifecycle.class.getName());
     /** Exit code when the executor cannot start: the container ends, and says why in its log. */
@@ -41,7 +41,7 @@ public class ExecutorLifecycle {
     private volatile ExecutorSettings settings;
     private volatile ActionExecutor executor;
     private volatile String failure;
-    private final RequestLedger requests = new RequestLedger();
+    private final ExecutorRequests requests = new ExecutorRequests(this);
     private volatile IdleCollector idleCollector;
 
     /**
@@ -81,11 +81,13 @@ public class ExecutorLifecycle {
         return executor != null;
     }
 
+    @Override
     public ActionExecutor executor() {
         return executor;
     }
 
-    public RequestLedger requests() {
+    /** PROTOCOL.md's requests, answered by the executor core. */
+    public ExecutorRequests requests() {
         return requests;
     }
 
@@ -97,11 +99,12 @@ public class ExecutorLifecycle {
         }
     }
 
-    /** The expected session key, or null when none was given (then nothing is authorised). */
-    byte[] sessionKey() {
+    @Override
+    public byte[] sessionKey() {
         return settings == null ? null : settings.sessionKey();
     }
 
+    @Override
     public String failure() {
         return failure;
     }

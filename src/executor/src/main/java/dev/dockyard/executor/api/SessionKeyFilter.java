@@ -1,14 +1,9 @@
 package dev.dockyard.executor.api;
 
-import jakarta.json.Json;
+import dev.dockyard.executor.ExecutorRequests;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.PreMatching;
-import jakarta.ws.rs.core.MediaType;
-import jakarta.ws.rs.core.Response;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.util.Set;
 
 /**
  * {@code X-Session-API-Key} on every path but {@code /alive} and {@code /server_info}: wrong or
@@ -17,8 +12,7 @@ import java.util.Set;
 @PreMatching
 public class SessionKeyFilter implements ContainerRequestFilter {
 
-    public static final String HEADER = "X-Session-API-Key";
-    private static final Set<String> OPEN_PATHS = Set.of("alive", "server_info");
+    public static final String HEADER = ExecutorRequests.SESSION_HEADER;
 
     private final ExecutorLifecycle lifecycle;
 
@@ -28,17 +22,8 @@ public class SessionKeyFilter implements ContainerRequestFilter {
 
     @Override
     public void filter(ContainerRequestContext request) {
-        String path = request.getUriInfo().getPath();
-        path = path.startsWith("/") ? path.substring(1) : path;
-        if (OPEN_PATHS.contains(path)) {
-            return;
-        }
-        byte[] expected = lifecycle.sessionKey();
-        String given = request.getHeaderString(HEADER);
-        if (expected == null || given == null
-                || !MessageDigest.isEqual(expected, given.getBytes(StandardCharsets.UTF_8))) {
-            request.abortWith(Response.status(Response.Status.FORBIDDEN).type(MediaType.APPLICATION_JSON_TYPE)
-                    .entity(Json.createObjectBuilder().add("detail", "Invalid API Key").build()).build());
+        if (!lifecycle.requests().authorised(request.getUriInfo().getPath(), request.getHeaderString(HEADER))) {
+            request.abortWith(Replies.of(ExecutorRequests.forbidden()));
         }
     }
 }

@@ -1,0 +1,13 @@
+package it.dev.dockyard.executor;
+
+import org.junit.jupiter.api.AfterAll;
+
+/** {@link FileTransferIT} (file transfers (upload, download, list)) on a runtime of the cli node, with the same assertions. */
+@SandboxTest.OnNode(value = "cli1", onThisHost = true)
+class CliFileTransferIT extends FileTransferIT {
+
+    @AfterAll
+    static void clearHostTmp() {
+        HostTmp.clear();
+    }
+}

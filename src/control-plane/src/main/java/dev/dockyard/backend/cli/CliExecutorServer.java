@@ -1,0 +1,193 @@
+package dev.dockyard.backend.cli;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.dockyard.executor.ExecutorRequests;
+import dev.dockyard.executor.Reply;
+import dev.dockyard.protocol.InvalidActionException;
+import jakarta.json.Json;
+import jakarta.json.JsonException;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonReader;
+import jakarta.json.JsonValue;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One cli runtime's executor over HTTP: PROTOCOL.md's paths on an ephemeral port of 127.0.0.1,
+ * answered by the executor core's {@link ExecutorRequests} exactly as the executor WAR answers
+ * them in a sandbox. This class only routes: method and path to a request, query and body parsed,
+ * the {@link Reply} written back. The session key is checked before anything else; a caller
+ * elsewhere cannot connect at all (loopback only).
+ */
+final class CliExecutorServer implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(CliExecutorServer.class.getName());
+    /** A request body the protocol reads whole (actions, configuration, listings): bounded. */
+    private static final int MAX_JSON_BYTES = 16 * 1024 * 1024;
+    /**
+     * The JDK's server writes an answer's head and body apart: without TCP_NODELAY the body waits
+     * for the client's delayed ACK of the head (40 ms an action). JVM-wide, read once by the first JDK
+     * server made: in the control plane, this class's.
+     */
+    private static final String NO_DELAY = "sun.net.httpserver.nodelay";
+
+    static {
+        if (System.getProperty(NO_DELAY) == null) {
+            System.setProperty(NO_DELAY, "true");
+        }
+    }
+
+    private final HttpServer server;
+    private final ExecutorRequests requests;
+
+    private CliExecutorServer(HttpServer server, ExecutorRequests requests) {
+        this.server = server;
+        this.requests = requests;
+    }
+
+    /** Binds a free port of 127.0.0.1 and serves {@code requests} on {@code threads}. */
+    static CliExecutorServer open(ExecutorRequests requests, Executor threads) throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
+        CliExecutorServer face = new CliExecutorServer(server, requests);
+        server.createContext("/", face::handle);
+        server.setExecutor(threads);
+        server.start();
+        return face;
+    }
+
+    /** Where the control plane reaches this executor, as it reaches a sandbox's published port. */
+    URI uri() {
+        return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+    }
+
+    private void handle(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            String path = exchange.getRequestURI().getPath();
+            path = path.startsWith("/") ? path.substring(1) : path;
+            Reply reply;
+            if (!requests.authorised(path, exchange.getRequestHeaders().getFirst(ExecutorRequests.SESSION_HEADER))) {
+                reply = ExecutorRequests.forbidden();
+            } else {
+                reply = route(exchange, exchange.getRequestMethod(), path);
+            }
+            send(exchange, reply);
+        } catch (IOException | RuntimeException e) {
+            // the client went away mid-answer, or a body could not be written: nothing to answer
+            LOG.log(Level.FINE, "cli executor request failed", e);
+        }
+    }
+
+    private Reply route(HttpExchange exchange, String method, String path) throws IOException {
+        Map<String, String> query = query(exchange.getRequestURI().getRawQuery());
+        String route = method + " " + path;
+        return switch (route) {
+            case "GET alive" -> requests.alive();
+            case "GET ready" -> requests.ready();
+            case "GET server_info" -> requests.serverInfo();
+            case "GET download_files" -> requests.download(query.get("path"));
+            case "POST execute_action" -> {
+                byte[] body = exchange.getRequestBody().readNBytes(MAX_JSON_BYTES + 1);
+                if (body.length > MAX_JSON_BYTES) {
+                    yield Reply.detail(400, "The body must be a JSON object");
+                }
+                try {
+                    yield requests.execute(body, exchange.getRequestHeaders().getFirst(ExecutorRequests.REQUEST_ID_HEADER));
+                } catch (InvalidActionException e) {
+                    yield Reply.detail(400, e.getMessage());
+                }
+            }
+            case "POST configure", "POST list_files" -> {
+                JsonObject body;
+                try {
+                    body = jsonBody(exchange.getRequestBody());
+                } catch (JsonException | IllegalArgumentException e) {
+                    yield Reply.detail(400, "The body must be a JSON object");
+                }
+                yield path.equals("configure") ? requests.configure(body) : requests.list(body);
+            }
+            case "POST upload_file" -> requests.upload(exchange.getRequestHeaders().getFirst("Content-Type"),
+                    exchange.getRequestBody(), query.get("destination"),
+                    Boolean.parseBoolean(query.getOrDefault("recursive", "false")));
+            default -> isKnown(path) ? Reply.detail(405, "Method Not Allowed") : Reply.detail(404, "Not Found");
+        };
+    }
+
+    private static boolean isKnown(String path) {
+        return switch (path) {
+            case "alive", "ready", "server_info", "download_files", "execute_action", "configure", "list_files",
+                 "upload_file" -> true;
+            default -> false;
+        };
+    }
+
+    /** The body as a JSON object; an empty body is none (null), as JAX-RS hands it to the WAR's resources. */
+    private static JsonObject jsonBody(InputStream in) throws IOException {
+        byte[] bytes = in.readNBytes(MAX_JSON_BYTES + 1);
+        if (bytes.length > MAX_JSON_BYTES) {
+            throw new IllegalArgumentException("body too large");
+        }
+        if (bytes.length == 0) {
+            return null;
+        }
+        try (JsonReader reader = Json.createReader(new ByteArrayInputStream(bytes))) {
+            return reader.readObject();
+        }
+    }
+
+    private static Map<String, String> query(String raw) {
+        Map<String, String> values = new HashMap<>();
+        if (raw == null || raw.isEmpty()) {
+            return values;
+        }
+        for (String pair : raw.split("&")) {
+            int eq = pair.indexOf('=');
+            String name = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+            String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+            values.putIfAbsent(name, value);
+        }
+        return values;
+    }
+
+    private static void send(HttpExchange exchange, Reply reply) throws IOException {
+        reply.headers().forEach((name, value) -> exchange.getResponseHeaders().set(name, value));
+        if (reply.contentType() != null) {
+            exchange.getResponseHeaders().set("Content-Type", reply.contentType());
+        }
+        Object body = reply.body();
+        if (body == null) {
+            exchange.sendResponseHeaders(reply.status(), -1);
+            return;
+        }
+        if (body instanceof Reply.Streamed streamed) {
+            exchange.sendResponseHeaders(reply.status(), 0);
+            try (OutputStream out = exchange.getResponseBody()) {
+                streamed.writeTo(out);
+            }
+            return;
+        }
+        byte[] bytes = body instanceof byte[] raw ? raw
+                : (body instanceof JsonValue json ? json.toString() : body.toString()).getBytes(StandardCharsets.UTF_8);
+        exchange.sendResponseHeaders(reply.status(), bytes.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(bytes);
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}
