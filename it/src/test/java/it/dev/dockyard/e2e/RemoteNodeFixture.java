@@ -6,6 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * For suites in other packages (the executor protocol suites' Remote variants): a second control
@@ -59,6 +62,23 @@ public final class RemoteNodeFixture {
             if (keyFile != null) {
                 Files.deleteIfExists(keyFile);
             }
+        }
+    }
+
+    /**
+     * The fixture around a suite ({@code @ExtendWith}): a second control plane up before any
+     * {@code @BeforeAll} of the suite provisions on it, down after every {@code @AfterAll}.
+     */
+    public static final class Lifecycle implements BeforeAllCallback, AfterAllCallback {
+
+        @Override
+        public void beforeAll(ExtensionContext context) throws Exception {
+            start();
+        }
+
+        @Override
+        public void afterAll(ExtensionContext context) throws Exception {
+            stop();
         }
     }
 }

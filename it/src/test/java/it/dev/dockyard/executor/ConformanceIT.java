@@ -23,10 +23,8 @@ import java.util.Optional;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
-import org.junit.jupiter.api.TestInfo;
 
 /**
  * The protocol conformance suite: every fixture under {@code it/src/test/resources/conformance}
@@ -47,16 +45,10 @@ import org.junit.jupiter.api.TestInfo;
  * <p>Before each fixture the shell is brought back to an idle prompt in the workspace and the
  * workspace is emptied, so fixtures do not depend on each other's order.
  */
+@SandboxTest.StartedWith(image = "dockyard/sandbox-browser:latest", args = {"-e", "DOCKYARD_PLUGINS=jupyter,browser", "--memory", "2g", "--shm-size", "256m"})
 class ConformanceIT extends SandboxTest {
 
     private static final String DIRECTORY = "conformance";
-
-    /** The browser variant with both plugins: the ipython and browse fixtures need them. */
-    @BeforeAll
-    static void startSandbox(TestInfo suite) {
-        sandbox = Sandbox.startImage("dockyard/sandbox-browser:latest", "-e", "DOCKYARD_PLUGINS=jupyter,browser",
-                "--memory", "2g", "--shm-size", "256m");
-    }
 
     @TestFactory
     Stream<DynamicTest> fixtures() throws IOException {

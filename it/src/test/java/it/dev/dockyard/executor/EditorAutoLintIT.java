@@ -15,10 +15,8 @@ import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
-import org.junit.jupiter.api.TestInfo;
 
 /**
  * The editor's auto-lint in a real sandbox started as OpenHands starts one with
@@ -26,17 +24,12 @@ import org.junit.jupiter.api.TestInfo;
  * fixtures of {@code conformance-auto-lint/}, written from openhands-aci's editor and linter, with
  * the image's flake8.
  */
+@SandboxTest.StartedWith(args = {"-e", "ENABLE_AUTO_LINT=true"})
 class EditorAutoLintIT extends SandboxTest {
 
     private static final List<String> FIXTURES = List.of("editor-lint-undefined-name.json",
             "editor-lint-syntax-error.json", "editor-lint-clean.json", "editor-lint-not-python.json",
             "editor-lint-preexisting-error.json");
-
-    /** Hides SandboxTest's: this suite's sandbox lints its edits. */
-    @BeforeAll
-    static void startSandbox(TestInfo suite) {
-        sandbox = Sandbox.start("-e", "ENABLE_AUTO_LINT=true");
-    }
 
     @TestFactory
     Stream<DynamicTest> shouldLintEditsAsOpenHandsEditorDoes() {

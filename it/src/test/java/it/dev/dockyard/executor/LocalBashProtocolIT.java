@@ -6,10 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import jakarta.json.JsonObject;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 
 /**
  * {@link BashProtocolIT} on a runtime of the local backend (node {@code local1} of the it build):
@@ -23,15 +21,11 @@ import org.junit.jupiter.api.TestInfo;
  *       reached that way, whatever its backend, and are left to the container suite.</li>
  * </ul>
  */
+@SandboxTest.OnNode(LocalNode.NAME)
 class LocalBashProtocolIT extends BashProtocolIT {
 
     private static final String THROUGH_PROXY = "NodeSandbox reaches the executor through the control plane's proxy, "
             + "under the runtime's path: this test talks to the executor directly";
-
-    @BeforeAll
-    static void startSandbox(TestInfo suite) {
-        sandbox = NodeSandbox.start(LocalNode.NAME);
-    }
 
     @Test
     @Override

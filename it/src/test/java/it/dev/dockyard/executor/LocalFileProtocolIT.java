@@ -3,20 +3,14 @@ package it.dev.dockyard.executor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import jakarta.json.JsonObject;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 
 /**
  * {@link FileProtocolIT} on a runtime of the local backend, through the control plane; the same
  * assertions, a written file's owner being the node's sandbox user rather than the image's.
  */
+@SandboxTest.OnNode(LocalNode.NAME)
 class LocalFileProtocolIT extends FileProtocolIT {
-
-    @BeforeAll
-    static void startSandbox(TestInfo suite) {
-        sandbox = NodeSandbox.start(LocalNode.NAME);
-    }
 
     @Test
     @Override

@@ -7,9 +7,7 @@ import jakarta.json.JsonObject;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 
 /**
  * {@link PathConfinementIT} on a runtime of the local backend: the same corpus of reads, writes,
@@ -21,21 +19,11 @@ import org.junit.jupiter.api.TestInfo;
  * Liberty output, home and temporary directories, which the container's scan also leaves out
  * (its Liberty output; its /tmp and home are outside the scanned tree there by being unchanged).
  */
+@SandboxTest.OnNode(LocalNode.NAME)
 class LocalPathConfinementIT extends PathConfinementIT {
 
     /** PathConfinementIT's planted secret (its constant is its own). */
     private static final String SECRET = "outside-secret-content";
-
-    @BeforeAll
-    static void startSandbox(TestInfo suite) {
-        sandbox = NodeSandbox.start(LocalNode.NAME);
-        // planted once the sandbox exists: JUnit runs a superclass's @BeforeAll before this class's
-        PathConfinementIT.plantLinksAndSecrets();
-    }
-
-    /** Hides PathConfinementIT's: planted by {@link #startSandbox} instead. */
-    static void plantLinksAndSecrets() {
-    }
 
     @Test
     @Override

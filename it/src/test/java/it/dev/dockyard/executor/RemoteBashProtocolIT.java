@@ -5,11 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import it.dev.dockyard.e2e.RemoteNodeFixture;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@link BashProtocolIT} on a runtime of a remote node: the build's control plane provisions it
@@ -20,29 +18,9 @@ import org.junit.jupiter.api.TestInfo;
  * a control plane is reached under its service URL's path; and a wrong key is answered by the
  * proxy (401, README "Service URLs") before any executor sees it.
  */
+@SandboxTest.OnNode(RemoteNodeFixture.NODE)
+@ExtendWith(RemoteNodeFixture.Lifecycle.class)
 class RemoteBashProtocolIT extends BashProtocolIT {
-
-    @BeforeAll
-    static void startSandbox(TestInfo suite) {
-        try {
-            RemoteNodeFixture.start();
-        } catch (Exception e) {
-            throw new AssertionError("the remote node could not be set up: " + e, e);
-        }
-        sandbox = NodeSandbox.start(RemoteNodeFixture.NODE);
-    }
-
-    @AfterAll
-    static void removeSandbox() {
-        try {
-            if (sandbox != null) {
-                sandbox.close();
-            }
-            RemoteNodeFixture.stop();
-        } catch (Exception e) {
-            throw new AssertionError("the remote node could not be taken down: " + e, e);
-        }
-    }
 
     private static final String RAW_SOCKET = "Bench.KeepAlive posts to the executor's root path; a runtime provisioned "
             + "through a control plane is served under its service URL's path (the same commands pass through "

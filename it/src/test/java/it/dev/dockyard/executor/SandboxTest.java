@@ -38,6 +38,20 @@ abstract class SandboxTest {
         boolean onThisHost() default false;
     }
 
+    /**
+     * The suite's container runs {@code image} with extra {@code docker run} arguments (a plugin, a
+     * setting). As with {@link OnNode}, a subclass says how its sandbox starts rather than starting
+     * one itself in a {@code @BeforeAll}: this class's {@code @BeforeAll} runs first in any case, and
+     * a container it started would be left running.
+     */
+    @Retention(RetentionPolicy.RUNTIME)
+    @Target(ElementType.TYPE)
+    @interface StartedWith {
+        String image() default Sandbox.IMAGE;
+
+        String[] args() default {};
+    }
+
     static Sandbox sandbox;
 
     @BeforeAll
@@ -48,6 +62,11 @@ abstract class SandboxTest {
                 HostTmp.clear();
             }
             sandbox = NodeSandbox.start(node.value());
+            return;
+        }
+        StartedWith startedWith = suite.getTestClass().map(c -> c.getAnnotation(StartedWith.class)).orElse(null);
+        if (startedWith != null) {
+            sandbox = Sandbox.startImage(startedWith.image(), startedWith.args());
             return;
         }
         OnRuntime runtime = suite.getTestClass().map(c -> c.getAnnotation(OnRuntime.class)).orElse(null);
