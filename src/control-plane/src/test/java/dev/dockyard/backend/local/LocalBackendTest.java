@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.dockyard.backend.BackendException;
@@ -87,11 +88,27 @@ class LocalBackendTest {
         return processes.carrying(LocalBackend.SANDBOX_VARIABLE, name, null);
     }
 
+    /** Waits up to 5 s for {@code condition}; it is not asked again once met (a passing state may pass). */
     private static void waitFor(BooleanSupplier condition) throws InterruptedException {
-        for (int i = 0; i < 100 && !condition.getAsBoolean(); i++) {
+        for (int i = 0; i < 100; i++) {
+            if (condition.getAsBoolean()) {
+                return;
+            }
             TimeUnit.MILLISECONDS.sleep(50);
         }
-        assertTrue(condition.getAsBoolean());
+        fail("not met within 5 s");
+    }
+
+    /** The fake executor is up: its two sleeps and nothing else (bash forks on its way there). */
+    private boolean executorUp(String name) {
+        List<Long> pids = processesOf(name);
+        return pids.size() == 2 && pids.stream().allMatch(p -> {
+            try {
+                return Files.readString(Path.of("/proc/" + p + "/cmdline")).startsWith("sleep");
+            } catch (IOException e) {
+                return false;
+            }
+        });
     }
 
     @Test
@@ -113,7 +130,7 @@ class LocalBackendTest {
         URI endpoint = backend.start("sb-a", 8000);
         assertEquals("127.0.0.1", endpoint.getHost());
         Path tmp = backend.sandboxDir("sb-a").resolve("tmp");
-        waitFor(() -> Files.exists(tmp.resolve("listen")) && processesOf("sb-a").size() == 2);
+        waitFor(() -> Files.exists(tmp.resolve("listen")) && executorUp("sb-a"));
         assertEquals("127.0.0.1:" + endpoint.getPort(), Files.readString(tmp.resolve("listen")).strip());
         assertEquals("key-of-sb-a", Files.readString(tmp.resolve("key-seen")));
         assertFalse(Files.exists(backend.sandboxDir("sb-a").resolve("run/session-key")), "consumed at boot");
@@ -136,7 +153,7 @@ class LocalBackendTest {
     void shouldFreezeAndThawEveryProcessOfTheSandbox() throws Exception {
         backend.create(spec("sb-a", "cp"));
         backend.start("sb-a", 8000);
-        waitFor(() -> processesOf("sb-a").size() == 2);
+        waitFor(() -> executorUp("sb-a"));
         backend.pause("sb-a");
         assertEquals(SandboxState.Phase.PAUSED, backend.inspect("sb-a").phase());
         waitFor(() -> processesOf("sb-a").stream().allMatch(p -> processes.stat(p).orElseThrow().stopped()));
@@ -162,7 +179,7 @@ class LocalBackendTest {
         backend.start("sb-a", 8000);
         Path workspace = backend.sandboxDir("sb-a").resolve("workspace");
         Files.writeString(workspace.resolve("kept.txt"), "still here");
-        waitFor(() -> processesOf("sb-a").size() == 2);
+        waitFor(() -> executorUp("sb-a"));
         backend.pause("sb-a");
         backend.stop("sb-a");
         assertTrue(processesOf("sb-a").isEmpty(), "a frozen sandbox stops too");
@@ -251,7 +268,7 @@ class LocalBackendTest {
             List<Path> cgroups = real.paths("sb-a");
             assertFalse(cgroups.isEmpty());
             limited.start("sb-a", 8000);
-            waitFor(() -> processesOf("sb-a").size() == 2);
+            waitFor(() -> executorUp("sb-a"));
             assertEquals(processesOf("sb-a").stream().sorted().toList(), real.members("sb-a").stream().sorted().toList(),
                     "every process of the sandbox, the detached one too, is in its cgroup");
             for (Path cgroup : cgroups) {

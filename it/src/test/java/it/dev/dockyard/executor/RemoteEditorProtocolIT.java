@@ -1,0 +1,14 @@
+package it.dev.dockyard.executor;
+
+import it.dev.dockyard.e2e.RemoteNodeFixture;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * {@link EditorProtocolIT} on a runtime of a remote node: the build's control plane provisions it
+ * on {@code remote1}, another control plane started for this suite ({@link RemoteNodeFixture}), and
+ * the suite reaches it through the first control plane's proxy, then the second's. Same assertions.
+ */
+@SandboxTest.OnNode(RemoteNodeFixture.NODE)
+@ExtendWith(RemoteNodeFixture.Lifecycle.class)
+class RemoteEditorProtocolIT extends EditorProtocolIT {
+}
