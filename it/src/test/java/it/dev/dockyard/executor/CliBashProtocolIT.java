@@ -57,7 +57,7 @@ class CliBashProtocolIT extends BashProtocolIT {
         JsonObject obs = sandbox.run("echo started; sleep 600", 2, true);
         assertEquals("started", obs.getString("content"));
         assertEquals(-1, Sandbox.exitCode(obs));
-        assertTrue(Sandbox.suffix(obs).startsWith("\n[The command timed out after 2 seconds."), Sandbox.suffix(obs));
+        assertTrue(Sandbox.suffix(obs).startsWith("\n[The command timed out after 2.0 seconds."), Sandbox.suffix(obs));
         // still running; the host's whole process table would be truncated: only its own line is asked for
         JsonObject ps = sandbox.execute(Sandbox.action("run", Sandbox.args().add("command",
                 "ps -eo args | grep -c '^sleep 600$'").add("is_static", true)));

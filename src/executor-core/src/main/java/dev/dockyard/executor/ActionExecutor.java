@@ -81,9 +81,9 @@ public class ActionExecutor implements AutoCloseable {
         this.gitToken = configDirectory.resolve(GIT_TOKEN.getFileName());
         Files.createDirectories(settings.workspace());
         this.guard = guard != null ? guard : new PathGuard(settings.workspace(), settings.filesAnywhere());
-        this.files = new FileActions(guard);
-        this.transfer = new FileTransfer(guard);
-        this.editor = new FileEditor(guard);
+        this.files = new FileActions(this.guard);
+        this.transfer = new FileTransfer(this.guard);
+        this.editor = new FileEditor(this.guard);
         // a sandbox started by hand the way OpenHands starts one (its _default_env_vars) lints too
         lintEditsIfAsked(processEnvironment);
         this.shell = startShell();
