@@ -547,14 +547,17 @@ public class LocalBackend implements RuntimeBackend {
     public InputStream archive(String sandboxName, String path) {
         String name = checkedName(sandboxName);
         record(name).orElseThrow(() -> gone(name));
-        Path target = hostPath(name, path);
-        List<String> command = new ArrayList<>(List.of("tar", "-C", target.getParent().toString(), "-cf", "-"));
+        // "dir/." is the directory's contents (entries "./…"), as the engine's archive of it gives them
+        boolean contents = path.endsWith("/.");
+        Path target = hostPath(name, contents ? path.substring(0, path.length() - 2) : path);
+        List<String> command = new ArrayList<>(List.of("tar", "-C",
+                (contents ? target : target.getParent()).toString(), "-cf", "-"));
         if (config.archiveOwner() != null && config.archiveOwner().matches("[0-9]+")) {
             // the files are the local sandbox user's; a Docker sandbox's user must own them once moved there
             command.addAll(List.of("--numeric-owner", "--owner=" + config.archiveOwner(),
                     "--group=" + config.archiveOwner()));
         }
-        command.add(target.getFileName().toString());
+        command.add(contents ? "." : target.getFileName().toString());
         try {
             Process tar = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
             tar.getOutputStream().close();
