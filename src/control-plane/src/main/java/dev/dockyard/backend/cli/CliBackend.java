@@ -255,13 +255,16 @@ public final class CliBackend implements RuntimeBackend {
      */
     @Override
     public InputStream archive(String sandboxName, String path) {
-        Path source = hostPath(sandboxName, path);
+        // "dir/." is the directory's contents (entries "./…"), as the engine's archive of it gives them
+        boolean contents = path.endsWith("/.");
+        Path source = hostPath(sandboxName, contents ? path.substring(0, path.length() - 2) : path);
         if (!Files.exists(source)) {
             throw new BackendException("cli runtime " + sandboxName + " has no " + path);
         }
         String owner = String.valueOf(node.sandboxUid());
-        ProcessBuilder tar = new ProcessBuilder("tar", "-C", source.getParent().toString(), "--numeric-owner",
-                "--owner=" + owner, "--group=" + owner, "-cf", "-", "--", source.getFileName().toString()).redirectError(ProcessBuilder.Redirect.DISCARD);
+        ProcessBuilder tar = new ProcessBuilder("tar", "-C", (contents ? source : source.getParent()).toString(),
+                "--numeric-owner", "--owner=" + owner, "--group=" + owner, "-cf", "-", "--",
+                contents ? "." : source.getFileName().toString()).redirectError(ProcessBuilder.Redirect.DISCARD);
         try {
             Process process = tar.start();
             process.getOutputStream().close();
