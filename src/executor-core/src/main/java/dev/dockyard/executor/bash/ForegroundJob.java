@@ -19,7 +19,7 @@ import java.util.stream.Collectors;
  * process group of its own and makes it the terminal's foreground group while it waits for it; jobs
  * that were already there when the command was typed are background or stopped jobs of earlier
  * commands. So the foreground job is the newest running group among the shell's children that
- * started after the command was typed: in a later clock tick, or in the same hundredth of a second
+ * started after the command was typed: in a later clock tick, or about the same hundredth of a second
  * with a higher process id than the last one handed out then; with none, the shell itself is in the
  * foreground (a builtin such as {@code read} or {@code wait}), as on a terminal. Those two numbers,
  * not a list of the jobs taken at every command, because reading every process's details under
@@ -78,11 +78,15 @@ record ForegroundJob(long id, boolean group) {
         }
 
         /**
-         * Whether the process started after this. The tick decides; within the typing's own tick
-         * the id does (ids wrap around, so alone they could not), or, unknown, the process counts.
+         * Whether the process started after this. The tick decides; near the typing's own tick the
+         * id does (ids wrap around, so alone they could not), or, unknown, the process counts.
+         * "Near" is that tick or the one before: a process's start tick is its start time cut to
+         * the hundredth, but gVisor prints {@code /proc/uptime} rounded ({@code %.2f}), so the
+         * reading taken at typing may already be the next hundredth while a job started after it
+         * is still in the one before (seen in CI: a C-c sent to the shell instead of the job).
          */
         boolean before(ProcessStat process) {
-            if (process.startTicks() != ticks) {
+            if (process.startTicks() > ticks || process.startTicks() < ticks - 1) {
                 return process.startTicks() > ticks;
             }
             return lastPid <= 0 || process.pid() > lastPid;
