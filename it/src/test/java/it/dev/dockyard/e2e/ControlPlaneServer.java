@@ -57,6 +57,14 @@ final class ControlPlaneServer {
         }
     }
 
+    /** What the server was last started with over the usual settings (the build's own start: none). */
+    private static volatile Map<String, String> current = Map.of();
+
+    /** The overrides the server runs with now, as the last {@link #start(Map)} gave them. */
+    static Map<String, String> overrides() {
+        return current;
+    }
+
     /** Stops the server (gracefully) and starts it again with {@code overrides} over the usual settings. */
     static void restart(Map<String, String> overrides) throws Exception {
         stop();
@@ -105,6 +113,7 @@ final class ControlPlaneServer {
         // EgressPolicyIT: the internal mode's one service (as it/pom.xml starts the server)
         builder.environment().put("DOCKYARD_SANDBOX_NETWORK_INTERNAL_SERVICES", "169.254.77.2:18080");
         builder.environment().putAll(overrides);
+        current = Map.copyOf(overrides);
         Process process = builder.start();
         String out = new String(process.getInputStream().readAllBytes());
         if (!process.waitFor(120, TimeUnit.SECONDS) || process.exitValue() != 0) {
