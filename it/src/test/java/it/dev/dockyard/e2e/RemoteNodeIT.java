@@ -27,7 +27,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * port, instance and Derby database, started here) as its node {@code remote1}
  * ({@code dockyard.node.remote1.type=remote}), through a forwarder that can lose an answer. Every
  * runtime A places there is a runtime of B; nothing is left on either once deleted; a B that is
- * down disconnects A's runtimes there and takes no new ones, and they come back with it.
+ * down disconnects A's runtimes there and takes no new ones, and they come back with it; a
+ * workspace migrates from Docker to B and back with its files and modes.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RemoteNodeIT {
@@ -36,6 +37,15 @@ class RemoteNodeIT {
     private static final int FORWARDER_PORT = 19382;
     private static final DockyardApi A = new DockyardApi();
     private static final String A_INSTANCE = System.getProperty("dockyard.instance", "it");
+    /**
+     * How soon after B stopped A's runtimes there are disconnected: the grace
+     * ({@code disconnect-after}, 5 s here, counted from A's first call B left unanswered) plus one
+     * reconciler period (10 s: the pass that sees the grace over), plus a margin of 8 s: A's health
+     * probe notices B's silence within its interval (2 s here), the list's retries make one pass end
+     * up to 3 s later than the one before (three delays of 1 s ± 0.5 s), and 3 s for this poll, the
+     * database and a loaded machine.
+     */
+    private static final Duration DISCONNECTED_WITHIN = Duration.ofSeconds(5 + 10 + 8);
     private static AnswerDroppingForwarder forwarder;
     private static Path keyFile;
 
@@ -204,9 +214,11 @@ class RemoteNodeIT {
         try {
             run(id, "echo kept > /workspace/kept.txt");
             B.stop();
-            // disconnect-after 5 s, a reconciler pass every 10 s
-            Awaitility.await().atMost(Duration.ofSeconds(45)).pollInterval(Duration.ofMillis(500))
+            long stopped = System.nanoTime();
+            Awaitility.await().atMost(DISCONNECTED_WITHIN).pollInterval(Duration.ofMillis(500))
                     .until(() -> statusOnA(id).equals("ERROR_RUNTIME_DISCONNECTED"));
+            System.out.printf("remote1's runtime disconnected %.1f s after the second control plane stopped "
+                    + "(bound %d s)%n", (System.nanoTime() - stopped) / 1e9, DISCONNECTED_WITHIN.toSeconds());
             assertTrue(A.get("runtimes/" + id).json().getString("statusMessage").contains("remote1"));
             Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(500))
                     .until(() -> A.get("nodes").json().getJsonArray("nodes").stream().map(JsonValue::asJsonObject)
@@ -238,5 +250,66 @@ class RemoteNodeIT {
             A.delete("runtimes/" + id);
         }
         assertFalse(onB(id).stream().anyMatch(r -> r.getString("status").equals("READY")));
+    }
+
+    private static JsonObject migrated(String id, String node) {
+        DockyardApi.Answer moved = A.migrate(id, "{\"node\": \"" + node + "\"}", null, 120);
+        assertEquals(201, moved.status(), moved.body());
+        return moved.json();
+    }
+
+    /** The octal modes of {@code paths} in runtime {@code id}, space-separated. */
+    private static String modes(String id, String... paths) {
+        return run(id, "cd /workspace && stat -c %a " + String.join(" ", paths) + " | tr '\\n' ' '").strip();
+    }
+
+    @Test
+    @Order(4)
+    void shouldMigrateAWorkspaceFromDockerToTheRemoteNodeAndBackWithItsContentsAndModes() {
+        DockyardApi.Answer provisioned = A.provision(Json.createObjectBuilder()
+                .add("conversationId", "it-remote-migrate-" + UUID.randomUUID()).add("node", "local").build(), 120);
+        assertEquals(201, provisioned.status(), provisioned.body());
+        String id = provisioned.json().getString("id");
+        String movedId = null;
+        String backId = null;
+        try {
+            run(id, "mkdir -p /workspace/project/bin /workspace/empty && printf 'int x;\\n' > /workspace/project/a.c"
+                    + " && printf '#!/bin/sh\\necho ran\\n' > /workspace/project/bin/run.sh"
+                    + " && chmod 750 /workspace/project/bin/run.sh && chmod 600 /workspace/project/a.c"
+                    + " && chmod 700 /workspace/empty");
+
+            // to the remote node: the workspace goes in through its executor's upload, modes kept
+            JsonObject moved = migrated(id, "remote1");
+            movedId = moved.getString("id");
+            assertEquals("remote", moved.getString("backend"), moved.toString());
+            assertTrue(moved.getString("statusMessage").contains("migrated from node 'local'"), moved.toString());
+            assertEquals("READY", onlyOnB(movedId).getString("status"));
+            assertEquals("int x;", run(movedId, "cat /workspace/project/a.c"));
+            assertEquals("750 600 700", modes(movedId, "project/bin/run.sh", "project/a.c", "empty"));
+            assertEquals("ran", run(movedId, "/workspace/project/bin/run.sh"));
+            String remoteId = onlyOnB(movedId).getString("id");
+
+            // and back to Docker: out through its executor's download, owned by the sandbox user again
+            run(movedId, "echo back > /workspace/project/b.txt && chmod 640 /workspace/project/b.txt");
+            JsonObject back = migrated(movedId, "local");
+            backId = back.getString("id");
+            assertEquals("docker", back.getString("backend"), back.toString());
+            assertEquals("int x;\nback", run(backId, "cat /workspace/project/a.c /workspace/project/b.txt"));
+            assertEquals("750 600 640 700", modes(backId, "project/bin/run.sh", "project/a.c", "project/b.txt",
+                    "empty"));
+            assertEquals("ran", run(backId, "/workspace/project/bin/run.sh"));
+            assertEquals("1000 1000", run(backId, "stat -c %u /workspace/project/a.c /workspace/empty | tr '\\n' ' '")
+                    .strip());
+            // the remote runtime went once the Docker one took over
+            Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
+                    .until(() -> statusOnB(remoteId).equals("STOPPED")
+                            && DockerCli.containersLabelled("dev.dockyard.runtime-id=" + remoteId).isEmpty());
+        } finally {
+            for (String runtime : new String[] {id, movedId, backId}) {
+                if (runtime != null) {
+                    A.delete("runtimes/" + runtime);
+                }
+            }
+        }
     }
 }

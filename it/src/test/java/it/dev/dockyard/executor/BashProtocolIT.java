@@ -278,8 +278,15 @@ class BashProtocolIT extends SandboxTest {
         Arrays.sort(micros);
         System.out.printf("echo straight to the executor, one kept-alive socket: p50 %.2f ms, p90 %.2f ms%n",
                 micros[150] / 1000.0, micros[270] / 1000.0);
-        // the README's figure before long commands went through a file: 0.9-1.1 ms; generous for a busy machine
-        assertTrue(micros[150] < 10_000, "median " + micros[150] + " us");
+        assertTrue(micros[150] < shortCommandMedianBoundMicros(), "median " + micros[150] + " us");
+    }
+
+    /**
+     * The median an {@code echo} may take on one kept-alive socket: the README's figure before long
+     * commands went through a file was 0.9-1.1 ms straight to the executor; generous for a busy machine.
+     */
+    long shortCommandMedianBoundMicros() {
+        return 10_000;
     }
 
     @Test

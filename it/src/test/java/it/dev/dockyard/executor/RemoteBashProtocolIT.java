@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import it.dev.dockyard.e2e.RemoteNodeFixture;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -13,29 +12,23 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@link BashProtocolIT} on a runtime of a remote node: the build's control plane provisions it
  * on {@code remote1}, another control plane started for this suite ({@link RemoteNodeFixture}), and
  * the suite reaches it through the first control plane's proxy, then the second's. Same assertions,
- * but for what the harness or the proxy decide, not the remote node: the raw-socket latency client
- * ({@code Bench.KeepAlive}) posts to the executor's root path, while a runtime provisioned through
- * a control plane is reached under its service URL's path; and a wrong key is answered by the
- * proxy (401, README "Service URLs") before any executor sees it.
+ * the raw-socket ones too (they post under the executor URI's path, a proxied runtime's), but for
+ * what the proxy decides, not the remote node: a wrong key is answered by the proxy (401, README
+ * "Service URLs") before any executor sees it; and the short commands' median bound is the
+ * executor's own plus the two proxies in the way.
  */
 @SandboxTest.OnNode(RemoteNodeFixture.NODE)
 @ExtendWith(RemoteNodeFixture.Lifecycle.class)
 class RemoteBashProtocolIT extends BashProtocolIT {
 
-    private static final String RAW_SOCKET = "Bench.KeepAlive posts to the executor's root path; a runtime provisioned "
-            + "through a control plane is served under its service URL's path (the same commands pass through "
-            + "Sandbox's HTTP client in the rest of this suite)";
-
-    @Test
-    @Disabled(RAW_SOCKET)
+    /**
+     * The executor's 10 ms, plus 5 ms for each of the two proxies every request crosses here (the
+     * first control plane's service URL, then the second's): the README's benchmark measured a GET
+     * through one service URL proxy at 5.0 ms p50 where the executor alone answered in 1.4 ms.
+     */
     @Override
-    void shouldAnswerShortCommandsAsFastAsBefore() {
-    }
-
-    @Test
-    @Disabled(RAW_SOCKET)
-    @Override
-    void shouldRunAHundredThousandByteOneLineCommandExactly() {
+    long shortCommandMedianBoundMicros() {
+        return 20_000;
     }
 
     /** No key reaches the executor's own refusal; a wrong one is the proxy's 401 (README "Service URLs"). */

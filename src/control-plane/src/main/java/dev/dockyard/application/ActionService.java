@@ -73,7 +73,7 @@ public class ActionService {
             Duration timeout = timeout(action.timeout(), config.actionTimeout(), config.maxActionTimeout());
             try (ReadyRuntimes.Admitted admitted = ready.admit(runtime)) {
                 // the admitted runtime: woken if it slept, its executor perhaps at a new address
-                return run(userId, admitted.runtime(), action, actionDict, timeout, requestId);
+                return run(userId, admitted, action, actionDict, timeout, requestId);
             }
         } finally {
             metrics.action(action.type(), Duration.ofNanos(System.nanoTime() - received));
@@ -81,8 +81,9 @@ public class ActionService {
     }
 
     /** Within the runtime's gate: policy, audit, forward. */
-    private String run(String userId, SandboxRuntime runtime, Action action, JsonObject actionDict, Duration timeout,
-                       String requestId) {
+    private String run(String userId, ReadyRuntimes.Admitted admitted, Action action, JsonObject actionDict,
+                       Duration timeout, String requestId) {
+        SandboxRuntime runtime = admitted.runtime();
         Assessment assessment = analyzer.assess(action, actionDict);
         SecurityPolicy policy = agents.find(runtime.agent()).map(AgentProfile::security).orElse(SecurityPolicy.DEFAULT);
         AuditEntry.Decision decision = AuditEntry.Decision.ALLOWED;
@@ -110,6 +111,11 @@ public class ActionService {
         try {
             answer = executors.execute(URI.create(runtime.executorUrl()), runtime.sessionKey(), actionDict, timeout,
                     requestId);
+            if (admitted.resumedAfterRefusal(answer.status())) {
+                // its node had paused it (a remote node): refused before anything ran, so sent once more
+                answer = executors.execute(URI.create(runtime.executorUrl()), runtime.sessionKey(), actionDict, timeout,
+                        requestId);
+            }
         } catch (ExecutorClient.ExecutorUnreachableException e) {
             audit(userId, runtime, action, assessment, decision, 502, null, (System.nanoTime() - started) / 1_000_000,
                     0);

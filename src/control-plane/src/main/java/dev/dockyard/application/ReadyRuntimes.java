@@ -2,6 +2,7 @@ package dev.dockyard.application;
 
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.lifecycle.Activity;
@@ -19,7 +20,12 @@ import java.util.function.Function;
  *
  * <p>A runtime the idle lifecycle put to sleep (paused for idleness, or hibernated) is woken
  * here, transparently: the work then goes to the woken runtime ({@link Admitted#runtime()}, its
- * executor may have a new address). Every admission and its end count as activity (in memory).
+ * executor may have a new address). One whose node paused it behind this control plane's back
+ * (a remote node's idle lifecycle) is READY here: the work is sent, the node's refusal (a 503
+ * before anything ran) resumes it there and the work goes once more
+ * ({@link Admitted#resumedAfterRefusal}), so an awake runtime costs no call to its node; work that
+ * cannot be sent twice asks the node first ({@link Admitted#awaken}). Every admission and its end
+ * count as activity (in memory).
  */
 @ApplicationScoped
 public class ReadyRuntimes {
@@ -41,16 +47,57 @@ public class ReadyRuntimes {
         private final RuntimeGates.Pass pass;
         private final SandboxRuntime runtime;
         private final Activity activity;
+        private final RuntimeBackend backend;
 
-        Admitted(RuntimeGates.Pass pass, SandboxRuntime runtime, Activity activity) {
+        Admitted(RuntimeGates.Pass pass, SandboxRuntime runtime, Activity activity, RuntimeBackend backend) {
             this.pass = pass;
             this.runtime = runtime;
             this.activity = activity;
+            this.backend = backend;
         }
 
         /** The runtime as admitted: READY, woken if it slept. */
         public SandboxRuntime runtime() {
             return runtime;
+        }
+
+        /**
+         * Before work that cannot be sent twice (an upload's body): lets the backend resume a
+         * sandbox its node paused behind this control plane's back (a remote node's; one call
+         * there, nothing on the others).
+         *
+         * @throws Refused when the node could not resume it
+         */
+        public void awaken() {
+            try {
+                backend.awaken(runtime.containerName());
+            } catch (RuntimeException e) {
+                throw notResumed(e);
+            }
+        }
+
+        /**
+         * After the executor answered {@code status}: whether it was the 503 of a sandbox its
+         * node paused behind this control plane's back, now resumed, so that the work (which was
+         * not done) is sent once more. False for any other answer, and on backends whose sandboxes
+         * only this control plane pauses.
+         *
+         * @throws Refused when the node could not resume it
+         */
+        public boolean resumedAfterRefusal(int status) {
+            if (status != 503) {
+                return false;
+            }
+            try {
+                return backend.awakenAfterRefusal(runtime.containerName());
+            } catch (RuntimeException e) {
+                throw notResumed(e);
+            }
+        }
+
+        private Refused notResumed(RuntimeException e) {
+            return new Refused(Refused.Reason.BACKEND_FAILED, "Runtime " + runtime.id() + " could not be resumed on "
+                    + "its node: " + e.getMessage());
         }
 
         @Override
@@ -81,8 +128,7 @@ public class ReadyRuntimes {
             RuntimeGates.Pass pass = enter(id, gates::enterAction);
             if (current.status() == RuntimeStatus.READY && current.executorUrl() != null && !activity.isAsleep(id)) {
                 activity.touch(id);
-                awaken(current, pass);
-                return new Admitted(pass, current, activity);
+                return admitted(pass, current);
             }
             pass.close();
             boolean asleep = activity.isAsleep(id) || current.status() == RuntimeStatus.PAUSED
@@ -95,14 +141,12 @@ public class ReadyRuntimes {
         }
     }
 
-    /** Lets the backend resume a sandbox paused behind this control plane's back (a remote node's). */
-    private void awaken(SandboxRuntime runtime, RuntimeGates.Pass pass) {
+    private Admitted admitted(RuntimeGates.Pass pass, SandboxRuntime runtime) {
         try {
-            nodes.on(runtime.node()).awaken(runtime.containerName());
+            return new Admitted(pass, runtime, activity, nodes.on(runtime.node()));
         } catch (RuntimeException e) {
             pass.close();
-            throw new Refused(Refused.Reason.BACKEND_FAILED, "Runtime " + runtime.id() + " could not be resumed on "
-                    + "its node: " + e.getMessage());
+            throw e;
         }
     }
 

@@ -39,6 +39,8 @@ public class SandboxFiles {
         ExecutorClient.ExecutorAnswer answer;
         // held while the upload writes: a migration starts only once it has landed
         try (ReadyRuntimes.Admitted admitted = ready.admit(runtime)) {
+            // the body is read as it goes: a sandbox its node paused is resumed before, not after a refusal
+            admitted.awaken();
             SandboxRuntime awake = admitted.runtime();
             answer = executors.upload(URI.create(awake.executorUrl()), awake.sessionKey(), contentType, body,
                     destination, recursive);
@@ -63,6 +65,10 @@ public class SandboxFiles {
         try (ReadyRuntimes.Admitted admitted = ready.admit(runtime)) {
             SandboxRuntime awake = admitted.runtime();
             answer = executors.download(URI.create(awake.executorUrl()), awake.sessionKey(), path);
+            if (admitted.resumedAfterRefusal(answer.statusCode())) {
+                closeQuietly(answer.body());
+                answer = executors.download(URI.create(awake.executorUrl()), awake.sessionKey(), path);
+            }
         } catch (ExecutorClient.ExecutorUnreachableException e) {
             throw new Refused(Refused.Reason.EXECUTOR_FAILED, e.getMessage());
         }
@@ -90,10 +96,20 @@ public class SandboxFiles {
             return List.of();
         }
         try (ReadyRuntimes.Admitted admitted = ready.admit(runtime)) {
+            // several reads: the node is asked once before rather than after each
+            admitted.awaken();
             SandboxRuntime awake = admitted.runtime();
             return microagents.of(URI.create(awake.executorUrl()), awake.sessionKey(), awake.repository().get());
         } catch (BackendException e) {
             throw new Refused(Refused.Reason.EXECUTOR_FAILED, e.getMessage());
+        }
+    }
+
+    private static void closeQuietly(InputStream in) {
+        try {
+            in.close();
+        } catch (IOException e) {
+            // a refusal's body: nothing in it is needed
         }
     }
 }

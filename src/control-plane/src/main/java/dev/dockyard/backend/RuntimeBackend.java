@@ -37,11 +37,53 @@ public interface RuntimeBackend {
     }
 
     /**
-     * Called before an action or a transfer reaches a READY runtime's sandbox: a backend whose
-     * sandbox may be paused behind this control plane's back (a remote control plane's idle
-     * lifecycle) resumes it here. The default has nothing to do.
+     * Since when the backend has given no answer to any call, when it keeps track (a remote control
+     * plane: its health probe and every other call count); empty while it answers, or when it does
+     * not know. The outage that {@link #disconnectAfter} bounds is measured from here when this is
+     * earlier than the first list that failed.
+     */
+    default Optional<Instant> unansweredSince() {
+        return Optional.empty();
+    }
+
+    /**
+     * Whether the backend may pause or hibernate a sandbox on its own, behind this control plane's
+     * back (a remote control plane's idle lifecycle, an admin there). Such a sandbox is asleep, not
+     * paused by its user: work for it resumes it ({@link #awaken}, {@link #awakenAfterRefusal}),
+     * and a runtime found that way after an outage is woken by its next action. The default: no,
+     * only this control plane freezes its sandboxes.
+     */
+    default boolean pausesOnItsOwn() {
+        return false;
+    }
+
+    /**
+     * Called before work that cannot be sent twice (an upload, whose body is read as it goes)
+     * reaches a READY runtime's sandbox: a backend that {@link #pausesOnItsOwn} resumes it here if
+     * it is asleep. The default has nothing to do.
      */
     default void awaken(String sandboxName) {
+    }
+
+    /**
+     * Called when the sandbox's executor answered work with 503 (nothing was done): a backend that
+     * {@link #pausesOnItsOwn} resumes the sandbox if it is asleep and answers whether it takes work
+     * now, so that the work is sent once more; this costs such a backend nothing while it is awake.
+     * The default answers false: the 503 stands.
+     */
+    default boolean awakenAfterRefusal(String sandboxName) {
+        return false;
+    }
+
+    /**
+     * After {@link #create}, before a workspace is restored into the sandbox or it is started:
+     * waits until a sandbox that the backend brings up elsewhere, on its own (a remote control plane
+     * builds its image and boots it), runs there, within {@code timeout}. The default has nothing to
+     * wait for: a created sandbox is there.
+     *
+     * @throws BackendException when it will not run (it failed there, or not within the timeout)
+     */
+    default void awaitRunning(String sandboxName, Duration timeout) {
     }
 
     /** Creates the sandbox, not yet started, and hands the session key to it. Returns its backend id. */

@@ -614,6 +614,15 @@ public class SandboxRuntime {
         return pauseReason == null ? PauseReason.REQUEST : pauseReason;
     }
 
+    /**
+     * Whether it was paused (or hibernated) on request since it was last READY: a reason recorded
+     * as {@link PauseReason#REQUEST}. Unlike {@link #pauseReason()}, a runtime that was READY (no
+     * reason recorded) answers false.
+     */
+    public boolean pausedOnRequest() {
+        return pauseReason == PauseReason.REQUEST;
+    }
+
     /** Records why it is being paused (cleared once READY again). */
     public void pausedFor(PauseReason reason) {
         this.pauseReason = reason;

@@ -1,6 +1,7 @@
 package dev.dockyard.application;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,7 +13,10 @@ import java.time.Duration;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Admission wakes what the idle lifecycle put to sleep, and only that. */
+/**
+ * Admission wakes what the idle lifecycle put to sleep, and only that; a sandbox its node paused on
+ * its own (a remote node's) costs its node nothing while awake, and is resumed after its refusal.
+ */
 class ReadyRuntimesTest {
 
     private final Lifecycles l = new Lifecycles();
@@ -52,5 +56,46 @@ class ReadyRuntimesTest {
         assertEquals(Refused.Reason.RUNTIME_NOT_READY, refused.reason());
         assertEquals("\"PAUSED\"", refused.members().get("runtimeStatus").toString());
         assertEquals(Phase.PAUSED, l.backend.phase(runtime.containerName()), "still frozen");
+    }
+
+    @Test
+    void shouldAskTheNodeNothingWhenAdmittingAndResumeWhatItPausedOnlyAfterItsRefusal() {
+        l.backend.pausingOnItsOwn();
+        SandboxRuntime runtime = l.ready(false, 0, 0);
+        // its node paused it behind this control plane's back: READY here
+        l.backend.pause(runtime.containerName());
+        int before = l.backend.calls().size();
+
+        try (ReadyRuntimes.Admitted admitted = ready.admit(l.find(runtime.id()))) {
+            assertEquals(before, l.backend.calls().size(), "no call to the node: " + l.backend.calls());
+            assertFalse(admitted.resumedAfterRefusal(200));
+            assertFalse(admitted.resumedAfterRefusal(502));
+            assertEquals(before, l.backend.calls().size(), "only a 503 asks the node");
+
+            assertTrue(admitted.resumedAfterRefusal(503), "resumed there: the work goes once more");
+            assertEquals(Phase.RUNNING, l.backend.phase(runtime.containerName()));
+        }
+        assertEquals(RuntimeStatus.READY, l.find(runtime.id()).status());
+    }
+
+    @Test
+    void shouldLetA503StandOnANodeThatPausesNothingOnItsOwn() {
+        SandboxRuntime runtime = l.ready(false, 0, 0);
+
+        try (ReadyRuntimes.Admitted admitted = ready.admit(l.find(runtime.id()))) {
+            assertFalse(admitted.resumedAfterRefusal(503));
+        }
+    }
+
+    @Test
+    void shouldResumeWhatItsNodePausedBeforeWorkThatCannotBeSentTwice() {
+        l.backend.pausingOnItsOwn();
+        SandboxRuntime runtime = l.ready(false, 0, 0);
+        l.backend.pause(runtime.containerName());
+
+        try (ReadyRuntimes.Admitted admitted = ready.admit(l.find(runtime.id()))) {
+            admitted.awaken();
+            assertEquals(Phase.RUNNING, l.backend.phase(runtime.containerName()));
+        }
     }
 }

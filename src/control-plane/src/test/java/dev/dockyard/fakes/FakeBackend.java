@@ -112,6 +112,56 @@ public class FakeBackend implements RuntimeBackend {
     }
 
     @Override
+    public synchronized void awaitRunning(String sandboxName, Duration timeout) {
+        called("await " + sandboxName + " " + timeout.toSeconds() + "s");
+    }
+
+    private volatile boolean pausesOnItsOwn;
+
+    /** Acts as a node that pauses sandboxes on its own (a remote control plane's idle lifecycle). */
+    public FakeBackend pausingOnItsOwn() {
+        pausesOnItsOwn = true;
+        return this;
+    }
+
+    @Override
+    public boolean pausesOnItsOwn() {
+        return pausesOnItsOwn;
+    }
+
+    @Override
+    public synchronized void awaken(String sandboxName) {
+        called("awaken " + sandboxName);
+        if (pausesOnItsOwn) {
+            sandboxes.computeIfPresent(sandboxName, (n, s) -> s.phase() == SandboxState.Phase.PAUSED
+                    ? s.with(SandboxState.Phase.RUNNING) : s);
+        }
+    }
+
+    @Override
+    public synchronized boolean awakenAfterRefusal(String sandboxName) {
+        called("awakenAfterRefusal " + sandboxName);
+        if (!pausesOnItsOwn || phase(sandboxName) == SandboxState.Phase.MISSING) {
+            return false;
+        }
+        sandboxes.computeIfPresent(sandboxName, (n, s) -> s.phase() == SandboxState.Phase.PAUSED
+                ? s.with(SandboxState.Phase.RUNNING) : s);
+        return phase(sandboxName) == SandboxState.Phase.RUNNING;
+    }
+
+    private volatile Instant unansweredSince;
+
+    /** Acts as a backend that has given no answer since {@code since} (null: it answers). */
+    public void unansweredSince(Instant since) {
+        unansweredSince = since;
+    }
+
+    @Override
+    public Optional<Instant> unansweredSince() {
+        return Optional.ofNullable(unansweredSince);
+    }
+
+    @Override
     public synchronized URI start(String sandboxName, int executorPort) {
         called("start " + sandboxName);
         sandboxes.computeIfPresent(sandboxName, (n, s) -> s.with(SandboxState.Phase.RUNNING));

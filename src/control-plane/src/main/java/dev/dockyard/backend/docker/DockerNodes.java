@@ -88,7 +88,8 @@ public class DockerNodes implements BackendNodes {
             }
             if (NodeType.of(ConfigProvider.getConfig(), name) == NodeType.REMOTE) {
                 RemoteNode remote = new RemoteNode(RemoteNodeConfig.read(ConfigProvider.getConfig(), name,
-                        config.instance()), remoteCalls, config.executorPort());
+                        config.instance()), remoteCalls, config.executorPort(), config.sandboxUid(), clock,
+                        ConfigProvider.getConfig());
                 nodes.put(name, remote.backend());
                 builders.put(name, remote.images());
                 continue;

@@ -6,14 +6,21 @@ import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxState;
 import dev.dockyard.backend.SandboxWorkspace;
+import java.io.FilterInputStream;
+import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Logger;
 
 /**
  * The backend of a remote node (see the package): each sandbox is a runtime of the remote control
@@ -22,22 +29,34 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public class RemoteBackend implements RuntimeBackend {
 
+    private static final Logger LOG = Logger.getLogger(RemoteBackend.class.getName());
+
     /** Local sandbox names are the runtime id behind this prefix (SandboxRuntime's container name). */
     static final String SANDBOX_PREFIX = "dockyard-";
+    /** The remote's statuses of a runtime it is still bringing up. */
+    static final Set<String> STARTING = Set.of("STARTING_RUNTIME", "BUILDING_RUNTIME", "RUNTIME_STARTED");
+    /** The remote's statuses of a runtime asleep there: a resume wakes it. */
+    static final Set<String> ASLEEP = Set.of("PAUSED", "HIBERNATED");
+    /** How often a start is asked about once its event stream broke. */
+    static final Duration POLL_EVERY = Duration.ofSeconds(1);
 
     private final RemoteNodeConfig settings;
     private final RemoteControlPlane remote;
     private final RemoteCalls calls;
     /** The executor's port: the one port of a sandbox the remote's service URL reaches. */
     private final int executorPort;
+    /** The numeric owner of the files in a workspace archive taken here (the Docker sandbox user). */
+    private final int archiveOwner;
     /** Sandbox name → remote runtime id, as learnt; the remote is asked for a name not here. */
     private final Map<String, String> remoteIds = new ConcurrentHashMap<>();
 
-    public RemoteBackend(RemoteNodeConfig settings, RemoteControlPlane remote, RemoteCalls calls, int executorPort) {
+    public RemoteBackend(RemoteNodeConfig settings, RemoteControlPlane remote, RemoteCalls calls, int executorPort,
+                         int archiveOwner) {
         this.settings = settings;
         this.remote = remote;
         this.calls = calls;
         this.executorPort = executorPort;
+        this.archiveOwner = archiveOwner;
     }
 
     @Override
@@ -48,6 +67,17 @@ public class RemoteBackend implements RuntimeBackend {
     @Override
     public void ping() {
         remote.ping();
+    }
+
+    @Override
+    public Optional<Instant> unansweredSince() {
+        return remote.unansweredSince();
+    }
+
+    /** The remote's idle lifecycle, or an admin there, may pause or hibernate its runtimes. */
+    @Override
+    public boolean pausesOnItsOwn() {
+        return true;
     }
 
     /** The session of a sandbox there. */
@@ -75,6 +105,59 @@ public class RemoteBackend implements RuntimeBackend {
         String id = calls.idempotent(() -> remote.start(session, spec.image(), spec.sessionKey()));
         remoteIds.put(spec.name(), id);
         return id;
+    }
+
+    /**
+     * Follows the remote runtime's events (its own stream, history first) until it is READY there,
+     * so nothing polls its service URL while the remote builds its image and boots it; a status
+     * that ends it there (ERROR, STOPPED, disconnected) fails the start at once with the remote's
+     * message. When the stream cannot be had or breaks, its status is asked every
+     * {@link #POLL_EVERY} instead. One stream per runtime being brought up, on the provisioning
+     * thread, closed when this returns.
+     */
+    @Override
+    public void awaitRunning(String sandboxName, Duration timeout) {
+        String id = require(sandboxName);
+        Instant deadline = remote.now().plus(timeout);
+        RemoteRuntime settled = remote.follow(id, deadline, r -> !STARTING.contains(r.status()))
+                .orElseGet(() -> poll(id, deadline, timeout));
+        if ("READY".equals(settled.status())) {
+            return;
+        }
+        if (ASLEEP.contains(settled.status())) {
+            // paused there before this side saw it READY (its admin): it runs once resumed
+            RemoteRuntime resumed = calls.idempotent(() -> remote.resume(id));
+            if ("READY".equals(resumed.status())) {
+                return;
+            }
+            settled = resumed;
+        }
+        throw new BackendException("remote node '" + settings.node() + "': its runtime " + id + " is "
+                + settled.status() + " there" + (settled.statusMessage() == null || settled.statusMessage().isBlank()
+                ? "" : ": " + settled.statusMessage()));
+    }
+
+    /** The start's status asked until it is no longer starting; a deadline passed is a failure naming the last. */
+    private RemoteRuntime poll(String id, Instant deadline, Duration timeout) {
+        while (true) {
+            RemoteRuntime now = calls.idempotent(() -> remote.runtime(id)).orElseThrow(() -> new BackendException(
+                    "remote node '" + settings.node() + "' no longer has runtime " + id));
+            if (!STARTING.contains(now.status())) {
+                return now;
+            }
+            Duration left = Duration.between(remote.now(), deadline);
+            if (left.isNegative() || left.isZero()) {
+                throw new BackendException("remote node '" + settings.node() + "': its runtime " + id + " was not READY "
+                        + "within " + timeout.toSeconds() + " s (it is " + now.status() + " there)");
+            }
+            try {
+                Thread.sleep(Math.min(POLL_EVERY.toMillis(), left.toMillis()));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new BackendException("interrupted while waiting for runtime " + id + " on remote node '"
+                        + settings.node() + "'", e);
+            }
+        }
     }
 
     @Override
@@ -151,8 +234,9 @@ public class RemoteBackend implements RuntimeBackend {
     }
 
     /**
-     * Before work reaches the sandbox: a remote runtime its own control plane paused or hibernated
-     * (its idle lifecycle, an admin there) is resumed first.
+     * Before work that cannot be sent twice (an upload's body): a remote runtime its own control
+     * plane paused or hibernated (its idle lifecycle, an admin there) is resumed first. One call
+     * to the remote; actions do without it ({@link #awakenAfterRefusal}).
      */
     @Override
     public void awaken(String sandboxName) {
@@ -161,9 +245,31 @@ public class RemoteBackend implements RuntimeBackend {
             return;
         }
         Optional<RemoteRuntime> now = calls.idempotent(() -> remote.runtime(id.get()));
-        if (now.isPresent() && ("PAUSED".equals(now.get().status()) || "HIBERNATED".equals(now.get().status()))) {
+        if (now.isPresent() && ASLEEP.contains(now.get().status())) {
             calls.idempotent(() -> remote.resume(id.get()));
         }
+    }
+
+    /**
+     * The remote's proxy refuses work for a runtime paused there with a 503 before anything
+     * reaches the sandbox: the runtime is resumed if it is asleep there, and the work may be sent
+     * once more if it is READY now (a 503 never means the work was done: the executor's own is
+     * "not started yet").
+     */
+    @Override
+    public boolean awakenAfterRefusal(String sandboxName) {
+        Optional<String> id = remoteId(sandboxName);
+        if (id.isEmpty()) {
+            return false;
+        }
+        Optional<RemoteRuntime> now = calls.idempotent(() -> remote.runtime(id.get()));
+        if (now.isEmpty()) {
+            return false;
+        }
+        if (ASLEEP.contains(now.get().status())) {
+            return "READY".equals(calls.idempotent(() -> remote.resume(id.get())).status());
+        }
+        return "READY".equals(now.get().status());
     }
 
     @Override
@@ -192,16 +298,98 @@ public class RemoteBackend implements RuntimeBackend {
         return sandboxes;
     }
 
+    /**
+     * The contents of a directory of the runtime ({@code dir/.}, what a migration asks for), as a
+     * tar: the remote's executor zips it (its download through the remote's API), and the zip,
+     * spooled to a temporary file, becomes the tar as it is read ({@link WorkspaceArchives}): files
+     * and directories with their permission bits, owned by the sandbox user. A runtime asleep there
+     * (a migration pauses its source first) is resumed for the download and paused again.
+     */
     @Override
     public InputStream archive(String sandboxName, String path) {
-        throw new BackendException("node '" + settings.node() + "' is a remote Dockyard: workspaces are not archived "
-                + "across its API (files go through the executor's transfers)");
+        if (!path.startsWith("/") || !path.endsWith("/.")) {
+            throw new BackendException("node '" + settings.node() + "' is a remote Dockyard: it archives a "
+                    + "directory's contents (dir/.), not " + path);
+        }
+        String id = require(sandboxName);
+        String directory = path.length() == 2 ? "/" : path.substring(0, path.length() - 2);
+        boolean asleep = calls.idempotent(() -> remote.runtime(id)).map(r -> ASLEEP.contains(r.status()))
+                .orElseThrow(() -> new BackendException("remote node '" + settings.node() + "' no longer has runtime "
+                        + id));
+        Path zip = null;
+        try {
+            zip = Files.createTempFile("dockyard-remote-archive-", ".zip");
+            if (asleep) {
+                calls.idempotent(() -> remote.resume(id));
+            }
+            Path into = zip;
+            calls.idempotent(() -> {
+                remote.download(id, directory, into);
+                return null;
+            });
+            if (asleep) {
+                // as the migration left it: frozen until it settles
+                calls.idempotent(() -> remote.pause(id));
+            }
+            WorkspaceArchives.Skipped skipped = new WorkspaceArchives.Skipped();
+            InputStream tar = WorkspaceArchives.tarOf(zip, archiveOwner, skipped);
+            return new FilterInputStream(tar) {
+                @Override
+                public void close() throws IOException {
+                    super.close();
+                    if (skipped.entries() > 0) {
+                        LOG.info("Node '" + settings.node() + "': the archive of " + path + " of " + sandboxName
+                                + " left out " + skipped);
+                    }
+                }
+            };
+        } catch (IOException e) {
+            deleteQuietly(zip);
+            throw new BackendException("could not archive " + path + " of '" + sandboxName + "' on node '"
+                    + settings.node() + "': " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            deleteQuietly(zip);
+            throw e;
+        }
     }
 
+    /**
+     * Unpacks a tar into {@code directory} of the runtime, which must be READY there (a migration
+     * waits for it, {@link #awaitRunning}): the tar becomes a zip as it is uploaded through the
+     * remote's API, whose executor unpacks it with the permission bits; links, devices and owners
+     * are not carried (the executor's upload never makes a link; the files are its user's). Sent
+     * once: the tar is read as it goes, so a lost answer is not retried.
+     */
     @Override
     public void restore(String sandboxName, String directory, InputStream tar) {
-        throw new BackendException("node '" + settings.node() + "' is a remote Dockyard: workspaces are not restored "
-                + "across its API");
+        if (!directory.startsWith("/")) {
+            throw new BackendException("node '" + settings.node() + "': " + directory + " is not an absolute path");
+        }
+        String id = require(sandboxName);
+        WorkspaceArchives.Skipped skipped = new WorkspaceArchives.Skipped();
+        try (InputStream zip = WorkspaceArchives.zipOf(tar, skipped)) {
+            calls.once(() -> {
+                remote.upload(id, directory, zip);
+                return null;
+            });
+        } catch (IOException e) {
+            throw new BackendException("could not unpack into " + directory + " of '" + sandboxName + "' on node '"
+                    + settings.node() + "': " + e.getMessage(), e);
+        }
+        if (skipped.entries() > 0) {
+            LOG.info("Node '" + settings.node() + "': unpacking into " + directory + " of " + sandboxName + " left out "
+                    + skipped);
+        }
+    }
+
+    private static void deleteQuietly(Path file) {
+        if (file != null) {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException e) {
+                // a temporary file: the system's cleaning takes it
+            }
+        }
     }
 
     @Override

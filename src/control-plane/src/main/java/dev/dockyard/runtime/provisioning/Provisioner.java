@@ -146,6 +146,12 @@ public class Provisioner {
     /** Warm sandboxes tried per request before it is provisioned cold (each lost claim costs one). */
     private static final int MAX_CLAIM_ATTEMPTS = 5;
 
+    /**
+     * The least a readiness wait gets after a long creation (a remote node's start): an executor
+     * that was running when created still has to answer once.
+     */
+    private static final Duration MIN_READINESS = Duration.ofSeconds(5);
+
     /** Where the image keeps the agent's files (DOCKYARD_WORKSPACE): what a migration carries over. */
     static final String WORKSPACE = "/workspace";
 
@@ -686,7 +692,17 @@ public class Provisioner {
             }
             SandboxSpec spec = spec(runtime, image.image(), program.orElse(null));
             step = ProvisioningStep.CREATE;
-            String containerId = timer.time(step, () -> backend.create(spec));
+            long[] awaited = new long[1];
+            String containerId = timer.time(step, () -> {
+                String created = backend.create(spec);
+                // a remote node builds and boots it on its own: created is when it runs there
+                long since = System.nanoTime();
+                backend.awaitRunning(spec.name(), timeout);
+                awaited[0] = System.nanoTime() - since;
+                return created;
+            });
+            // the wait for readiness gets what that wait left of the runtime's timeout (in whole seconds)
+            Duration readinessTimeout = timeout.minusSeconds(Duration.ofNanos(awaited[0]).toSeconds());
             long workspaceBytes = 0;
             if (workspace != null) {
                 step = ProvisioningStep.WORKSPACE;
@@ -704,8 +720,9 @@ public class Provisioner {
                         r.reachableAt(endpoint.toString());
                     }, backend, spec.name(), failAt == ProvisioningStep.RECORD));
             step = ProvisioningStep.READINESS;
-            ReadinessAttempt attempt = new ReadinessAttempt(backend, spec.name(), endpoint, spec.sessionKey(), timeout,
-                    clock, program.isPresent());
+            ReadinessAttempt attempt = new ReadinessAttempt(backend, spec.name(), endpoint, spec.sessionKey(),
+                    readinessTimeout.compareTo(MIN_READINESS) < 0 ? MIN_READINESS : readinessTimeout, clock,
+                    program.isPresent());
             timer.time(step, () -> {
                 readiness.probe(attempt);
                 return null;

@@ -3,6 +3,7 @@ package dev.dockyard.runtime.provisioning;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.persistence.PoolRepository;
 import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.runtime.PauseReason;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -329,12 +330,27 @@ public class ProvisioningJournal {
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public boolean reconnect(String id, RuntimeStatus next, String executorUrl, String message) {
+        return reconnect(id, next, executorUrl, message, false);
+    }
+
+    /**
+     * The same; {@code asleepUnlessPausedOnRequest}: a PAUSED reconnection whose sandbox its node
+     * paused on its own is recorded as asleep ({@link PauseReason#IDLE}: its next action wakes it)
+     * unless the runtime had been paused on request before it was disconnected.
+     */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public boolean reconnect(String id, RuntimeStatus next, String executorUrl, String message,
+                             boolean asleepUnlessPausedOnRequest) {
         Optional<SandboxRuntime> found = runtimes.lock(id);
         if (found.isEmpty() || found.get().status() != RuntimeStatus.ERROR_RUNTIME_DISCONNECTED) {
             return false;
         }
-        found.get().reachableAt(executorUrl);
-        record(found.get(), next, message);
+        SandboxRuntime runtime = found.get();
+        runtime.reachableAt(executorUrl);
+        if (asleepUnlessPausedOnRequest && next == RuntimeStatus.PAUSED && !runtime.pausedOnRequest()) {
+            runtime.pausedFor(PauseReason.IDLE);
+        }
+        record(runtime, next, message);
         return true;
     }
 

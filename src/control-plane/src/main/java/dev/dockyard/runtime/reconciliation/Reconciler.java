@@ -51,7 +51,8 @@ import java.util.logging.Logger;
  *       woken): only its sandbox gone disconnects it.</li>
  *   <li>A disconnected runtime whose sandbox stopped (an engine restart stops every container) is
  *       started again, its key handed anew; one whose sandbox runs and answers {@code /ready}
- *       becomes READY (PAUSED if its sandbox is frozen); one still disconnected after
+ *       becomes READY (PAUSED if its sandbox is frozen: asleep, woken by the next action, when a
+ *       remote node paused it on its own); one still disconnected after
  *       {@link DockyardConfig#disconnectedGrace()} is released: ERROR, its sandbox removed, its
  *       conversation and quota freed.</li>
  *   <li>Workspace volumes left behind (a crash between a sandbox's removal and its volume's) are
@@ -243,8 +244,10 @@ public class Reconciler {
     /**
      * A node that cannot be listed: nothing is removed or failed on an incomplete view, but a
      * backend that says so ({@link RuntimeBackend#disconnectAfter}: a remote control plane) makes
-     * its serving runtimes ERROR_RUNTIME_DISCONNECTED once it has not answered for that long. A
-     * later pass that lists it again reconnects them (their sandboxes are found there).
+     * its serving runtimes ERROR_RUNTIME_DISCONNECTED once it has not answered for that long,
+     * counted from the first call it left unanswered ({@link RuntimeBackend#unansweredSince}) or
+     * else from the first pass that could not list it. A later pass that lists it again
+     * reconnects them (their sandboxes are found there).
      */
     private Report unanswered(String node, RuntimeBackend backend, List<SandboxRuntime> live, BooleanSupplier mayAct) {
         Optional<Duration> after = backend.disconnectAfter();
@@ -252,7 +255,10 @@ public class Reconciler {
             return Report.NOTHING;
         }
         Instant now = clock.instant();
-        Instant since = unlistedSince.computeIfAbsent(node, n -> now);
+        Instant unlisted = unlistedSince.computeIfAbsent(node, n -> now);
+        // the outage began at the first call it did not answer (its health probe is more frequent
+        // than these passes), not at the first pass that noticed
+        Instant since = backend.unansweredSince().filter(unlisted::isAfter).orElse(unlisted);
         if (!since.plus(after.get()).isBefore(now)) {
             return Report.NOTHING;
         }
@@ -317,13 +323,22 @@ public class Reconciler {
 
     /**
      * A disconnected runtime whose sandbox is there: READY once its executor answers, PAUSED if
-     * frozen; a stopped one is started again (a later pass finds its executor up).
+     * frozen; a stopped one is started again (a later pass finds its executor up). A sandbox that
+     * a node which {@link RuntimeBackend#pausesOnItsOwn} paused while the runtime was READY comes
+     * back PAUSED but asleep, as the idle lifecycle leaves it: the next action wakes it.
      */
     private boolean reconnect(SandboxRuntime runtime, ManagedSandbox sandbox, RuntimeBackend backend) {
         if (sandbox == null) {
             return false;
         }
         if (sandbox.paused()) {
+            if (backend.pausesOnItsOwn() && !runtime.pausedOnRequest()) {
+                // its node paused it meanwhile (a remote node's idle lifecycle, an admin there), not
+                // its user: asleep, so the next action resumes it instead of being refused
+                return journal.reconnect(runtime.id(), RuntimeStatus.PAUSED, runtime.executorUrl(),
+                        "Reconnected: the sandbox is there again, paused by its node; the next action resumes it",
+                        true);
+            }
             return journal.reconnect(runtime.id(), RuntimeStatus.PAUSED, runtime.executorUrl(),
                     "Reconnected: the sandbox is there again, frozen");
         }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.ManagedSandbox;
@@ -21,7 +22,10 @@ import java.time.Instant;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,28 +37,47 @@ import org.junit.jupiter.api.Test;
  */
 class RemoteBackendTest {
 
-    private static final String API_KEY = "dy_node_key_0123456789abcdefghijklmnop";
+    static final String API_KEY = "dy_node_key_0123456789abcdefghijklmnop";
     private static final String SESSION_KEY = "sessionKey0123456789abcdefghijklmnopqrstu";
 
+    /** One route's answer, written to the exchange (a stream writes as it likes). */
+    interface Route {
+        void answer(HttpExchange exchange, byte[] body) throws IOException;
+    }
+
     private HttpServer server;
+    private final ExecutorService serverThreads = Executors.newCachedThreadPool();
     private final List<String> seen = new CopyOnWriteArrayList<>();
+    /** "METHOD /path" → an answer of the test's own, before the defaults below. */
+    private final Map<String, Route> routes = new ConcurrentHashMap<>();
+    private RemoteControlPlane remote;
     private RemoteBackend backend;
 
     @BeforeEach
     void start() throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.setExecutor(serverThreads);
         server.createContext("/", exchange -> {
-            String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+            byte[] raw = exchange.getRequestBody().readAllBytes();
+            String body = new String(raw, StandardCharsets.UTF_8);
             String path = exchange.getRequestURI().getRawPath();
             String query = exchange.getRequestURI().getRawQuery();
             seen.add(exchange.getRequestMethod() + " " + path + (query == null ? "" : "?" + query) + " key="
                     + API_KEY.equals(exchange.getRequestHeaders().getFirst("X-API-Key")) + " idem="
                     + exchange.getRequestHeaders().getFirst("Idempotency-Key") + " " + body);
+            Route own = routes.get(exchange.getRequestMethod() + " " + path);
+            if (own != null) {
+                own.answer(exchange, raw);
+                exchange.close();
+                return;
+            }
             String answer;
             int status = 200;
             switch (exchange.getRequestMethod() + " " + path) {
                 case "POST /runtime-api/start" -> answer = "{\"runtime_id\":\"rt-remote1\",\"url\":\"x\"}";
                 case "GET /runtime-api/sessions/cp-a%3Adockyard-rt-known" -> answer = "{\"runtime_id\":\"rt-remote2\"}";
+                case "GET /runtime-api/sessions/cp-a%3Adockyard-rt-a" -> answer = "{\"runtime_id\":\"rt-remote1\"}";
+                case "GET /runtime-api/registry_prefix" -> answer = "{\"registry_prefix\":\"x\"}";
                 case "GET /api/v1/runtimes/rt-remote1" -> answer = runtime("rt-remote1", "cp-a:dockyard-rt-a", "PAUSED");
                 case "GET /api/v1/runtimes" -> answer = switch (query) {
                     case "status=READY" -> "{\"runtimes\":[" + runtime("rt-remote1", "cp-a:dockyard-rt-a", "READY")
@@ -66,6 +89,7 @@ class RemoteBackendTest {
                     default -> "{\"runtimes\":[]}";
                 };
                 case "POST /api/v1/runtimes/rt-remote1/resume" -> answer = runtime("rt-remote1", "cp-a:dockyard-rt-a", "READY");
+                case "POST /api/v1/runtimes/rt-remote1/pause" -> answer = runtime("rt-remote1", "cp-a:dockyard-rt-a", "PAUSED");
                 case "DELETE /api/v1/runtimes/rt-remote2" -> {
                     status = 204;
                     answer = null;
@@ -78,9 +102,7 @@ class RemoteBackendTest {
             if (answer == null) {
                 exchange.sendResponseHeaders(status, -1);
             } else {
-                byte[] bytes = answer.getBytes(StandardCharsets.UTF_8);
-                exchange.sendResponseHeaders(status, bytes.length);
-                exchange.getResponseBody().write(bytes);
+                send(exchange, status, answer);
             }
             exchange.close();
         });
@@ -88,7 +110,8 @@ class RemoteBackendTest {
         RemoteNodeConfig settings = new RemoteNodeConfig("remote1",
                 URI.create("http://127.0.0.1:" + server.getAddress().getPort()), API_KEY, Duration.ofSeconds(5),
                 Duration.ofSeconds(5), "cp-a");
-        backend = new RemoteBackend(settings, new RemoteControlPlane(settings), new RemoteCalls(), 8000);
+        remote = new RemoteControlPlane(settings);
+        backend = new RemoteBackend(settings, remote, new RemoteCalls(), 8000, 1000);
     }
 
     private boolean stopped;
@@ -99,9 +122,16 @@ class RemoteBackendTest {
         if (!stopped) {
             server.stop(0);
         }
+        serverThreads.shutdownNow();
     }
 
-    private static String runtime(String id, String session, String status) {
+    static void send(HttpExchange exchange, int status, String answer) throws IOException {
+        byte[] bytes = answer.getBytes(StandardCharsets.UTF_8);
+        exchange.sendResponseHeaders(status, bytes.length);
+        exchange.getResponseBody().write(bytes);
+    }
+
+    static String runtime(String id, String session, String status) {
         return "{\"id\":\"" + id + "\",\"conversationId\":\"" + session + "\",\"status\":\"" + status
                 + "\",\"createdAt\":\"2026-11-25T10:00:00Z\"}";
     }
@@ -109,6 +139,10 @@ class RemoteBackendTest {
     private static SandboxSpec spec(String runtimeId, SandboxProcess process) {
         return new SandboxSpec(runtimeId, "conv", "cp-a", "dockyard-" + runtimeId, "dockyard/sandbox:latest", 1, 0, 1024,
                 512, "openhands", 8000, SESSION_KEY, List.of(), process, List.of());
+    }
+
+    private long count(String start) {
+        return seen.stream().filter(s -> s.startsWith(start)).count();
     }
 
     @Test
@@ -161,6 +195,20 @@ class RemoteBackendTest {
     }
 
     @Test
+    void shouldResumeAfterTheRemotesRefusalAndSayWhetherTheWorkMayGoAgain() {
+        backend.listManaged("cp-a");
+        seen.clear();
+
+        assertTrue(backend.awakenAfterRefusal("dockyard-rt-a"), "paused there, resumed: send it again");
+        assertEquals(1, count("POST /api/v1/runtimes/rt-remote1/resume"), seen.toString());
+
+        routes.put("GET /api/v1/runtimes/rt-remote1", (exchange, body) -> send(exchange, 200,
+                runtime("rt-remote1", "cp-a:dockyard-rt-a", "ERROR_RUNTIME_DISCONNECTED")));
+        assertFalse(backend.awakenAfterRefusal("dockyard-rt-a"), "lost there: the 503 stands");
+        assertEquals(1, count("POST /api/v1/runtimes/rt-remote1/resume"), seen.toString());
+    }
+
+    @Test
     void shouldFindASandboxByItsSessionAfterARestartAndCountAGoneOneAsRemoved() {
         backend.remove("dockyard-rt-known");
         backend.remove("dockyard-rt-never");
@@ -184,11 +232,53 @@ class RemoteBackendTest {
     }
 
     @Test
-    void shouldSayWhoDidNotAnswerWithoutTheKey() {
+    void shouldSayWhoDidNotAnswerWithoutTheKeyAndSinceWhen() {
+        backend.ping();
+        assertTrue(backend.unansweredSince().isEmpty());
         server.stop(0);
         stopped = true;
         RemoteUnreachableException down = assertThrows(RemoteUnreachableException.class, backend::ping);
         assertTrue(down.getMessage().contains("remote node 'remote1'"), down.getMessage());
         assertFalse(down.getMessage().contains(API_KEY), down.getMessage());
+        Instant since = backend.unansweredSince().orElseThrow();
+
+        assertThrows(RemoteUnreachableException.class, backend::ping);
+        assertEquals(since, backend.unansweredSince().orElseThrow(), "the first unanswered call counts");
+    }
+
+    @Test
+    void shouldAnswerAMalformedRuntimeWithABackendExceptionNamingTheNode() {
+        backend.listManaged("cp-a");
+        for (String malformed : List.of("{\"id\":5,\"status\":\"READY\"}", "{\"id\":\"rt-remote1\"}",
+                "{\"id\":\"rt-remote1\",\"status\":\"READY\",\"createdAt\":\"yesterday\"}",
+                "{\"id\":\"rt-remote1\",\"status\":\"READY\",\"conversationId\":[]}", "[1,2]", "not json")) {
+            routes.put("GET /api/v1/runtimes/rt-remote1", (exchange, body) -> send(exchange, 200, malformed));
+
+            BackendException refused = assertThrows(BackendException.class, () -> backend.inspect("dockyard-rt-a"),
+                    malformed);
+
+            assertTrue(refused.getMessage().contains("remote node 'remote1'"), refused.getMessage());
+        }
+        routes.put("GET /api/v1/runtimes", (exchange, body) -> send(exchange, 200, "{\"runtimes\":\"none\"}"));
+        assertTrue(assertThrows(BackendException.class, () -> backend.listManaged("cp-a")).getMessage()
+                .contains("its list of STARTING_RUNTIME runtimes"));
+        routes.put("POST /runtime-api/start", (exchange, body) -> send(exchange, 201, "{\"runtime_id\":null}"));
+        assertTrue(assertThrows(BackendException.class, () -> backend.create(spec("rt-c", null))).getMessage()
+                .contains("runtime_id"));
+    }
+
+    @Test
+    void shouldReadStatusEventsAsTheStreamFormatHasThem() {
+        RemoteControlPlane.ServerSentEvent event = new RemoteControlPlane.ServerSentEvent();
+        assertTrue(event.add(": waiting").isEmpty());
+        assertTrue(event.add("").isEmpty(), "a comment is no event");
+        assertTrue(event.add("event: progress").isEmpty());
+        assertTrue(event.add("data: {\"line\":\"x\"}").isEmpty());
+        assertTrue(event.add("").isEmpty(), "only status events count");
+        event.add("event: status");
+        event.add("id: 1");
+        event.add("data: {\"status\":");
+        event.add("data:\"READY\"}");
+        assertEquals("{\"status\":\n\"READY\"}", event.add("").orElseThrow());
     }
 }

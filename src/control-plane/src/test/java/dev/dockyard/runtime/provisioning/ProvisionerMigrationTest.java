@@ -149,6 +149,13 @@ class ProvisionerMigrationTest {
         assertTrue(calls.indexOf("pause " + old.containerName()) < archived && archived >= 0, calls.toString());
         assertTrue(target.calls().stream().anyMatch(c -> c.startsWith("restore ") && c.endsWith(" /workspace")),
                 target.calls().toString());
+        // a node that brings the sandbox up on its own (a remote one) is waited for before the copy
+        List<String> onTarget = target.calls().stream().map(c -> c.split(" ")[0]).toList();
+        assertTrue(onTarget.indexOf("create") < onTarget.indexOf("await")
+                && onTarget.indexOf("await") < onTarget.indexOf("restore")
+                && onTarget.indexOf("restore") < onTarget.indexOf("start"), target.calls().toString());
+        assertTrue(target.calls().contains("await " + moved.containerName() + " " + moved.timeoutSeconds() + "s"),
+                target.calls().toString());
         assertEquals(RuntimeStatus.READY, runtimes.find(moved.id()).orElseThrow().status());
         assertEquals(RuntimeStatus.STOPPED, runtimes.find(old.id()).orElseThrow().status());
         assertEquals(Phase.MISSING, source.phase(old.containerName()));

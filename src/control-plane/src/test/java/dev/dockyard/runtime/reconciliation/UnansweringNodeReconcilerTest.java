@@ -1,6 +1,7 @@
 package dev.dockyard.runtime.reconciliation;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.backend.SandboxState.Phase;
@@ -13,6 +14,7 @@ import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.fakes.MutableClock;
 import dev.dockyard.fakes.NoPools;
 import dev.dockyard.fakes.TestConfig;
+import dev.dockyard.runtime.PauseReason;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -135,5 +137,64 @@ class UnansweringNodeReconcilerTest {
 
         assertEquals(0, reconciler.pass().disconnected());
         assertEquals(RuntimeStatus.READY, statusOf(ready));
+    }
+
+    @Test
+    void shouldCountTheOutageFromTheFirstCallTheNodeLeftUnanswered() {
+        remote.disconnectAfter(Duration.ofSeconds(5));
+        SandboxRuntime ready = onRemote(RuntimeStatus.RUNTIME_STARTED, RuntimeStatus.READY);
+        // its health probe found it silent 4 s before the reconciler's first pass could not list it
+        remote.unansweredSince(clock.instant().minusSeconds(4));
+        remote.unlistable();
+
+        assertEquals(0, reconciler.pass().disconnected());
+        clock.advance(Duration.ofSeconds(2));
+
+        assertEquals(1, reconciler.pass().disconnected(), "6 s since its first unanswered call");
+        assertTrue(runtimes.find(ready.id()).orElseThrow().statusMessage().contains("has not answered for 6 s"),
+                runtimes.find(ready.id()).orElseThrow().statusMessage());
+    }
+
+    @Test
+    void shouldBringARuntimeItsNodePausedDuringTheOutageBackAsleepAndOneItsUserPausedAsPaused() {
+        remote.disconnectAfter(Duration.ofSeconds(5));
+        remote.pausingOnItsOwn();
+        SandboxRuntime ready = onRemote(RuntimeStatus.RUNTIME_STARTED, RuntimeStatus.READY);
+        SandboxRuntime userPaused = onRemote(RuntimeStatus.RUNTIME_STARTED, RuntimeStatus.READY, RuntimeStatus.PAUSED);
+        userPaused.pausedFor(PauseReason.REQUEST);
+        remote.pause(userPaused.containerName());
+        remote.unlistable();
+        reconciler.pass();
+        clock.advance(Duration.ofSeconds(6));
+        assertEquals(2, reconciler.pass().disconnected());
+
+        // meanwhile its node paused the READY one (its idle lifecycle, an admin there)
+        remote.pause(ready.containerName());
+        remote.listableAgain();
+        assertEquals(2, reconciler.pass().reconnected());
+
+        SandboxRuntime asleep = runtimes.find(ready.id()).orElseThrow();
+        assertEquals(RuntimeStatus.PAUSED, asleep.status());
+        assertTrue(asleep.pauseReason().wokenByAction(), "the next action resumes it");
+        assertTrue(asleep.statusMessage().contains("paused by its node"), asleep.statusMessage());
+        SandboxRuntime paused = runtimes.find(userPaused.id()).orElseThrow();
+        assertEquals(RuntimeStatus.PAUSED, paused.status());
+        assertFalse(paused.pauseReason().wokenByAction(), "its user paused it: actions are refused until resumed");
+    }
+
+    @Test
+    void shouldBringAFrozenSandboxBackPausedOnANodeThatPausesNothingOnItsOwn() {
+        remote.disconnectAfter(Duration.ofSeconds(5));
+        SandboxRuntime ready = onRemote(RuntimeStatus.RUNTIME_STARTED, RuntimeStatus.READY);
+        remote.unlistable();
+        reconciler.pass();
+        clock.advance(Duration.ofSeconds(6));
+        reconciler.pass();
+        remote.pause(ready.containerName());
+        remote.listableAgain();
+
+        assertEquals(1, reconciler.pass().reconnected());
+        assertEquals("Reconnected: the sandbox is there again, frozen",
+                runtimes.find(ready.id()).orElseThrow().statusMessage());
     }
 }

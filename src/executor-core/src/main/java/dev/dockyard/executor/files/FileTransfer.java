@@ -9,8 +9,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalInt;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
@@ -20,6 +23,12 @@ import java.util.zip.ZipOutputStream;
  * Moving whole files and trees in and out of the sandbox: uploads (a .zip is unpacked), zip
  * downloads and directory listings, all through the {@link PathGuard}. Unpacking checks every
  * entry against the destination (no zip-slip) and never follows or creates symbolic links.
+ *
+ * <p>A download's entries carry their file's permission bits ({@link UnixModes}), and an unpacked
+ * entry that carries them gets them (rwx bits only; a directory's once everything is unpacked, so
+ * that a read-only one still takes its files), so that a tree keeps its executables when it moves
+ * from one sandbox to another (a workspace migrated through a remote node). An entry without them
+ * gets the defaults, as before.
  */
 public final class FileTransfer {
 
@@ -60,6 +69,8 @@ public final class FileTransfer {
     private int unzip(Path dir, InputStream content) throws IOException {
         Path root = dir.toAbsolutePath().normalize();
         int files = 0;
+        // applied last, deepest first: a directory that is not writable (or searchable) still takes its files
+        Map<Path, Integer> directoryModes = new LinkedHashMap<>();
         try (ZipInputStream zip = new ZipInputStream(content)) {
             ZipEntry entry;
             while ((entry = zip.getNextEntry()) != null) {
@@ -73,17 +84,36 @@ public final class FileTransfer {
                         PathGuard.realPathOfLongestExistingPrefix(root))) {
                     throw new IllegalArgumentException("Refusing zip entry through a link: " + entry.getName());
                 }
+                OptionalInt mode = UnixModes.mode(entry.getExtra());
                 if (entry.isDirectory()) {
                     Files.createDirectories(target);
+                    if (mode.isPresent() && !target.equals(root)) {
+                        directoryModes.put(target, mode.getAsInt());
+                    }
                 } else {
                     Files.createDirectories(target.getParent());
                     Files.deleteIfExists(target);
                     Files.copy(zip, target);
+                    if (mode.isPresent()) {
+                        applyMode(target, mode.getAsInt());
+                    }
                     files++;
                 }
             }
         }
+        directoryModes.entrySet().stream()
+                .sorted(Comparator.comparingInt((Map.Entry<Path, Integer> e) -> e.getKey().getNameCount()).reversed())
+                .forEach(e -> applyMode(e.getKey(), e.getValue()));
         return files;
+    }
+
+    /** Gives an unpacked file its carried rwx bits; a file system without POSIX modes keeps its defaults. */
+    private static void applyMode(Path target, int mode) {
+        try {
+            Files.setPosixFilePermissions(target, UnixModes.permissions(mode & UnixModes.PERMISSIONS));
+        } catch (UnsupportedOperationException | IOException e) {
+            // the file is there with the defaults: the contents are what was asked for
+        }
     }
 
     /**
@@ -116,14 +146,25 @@ public final class FileTransfer {
         }
         if (Files.isDirectory(p)) {
             if (isEmptyDirectory(p)) {
-                zip.putNextEntry(new ZipEntry(name + "/"));
+                zip.putNextEntry(withMode(new ZipEntry(name + "/"), p, UnixModes.DIRECTORY));
                 zip.closeEntry();
             }
         } else if (Files.isRegularFile(p)) {
-            zip.putNextEntry(new ZipEntry(name));
+            zip.putNextEntry(withMode(new ZipEntry(name), p, UnixModes.REGULAR));
             Files.copy(p, zip);
             zip.closeEntry();
         }
+    }
+
+    /** The entry carrying the file's permission bits, when the file system has them. */
+    private static ZipEntry withMode(ZipEntry entry, Path p, int type) {
+        try {
+            entry.setExtra(UnixModes.extra(type | UnixModes.bits(Files.getPosixFilePermissions(p,
+                    LinkOption.NOFOLLOW_LINKS))));
+        } catch (UnsupportedOperationException | IOException e) {
+            // no modes to carry: the entry is as OpenHands' is
+        }
+        return entry;
     }
 
     private static boolean isEmptyDirectory(Path dir) throws IOException {

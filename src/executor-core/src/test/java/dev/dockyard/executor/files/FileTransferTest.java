@@ -1,6 +1,7 @@
 package dev.dockyard.executor.files;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -8,14 +9,19 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
+import java.util.zip.ZipOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The zip layout of downloads, against OpenHands' action_execution_server.py download_file. */
+/**
+ * The zip layout of downloads, against OpenHands' action_execution_server.py download_file, and the
+ * permission bits a tree keeps from a download to an upload.
+ */
 class FileTransferTest {
 
     @TempDir
@@ -61,5 +67,54 @@ class FileTransferTest {
         Files.writeString(workspace.resolve("tree/A.txt"), "a");
         Files.createSymbolicLink(workspace.resolve("tree/passwd"), Path.of("/etc/passwd"));
         assertEquals(Map.of("A.txt", "a"), download(workspace.resolve("tree")));
+    }
+
+    private byte[] zipOf(Path path) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        new FileTransfer(new PathGuard(workspace, false)).download(path, out);
+        return out.toByteArray();
+    }
+
+    private String mode(String path) throws IOException {
+        return PosixFilePermissions.toString(Files.getPosixFilePermissions(workspace.resolve(path)));
+    }
+
+    @Test
+    void shouldKeepPermissionBitsFromADownloadToAnUpload() throws IOException {
+        Path tree = Files.createDirectories(workspace.resolve("tree/bin"));
+        Files.writeString(tree.resolve("run.sh"), "#!/bin/sh\necho hi\n");
+        Files.setPosixFilePermissions(tree.resolve("run.sh"), PosixFilePermissions.fromString("rwxr-x---"));
+        Files.writeString(workspace.resolve("tree/secret.txt"), "s");
+        Files.setPosixFilePermissions(workspace.resolve("tree/secret.txt"), PosixFilePermissions.fromString("rw-------"));
+        Path locked = Files.createDirectories(workspace.resolve("tree/locked"));
+        Files.setPosixFilePermissions(locked, PosixFilePermissions.fromString("r-x------"));
+
+        int files = new FileTransfer(new PathGuard(workspace, false)).upload(workspace.resolve("copy"), "tree.zip",
+                new ByteArrayInputStream(zipOf(workspace.resolve("tree"))), true);
+
+        assertEquals(2, files);
+        assertEquals("#!/bin/sh\necho hi\n", Files.readString(workspace.resolve("copy/bin/run.sh")));
+        assertEquals("rwxr-x---", mode("copy/bin/run.sh"));
+        assertEquals("rw-------", mode("copy/secret.txt"));
+        assertEquals("r-x------", mode("copy/locked"), "an empty directory's entry carries its mode too");
+    }
+
+    @Test
+    void shouldGiveTheDefaultsToEntriesWithoutAModeAndNeverSetuid() throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (ZipOutputStream zip = new ZipOutputStream(out)) {
+            zip.putNextEntry(new ZipEntry("plain.txt"));
+            zip.write("p".getBytes(StandardCharsets.UTF_8));
+            ZipEntry setuid = new ZipEntry("tool");
+            setuid.setExtra(UnixModes.extra(UnixModes.REGULAR | 04755));
+            zip.putNextEntry(setuid);
+            zip.write("t".getBytes(StandardCharsets.UTF_8));
+        }
+
+        new FileTransfer(new PathGuard(workspace, false)).upload(workspace.resolve("in"), "x.zip",
+                new ByteArrayInputStream(out.toByteArray()), true);
+
+        assertTrue(mode("in/plain.txt").startsWith("rw"), mode("in/plain.txt"));
+        assertEquals("rwxr-xr-x", mode("in/tool"), "the rwx bits, without setuid");
     }
 }
