@@ -34,12 +34,13 @@ public class ChannelErrorPages {
     static final String DISPATCHER = "com.ibm.ws.http.dispatcher.internal.HttpDispatcher";
     static final String SERVICE = "com.ibm.wsspi.http.channel.error.HttpErrorPageService";
     static final String PROVIDER = "com.ibm.wsspi.http.channel.error.HttpErrorPageProvider";
+    static final String REQUEST = "com.ibm.wsspi.http.channel.HttpRequestMessage";
     static final String RESPONSE = "com.ibm.wsspi.http.channel.HttpResponseMessage";
     static final String BUFFER = "com.ibm.wsspi.bytebuffer.WsByteBuffer";
     static final String BUFFER_MANAGER = "com.ibm.wsspi.bytebuffer.WsByteBufferPoolManager";
 
     private volatile VirtualHost virtualHost;
-    private Channel channel;
+    private volatile Channel channel;
     private Object service;
 
     protected void setVirtualHost(VirtualHost host) {
@@ -116,25 +117,25 @@ public class ChannelErrorPages {
 
         static Channel of(ClassLoader transport) throws ReflectiveOperationException {
             Class<?> dispatcher = Class.forName(DISPATCHER, true, transport);
-            Object framework = dispatcher.getMethod("getFramework").invoke(null);
+            Method getFramework = dispatcher.getMethod("getFramework");
+            Object framework = getFramework.invoke(null);
             if (framework == null) {
                 throw new IllegalStateException("no channel framework");
             }
-            // the service is found by its Class: it must be the one the channel's own classes resolve
-            Class<?> serviceType = Class.forName(SERVICE, false, dispatcher.getClassLoader());
-            Class<?> frameworkType = dispatcher.getMethod("getFramework").getReturnType();
-            Class<?> response = Class.forName(RESPONSE, false, dispatcher.getClassLoader());
-            Class<?> bufferManager = Class.forName(BUFFER_MANAGER, false, dispatcher.getClassLoader());
-            Class.forName(PROVIDER, false, dispatcher.getClassLoader()).getMethod("accessPage", String.class, int.class,
-                    Class.forName("com.ibm.wsspi.http.channel.HttpRequestMessage", false, dispatcher.getClassLoader()),
-                    response);
-            return new Channel(dispatcher.getClassLoader(), framework, serviceType,
+            // the service is looked up by its Class: it must be the one the channel's own classes resolve
+            ClassLoader loader = dispatcher.getClassLoader();
+            Class<?> frameworkType = getFramework.getReturnType();
+            Class<?> response = Class.forName(RESPONSE, false, loader);
+            // the provider's one method, as the channel calls it: checked now rather than on a refused request
+            Class.forName(PROVIDER, false, loader)
+                    .getMethod("accessPage", String.class, int.class, Class.forName(REQUEST, false, loader), response);
+            return new Channel(loader, framework, Class.forName(SERVICE, false, loader),
                     frameworkType.getMethod("registerService", Class.class, Object.class),
                     frameworkType.getMethod("lookupService", Class.class),
                     frameworkType.getMethod("deregisterService", Class.class),
                     dispatcher.getMethod("getBufferManager"),
-                    bufferManager.getMethod("wrap", byte[].class),
-                    Class.forName(BUFFER, false, dispatcher.getClassLoader()),
+                    Class.forName(BUFFER_MANAGER, false, loader).getMethod("wrap", byte[].class),
+                    Class.forName(BUFFER, false, loader),
                     response.getMethod("getStatusCodeAsInt"),
                     response.getMethod("setHeader", String.class, String.class),
                     response.getMethod("setContentLength", long.class));

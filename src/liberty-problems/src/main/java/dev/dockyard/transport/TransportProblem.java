@@ -30,7 +30,7 @@ public record TransportProblem(int status, String slug, String title, String det
                     "The request line does not end in HTTP/1.0 or HTTP/1.1 (a space in the request target has"
                             + " this effect)");
             case 408 -> new TransportProblem(408, "request-timeout", "The request was not received in time",
-                    "The request was not received in time");
+                    "The request's head or body did not arrive in time");
             case 411 -> new TransportProblem(411, "length-required", "Length required", refused(status));
             case 413 -> new TransportProblem(413, "payload-too-large", "The request body is too large", refused(status));
             case 414 -> new TransportProblem(414, "uri-too-long", "The request URI is too long", refused(status));
