@@ -282,11 +282,14 @@ class BashProtocolIT extends SandboxTest {
     }
 
     /**
-     * The median an {@code echo} may take on one kept-alive socket: the README's figure before long
-     * commands went through a file was 0.9-1.1 ms straight to the executor; generous for a busy machine.
+     * The median an {@code echo} may take on one kept-alive socket. Speed is the benchmark's to judge
+     * (docker/bench.sh, the README's table: ~1-2 ms straight to the executor, 4-5 ms under gVisor);
+     * this bound only catches a change of kind, such as a shell read by polling again (OpenHands'
+     * server: ~630 ms), and holds on a loaded machine under gVisor or behind two proxies (21 ms seen
+     * under gVisor at load 12).
      */
     long shortCommandMedianBoundMicros() {
-        return 10_000;
+        return 100_000;
     }
 
     @Test
