@@ -278,7 +278,7 @@ class BashProtocolIT extends SandboxTest {
         Arrays.sort(micros);
         System.out.printf("echo straight to the executor, one kept-alive socket: p50 %.2f ms, p90 %.2f ms%n",
                 micros[150] / 1000.0, micros[270] / 1000.0);
-        assertTrue(micros[150] < shortCommandMedianBoundMicros(), "median " + micros[150] + " us");
+        assertTrue(micros[150] < SHORT_COMMAND_MEDIAN_BOUND_MICROS, "median " + micros[150] + " us");
     }
 
     /**
@@ -288,9 +288,7 @@ class BashProtocolIT extends SandboxTest {
      * server: ~630 ms), and holds on a loaded machine under gVisor or behind two proxies (21 ms seen
      * under gVisor at load 12).
      */
-    long shortCommandMedianBoundMicros() {
-        return 100_000;
-    }
+    private static final long SHORT_COMMAND_MEDIAN_BOUND_MICROS = 100_000;
 
     @Test
     void shouldDeliverAnInputLineLongerThanTheTerminalLimit() {
