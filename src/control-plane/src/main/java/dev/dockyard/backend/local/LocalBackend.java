@@ -8,6 +8,7 @@ import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxState;
 import dev.dockyard.backend.SandboxWorkspace;
+import dev.dockyard.backend.TarStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -178,11 +179,8 @@ public class LocalBackend implements RuntimeBackend {
     }
 
     private int asSandboxUser(List<String> command) {
-        List<String> full = new ArrayList<>(List.of("setpriv", "--reuid=" + user.uid(), "--regid=" + user.gid(),
-                "--clear-groups"));
-        full.addAll(command);
         try {
-            Process p = new ProcessBuilder(full).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            Process p = asSandbox(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
                     .start();
             return p.waitFor(10, TimeUnit.SECONDS) ? p.exitValue() : -1;
         } catch (IOException e) {
@@ -191,6 +189,24 @@ public class LocalBackend implements RuntimeBackend {
             Thread.currentThread().interrupt();
             return -1;
         }
+    }
+
+    /**
+     * {@code command} as the sandbox user (as this process's user when it cannot switch), with
+     * nothing of the control plane's environment: a process of that user is the sandbox's to
+     * read, its environment too.
+     */
+    private ProcessBuilder asSandbox(List<String> command) {
+        List<String> full = new ArrayList<>();
+        if (user.switched()) {
+            full.addAll(List.of("setpriv", "--reuid=" + user.uid(), "--regid=" + user.gid(), "--clear-groups"));
+        }
+        full.addAll(command);
+        ProcessBuilder builder = new ProcessBuilder(full);
+        builder.environment().clear();
+        builder.environment().put("PATH", PATH);
+        builder.environment().put("LANG", "C.UTF-8");
+        return builder;
     }
 
     private Path startScript() {
@@ -543,6 +559,13 @@ public class LocalBackend implements RuntimeBackend {
         return found;
     }
 
+    /**
+     * Archives as the sandbox user, never as root: the sandbox owns its directory and may have put
+     * a link anywhere in it, which then leads tar only where that user could read anyway. A link
+     * on the way to the archived directory is refused all the same (a control plane that is not
+     * root runs its sandboxes as itself, and its own files are then that user's too). The
+     * stream ends in an IOException when tar fails ({@link TarStream}).
+     */
     @Override
     public InputStream archive(String sandboxName, String path) {
         String name = checkedName(sandboxName);
@@ -550,20 +573,32 @@ public class LocalBackend implements RuntimeBackend {
         // "dir/." is the directory's contents (entries "./…"), as the engine's archive of it gives them
         boolean contents = path.endsWith("/.");
         Path target = hostPath(name, contents ? path.substring(0, path.length() - 2) : path);
-        List<String> command = new ArrayList<>(List.of("tar", "-C",
-                (contents ? target : target.getParent()).toString(), "-cf", "-"));
+        Path directory = contents ? target : target.getParent();
+        refuseLinks(name, directory, path);
+        List<String> command = new ArrayList<>(List.of("tar", "-C", directory.toString(), "-cf", "-"));
         if (config.archiveOwner() != null && config.archiveOwner().matches("[0-9]+")) {
             // the files are the local sandbox user's; a Docker sandbox's user must own them once moved there
             command.addAll(List.of("--numeric-owner", "--owner=" + config.archiveOwner(),
                     "--group=" + config.archiveOwner()));
         }
+        command.add("--");
         command.add(contents ? "." : target.getFileName().toString());
         try {
-            Process tar = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-            tar.getOutputStream().close();
-            return tar.getInputStream();
+            return TarStream.start(asSandbox(command));
         } catch (IOException e) {
             throw new BackendException("could not archive " + path + " of '" + name + "': " + e.getMessage(), e);
+        }
+    }
+
+    /** Refuses {@code directory} unless each name from the sandbox's directory down to it is a directory, not a link. */
+    private void refuseLinks(String name, Path directory, String path) {
+        Path dir = sandboxDir(name);
+        for (Path part : dir.relativize(directory)) {
+            dir = dir.resolve(part);
+            if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+                throw new BackendException("cannot archive " + path + " of local sandbox '" + name + "': "
+                        + sandboxDir(name).relativize(dir) + " is not a directory (a link is never followed)");
+            }
         }
     }
 
@@ -576,13 +611,10 @@ public class LocalBackend implements RuntimeBackend {
         String name = checkedName(sandboxName);
         record(name).orElseThrow(() -> gone(name));
         Path target = directory.equals("/") ? sandboxDir(name) : hostPath(name, directory);
-        List<String> command = new ArrayList<>();
-        if (user.switched()) {
-            command.addAll(List.of("setpriv", "--reuid=" + user.uid(), "--regid=" + user.gid(), "--clear-groups"));
-        }
-        command.addAll(List.of("tar", "-C", target.toString(), "-xf", "-", "--no-same-owner", "--no-overwrite-dir"));
+        List<String> command = List.of("tar", "-C", target.toString(), "-xf", "-", "--no-same-owner",
+                "--no-overwrite-dir");
         try {
-            Process untar = new ProcessBuilder(command).redirectErrorStream(true).start();
+            Process untar = asSandbox(command).redirectErrorStream(true).start();
             try (OutputStream in = untar.getOutputStream()) {
                 tar.transferTo(in);
             }

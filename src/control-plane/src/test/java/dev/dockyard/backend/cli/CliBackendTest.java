@@ -283,6 +283,17 @@ class CliBackendTest {
         assertThrows(BackendException.class, () -> backend.archive("rt1", "/etc"));
     }
 
+    @Test
+    void shouldFailAnArchiveTarCouldNotMakeRatherThanEndItQuietly() throws Exception {
+        started("rt1");
+        Files.writeString(root.resolve("rt1/workspace/notes.txt"), "a file, not a directory");
+        InputStream tar = backend.archive("rt1", "/workspace/notes.txt/.");
+        IOException failed = assertThrows(IOException.class, tar::readAllBytes);
+        assertTrue(failed.getMessage().startsWith("tar exited with status 2: ")
+                && failed.getMessage().contains("notes.txt"), failed.getMessage());
+        assertThrows(IOException.class, tar::close);
+    }
+
     private static byte[] tarOf(Path dir, String entry) throws Exception {
         Process tar = new ProcessBuilder("tar", "-C", dir.toString(), "-cf", "-", entry).start();
         byte[] bytes = tar.getInputStream().readAllBytes();

@@ -255,6 +255,36 @@ class LocalBackendTest {
     }
 
     @Test
+    void shouldNeverArchiveThroughALinkTheSandboxPutForItsWorkspace() throws Exception {
+        backend.create(spec("sb-a", "cp"));
+        Path outside = Files.createDirectories(dir.resolve("outside"));
+        Files.writeString(outside.resolve("secret.txt"), "the server's");
+        Path workspace = backend.sandboxDir("sb-a").resolve("workspace");
+        Files.delete(workspace);
+        Files.createSymbolicLink(workspace, outside);
+
+        BackendException refused = assertThrows(BackendException.class, () -> backend.archive("sb-a", "/workspace/."));
+        assertTrue(refused.getMessage().contains("not a directory"), refused.getMessage());
+
+        Files.delete(workspace);
+        Files.createDirectories(workspace.resolve("src"));
+        Files.createSymbolicLink(workspace.resolve("src/lib"), outside);
+        assertThrows(BackendException.class, () -> backend.archive("sb-a", "/workspace/src/lib/."));
+    }
+
+    @Test
+    void shouldFailAnArchiveTarCouldNotMakeRatherThanEndItQuietly() throws Exception {
+        backend.create(spec("sb-a", "cp"));
+        try (InputStream archive = backend.archive("sb-a", "/workspace/missing")) {
+            IOException failed = assertThrows(IOException.class, archive::readAllBytes);
+            assertTrue(failed.getMessage().contains("tar exited with status 2") && failed.getMessage().contains("missing"),
+                    failed.getMessage());
+        } catch (IOException closing) {
+            assertTrue(closing.getMessage().contains("missing"));
+        }
+    }
+
+    @Test
     void shouldPutTheWholeTreeInTheSandboxesCgroupsWithItsLimitsWhereTheHostAllows() throws Exception {
         CgroupLimits real = CgroupLimits.probe(Path.of("/sys/fs/cgroup"), "dockyard-unit-" + ProcessHandle.current().pid());
         assumeTrue(real.enabled(), "no writable cgroups here: " + real.reason());
