@@ -24,6 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -267,23 +268,53 @@ public class LocalBackend implements RuntimeBackend {
         return name;
     }
 
-    /** The key file (600, the sandbox user's; the executor deletes it once read) and the plugins to start. */
+    /**
+     * The key file (600, the sandbox user's; the executor deletes it once read) and the plugins to
+     * start. Each is written whole and given to the sandbox user in the records' directory, root's
+     * alone, then renamed into the sandbox's run directory as opened without following links (the
+     * records and the sandboxes are on one file system, under the node's root): root writes and
+     * chowns nothing through a path that the sandbox user, or a co-tenant of that user, could
+     * have turned into a link. A link where a file goes is replaced, never followed.
+     */
     private void handKey(String name, String sessionKey, List<String> plugins) throws IOException {
-        Path keys = sandboxDir(name).resolve(KEY_DIR);
-        Path key = keys.resolve(KEY_FILE);
-        Files.deleteIfExists(key);
-        Files.createFile(key, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        Files.writeString(key, sessionKey, StandardCharsets.UTF_8, StandardOpenOption.TRUNCATE_EXISTING);
-        chown(key);
+        Map<String, String> files = new LinkedHashMap<>();
+        files.put(KEY_FILE, sessionKey);
         if (!plugins.isEmpty()) {
-            Path file = keys.resolve(PLUGINS_FILE);
-            // never through a link the sandbox may have left in its own directory: a new file
-            Files.deleteIfExists(file);
-            Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            Files.writeString(file, String.join("\n", plugins), StandardCharsets.UTF_8);
-            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--------"));
-            chown(file);
+            files.put(PLUGINS_FILE, String.join("\n", plugins));
         }
+        List<Path> staged = new ArrayList<>();
+        try (SecureDirectoryStream<Path> records = openDirectory(config.records());
+             SecureDirectoryStream<Path> sandboxes = openDirectory(config.sandboxes());
+             SecureDirectoryStream<Path> sandbox = sandboxes.newDirectoryStream(Path.of(name), LinkOption.NOFOLLOW_LINKS);
+             SecureDirectoryStream<Path> run = sandbox.newDirectoryStream(Path.of(KEY_DIR), LinkOption.NOFOLLOW_LINKS)) {
+            for (Map.Entry<String, String> file : files.entrySet()) {
+                Path temporary = config.records().resolve(name + "." + file.getKey() + ".tmp");
+                staged.add(temporary);
+                Files.deleteIfExists(temporary);
+                Files.writeString(temporary, file.getValue(), StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW,
+                        StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+                Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString(
+                        file.getKey().equals(KEY_FILE) ? "rw-------" : "r--------"));
+                if (user.switched()) {
+                    own(temporary);
+                }
+                records.move(temporary.getFileName(), run, Path.of(file.getKey()));
+            }
+        } finally {
+            for (Path temporary : staged) {
+                deleteQuietly(temporary);
+            }
+        }
+    }
+
+    /** {@code dir} opened for calls relative to it (openat, renameat), as Linux gives it. */
+    private static SecureDirectoryStream<Path> openDirectory(Path dir) throws IOException {
+        DirectoryStream<Path> stream = Files.newDirectoryStream(dir);
+        if (stream instanceof SecureDirectoryStream<Path> secure) {
+            return secure;
+        }
+        stream.close();
+        throw new IOException("this platform cannot open " + dir + " for calls relative to it");
     }
 
     @Override

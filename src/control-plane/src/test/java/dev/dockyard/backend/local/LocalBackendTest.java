@@ -285,6 +285,38 @@ class LocalBackendTest {
     }
 
     @Test
+    void shouldNeverWriteTheKeyThroughALinkInTheSandboxesDirectory() throws Exception {
+        backend.create(spec("sb-a", "cp"));
+        Path elsewhere = Files.createDirectories(dir.resolve("elsewhere"));
+        Files.writeString(elsewhere.resolve("session-key"), "not the sandbox's");
+        Path run = backend.sandboxDir("sb-a").resolve("run");
+        LocalBackend.deleteTree(run);
+        Files.createSymbolicLink(run, elsewhere);
+
+        assertThrows(BackendException.class, () -> backend.revive("sb-a", "new-key", "1000", 8000));
+        assertEquals("not the sandbox's", Files.readString(elsewhere.resolve("session-key")));
+        assertEquals(List.of("session-key"), Files.list(elsewhere).map(p -> p.getFileName().toString()).toList());
+
+        // a link where the key goes is replaced by the key, never written through
+        Files.delete(run);
+        Files.createDirectory(run);
+        Files.createSymbolicLink(run.resolve("session-key"), elsewhere.resolve("session-key"));
+        backend.revive("sb-a", "new-key", "1000", 8000);
+        assertEquals("not the sandbox's", Files.readString(elsewhere.resolve("session-key")));
+        Path seen = backend.sandboxDir("sb-a").resolve("tmp/key-seen");
+        waitFor(() -> {
+            try {
+                return Files.readString(seen).equals("new-key");
+            } catch (IOException e) {
+                return false;
+            }
+        });
+        try (var left = Files.list(dir.resolve("root/records"))) {
+            assertTrue(left.noneMatch(p -> p.toString().endsWith(".tmp")), "nothing staged is left behind");
+        }
+    }
+
+    @Test
     void shouldPutTheWholeTreeInTheSandboxesCgroupsWithItsLimitsWhereTheHostAllows() throws Exception {
         CgroupLimits real = CgroupLimits.probe(Path.of("/sys/fs/cgroup"), "dockyard-unit-" + ProcessHandle.current().pid());
         assumeTrue(real.enabled(), "no writable cgroups here: " + real.reason());
