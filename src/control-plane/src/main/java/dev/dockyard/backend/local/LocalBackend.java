@@ -33,6 +33,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -84,6 +85,8 @@ public class LocalBackend implements RuntimeBackend {
     private final Map<String, Object> locks = new ConcurrentHashMap<>();
     /** The processes each pause stopped (the others were stopped before it), by sandbox. */
     private final Map<String, List<Long>> stoppedByPause = new ConcurrentHashMap<>();
+    /** The sockets seen to be each running sandbox's own, with the process they descend from. */
+    private final Map<String, Listener> listeners = new ConcurrentHashMap<>();
     /** Whether sandboxes get a /tmp of their own (a mount namespace: root, and a host that allows it). */
     private final boolean privateTmp;
     /** Whether the sandbox user was seen to reach the bundle and the sandboxes' directory. */
@@ -428,6 +431,39 @@ public class LocalBackend implements RuntimeBackend {
         }
     }
 
+    /**
+     * The port was free when the sandbox started, but any process of the host could bind it
+     * before the executor did (or after it exited): every socket a connection to 127.0.0.1 there
+     * may reach must be held by the sandbox's first process or one of its descendants (its pid
+     * namespace, the executor, what its shell starts), never by a process that merely carries the
+     * sandbox's variable. Once seen, the answer holds while those sockets and that process live.
+     */
+    @Override
+    public boolean listensAt(String sandboxName, URI endpoint) {
+        String name = checkedName(sandboxName);
+        SandboxRecord record = record(name).orElseThrow(() -> gone(name));
+        if (record.process() == null || record.port() == 0 || endpoint.getPort() != record.port()
+                || !"127.0.0.1".equals(endpoint.getHost()) || !processes.alive(record.process())) {
+            return false;
+        }
+        Set<Long> sockets = processes.listeners(record.port());
+        if (sockets.isEmpty()) {
+            return false;
+        }
+        if (new Listener(record.process(), sockets).equals(listeners.get(name))) {
+            return true;
+        }
+        Set<Long> held = new HashSet<>();
+        processes.descendants(record.process().pid()).forEach(pid -> held.addAll(processes.sockets(pid)));
+        if (!held.containsAll(sockets)) {
+            listeners.remove(name);
+            throw new BackendException("another process than the executor of local sandbox '" + name
+                    + "' listens on 127.0.0.1:" + record.port() + "; its session key is not sent there");
+        }
+        listeners.put(name, new Listener(record.process(), sockets));
+        return true;
+    }
+
     @Override
     public URI endpoint(String sandboxName, int executorPort) {
         SandboxRecord record = record(checkedName(sandboxName)).orElseThrow(() -> gone(sandboxName));
@@ -693,6 +729,7 @@ public class LocalBackend implements RuntimeBackend {
         }
         locks.remove(name);
         stoppedByPause.remove(name);
+        listeners.remove(name);
     }
 
     Path sandboxDir(String name) {
@@ -809,5 +846,8 @@ public class LocalBackend implements RuntimeBackend {
 
     private static BackendException gone(String name) {
         return new BackendException("local sandbox '" + name + "' is gone");
+    }
+
+    private record Listener(ProcessIdentity executor, Set<Long> sockets) {
     }
 }

@@ -17,6 +17,8 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -314,6 +316,36 @@ class LocalBackendTest {
         try (var left = Files.list(dir.resolve("root/records"))) {
             assertTrue(left.noneMatch(p -> p.toString().endsWith(".tmp")), "nothing staged is left behind");
         }
+    }
+
+    @Test
+    void shouldSendTheKeyOnlyToAListenerOfTheSandboxsOwnProcesses() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/perl")), "no perl here to listen with");
+        // the executor stand-in listens from a child of the first process, as the JVM under a pid namespace's init
+        Files.writeString(dir.resolve("bundle/bin/start-executor"), """
+                #!/bin/bash
+                rm -f "$SESSION_API_KEY_FILE"
+                /usr/bin/perl -MIO::Socket::INET -e '$s = IO::Socket::INET->new(LocalAddr => "$ENV{EXECUTOR_HOST}:$ENV{EXECUTOR_PORT}",
+                    Listen => 5, ReuseAddr => 1) or die "bind: $!"; sleep 300' &
+                wait
+                """);
+        backend.create(spec("sb-a", "cp"));
+        URI endpoint = backend.start("sb-a", 8000);
+        waitFor(() -> backend.listensAt("sb-a", endpoint));
+        assertTrue(backend.listensAt("sb-a", endpoint), "seen once, known while it lives");
+        assertFalse(backend.listensAt("sb-a", URI.create("http://127.0.0.1:" + (endpoint.getPort() ^ 1))));
+
+        // another process of the host took the port the sandbox's executor was to bind
+        Path recordFile = dir.resolve("root/records/sb-a.properties");
+        SandboxRecord record = SandboxRecord.parse(Files.readString(recordFile)).orElseThrow();
+        URI taken;
+        try (ServerSocket thief = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Files.writeString(recordFile, record.running(record.process(), thief.getLocalPort()).format());
+            taken = URI.create("http://127.0.0.1:" + thief.getLocalPort());
+            BackendException refused = assertThrows(BackendException.class, () -> backend.listensAt("sb-a", taken));
+            assertTrue(refused.getMessage().contains("another process"), refused.getMessage());
+        }
+        assertFalse(backend.listensAt("sb-a", taken), "nothing listens there now");
     }
 
     @Test
