@@ -555,14 +555,17 @@ public class LocalBackend implements RuntimeBackend {
     }
 
     /**
-     * Every live process of the sandbox: those carrying its variable (of its user), those in its
-     * cgroup, and its executor when the recorded pid is still that process. A recorded pid now
-     * held by another process is never among them.
+     * Every live process of the sandbox: its executor when the recorded pid is still that process,
+     * with every process descending from it now (its variable dropped or not), those carrying its
+     * variable (of its user) wherever they were reparented, and those in its cgroup. A recorded pid
+     * now held by another process is never among them. What dropped the variable and left the
+     * tree (a double fork) is found only by the cgroup, or by the pid namespace's end (README,
+     * "Local backend").
      */
     List<Long> members(SandboxRecord record) {
         Set<Long> pids = new LinkedHashSet<>();
         if (record.process() != null && processes.alive(record.process())) {
-            pids.add(record.process().pid());
+            pids.addAll(processes.descendants(record.process().pid()));
         }
         pids.addAll(processes.carrying(SANDBOX_VARIABLE, record.name(), user.uid()));
         pids.addAll(cgroups.members(record.name()));

@@ -152,6 +152,34 @@ class LocalBackendTest {
     }
 
     @Test
+    void shouldKillWhatTheSandboxStillParentsThoughItDroppedTheVariable() throws Exception {
+        Files.writeString(dir.resolve("bundle/bin/start-executor"), """
+                #!/bin/bash
+                rm -f "$SESSION_API_KEY_FILE"
+                env -u DOCKYARD_SANDBOX setsid sleep 301 < /dev/null > /dev/null 2>&1 &
+                echo $! > "$DOCKYARD_WORKSPACE/../tmp/unmarked"
+                exec sleep 300
+                """);
+        backend.create(spec("sb-a", "cp"));
+        backend.start("sb-a", 8000);
+        Path unmarked = backend.sandboxDir("sb-a").resolve("tmp/unmarked");
+        waitFor(() -> Files.exists(unmarked) && processesOf("sb-a").size() == 1);
+        long escaped = Long.parseLong(Files.readString(unmarked).strip());
+        waitFor(() -> {
+            try {
+                return Files.readString(Path.of("/proc/" + escaped + "/cmdline")).startsWith("sleep");
+            } catch (IOException e) {
+                return false;
+            }
+        });
+        assertFalse(processesOf("sb-a").contains(escaped), "it carries no variable");
+
+        backend.remove("sb-a");
+
+        assertTrue(processes.stat(escaped).map(ProcStat::exited).orElse(true), "pid " + escaped + " still runs");
+    }
+
+    @Test
     void shouldFreezeAndThawEveryProcessOfTheSandbox() throws Exception {
         backend.create(spec("sb-a", "cp"));
         backend.start("sb-a", 8000);
