@@ -17,6 +17,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileVisitResult;
@@ -28,6 +29,7 @@ import java.nio.file.SecureDirectoryStream;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
@@ -797,36 +799,63 @@ public class LocalBackend implements RuntimeBackend {
         Files.setAttribute(path, "unix:gid", user.gid(), LinkOption.NOFOLLOW_LINKS);
     }
 
-    /** Deletes a tree without following its links (a sandbox's links may point anywhere). */
+    /**
+     * Deletes a tree without following its links (a sandbox's links may point anywhere). Each
+     * directory is opened relative to its parent's open descriptor and never through a link, and
+     * each name removed relative to it: a co-tenant of the sandbox user that swaps a directory of
+     * the tree for a link while it is being deleted makes the deletion fail, never reach outside.
+     */
     static void deleteTree(Path root) {
-        if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
+        Path absolute = root.toAbsolutePath();
+        if (!Files.exists(absolute, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
-        try {
-            Files.walkFileTree(root, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    Files.deleteIfExists(file);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
-                    // a directory the sandbox made unreadable to its owner is still root's to empty
-                    if (!Files.isReadable(dir) || !Files.isExecutable(dir)) {
-                        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
-                    }
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
-                    Files.deleteIfExists(dir);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
+        try (SecureDirectoryStream<Path> parent = openDirectory(absolute.getParent())) {
+            deleteEntry(parent, absolute);
         } catch (IOException e) {
             throw new BackendException("could not remove " + root + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Deletes {@code entry} (its name relative to {@code parent}, its whole path for messages). */
+    private static void deleteEntry(SecureDirectoryStream<Path> parent, Path entry) throws IOException {
+        Path name = entry.getFileName();
+        BasicFileAttributes attributes;
+        try {
+            attributes = parent.getFileAttributeView(name, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                    .readAttributes();
+        } catch (NoSuchFileException e) {
+            return;
+        }
+        if (!attributes.isDirectory()) {
+            parent.deleteFile(name);
+            return;
+        }
+        try (SecureDirectoryStream<Path> dir = openEntry(parent, entry)) {
+            List<Path> entries = new ArrayList<>();
+            dir.forEach(entries::add);
+            for (Path child : entries) {
+                deleteEntry(dir, child);
+            }
+        }
+        try {
+            parent.deleteDirectory(name);
+        } catch (NoSuchFileException e) {
+            // gone meanwhile
+        }
+    }
+
+    /** The directory {@code entry} of {@code parent}, never through a link. */
+    private static SecureDirectoryStream<Path> openEntry(SecureDirectoryStream<Path> parent, Path entry)
+            throws IOException {
+        try {
+            return parent.newDirectoryStream(entry.getFileName(), LinkOption.NOFOLLOW_LINKS);
+        } catch (AccessDeniedException e) {
+            // a directory the sandbox made unreadable to its owner is still that owner's to empty.
+            // Only a control plane that is not root is refused (root reads any directory), and its
+            // sandboxes run as itself: a link swapped in here leads only to what they own alike
+            Files.setPosixFilePermissions(entry, PosixFilePermissions.fromString("rwx------"));
+            return parent.newDirectoryStream(entry.getFileName(), LinkOption.NOFOLLOW_LINKS);
         }
     }
 

@@ -22,6 +22,7 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
@@ -374,6 +375,29 @@ class LocalBackendTest {
             assertTrue(refused.getMessage().contains("another process"), refused.getMessage());
         }
         assertFalse(backend.listensAt("sb-a", taken), "nothing listens there now");
+    }
+
+    @Test
+    void shouldDeleteATreeWithoutFollowingItsLinks() throws Exception {
+        Path outside = Files.createDirectories(dir.resolve("outside/sub"));
+        Files.writeString(outside.resolve("kept.txt"), "kept");
+        Path tree = Files.createDirectories(dir.resolve("tree/a/b"));
+        Files.writeString(tree.resolve("file.txt"), "gone");
+        Files.createSymbolicLink(tree.resolve("to-outside"), outside);
+        Files.createSymbolicLink(dir.resolve("tree/a/dangling"), dir.resolve("nowhere"));
+        Path closed = Files.createDirectories(dir.resolve("tree/closed"));
+        Files.writeString(closed.resolve("inside.txt"), "gone");
+        Files.setPosixFilePermissions(closed, PosixFilePermissions.fromString("---------"));
+
+        LocalBackend.deleteTree(dir.resolve("tree"));
+
+        assertFalse(Files.exists(dir.resolve("tree"), LinkOption.NOFOLLOW_LINKS));
+        assertEquals("kept", Files.readString(outside.resolve("kept.txt")));
+        LocalBackend.deleteTree(dir.resolve("tree"));
+        Files.createSymbolicLink(dir.resolve("link"), outside);
+        LocalBackend.deleteTree(dir.resolve("link"));
+        assertFalse(Files.exists(dir.resolve("link"), LinkOption.NOFOLLOW_LINKS));
+        assertEquals("kept", Files.readString(outside.resolve("kept.txt")), "a link given as the tree is removed, not followed");
     }
 
     @Test
