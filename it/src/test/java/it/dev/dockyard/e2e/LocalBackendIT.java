@@ -314,4 +314,26 @@ class LocalBackendIT {
         assertFalse(Files.exists(sandboxDir(localId)), "the local sandbox went with the migration");
         API.delete("runtimes/" + backId);
     }
+
+    @Test
+    @Order(6)
+    void shouldNeverArchiveWhatAWorkspaceTurnedLinkLeadsTo() {
+        String id = provisionReady("link").getString("id");
+        // the sandbox user owns its directory: it may put a link where its workspace was
+        assertEquals("swapped", API.act(id, DockyardApi.run("cd .. && mv workspace workspace.real && ln -s / workspace "
+                + "&& echo swapped")).getString("content").strip());
+
+        DockyardApi.Answer failed = API.migrate(id, "{\"node\": \"local\"}", null, 180);
+        JsonObject runtime = failed.json();
+        if (runtime.containsKey("id")) {
+            CREATED.add(runtime.getString("id"));
+        }
+        assertEquals("ERROR", runtime.getString("status"), failed.body());
+        assertTrue(runtime.getString("statusMessage").contains("is not a directory (a link is never followed)"),
+                runtime.getString("statusMessage"));
+        assertEquals("READY", status(id), "the old runtime serves on");
+        API.delete("runtimes/" + id);
+        assertFalse(Files.exists(sandboxDir(id)), "removed, the link with it and nothing it led to");
+        assertTrue(Files.exists(Path.of("/etc/passwd")));
+    }
 }

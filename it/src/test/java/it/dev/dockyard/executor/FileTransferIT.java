@@ -51,6 +51,14 @@ class FileTransferIT extends SandboxTest {
     }
 
     @Test
+    void shouldAnswerAZipThatIsNoneWith400() {
+        HttpResponse<String> answer = upload("broken.zip", "not a zip at all".getBytes(),
+                w("destination=/workspace/broken&recursive=true"));
+        assertEquals(400, answer.statusCode(), answer.body());
+        assertTrue(answer.body().contains("Malformed zip file"), answer.body());
+    }
+
+    @Test
     void shouldRefuseRelativeOrOutsideDestinations() {
         assertEquals(400, upload("a.txt", "x".getBytes(), "destination=workspace").statusCode());
         HttpResponse<String> outside = upload("a.txt", "x".getBytes(), "destination=/etc");

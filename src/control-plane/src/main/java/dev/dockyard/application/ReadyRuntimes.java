@@ -11,6 +11,7 @@ import dev.dockyard.runtime.lifecycle.RuntimeGates;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
+import java.net.URI;
 import java.util.function.Function;
 
 /**
@@ -141,13 +142,30 @@ public class ReadyRuntimes {
         }
     }
 
+    /**
+     * The admission, once the backend says the executor's address is still the sandbox's own: the
+     * work carries the session key there (a local sandbox's port may have changed hands once its
+     * executor exited).
+     */
     private Admitted admitted(RuntimeGates.Pass pass, SandboxRuntime runtime) {
+        RuntimeBackend backend;
+        String refusal;
         try {
-            return new Admitted(pass, runtime, activity, nodes.on(runtime.node()));
+            backend = nodes.on(runtime.node());
+            refusal = backend.listensAt(runtime.containerName(), URI.create(runtime.executorUrl())) ? null
+                    : "its executor no longer listens at its address";
+        } catch (BackendException e) {
+            backend = null;
+            refusal = e.getMessage();
         } catch (RuntimeException e) {
             pass.close();
             throw e;
         }
+        if (refusal != null) {
+            pass.close();
+            throw new Refused(Refused.Reason.BACKEND_FAILED, "Runtime " + runtime.id() + " cannot be reached: " + refusal);
+        }
+        return new Admitted(pass, runtime, activity, backend);
     }
 
     private SandboxRuntime wake(String id) {

@@ -50,6 +50,7 @@ public class SandboxFiles {
         return switch (answer.status()) {
             case 200 -> answer.body();
             case 400 -> throw new Refused(Refused.Reason.VALIDATION, ActionService.detail(answer.body()));
+            case 413 -> throw new Refused(Refused.Reason.PAYLOAD_TOO_LARGE, ActionService.detail(answer.body()));
             default -> throw new Refused(Refused.Reason.EXECUTOR_FAILED, "The executor answered " + answer.status()
                     + ": " + ActionService.detail(answer.body()));
         };

@@ -86,6 +86,20 @@ public interface RuntimeBackend {
     default void awaitRunning(String sandboxName, Duration timeout) {
     }
 
+    /**
+     * Whether what listens at {@code endpoint} now is the sandbox's own executor: the control plane
+     * sends the session key nowhere else. A backend whose sandboxes bind host ports themselves
+     * (local: the port is picked free, and the executor binds it a moment later, when another
+     * process of the host could take it first) checks it, and answers false while nothing listens
+     * there yet or the executor is gone. The default, for ports an engine gives to the sandbox
+     * alone (or a server of this control plane's own), is true.
+     *
+     * @throws BackendException when another process listens there
+     */
+    default boolean listensAt(String sandboxName, URI endpoint) {
+        return true;
+    }
+
     /** Creates the sandbox, not yet started, and hands the session key to it. Returns its backend id. */
     String create(SandboxSpec spec);
 

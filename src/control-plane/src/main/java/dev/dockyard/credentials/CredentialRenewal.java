@@ -1,5 +1,7 @@
 package dev.dockyard.credentials;
 
+import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -37,6 +39,9 @@ public class CredentialRenewal {
     @Inject
     DockyardConfig config;
 
+    @Inject
+    BackendNodes nodes;
+
     /** One pass; the number of sandboxes that received fresh values. */
     public int renewExpiring() {
         int pushed = 0;
@@ -69,7 +74,12 @@ public class CredentialRenewal {
         values.putAll(resolution.values());
         for (SandboxRuntime runtime : ready) {
             try {
-                configurations.push(URI.create(runtime.executorUrl()), runtime, values);
+                URI executor = URI.create(runtime.executorUrl());
+                // the values and the session key go only to the sandbox's own executor
+                if (!nodes.on(runtime.node()).listensAt(runtime.containerName(), executor)) {
+                    throw new BackendException("its executor no longer listens at " + executor);
+                }
+                configurations.push(executor, runtime, values);
                 pushed++;
             } catch (RuntimeException e) {
                 LOG.warning("Fresh credentials could not be pushed into " + runtime.id() + ": " + e.getMessage());

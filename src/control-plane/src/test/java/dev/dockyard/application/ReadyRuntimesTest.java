@@ -98,4 +98,15 @@ class ReadyRuntimesTest {
             assertEquals(Phase.RUNNING, l.backend.phase(runtime.containerName()));
         }
     }
+
+    @Test
+    void shouldRefuseToCarryTheSessionKeyToAPortAnotherProcessTook() {
+        SandboxRuntime runtime = l.ready(false, 2, 0);
+        l.backend.portTaken(runtime.containerName());
+
+        Refused refused = assertThrows(Refused.class, () -> ready.admit(runtime));
+
+        assertEquals(Refused.Reason.BACKEND_FAILED, refused.reason());
+        assertTrue(refused.getMessage().contains("another process"), refused.getMessage());
+    }
 }

@@ -11,10 +11,12 @@ import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -36,6 +38,7 @@ public class FakeBackend implements RuntimeBackend {
     private boolean listable = true;
     private Consumer<String> onCall = call -> { };
     private RuntimeException pingFailure;
+    private final Set<String> portsTaken = new HashSet<>();
 
     public synchronized FakeBackend put(String name, String runtimeId, Instant createdAt, SandboxState.Phase phase) {
         sandboxes.put(name, new Sandbox(name, runtimeId, createdAt, phase, 40000 + sandboxes.size()));
@@ -101,6 +104,20 @@ public class FakeBackend implements RuntimeBackend {
         if (pingFailure != null) {
             throw pingFailure;
         }
+    }
+
+    /** Acts as a node where another process of the host took the port of {@code sandboxName}'s executor. */
+    public synchronized void portTaken(String sandboxName) {
+        portsTaken.add(sandboxName);
+    }
+
+    @Override
+    public synchronized boolean listensAt(String sandboxName, URI endpoint) {
+        if (portsTaken.contains(sandboxName)) {
+            throw new BackendException("another process than the executor of '" + sandboxName + "' listens at "
+                    + endpoint);
+        }
+        return true;
     }
 
     @Override

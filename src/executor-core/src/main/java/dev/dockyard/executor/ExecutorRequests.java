@@ -242,10 +242,18 @@ public final class ExecutorRequests {
         } catch (IllegalArgumentException | PathGuard.PathRefusedException e) {
             return Reply.detail(400, e.getMessage());
         } catch (IOException e) {
-            return Reply.detail(500, "Upload failed: " + e.getMessage());
+            return uploadFailed(e);
         }
         return Reply.json(200, Json.createObjectBuilder().add("filename", filename).add("destination", destination)
                 .add("recursive", recursive).build());
+    }
+
+    /** An upload over the bound is the client's to make smaller (413); any other failure is the executor's. */
+    static Reply uploadFailed(IOException e) {
+        if (e instanceof FileTransfer.UploadTooLargeException) {
+            return Reply.detail(413, e.getMessage());
+        }
+        return Reply.detail(500, "Upload failed: " + e.getMessage());
     }
 
     /** {@code GET /download_files?path=...}: a zip of the file or directory. */

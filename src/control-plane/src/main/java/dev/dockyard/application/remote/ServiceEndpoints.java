@@ -53,7 +53,7 @@ public class ServiceEndpoints implements ProxyTargets {
         }
         SandboxRuntime runtime = found.get();
         ProxyTarget.State state = switch (runtime.status()) {
-            case READY -> ProxyTarget.State.READY;
+            case READY -> listensAt(runtime) ? ProxyTarget.State.READY : ProxyTarget.State.NOT_READY;
             case PAUSED, HIBERNATED -> ProxyTarget.State.PAUSED;
             default -> ProxyTarget.State.NOT_READY;
         };
@@ -62,6 +62,22 @@ public class ServiceEndpoints implements ProxyTargets {
         Map<String, URI> services = state == ProxyTarget.State.READY ? services(runtime) : named(runtime);
         return Optional.of(new ProxyTarget(runtime.id(), runtime.userId(), state, runtime.serviceKey(),
                 runtime.sessionKey(), services));
+    }
+
+    /**
+     * Whether the sandbox's own server still listens at its address: the proxy carries the
+     * internal key there (a local sandbox's port may have changed hands once its executor exited).
+     */
+    private boolean listensAt(SandboxRuntime runtime) {
+        if (runtime.executorUrl() == null) {
+            return true;
+        }
+        try {
+            return nodes.on(runtime.node() == null ? nodes.defaultNode() : runtime.node())
+                    .listensAt(runtime.containerName(), URI.create(runtime.executorUrl()));
+        } catch (BackendException e) {
+            return false;
+        }
     }
 
     /** The services by name only, for a runtime that takes no traffic now: no address is ever used. */

@@ -7,6 +7,7 @@ import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxState;
 import dev.dockyard.backend.SandboxWorkspace;
+import dev.dockyard.backend.TarStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -251,7 +252,8 @@ public final class CliBackend implements RuntimeBackend {
 
     /**
      * A tar of {@code /workspace} (or below it), its last component as the top entry, its files
-     * owned by the sandbox user: a sandbox it is restored into gives them to its agent.
+     * owned by the sandbox user: a sandbox it is restored into gives them to its agent. The stream
+     * ends in an IOException when tar fails ({@link TarStream}).
      */
     @Override
     public InputStream archive(String sandboxName, String path) {
@@ -264,11 +266,9 @@ public final class CliBackend implements RuntimeBackend {
         String owner = String.valueOf(node.sandboxUid());
         ProcessBuilder tar = new ProcessBuilder("tar", "-C", (contents ? source : source.getParent()).toString(),
                 "--numeric-owner", "--owner=" + owner, "--group=" + owner, "-cf", "-", "--",
-                contents ? "." : source.getFileName().toString()).redirectError(ProcessBuilder.Redirect.DISCARD);
+                contents ? "." : source.getFileName().toString());
         try {
-            Process process = tar.start();
-            process.getOutputStream().close();
-            return process.getInputStream();
+            return TarStream.start(tar);
         } catch (IOException e) {
             throw new BackendException("could not archive " + path + " of cli runtime " + sandboxName + ": "
                     + e.getMessage(), e);

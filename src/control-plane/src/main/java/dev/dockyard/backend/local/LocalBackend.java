@@ -8,6 +8,7 @@ import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxState;
 import dev.dockyard.backend.SandboxWorkspace;
+import dev.dockyard.backend.TarStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -16,6 +17,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileVisitResult;
@@ -23,14 +25,17 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -82,6 +87,8 @@ public class LocalBackend implements RuntimeBackend {
     private final Map<String, Object> locks = new ConcurrentHashMap<>();
     /** The processes each pause stopped (the others were stopped before it), by sandbox. */
     private final Map<String, List<Long>> stoppedByPause = new ConcurrentHashMap<>();
+    /** The sockets seen to be each running sandbox's own, with the process they descend from. */
+    private final Map<String, Listener> listeners = new ConcurrentHashMap<>();
     /** Whether sandboxes get a /tmp of their own (a mount namespace: root, and a host that allows it). */
     private final boolean privateTmp;
     /** Whether the sandbox user was seen to reach the bundle and the sandboxes' directory. */
@@ -178,11 +185,8 @@ public class LocalBackend implements RuntimeBackend {
     }
 
     private int asSandboxUser(List<String> command) {
-        List<String> full = new ArrayList<>(List.of("setpriv", "--reuid=" + user.uid(), "--regid=" + user.gid(),
-                "--clear-groups"));
-        full.addAll(command);
         try {
-            Process p = new ProcessBuilder(full).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            Process p = asSandbox(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
                     .start();
             return p.waitFor(10, TimeUnit.SECONDS) ? p.exitValue() : -1;
         } catch (IOException e) {
@@ -191,6 +195,24 @@ public class LocalBackend implements RuntimeBackend {
             Thread.currentThread().interrupt();
             return -1;
         }
+    }
+
+    /**
+     * {@code command} as the sandbox user (as this process's user when it cannot switch), with
+     * nothing of the control plane's environment: a process of that user is the sandbox's to
+     * read, its environment too.
+     */
+    private ProcessBuilder asSandbox(List<String> command) {
+        List<String> full = new ArrayList<>();
+        if (user.switched()) {
+            full.addAll(List.of("setpriv", "--reuid=" + user.uid(), "--regid=" + user.gid(), "--clear-groups"));
+        }
+        full.addAll(command);
+        ProcessBuilder builder = new ProcessBuilder(full);
+        builder.environment().clear();
+        builder.environment().put("PATH", PATH);
+        builder.environment().put("LANG", "C.UTF-8");
+        return builder;
     }
 
     private Path startScript() {
@@ -251,23 +273,53 @@ public class LocalBackend implements RuntimeBackend {
         return name;
     }
 
-    /** The key file (600, the sandbox user's; the executor deletes it once read) and the plugins to start. */
+    /**
+     * The key file (600, the sandbox user's; the executor deletes it once read) and the plugins to
+     * start. Each is written whole and given to the sandbox user in the records' directory, root's
+     * alone, then renamed into the sandbox's run directory as opened without following links (the
+     * records and the sandboxes are on one file system, under the node's root): root writes and
+     * chowns nothing through a path that the sandbox user, or a co-tenant of that user, could
+     * have turned into a link. A link where a file goes is replaced, never followed.
+     */
     private void handKey(String name, String sessionKey, List<String> plugins) throws IOException {
-        Path keys = sandboxDir(name).resolve(KEY_DIR);
-        Path key = keys.resolve(KEY_FILE);
-        Files.deleteIfExists(key);
-        Files.createFile(key, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        Files.writeString(key, sessionKey, StandardCharsets.UTF_8, StandardOpenOption.TRUNCATE_EXISTING);
-        chown(key);
+        Map<String, String> files = new LinkedHashMap<>();
+        files.put(KEY_FILE, sessionKey);
         if (!plugins.isEmpty()) {
-            Path file = keys.resolve(PLUGINS_FILE);
-            // never through a link the sandbox may have left in its own directory: a new file
-            Files.deleteIfExists(file);
-            Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            Files.writeString(file, String.join("\n", plugins), StandardCharsets.UTF_8);
-            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--------"));
-            chown(file);
+            files.put(PLUGINS_FILE, String.join("\n", plugins));
         }
+        List<Path> staged = new ArrayList<>();
+        try (SecureDirectoryStream<Path> records = openDirectory(config.records());
+             SecureDirectoryStream<Path> sandboxes = openDirectory(config.sandboxes());
+             SecureDirectoryStream<Path> sandbox = sandboxes.newDirectoryStream(Path.of(name), LinkOption.NOFOLLOW_LINKS);
+             SecureDirectoryStream<Path> run = sandbox.newDirectoryStream(Path.of(KEY_DIR), LinkOption.NOFOLLOW_LINKS)) {
+            for (Map.Entry<String, String> file : files.entrySet()) {
+                Path temporary = config.records().resolve(name + "." + file.getKey() + ".tmp");
+                staged.add(temporary);
+                Files.deleteIfExists(temporary);
+                Files.writeString(temporary, file.getValue(), StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW,
+                        StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+                Files.setPosixFilePermissions(temporary, PosixFilePermissions.fromString(
+                        file.getKey().equals(KEY_FILE) ? "rw-------" : "r--------"));
+                if (user.switched()) {
+                    own(temporary);
+                }
+                records.move(temporary.getFileName(), run, Path.of(file.getKey()));
+            }
+        } finally {
+            for (Path temporary : staged) {
+                deleteQuietly(temporary);
+            }
+        }
+    }
+
+    /** {@code dir} opened for calls relative to it (openat, renameat), as Linux gives it. */
+    private static SecureDirectoryStream<Path> openDirectory(Path dir) throws IOException {
+        DirectoryStream<Path> stream = Files.newDirectoryStream(dir);
+        if (stream instanceof SecureDirectoryStream<Path> secure) {
+            return secure;
+        }
+        stream.close();
+        throw new IOException("this platform cannot open " + dir + " for calls relative to it");
     }
 
     @Override
@@ -381,6 +433,39 @@ public class LocalBackend implements RuntimeBackend {
         }
     }
 
+    /**
+     * The port was free when the sandbox started, but any process of the host could bind it
+     * before the executor did (or after it exited): every socket a connection to 127.0.0.1 there
+     * may reach must be held by the sandbox's first process or one of its descendants (its pid
+     * namespace, the executor, what its shell starts), never by a process that merely carries the
+     * sandbox's variable. Once seen, the answer holds while those sockets and that process live.
+     */
+    @Override
+    public boolean listensAt(String sandboxName, URI endpoint) {
+        String name = checkedName(sandboxName);
+        SandboxRecord record = record(name).orElseThrow(() -> gone(name));
+        if (record.process() == null || record.port() == 0 || endpoint.getPort() != record.port()
+                || !"127.0.0.1".equals(endpoint.getHost()) || !processes.alive(record.process())) {
+            return false;
+        }
+        Set<Long> sockets = processes.listeners(record.port());
+        if (sockets.isEmpty()) {
+            return false;
+        }
+        if (new Listener(record.process(), sockets).equals(listeners.get(name))) {
+            return true;
+        }
+        Set<Long> held = new HashSet<>();
+        processes.descendants(record.process().pid()).forEach(pid -> held.addAll(processes.sockets(pid)));
+        if (!held.containsAll(sockets)) {
+            listeners.remove(name);
+            throw new BackendException("another process than the executor of local sandbox '" + name
+                    + "' listens on 127.0.0.1:" + record.port() + "; its session key is not sent there");
+        }
+        listeners.put(name, new Listener(record.process(), sockets));
+        return true;
+    }
+
     @Override
     public URI endpoint(String sandboxName, int executorPort) {
         SandboxRecord record = record(checkedName(sandboxName)).orElseThrow(() -> gone(sandboxName));
@@ -472,14 +557,17 @@ public class LocalBackend implements RuntimeBackend {
     }
 
     /**
-     * Every live process of the sandbox: those carrying its variable (of its user), those in its
-     * cgroup, and its executor when the recorded pid is still that process. A recorded pid now
-     * held by another process is never among them.
+     * Every live process of the sandbox: its executor when the recorded pid is still that process,
+     * with every process descending from it now (its variable dropped or not), those carrying its
+     * variable (of its user) wherever they were reparented, and those in its cgroup. A recorded pid
+     * now held by another process is never among them. What dropped the variable and left the
+     * tree (a double fork) is found only by the cgroup, or by the pid namespace's end (README,
+     * "Local backend").
      */
     List<Long> members(SandboxRecord record) {
         Set<Long> pids = new LinkedHashSet<>();
         if (record.process() != null && processes.alive(record.process())) {
-            pids.add(record.process().pid());
+            pids.addAll(processes.descendants(record.process().pid()));
         }
         pids.addAll(processes.carrying(SANDBOX_VARIABLE, record.name(), user.uid()));
         pids.addAll(cgroups.members(record.name()));
@@ -543,6 +631,13 @@ public class LocalBackend implements RuntimeBackend {
         return found;
     }
 
+    /**
+     * Archives as the sandbox user, never as root: the sandbox owns its directory and may have put
+     * a link anywhere in it, which then leads tar only where that user could read anyway. A link
+     * on the way to the archived directory is refused all the same (a control plane that is not
+     * root runs its sandboxes as itself, and its own files are then that user's too). The
+     * stream ends in an IOException when tar fails ({@link TarStream}).
+     */
     @Override
     public InputStream archive(String sandboxName, String path) {
         String name = checkedName(sandboxName);
@@ -550,20 +645,32 @@ public class LocalBackend implements RuntimeBackend {
         // "dir/." is the directory's contents (entries "./…"), as the engine's archive of it gives them
         boolean contents = path.endsWith("/.");
         Path target = hostPath(name, contents ? path.substring(0, path.length() - 2) : path);
-        List<String> command = new ArrayList<>(List.of("tar", "-C",
-                (contents ? target : target.getParent()).toString(), "-cf", "-"));
+        Path directory = contents ? target : target.getParent();
+        refuseLinks(name, directory, path);
+        List<String> command = new ArrayList<>(List.of("tar", "-C", directory.toString(), "-cf", "-"));
         if (config.archiveOwner() != null && config.archiveOwner().matches("[0-9]+")) {
             // the files are the local sandbox user's; a Docker sandbox's user must own them once moved there
             command.addAll(List.of("--numeric-owner", "--owner=" + config.archiveOwner(),
                     "--group=" + config.archiveOwner()));
         }
+        command.add("--");
         command.add(contents ? "." : target.getFileName().toString());
         try {
-            Process tar = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-            tar.getOutputStream().close();
-            return tar.getInputStream();
+            return TarStream.start(asSandbox(command));
         } catch (IOException e) {
             throw new BackendException("could not archive " + path + " of '" + name + "': " + e.getMessage(), e);
+        }
+    }
+
+    /** Refuses {@code directory} unless each name from the sandbox's directory down to it is a directory, not a link. */
+    private void refuseLinks(String name, Path directory, String path) {
+        Path dir = sandboxDir(name);
+        for (Path part : dir.relativize(directory)) {
+            dir = dir.resolve(part);
+            if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+                throw new BackendException("cannot archive " + path + " of local sandbox '" + name + "': "
+                        + sandboxDir(name).relativize(dir) + " is not a directory (a link is never followed)");
+            }
         }
     }
 
@@ -576,13 +683,10 @@ public class LocalBackend implements RuntimeBackend {
         String name = checkedName(sandboxName);
         record(name).orElseThrow(() -> gone(name));
         Path target = directory.equals("/") ? sandboxDir(name) : hostPath(name, directory);
-        List<String> command = new ArrayList<>();
-        if (user.switched()) {
-            command.addAll(List.of("setpriv", "--reuid=" + user.uid(), "--regid=" + user.gid(), "--clear-groups"));
-        }
-        command.addAll(List.of("tar", "-C", target.toString(), "-xf", "-", "--no-same-owner", "--no-overwrite-dir"));
+        List<String> command = List.of("tar", "-C", target.toString(), "-xf", "-", "--no-same-owner",
+                "--no-overwrite-dir");
         try {
-            Process untar = new ProcessBuilder(command).redirectErrorStream(true).start();
+            Process untar = asSandbox(command).redirectErrorStream(true).start();
             try (OutputStream in = untar.getOutputStream()) {
                 tar.transferTo(in);
             }
@@ -630,6 +734,7 @@ public class LocalBackend implements RuntimeBackend {
         }
         locks.remove(name);
         stoppedByPause.remove(name);
+        listeners.remove(name);
     }
 
     Path sandboxDir(String name) {
@@ -694,36 +799,63 @@ public class LocalBackend implements RuntimeBackend {
         Files.setAttribute(path, "unix:gid", user.gid(), LinkOption.NOFOLLOW_LINKS);
     }
 
-    /** Deletes a tree without following its links (a sandbox's links may point anywhere). */
+    /**
+     * Deletes a tree without following its links (a sandbox's links may point anywhere). Each
+     * directory is opened relative to its parent's open descriptor and never through a link, and
+     * each name removed relative to it: a co-tenant of the sandbox user that swaps a directory of
+     * the tree for a link while it is being deleted makes the deletion fail, never reach outside.
+     */
     static void deleteTree(Path root) {
-        if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
+        Path absolute = root.toAbsolutePath();
+        if (!Files.exists(absolute, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
-        try {
-            Files.walkFileTree(root, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    Files.deleteIfExists(file);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
-                    // a directory the sandbox made unreadable to its owner is still root's to empty
-                    if (!Files.isReadable(dir) || !Files.isExecutable(dir)) {
-                        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
-                    }
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
-                    Files.deleteIfExists(dir);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
+        try (SecureDirectoryStream<Path> parent = openDirectory(absolute.getParent())) {
+            deleteEntry(parent, absolute);
         } catch (IOException e) {
             throw new BackendException("could not remove " + root + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Deletes {@code entry} (its name relative to {@code parent}, its whole path for messages). */
+    private static void deleteEntry(SecureDirectoryStream<Path> parent, Path entry) throws IOException {
+        Path name = entry.getFileName();
+        BasicFileAttributes attributes;
+        try {
+            attributes = parent.getFileAttributeView(name, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                    .readAttributes();
+        } catch (NoSuchFileException e) {
+            return;
+        }
+        if (!attributes.isDirectory()) {
+            parent.deleteFile(name);
+            return;
+        }
+        try (SecureDirectoryStream<Path> dir = openEntry(parent, entry)) {
+            List<Path> entries = new ArrayList<>();
+            dir.forEach(entries::add);
+            for (Path child : entries) {
+                deleteEntry(dir, child);
+            }
+        }
+        try {
+            parent.deleteDirectory(name);
+        } catch (NoSuchFileException e) {
+            // gone meanwhile
+        }
+    }
+
+    /** The directory {@code entry} of {@code parent}, never through a link. */
+    private static SecureDirectoryStream<Path> openEntry(SecureDirectoryStream<Path> parent, Path entry)
+            throws IOException {
+        try {
+            return parent.newDirectoryStream(entry.getFileName(), LinkOption.NOFOLLOW_LINKS);
+        } catch (AccessDeniedException e) {
+            // a directory the sandbox made unreadable to its owner is still that owner's to empty.
+            // Only a control plane that is not root is refused (root reads any directory), and its
+            // sandboxes run as itself: a link swapped in here leads only to what they own alike
+            Files.setPosixFilePermissions(entry, PosixFilePermissions.fromString("rwx------"));
+            return parent.newDirectoryStream(entry.getFileName(), LinkOption.NOFOLLOW_LINKS);
         }
     }
 
@@ -746,5 +878,8 @@ public class LocalBackend implements RuntimeBackend {
 
     private static BackendException gone(String name) {
         return new BackendException("local sandbox '" + name + "' is gone");
+    }
+
+    private record Listener(ProcessIdentity executor, Set<Long> sockets) {
     }
 }

@@ -13,8 +13,13 @@
  *
  * <p>Every process of the sandbox carries its name in the variable {@code DOCKYARD_SANDBOX}
  * (the executor's shell runs in a session of its own, so a process group alone does not hold the
- * tree): pause, stop and removal signal every process of the node's user that carries it, and
- * those of the sandbox's cgroup where limits are on ({@link CgroupLimits}).
+ * tree): pause, stop and removal signal every process of the node's user that carries it, every
+ * process descending from the recorded executor, and those of the sandbox's cgroup where limits
+ * are on ({@link CgroupLimits}).
+ *
+ * <p>The port is the kernel's free pick, bound by the executor a moment later: the session key is
+ * sent there only once {@code /proc} shows every socket listening on it to be held by the
+ * recorded executor or a descendant ({@link LocalBackend#listensAt}).
  *
  * <p>What it does not give (README, "Local backend"): no file-system, network or pid namespace;
  * sandboxes share one user, so they can read each other's files; egress policies, snapshots,

@@ -1,5 +1,6 @@
 package dev.dockyard.runtime.lifecycle;
 
+import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.runtime.IllegalTransitionException;
@@ -128,10 +129,11 @@ public class PauseResume {
             throw new IllegalTransitionException(runtimeId, runtime.status(), RuntimeStatus.READY);
         }
         long start = System.nanoTime();
-        nodes.on(runtime.node()).unpause(runtime.containerName());
+        RuntimeBackend backend = nodes.on(runtime.node());
+        backend.unpause(runtime.containerName());
         URI executor = URI.create(runtime.executorUrl());
         long deadline = System.currentTimeMillis() + READY_AGAIN_MS;
-        while (!executors.isServing(runtime, executor)) {
+        while (!serving(backend, runtime, executor)) {
             if (System.currentTimeMillis() > deadline) {
                 journal.transitionIf(runtimeId, EnumSet.of(RuntimeStatus.PAUSED), RuntimeStatus.ERROR_RUNTIME_DISCONNECTED,
                         "The executor did not answer within " + READY_AGAIN_MS / 1000 + " s of resuming");
@@ -150,6 +152,16 @@ public class PauseResume {
             activity.touch(runtimeId);
         }
         return current(runtimeId);
+    }
+
+    /** Serving again, through the sandbox's own listener: the session key goes nowhere else. */
+    private boolean serving(RuntimeBackend backend, SandboxRuntime runtime, URI executor) {
+        try {
+            return backend.listensAt(runtime.containerName(), executor) && executors.isServing(runtime, executor);
+        } catch (BackendException e) {
+            LOG.warning("Runtime " + runtime.id() + " after its resume: " + e.getMessage());
+            return false;
+        }
     }
 
     private SandboxRuntime current(String runtimeId) {

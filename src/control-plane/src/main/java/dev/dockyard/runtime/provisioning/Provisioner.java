@@ -401,6 +401,10 @@ public class Provisioner {
             return journal.find(id).orElse(runtime);
         }
         try {
+            // the warm sandbox's keys go only to its own executor (a local one's port may have changed hands)
+            if (!backend.listensAt(runtime.containerName(), endpoint)) {
+                throw new BackendException("its executor no longer listens at " + endpoint);
+            }
             if (program.isEmpty()) {
                 executors.configure(endpoint, runtime.sessionKey(), configuration);
             } else {

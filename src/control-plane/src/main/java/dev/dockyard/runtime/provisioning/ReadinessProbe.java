@@ -1,5 +1,6 @@
 package dev.dockyard.runtime.provisioning;
 
+import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.SandboxState;
 import dev.dockyard.runtime.executor.ExecutorClient;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -26,12 +27,14 @@ public class ReadinessProbe {
     public void probe(ReadinessAttempt attempt) {
         attempt.nextTry();
         try {
+            // the session key goes only to the sandbox's own executor (BackendException: another process took its port)
             boolean ready = attempt.anyHttpAnswer() ? executors.answersHttp(attempt.executor())
-                    : executors.isReady(attempt.executor(), attempt.sessionKey());
+                    : attempt.backend().listensAt(attempt.sandboxName(), attempt.executor())
+                    && executors.isReady(attempt.executor(), attempt.sessionKey());
             if (ready) {
                 return;
             }
-        } catch (ExecutorClient.PluginFailedException e) {
+        } catch (ExecutorClient.PluginFailedException | BackendException e) {
             throw new SandboxNotReadyException(e.getMessage());
         }
         if (attempt.expired()) {

@@ -354,7 +354,8 @@ public class Reconciler {
         }
         boolean answers;
         try {
-            answers = executors.isServing(runtime, endpoint);
+            // the key goes only to the sandbox's own executor
+            answers = backend.listensAt(sandbox.name(), endpoint) && executors.isServing(runtime, endpoint);
         } catch (RuntimeException e) {
             answers = false;
         }

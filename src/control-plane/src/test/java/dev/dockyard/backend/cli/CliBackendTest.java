@@ -22,10 +22,12 @@ import java.io.InputStream;
 import java.io.StringReader;
 import java.lang.reflect.Proxy;
 import java.net.ConnectException;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -281,6 +283,30 @@ class CliBackendTest {
         backend.restore("rt2", "/workspace", new ByteArrayInputStream(tar));
         assertTrue(Files.isDirectory(root.resolve("rt2/workspace/home")));
         assertThrows(BackendException.class, () -> backend.archive("rt1", "/etc"));
+    }
+
+    @Test
+    void shouldFailAnArchiveTarCouldNotMakeRatherThanEndItQuietly() throws Exception {
+        started("rt1");
+        Files.writeString(root.resolve("rt1/workspace/notes.txt"), "a file, not a directory");
+        InputStream tar = backend.archive("rt1", "/workspace/notes.txt/.");
+        IOException failed = assertThrows(IOException.class, tar::readAllBytes);
+        assertTrue(failed.getMessage().startsWith("tar exited with status 2: ")
+                && failed.getMessage().contains("notes.txt"), failed.getMessage());
+        assertThrows(IOException.class, tar::close);
+    }
+
+    @Test
+    void shouldAnswerAMalformedQueryWith400() throws Exception {
+        URI executor = started("rt1");
+        // java.net.URI refuses such a query: a client of raw HTTP sends it. The JDK's server parses
+        // the request line with URI and answers 400 itself (its own HTML), before any handler
+        try (Socket socket = new Socket(executor.getHost(), executor.getPort())) {
+            socket.getOutputStream().write(("GET /download_files?path=%zz HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "X-Session-API-Key: " + KEY + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(answer.startsWith("HTTP/1.1 400 "), answer);
+        }
     }
 
     private static byte[] tarOf(Path dir, String entry) throws Exception {

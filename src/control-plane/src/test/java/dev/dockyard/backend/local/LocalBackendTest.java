@@ -17,9 +17,12 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
@@ -150,6 +153,34 @@ class LocalBackendTest {
     }
 
     @Test
+    void shouldKillWhatTheSandboxStillParentsThoughItDroppedTheVariable() throws Exception {
+        Files.writeString(dir.resolve("bundle/bin/start-executor"), """
+                #!/bin/bash
+                rm -f "$SESSION_API_KEY_FILE"
+                env -u DOCKYARD_SANDBOX setsid sleep 301 < /dev/null > /dev/null 2>&1 &
+                echo $! > "$DOCKYARD_WORKSPACE/../tmp/unmarked"
+                exec sleep 300
+                """);
+        backend.create(spec("sb-a", "cp"));
+        backend.start("sb-a", 8000);
+        Path unmarked = backend.sandboxDir("sb-a").resolve("tmp/unmarked");
+        waitFor(() -> Files.exists(unmarked) && processesOf("sb-a").size() == 1);
+        long escaped = Long.parseLong(Files.readString(unmarked).strip());
+        waitFor(() -> {
+            try {
+                return Files.readString(Path.of("/proc/" + escaped + "/cmdline")).startsWith("sleep");
+            } catch (IOException e) {
+                return false;
+            }
+        });
+        assertFalse(processesOf("sb-a").contains(escaped), "it carries no variable");
+
+        backend.remove("sb-a");
+
+        assertTrue(processes.stat(escaped).map(ProcStat::exited).orElse(true), "pid " + escaped + " still runs");
+    }
+
+    @Test
     void shouldFreezeAndThawEveryProcessOfTheSandbox() throws Exception {
         backend.create(spec("sb-a", "cp"));
         backend.start("sb-a", 8000);
@@ -252,6 +283,121 @@ class LocalBackendTest {
         assertEquals("print('hi')\n", Files.readString(backend.sandboxDir("sb-b").resolve("workspace/src/main.py")));
         assertThrows(BackendException.class, () -> backend.archive("sb-a", "/etc"));
         assertThrows(BackendException.class, () -> backend.archive("sb-a", "/workspace/../etc"));
+    }
+
+    @Test
+    void shouldNeverArchiveThroughALinkTheSandboxPutForItsWorkspace() throws Exception {
+        backend.create(spec("sb-a", "cp"));
+        Path outside = Files.createDirectories(dir.resolve("outside"));
+        Files.writeString(outside.resolve("secret.txt"), "the server's");
+        Path workspace = backend.sandboxDir("sb-a").resolve("workspace");
+        Files.delete(workspace);
+        Files.createSymbolicLink(workspace, outside);
+
+        BackendException refused = assertThrows(BackendException.class, () -> backend.archive("sb-a", "/workspace/."));
+        assertTrue(refused.getMessage().contains("not a directory"), refused.getMessage());
+
+        Files.delete(workspace);
+        Files.createDirectories(workspace.resolve("src"));
+        Files.createSymbolicLink(workspace.resolve("src/lib"), outside);
+        assertThrows(BackendException.class, () -> backend.archive("sb-a", "/workspace/src/lib/."));
+    }
+
+    @Test
+    void shouldFailAnArchiveTarCouldNotMakeRatherThanEndItQuietly() throws Exception {
+        backend.create(spec("sb-a", "cp"));
+        try (InputStream archive = backend.archive("sb-a", "/workspace/missing")) {
+            IOException failed = assertThrows(IOException.class, archive::readAllBytes);
+            assertTrue(failed.getMessage().contains("tar exited with status 2") && failed.getMessage().contains("missing"),
+                    failed.getMessage());
+        } catch (IOException closing) {
+            assertTrue(closing.getMessage().contains("missing"));
+        }
+    }
+
+    @Test
+    void shouldNeverWriteTheKeyThroughALinkInTheSandboxesDirectory() throws Exception {
+        backend.create(spec("sb-a", "cp"));
+        Path elsewhere = Files.createDirectories(dir.resolve("elsewhere"));
+        Files.writeString(elsewhere.resolve("session-key"), "not the sandbox's");
+        Path run = backend.sandboxDir("sb-a").resolve("run");
+        LocalBackend.deleteTree(run);
+        Files.createSymbolicLink(run, elsewhere);
+
+        assertThrows(BackendException.class, () -> backend.revive("sb-a", "new-key", "1000", 8000));
+        assertEquals("not the sandbox's", Files.readString(elsewhere.resolve("session-key")));
+        assertEquals(List.of("session-key"), Files.list(elsewhere).map(p -> p.getFileName().toString()).toList());
+
+        // a link where the key goes is replaced by the key, never written through
+        Files.delete(run);
+        Files.createDirectory(run);
+        Files.createSymbolicLink(run.resolve("session-key"), elsewhere.resolve("session-key"));
+        backend.revive("sb-a", "new-key", "1000", 8000);
+        assertEquals("not the sandbox's", Files.readString(elsewhere.resolve("session-key")));
+        Path seen = backend.sandboxDir("sb-a").resolve("tmp/key-seen");
+        waitFor(() -> {
+            try {
+                return Files.readString(seen).equals("new-key");
+            } catch (IOException e) {
+                return false;
+            }
+        });
+        try (var left = Files.list(dir.resolve("root/records"))) {
+            assertTrue(left.noneMatch(p -> p.toString().endsWith(".tmp")), "nothing staged is left behind");
+        }
+    }
+
+    @Test
+    void shouldSendTheKeyOnlyToAListenerOfTheSandboxsOwnProcesses() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/perl")), "no perl here to listen with");
+        // the executor stand-in listens from a child of the first process, as the JVM under a pid namespace's init
+        Files.writeString(dir.resolve("bundle/bin/start-executor"), """
+                #!/bin/bash
+                rm -f "$SESSION_API_KEY_FILE"
+                /usr/bin/perl -MIO::Socket::INET -e '$s = IO::Socket::INET->new(LocalAddr => "$ENV{EXECUTOR_HOST}:$ENV{EXECUTOR_PORT}",
+                    Listen => 5, ReuseAddr => 1) or die "bind: $!"; sleep 300' &
+                wait
+                """);
+        backend.create(spec("sb-a", "cp"));
+        URI endpoint = backend.start("sb-a", 8000);
+        waitFor(() -> backend.listensAt("sb-a", endpoint));
+        assertTrue(backend.listensAt("sb-a", endpoint), "seen once, known while it lives");
+        assertFalse(backend.listensAt("sb-a", URI.create("http://127.0.0.1:" + (endpoint.getPort() ^ 1))));
+
+        // another process of the host took the port the sandbox's executor was to bind
+        Path recordFile = dir.resolve("root/records/sb-a.properties");
+        SandboxRecord record = SandboxRecord.parse(Files.readString(recordFile)).orElseThrow();
+        URI taken;
+        try (ServerSocket thief = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Files.writeString(recordFile, record.running(record.process(), thief.getLocalPort()).format());
+            taken = URI.create("http://127.0.0.1:" + thief.getLocalPort());
+            BackendException refused = assertThrows(BackendException.class, () -> backend.listensAt("sb-a", taken));
+            assertTrue(refused.getMessage().contains("another process"), refused.getMessage());
+        }
+        assertFalse(backend.listensAt("sb-a", taken), "nothing listens there now");
+    }
+
+    @Test
+    void shouldDeleteATreeWithoutFollowingItsLinks() throws Exception {
+        Path outside = Files.createDirectories(dir.resolve("outside/sub"));
+        Files.writeString(outside.resolve("kept.txt"), "kept");
+        Path tree = Files.createDirectories(dir.resolve("tree/a/b"));
+        Files.writeString(tree.resolve("file.txt"), "gone");
+        Files.createSymbolicLink(tree.resolve("to-outside"), outside);
+        Files.createSymbolicLink(dir.resolve("tree/a/dangling"), dir.resolve("nowhere"));
+        Path closed = Files.createDirectories(dir.resolve("tree/closed"));
+        Files.writeString(closed.resolve("inside.txt"), "gone");
+        Files.setPosixFilePermissions(closed, PosixFilePermissions.fromString("---------"));
+
+        LocalBackend.deleteTree(dir.resolve("tree"));
+
+        assertFalse(Files.exists(dir.resolve("tree"), LinkOption.NOFOLLOW_LINKS));
+        assertEquals("kept", Files.readString(outside.resolve("kept.txt")));
+        LocalBackend.deleteTree(dir.resolve("tree"));
+        Files.createSymbolicLink(dir.resolve("link"), outside);
+        LocalBackend.deleteTree(dir.resolve("link"));
+        assertFalse(Files.exists(dir.resolve("link"), LinkOption.NOFOLLOW_LINKS));
+        assertEquals("kept", Files.readString(outside.resolve("kept.txt")), "a link given as the tree is removed, not followed");
     }
 
     @Test

@@ -1,5 +1,7 @@
 package dev.dockyard.executor.files;
 
+import java.io.BufferedInputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -8,6 +10,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,6 +19,7 @@ import java.util.Map;
 import java.util.OptionalInt;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
+import java.util.zip.ZipException;
 import java.util.zip.ZipInputStream;
 import java.util.zip.ZipOutputStream;
 
@@ -35,10 +39,28 @@ public final class FileTransfer {
     /** Upper bound of one upload, so that a runaway client cannot fill the disk in one request. */
     public static final long MAX_UPLOAD_BYTES = 1024L * 1024 * 1024;
 
+    /** What a zip starts with: a local file header, or the end record of an empty zip. */
+    private static final List<byte[]> ZIP_STARTS = List.of(new byte[] {'P', 'K', 3, 4}, new byte[] {'P', 'K', 5, 6});
+
     private final PathGuard guard;
+    private final long maxUploadBytes;
 
     public FileTransfer(PathGuard guard) {
+        this(guard, MAX_UPLOAD_BYTES);
+    }
+
+    FileTransfer(PathGuard guard, long maxUploadBytes) {
         this.guard = guard;
+        this.maxUploadBytes = maxUploadBytes;
+    }
+
+    /** An upload over the bound: the client's to make smaller (HTTP 413), not the executor's failure. */
+    public static final class UploadTooLargeException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        public UploadTooLargeException(long limit) {
+            super("Upload larger than " + limit + " bytes refused");
+        }
     }
 
     /** Where an upload goes: the destination must be absolute (OpenHands' rule) and allowed. */
@@ -49,7 +71,13 @@ public final class FileTransfer {
         return guard.check(destination, workingDir);
     }
 
-    /** Stores an upload under {@code dir}; a zip is unpacked there instead. Returns the files written. */
+    /**
+     * Stores an upload under {@code dir}; a zip is unpacked there instead. Returns the files written.
+     *
+     * @throws IllegalArgumentException for a name, a destination or a zip the client got wrong
+     *                                  (a malformed or cut zip too; what came before stays unpacked)
+     * @throws UploadTooLargeException  once more than the bound came in
+     */
     public int upload(Path dir, String filename, InputStream content, boolean recursive) throws IOException {
         String name = safeFileName(filename);
         boolean zip = name.toLowerCase(Locale.ROOT).endsWith(".zip");
@@ -57,7 +85,7 @@ public final class FileTransfer {
             throw new IllegalArgumentException("Recursive uploads must be zip files");
         }
         Files.createDirectories(dir);
-        InputStream bounded = new BoundedInputStream(content, MAX_UPLOAD_BYTES);
+        InputStream bounded = new BoundedInputStream(content, maxUploadBytes);
         if (zip) {
             return unzip(dir, bounded);
         }
@@ -66,9 +94,17 @@ public final class FileTransfer {
         return 1;
     }
 
-    private int unzip(Path dir, InputStream content) throws IOException {
+    private int unzip(Path dir, InputStream upload) throws IOException {
         Path root = dir.toAbsolutePath().normalize();
         int files = 0;
+        InputStream content = new BufferedInputStream(upload);
+        // ZipInputStream finds no entry in what is no zip at all, and would take it for an empty one
+        content.mark(4);
+        byte[] start = content.readNBytes(4);
+        content.reset();
+        if (ZIP_STARTS.stream().noneMatch(z -> Arrays.equals(z, start))) {
+            throw new IllegalArgumentException("Malformed zip file: it does not start as a zip does");
+        }
         // applied last, deepest first: a directory that is not writable (or searchable) still takes its files
         Map<Path, Integer> directoryModes = new LinkedHashMap<>();
         try (ZipInputStream zip = new ZipInputStream(content)) {
@@ -100,6 +136,9 @@ public final class FileTransfer {
                     files++;
                 }
             }
+        } catch (ZipException | EOFException e) {
+            // a malformed or cut zip (the bound's own exception is neither)
+            throw new IllegalArgumentException("Malformed zip file: " + e.getMessage(), e);
         }
         directoryModes.entrySet().stream()
                 .sorted(Comparator.comparingInt((Map.Entry<Path, Integer> e) -> e.getKey().getNameCount()).reversed())
@@ -224,7 +263,7 @@ public final class FileTransfer {
         public int read() throws IOException {
             int b = in.read();
             if (b >= 0 && ++count > limit) {
-                throw new IOException("Upload larger than " + limit + " bytes refused");
+                throw new UploadTooLargeException(limit);
             }
             return b;
         }
@@ -233,7 +272,7 @@ public final class FileTransfer {
         public int read(byte[] buffer, int off, int len) throws IOException {
             int n = in.read(buffer, off, len);
             if (n > 0 && (count += n) > limit) {
-                throw new IOException("Upload larger than " + limit + " bytes refused");
+                throw new UploadTooLargeException(limit);
             }
             return n;
         }

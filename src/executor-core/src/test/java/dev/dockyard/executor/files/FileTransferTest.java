@@ -1,6 +1,7 @@
 package dev.dockyard.executor.files;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
@@ -10,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.zip.ZipEntry;
@@ -116,5 +118,49 @@ class FileTransferTest {
 
         assertTrue(mode("in/plain.txt").startsWith("rw"), mode("in/plain.txt"));
         assertEquals("rwxr-xr-x", mode("in/tool"), "the rwx bits, without setuid");
+    }
+
+    private static byte[] zip(String name, String content) throws IOException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (ZipOutputStream zip = new ZipOutputStream(out)) {
+            zip.putNextEntry(new ZipEntry(name));
+            zip.write(content.getBytes(StandardCharsets.UTF_8));
+        }
+        return out.toByteArray();
+    }
+
+    @Test
+    void shouldRefuseAnUploadOverItsBoundAsTooLarge() throws IOException {
+        FileTransfer bounded = new FileTransfer(new PathGuard(workspace, false), 10);
+        assertEquals(1, bounded.upload(workspace, "ten.txt", new ByteArrayInputStream(new byte[10]), false));
+        assertThrows(FileTransfer.UploadTooLargeException.class,
+                () -> bounded.upload(workspace, "eleven.txt", new ByteArrayInputStream(new byte[11]), false));
+        byte[] zip = zip("a.txt", "more than ten bytes, zipped");
+        assertThrows(FileTransfer.UploadTooLargeException.class,
+                () -> bounded.upload(workspace, "a.zip", new ByteArrayInputStream(zip), true));
+    }
+
+    @Test
+    void shouldTakeAMalformedZipForTheClientsMistake() throws IOException {
+        FileTransfer transfer = new FileTransfer(new PathGuard(workspace, false));
+        IllegalArgumentException notZip = assertThrows(IllegalArgumentException.class, () -> transfer.upload(workspace,
+                "a.zip", new ByteArrayInputStream("just text".getBytes(StandardCharsets.UTF_8)), true));
+        assertTrue(notZip.getMessage().startsWith("Malformed zip file"), notZip.getMessage());
+        byte[] whole = zip("a.txt", "x".repeat(10_000));
+        byte[] cut = Arrays.copyOf(whole, 60);
+        IllegalArgumentException cutShort = assertThrows(IllegalArgumentException.class,
+                () -> transfer.upload(workspace, "b.zip", new ByteArrayInputStream(cut), true));
+        assertTrue(cutShort.getMessage().startsWith("Malformed zip file"), cutShort.getMessage());
+        byte[] corrupt = whole.clone();
+        for (int i = 40; i < 60; i++) {
+            corrupt[i] ^= (byte) 0x5a;
+        }
+        assertThrows(IllegalArgumentException.class,
+                () -> transfer.upload(workspace, "c.zip", new ByteArrayInputStream(corrupt), true));
+
+        ByteArrayOutputStream empty = new ByteArrayOutputStream();
+        new ZipOutputStream(empty).close();
+        assertEquals(0, transfer.upload(workspace, "d.zip", new ByteArrayInputStream(empty.toByteArray()), true),
+                "an empty zip is a zip");
     }
 }
