@@ -62,4 +62,17 @@ class FileTransferTest {
         Files.createSymbolicLink(workspace.resolve("tree/passwd"), Path.of("/etc/passwd"));
         assertEquals(Map.of("A.txt", "a"), download(workspace.resolve("tree")));
     }
+    @Test
+    void shouldListAsOpenHandsListFilesFollowingLinks() throws IOException {
+        Path dir = Files.createDirectories(workspace.resolve("ls"));
+        Files.createDirectories(dir.resolve("Bdir"));
+        Files.createDirectories(dir.resolve("adir"));
+        Files.writeString(dir.resolve("Zfile"), "");
+        Files.writeString(dir.resolve("_under"), "");
+        Files.createSymbolicLink(dir.resolve("to-dir"), dir.resolve("adir"));
+        Files.createSymbolicLink(dir.resolve("dangling"), dir.resolve("nowhere"));
+        assertEquals(java.util.List.of("adir/", "Bdir/", "to-dir/", "_under", "Zfile"),
+                new FileTransfer(new PathGuard(workspace, false)).list(dir),
+                "a link to a directory is one, a dangling link is left out, '_' sorts before letters as lower() does");
+    }
 }
