@@ -39,7 +39,7 @@ final class BinaryOrNot {
      * reading could block on or never finish.
      */
     static boolean isBinary(Path file) {
-        if (file.toString().endsWith(".pyc")) {
+        if (isBinaryName(file)) {
             return true;
         }
         if (!Files.isRegularFile(file)) {
@@ -50,6 +50,11 @@ final class BinaryOrNot {
         } catch (IOException e) {
             return false;
         }
+    }
+
+    /** binaryornot 0.4.4 takes a {@code .pyc} path for binary before it opens anything. */
+    static boolean isBinaryName(Path file) {
+        return file.toString().endsWith(".pyc");
     }
 
     /** binaryornot's {@code is_binary_string} of a starting chunk. */

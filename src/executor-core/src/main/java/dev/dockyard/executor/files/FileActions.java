@@ -19,6 +19,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
@@ -69,7 +70,9 @@ public final class FileActions {
 
     private Observation read(Path file, String shown, FileReadAction action, Path workingDir) {
         try {
-            if (BinaryOrNot.isBinary(file)) {
+            // OpenHands' binary check comes first; a directory or a missing file is never binary to
+            // it, and a file read whole is checked on its own first kilobyte (no second open)
+            if (BinaryOrNot.isBinaryName(file)) {
                 return ErrorObservation.of("ERROR_BINARY_FILE");
             }
             if (Files.isDirectory(file)) {
@@ -80,10 +83,14 @@ public final class FileActions {
                         + workingDir + ".");
             }
             if (Files.size(file) > MAX_FILE_BYTES) {
-                return ErrorObservation.of("File too large: " + shown + " is over 10 MB. Read it in parts with the "
-                        + "shell (e.g. head, sed -n) instead.");
+                return ErrorObservation.of(BinaryOrNot.isBinary(file) ? "ERROR_BINARY_FILE" : "File too large: "
+                        + shown + " is over 10 MB. Read it in parts with the shell (e.g. head, sed -n) instead.");
             }
             byte[] bytes = Files.readAllBytes(file);
+            if (BinaryOrNot.isBinary(bytes.length <= BinaryOrNot.CHUNK ? bytes
+                    : Arrays.copyOf(bytes, BinaryOrNot.CHUNK))) {
+                return ErrorObservation.of("ERROR_BINARY_FILE");
+            }
             String mediaType = mediaType(shown);
             if (mediaType != null) {
                 return new FileReadObservation("data:" + mediaType + ";base64,"
