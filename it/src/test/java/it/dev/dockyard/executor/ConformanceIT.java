@@ -20,6 +20,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
@@ -36,11 +37,15 @@ import org.junit.jupiter.api.TestFactory;
  * running), then either {@code action} (the {@code execute_action} body's action; the observation
  * is checked) or {@code request} ({@code {"method": "GET", "path": "server_info"}}: the answer is
  * checked as {@code {"status", "content_type", "json"}} or, for a zip, {@code "zip": {entry: text}}).
- * {@code expect} is a subset of that: objects member by member, arrays element by element, strings
- * exactly unless {@code "<any>"} (present), {@code "<re:REGEX>"} (full match), {@code "<absent>"}
- * (the member must not be there), {@code "<int>"} or {@code "<float>"} (a number written as Python
- * writes an int, or a float: with a fraction or exponent); numbers must have the same value and
- * the same int/float form. "/workspace" anywhere stands for the sandbox's workspace.
+ * {@code expect} is matched objects member by member, arrays element by element, strings exactly
+ * unless {@code "<any>"} (present, null included), {@code "<re:REGEX>"} (full match),
+ * {@code "<absent>"} (the member must not be there), {@code "<int>"} or {@code "<float>"} (a number
+ * written as Python writes an int, or a float: with a fraction or exponent); numbers must have
+ * the same value and the same int/float form. An observation's own members, its {@code extras}
+ * and a command's {@code metadata} must be exactly those the fixture names (a key it does not
+ * name is a difference, so a renamed or extra key is caught); an answer to a {@code request} is
+ * matched as a subset. "/workspace" anywhere stands for the sandbox's workspace. The fixtures that
+ * need no plugin also run at unit speed in executor-core ({@code ConformanceFixturesTest}).
  *
  * <p>Before each fixture the shell is brought back to an idle prompt in the workspace and the
  * workspace is emptied, so fixtures do not depend on each other's order.
@@ -90,14 +95,17 @@ class ConformanceIT extends SandboxTest {
             }
         }
         JsonValue observed;
+        Set<String> exact;
         if (fixture.containsKey("action")) {
             observed = sandbox.execute(fixture.getJsonObject("action"));
+            exact = EXACT;
         } else if (fixture.containsKey("request")) {
             observed = answer(fixture.getJsonObject("request"));
+            exact = Set.of();
         } else {
             throw new AssertionError(name + " has neither \"action\" nor \"request\"");
         }
-        Optional<String> difference = difference("$", fixture.get("expect"), observed);
+        Optional<String> difference = difference("$", fixture.get("expect"), observed, exact);
         if (difference.isPresent()) {
             throw new AssertionError(name + " (from " + fixture.getString("source") + "): " + difference.get()
                     + "\nobserved: " + abbreviated(observed));
@@ -138,8 +146,14 @@ class ConformanceIT extends SandboxTest {
         return entries.build();
     }
 
-    /** The first place where {@code observed} breaks {@code expected}, as a JSON path and why. */
-    static Optional<String> difference(String path, JsonValue expected, JsonValue observed) {
+    /** Where an observation's members must be exactly those of the fixture. */
+    private static final Set<String> EXACT = Set.of("$", "$.extras", "$.extras.metadata");
+
+    /**
+     * The first place where {@code observed} breaks {@code expected}, as a JSON path and why;
+     * objects at the {@code exact} paths may have no member the fixture does not name.
+     */
+    static Optional<String> difference(String path, JsonValue expected, JsonValue observed, Set<String> exact) {
         if (expected instanceof JsonString s) {
             String want = s.getString();
             if (want.equals("<any>")) {
@@ -175,9 +189,17 @@ class ConformanceIT extends SandboxTest {
                 return Optional.of(path + ": expected an object, was " + observed);
             }
             for (var member : e.entrySet()) {
-                Optional<String> d = difference(path + "." + member.getKey(), member.getValue(), o.get(member.getKey()));
+                Optional<String> d = difference(path + "." + member.getKey(), member.getValue(), o.get(member.getKey()),
+                        exact);
                 if (d.isPresent()) {
                     return d;
+                }
+            }
+            if (exact.contains(path)) {
+                for (String key : o.keySet()) {
+                    if (!e.containsKey(key)) {
+                        return Optional.of(path + ": unexpected member \"" + key + "\": " + o.get(key));
+                    }
                 }
             }
             return Optional.empty();
@@ -187,7 +209,7 @@ class ConformanceIT extends SandboxTest {
                 return Optional.of(path + ": expected " + e.size() + " elements " + expected + ", was " + observed);
             }
             for (int i = 0; i < e.size(); i++) {
-                Optional<String> d = difference(path + "[" + i + "]", e.get(i), o.get(i));
+                Optional<String> d = difference(path + "[" + i + "]", e.get(i), o.get(i), exact);
                 if (d.isPresent()) {
                     return d;
                 }

@@ -56,10 +56,18 @@ class FileProtocolIT extends SandboxTest {
         assertEquals(w("/workspace/sub/here.txt"), obs.getJsonObject("extras").getString("path"));
     }
 
+    /**
+     * OpenHands' binary check (binaryornot, the first 1024 bytes) comes before its image branch: a
+     * real PNG is ERROR_BINARY_FILE, and only what passes the check (here a bare PNG signature)
+     * comes back as a data URL.
+     */
     @Test
-    void shouldReadImagesAsDataUrls() {
+    void shouldCheckForBinariesBeforeReadingImagesAsDataUrls() {
         sandbox.run(w("printf 'iVBORw0KGgo=' | base64 -d > /workspace/pixel.png"));
         assertEquals("data:image/png;base64,iVBORw0KGgo=", read(w("/workspace/pixel.png"), 0, -1).getString("content"));
+        sandbox.run(w("printf 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=='"
+                + " | base64 -d > /workspace/real.png"));
+        assertEquals("ERROR_BINARY_FILE", read(w("/workspace/real.png"), 0, -1).getString("content"));
     }
 
     @Test

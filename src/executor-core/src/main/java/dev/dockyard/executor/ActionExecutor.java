@@ -299,7 +299,8 @@ public class ActionExecutor implements AutoCloseable {
             return live.execute(run, timeout);
         }
         if (action instanceof FileReadAction read) {
-            if ("oh_aci".equals(read.implSource()) || read.viewRange() != null) {
+            // as OpenHands: only the oh_aci read is the editor's view; the default read ignores view_range
+            if ("oh_aci".equals(read.implSource())) {
                 return editor.view(read.path(), read.viewRange(), settings.workspace());
             }
             return files.read(read, liveShell().workingDirectory());

@@ -280,7 +280,11 @@ public final class ExecutorRequests {
                 Map.of("Content-Disposition", "attachment; filename=\"" + name.replace("\"", "") + ".zip\""));
     }
 
-    /** {@code POST /list_files}: the names in a directory; anything it cannot list is an empty list. */
+    /**
+     * {@code POST /list_files}: the names in a directory; anything it cannot list is an empty list.
+     * A missing or relative path starts at the workspace (OpenHands' {@code initial_cwd}), not at
+     * the shell's directory.
+     */
     public Reply list(JsonObject request) {
         if (!initialized()) {
             return notInitialized();
@@ -288,9 +292,9 @@ public final class ExecutorRequests {
         ActionExecutor executor = host.executor();
         JsonArrayBuilder names = Json.createArrayBuilder();
         try {
-            Path cwd = executor.workingDirectory();
+            Path base = executor.workspace();
             String requested = request == null ? null : request.getString("path", null);
-            Path dir = requested == null ? cwd : executor.guard().check(requested, cwd);
+            Path dir = requested == null ? base : executor.guard().check(requested, base);
             executor.transfer().list(dir).forEach(names::add);
         } catch (PathGuard.PathRefusedException | IOException e) {
             // OpenHands answers an empty list for anything it cannot list

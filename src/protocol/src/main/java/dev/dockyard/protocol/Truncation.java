@@ -3,7 +3,8 @@ package dev.dockyard.protocol;
 /**
  * The observation length rule of PROTOCOL.md: output longer than 30,000 characters is cut in the
  * middle, keeping 15,000 at each end with a marker between, so agents see both how a command
- * started and how it ended.
+ * started and how it ended. Lengths are counted in code points, as Python's {@code len} counts
+ * them, so a text with characters outside the BMP is cut where OpenHands cuts it.
  */
 public final class Truncation {
 
@@ -21,7 +22,12 @@ public final class Truncation {
         if (content == null || content.length() <= maxChars) {
             return content;
         }
+        int codePoints = content.codePointCount(0, content.length());
+        if (codePoints <= maxChars) {
+            return content;
+        }
         int half = maxChars / 2;
-        return content.substring(0, half) + MARKER + content.substring(content.length() - half);
+        return content.substring(0, content.offsetByCodePoints(0, half)) + MARKER
+                + content.substring(content.offsetByCodePoints(content.length(), -half));
     }
 }

@@ -4,6 +4,7 @@ import dev.dockyard.protocol.CmdOutputMetadata;
 import dev.dockyard.protocol.CmdOutputObservation;
 import dev.dockyard.protocol.CmdRunAction;
 import dev.dockyard.protocol.PythonNumbers;
+import dev.dockyard.protocol.PythonStrings;
 import dev.dockyard.protocol.Truncation;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -29,7 +30,8 @@ import java.util.logging.Logger;
  * keys ({@code C-c} becomes SIGINT for the foreground job) and interactive programs behave as for
  * a person. A reader thread appends everything the terminal prints to a bounded buffer and wakes
  * the waiting action; a command is complete when the {@link Prompt} appears, so there is no
- * polling interval to pay on every command.
+ * polling interval to pay on every command. The agent gets the output as OpenHands' tmux pane
+ * shows it ({@link ScreenText}: colours gone, carriage returns applied, stripped).
  *
  * <p>A command that outlives its hard timeout (or, when not blocking, prints nothing for the
  * no-output timeout) keeps running; the observation says so and the agent may then send an empty
@@ -65,16 +67,16 @@ public final class BashSession implements AutoCloseable {
     /** One piece of a long input line, in chars: at most 4 bytes each, below the terminal's line. */
     static final int INPUT_PIECE_CHARS = 1000;
     private static final char END_OF_FILE = '\u0004';
-    private static final Map<String, Character> CONTROL_KEYS = Map.of("C-c", '\u0003', "C-z", '\u001a',
-            "C-d", '\u0004', "C-\\", '\u001c');
-    /** The signals a terminal in signal mode makes of the keys, by kill(1)'s names. */
-    private static final Map<String, String> KEY_SIGNALS = Map.of("C-c", "INT", "C-z", "TSTP", "C-\\", "QUIT");
+    /** The signals a terminal in signal mode makes of the keys (C-c, C-z, C-\\), by kill(1)'s names. */
+    private static final Map<Character, String> KEY_SIGNALS = Map.of('\u0003', "INT", '\u001a', "TSTP",
+            '\u001c', "QUIT");
+    /** The shell variable holding PS1, which PROMPT_COMMAND copies into PS1 before every prompt. */
+    static final String PS1_VARIABLE = "__dockyard_ps1";
 
     private final Process process;
     private final OutputStream terminal;
     private final Object lock = new Object();
     private final OutputBuffer buffer = new OutputBuffer();
-    private final String pythonPath;
     private final Duration noOutputTimeout;
     private final Path scripts;
     private final String shell;
@@ -92,12 +94,11 @@ public final class BashSession implements AutoCloseable {
     private boolean running;
     private CmdOutputMetadata lastPrompt;
 
-    private BashSession(Process process, String shell, String pythonPath, Duration noOutputTimeout, Path scripts) {
+    private BashSession(Process process, String shell, Duration noOutputTimeout, Path scripts) {
         this.process = process;
         this.shell = shell;
         this.scripts = scripts;
         this.terminal = process.getOutputStream();
-        this.pythonPath = pythonPath;
         this.noOutputTimeout = noOutputTimeout;
     }
 
@@ -133,8 +134,7 @@ public final class BashSession implements AutoCloseable {
         builder.environment().putIfAbsent("TERM", "xterm-256color");
         builder.environment().putIfAbsent("PAGER", "cat");
         builder.environment().putIfAbsent("GIT_PAGER", "cat");
-        BashSession session = new BashSession(builder.start(), shell, findPython(environment), noOutputTimeout,
-                scripts);
+        BashSession session = new BashSession(builder.start(), shell, noOutputTimeout, scripts);
         session.startReader();
         session.initialise(workdir);
         synchronized (session.lock) {
@@ -172,15 +172,18 @@ public final class BashSession implements AutoCloseable {
 
     private void initialise(Path workdir) throws IOException {
         // The markers are split by quotes so that the echo of this very line (echo is still on
-        // while it is typed) can never be mistaken for a prompt.
+        // while it is typed) can never be mistaken for a prompt. PS1 is set again before every
+        // prompt, as OpenHands' PROMPT_COMMAND does, so that a command changing it (a virtual
+        // environment's activate script prefixes "(venv) ") cannot leave text after the output.
         String ps1 = Prompt.PS1.replace(Prompt.BEGIN, "###DOCKYARD_''PS1###").replace(Prompt.END, "###DOCKYARD_''PS1_END###");
-        String init = "stty -echo -onlcr cols 1000 2>/dev/null; export PS2=''; unset PROMPT_COMMAND; "
-                + "PS1='" + ps1 + "'; cd " + shellQuote(workdir.toString()) + "\n";
+        String init = "stty -echo -onlcr cols " + ScreenText.COLUMNS + " 2>/dev/null; export PS2=''; "
+                + PS1_VARIABLE + "='" + ps1 + "'; PS1=$" + PS1_VARIABLE + "; PROMPT_COMMAND='PS1=$" + PS1_VARIABLE
+                + "'; cd " + shellQuote(workdir.toString()) + "\n";
         synchronized (lock) {
             write(init);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             Optional<Prompt.Match> prompt;
-            while ((prompt = Prompt.find(buffer, pythonPath)).isEmpty()) {
+            while ((prompt = Prompt.find(buffer)).isEmpty()) {
                 long left = deadline - System.nanoTime();
                 if (exited || left <= 0) {
                     String output = buffer.substring(0, buffer.length());
@@ -214,10 +217,10 @@ public final class BashSession implements AutoCloseable {
 
     /** Carries out a {@code run} action in the persistent shell; see the class comment for the rules. */
     public CmdOutputObservation execute(CmdRunAction action, Duration hardTimeout) throws IOException {
-        String command = action.command().strip();
+        String command = PythonStrings.strip(action.command());
         synchronized (lock) {
             if (running) {
-                Optional<Prompt.Match> done = Prompt.find(buffer, pythonPath);
+                Optional<Prompt.Match> done = Prompt.find(buffer);
                 if (done.isPresent() && command.isEmpty()) {
                     return complete(done.get(), command, action.hidden(), "");
                 }
@@ -253,9 +256,9 @@ public final class BashSession implements AutoCloseable {
                 running = true;
             } else {
                 prefix = CONTINUED_PREFIX;
-                if (action.isInput() && CONTROL_KEYS.containsKey(command)) {
+                if (action.isInput() && ControlKey.isSpecialKey(command)) {
                     sendKey(command);
-                    keySuffix = " CTRL+" + Character.toUpperCase(command.charAt(2)) + " was sent.";
+                    keySuffix = " CTRL+" + ControlKey.shownName(command) + " was sent.";
                 } else if (action.isInput()) {
                     writeInput(command);
                 } else if (!command.isEmpty()) {
@@ -283,7 +286,7 @@ public final class BashSession implements AutoCloseable {
     public boolean runIfIdle(CmdRunAction action, Duration hardTimeout) throws IOException {
         synchronized (lock) {
             if (running) {
-                Optional<Prompt.Match> done = Prompt.find(buffer, pythonPath);
+                Optional<Prompt.Match> done = Prompt.find(buffer);
                 if (done.isEmpty()) {
                     return false;
                 }
@@ -305,7 +308,7 @@ public final class BashSession implements AutoCloseable {
         long deadline = System.nanoTime() + hardTimeout.toNanos();
         long noOutputNanos = noOutputTimeout.toNanos();
         while (true) {
-            Optional<Prompt.Match> done = Prompt.find(buffer, pythonPath);
+            Optional<Prompt.Match> done = Prompt.find(buffer);
             if (done.isPresent()) {
                 return complete(done.get(), command, action.hidden(), keySuffix);
             }
@@ -490,12 +493,14 @@ public final class BashSession implements AutoCloseable {
     }
 
     /**
-     * A control key for the running command: the byte, unless the executor stands in for the
-     * terminal's signals (see the class comment); the byte too when no job or no signal can be
-     * found or sent, which is what the terminal had before.
+     * A special key ({@code C-x}) for the running command, as tmux's {@code send-keys} types it
+     * ({@link ControlKey}): the byte, unless the executor stands in for the terminal's signals
+     * (see the class comment); the byte too when no job or no signal can be found or sent, which
+     * is what the terminal had before.
      */
     private void sendKey(String key) throws IOException {
-        String signal = KEY_SIGNALS.get(key);
+        String keyText = ControlKey.typed(key);
+        String signal = keyText.length() == 1 ? KEY_SIGNALS.get(keyText.charAt(0)) : null;
         if (signal != null && signalsByExecutor && signallingTerminal()) {
             Optional<ForegroundJob> job = process.children().findFirst()
                     .flatMap(shellProcess -> ProcessStat.of(shellProcess.pid()))
@@ -504,7 +509,9 @@ public final class BashSession implements AutoCloseable {
                 return;
             }
         }
-        write(String.valueOf(CONTROL_KEYS.get(key)));
+        if (!keyText.isEmpty()) {
+            write(keyText);
+        }
     }
 
     /** The shell's child processes now, those still there to read. */
@@ -538,8 +545,9 @@ public final class BashSession implements AutoCloseable {
         }
     }
 
-    private static String clean(String output) {
-        return Truncation.middle(output.stripTrailing());
+    /** The output as OpenHands' tmux pane shows it ({@link ScreenText}), cut in the middle past 30,000 characters. */
+    static String clean(String output) {
+        return Truncation.middle(ScreenText.of(output));
     }
 
     private void write(String text) throws IOException {
@@ -561,19 +569,6 @@ public final class BashSession implements AutoCloseable {
 
     public static String shellQuote(String s) {
         return "'" + s.replace("'", "'\\''") + "'";
-    }
-
-    private static String findPython(Map<String, String> environment) {
-        String path = environment.getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin");
-        for (String dir : path.split(":")) {
-            for (String name : List.of("python3", "python")) {
-                Path candidate = Path.of(dir, name);
-                if (Files.isExecutable(candidate)) {
-                    return candidate.toString();
-                }
-            }
-        }
-        return null;
     }
 
     @Override

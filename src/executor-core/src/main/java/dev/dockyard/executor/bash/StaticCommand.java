@@ -4,7 +4,6 @@ import dev.dockyard.protocol.CmdOutputMetadata;
 import dev.dockyard.protocol.CmdOutputObservation;
 import dev.dockyard.protocol.CmdRunAction;
 import dev.dockyard.protocol.PythonNumbers;
-import dev.dockyard.protocol.Truncation;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,7 +15,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * An {@code is_static} command: a fresh {@code bash -c} in the given directory, untouched by and
- * not touching the persistent shell's state. Killed at its hard timeout, unlike a persistent-shell
+ * not touching the persistent shell's state. Its output is cleaned as the persistent shell's
+ * (OpenHands runs it in a fresh tmux session). Killed at its hard timeout, unlike a persistent-shell
  * command, because nobody could interact with it afterwards.
  */
 public final class StaticCommand {
@@ -47,7 +47,7 @@ public final class StaticCommand {
             drain.join(1000);
             String content;
             synchronized (out) {
-                content = Truncation.middle(out.toString(StandardCharsets.UTF_8).stripTrailing());
+                content = BashSession.clean(out.toString(StandardCharsets.UTF_8));
             }
             int exitCode = finished ? process.exitValue() : -1;
             String suffix = finished ? "\n[The command completed with exit code " + exitCode + ".]"

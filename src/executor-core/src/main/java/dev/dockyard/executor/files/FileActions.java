@@ -19,16 +19,21 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
- * {@code read} and {@code write} with the OpenHands semantics: relative paths start at the shell's
- * working directory, lines are selected and replaced with OpenHands' {@code read_lines} and
- * {@code insert_lines} rules, images are read as data URLs, and the error texts are the ones agents
- * were trained on.
+ * {@code read} and {@code write} as OpenHands' {@code ActionExecutor.read} and {@code write} do
+ * them: relative paths start at the shell's working directory, texts show the path as Python's
+ * {@code pathlib} joins it ({@code ..} kept; the file used is the normalised one the
+ * {@link PathGuard} let through), the binary check comes first ({@link BinaryOrNot}), images,
+ * PDFs and videos that pass it are read as data URLs, text is read with Python's universal
+ * newlines ({@code \r\n} and {@code \r} read as {@code \n}, and a line range written back with
+ * {@code \n}), lines are selected and replaced with OpenHands' {@code read_lines} and
+ * {@code insert_lines} rules, and the error texts are the ones agents were trained on.
  */
 public final class FileActions {
 
@@ -43,72 +48,93 @@ public final class FileActions {
     /** Larger files are refused rather than pulled into an observation. */
     public static final long MAX_FILE_BYTES = 10L * 1024 * 1024;
 
+    /** OpenHands' extensions, with the type Python's {@code mimetypes} gives them. */
     private static final Map<String, String> MEDIA_TYPES = Map.of(
             ".png", "image/png", ".jpg", "image/jpeg", ".jpeg", "image/jpeg", ".bmp", "image/bmp",
             ".gif", "image/gif", ".pdf", "application/pdf", ".mp4", "video/mp4", ".webm", "video/webm",
-            ".ogg", "video/ogg");
+            ".ogg", "audio/ogg");
 
     public Observation read(FileReadAction action, Path workingDir) {
         try {
-            return read(guard.check(action.path(), workingDir), action, workingDir);
+            return read(guard.check(action.path(), workingDir), shownPath(action.path(), workingDir), action,
+                    workingDir);
         } catch (PathGuard.PathRefusedException e) {
             return ErrorObservation.of(e.getMessage());
         }
     }
 
-    private Observation read(Path file, FileReadAction action, Path workingDir) {
+    /** The path as OpenHands' {@code _resolve_path} writes it: {@code str(Path(working_dir) / path)}. */
+    static String shownPath(String requested, Path workingDir) {
+        return FileEditor.pathlib(requested.startsWith("/") ? requested : workingDir + "/" + requested);
+    }
+
+    private Observation read(Path file, String shown, FileReadAction action, Path workingDir) {
         try {
+            // OpenHands' binary check comes first; a directory or a missing file is never binary to
+            // it, and a file read whole is checked on its own first kilobyte (no second open)
+            if (BinaryOrNot.isBinaryName(file)) {
+                return ErrorObservation.of("ERROR_BINARY_FILE");
+            }
             if (Files.isDirectory(file)) {
-                return ErrorObservation.of("Path is a directory: " + file + ". You can only read files");
+                return ErrorObservation.of("Path is a directory: " + shown + ". You can only read files");
             }
             if (!Files.exists(file)) {
-                return ErrorObservation.of("File not found: " + file + ". Your current working directory is "
+                return ErrorObservation.of("File not found: " + shown + ". Your current working directory is "
                         + workingDir + ".");
             }
             if (Files.size(file) > MAX_FILE_BYTES) {
-                return ErrorObservation.of("File too large: " + file + " is over 10 MB. Read it in parts with the "
-                        + "shell (e.g. head, sed -n) instead.");
+                return ErrorObservation.of(BinaryOrNot.isBinary(file) ? "ERROR_BINARY_FILE" : "File too large: "
+                        + shown + " is over 10 MB. Read it in parts with the shell (e.g. head, sed -n) instead.");
             }
             byte[] bytes = Files.readAllBytes(file);
-            String mediaType = mediaType(file);
+            if (BinaryOrNot.isBinary(bytes.length <= BinaryOrNot.CHUNK ? bytes
+                    : Arrays.copyOf(bytes, BinaryOrNot.CHUNK))) {
+                return ErrorObservation.of("ERROR_BINARY_FILE");
+            }
+            String mediaType = mediaType(shown);
             if (mediaType != null) {
                 return new FileReadObservation("data:" + mediaType + ";base64,"
-                        + Base64.getEncoder().encodeToString(bytes), file.toString(), "default");
-            }
-            if (looksBinary(bytes)) {
-                return ErrorObservation.of("ERROR_BINARY_FILE");
+                        + Base64.getEncoder().encodeToString(bytes), shown, "default");
             }
             String text;
             try {
-                text = decodeUtf8(bytes);
+                text = universalNewlines(decodeUtf8(bytes));
             } catch (CharacterCodingException e) {
-                return ErrorObservation.of("File could not be decoded as utf-8: " + file + ".");
+                return ErrorObservation.of("File could not be decoded as utf-8: " + shown + ".");
             }
             if (action.start() <= 0 && action.end() == -1) {
                 // the whole file (the default): what read_lines and a join would give back
-                return new FileReadObservation(text, file.toString(), "default");
+                return new FileReadObservation(text, shown, "default");
             }
             List<String> lines = readLines(splitKeepingNewlines(text), action.start(), action.end());
-            return new FileReadObservation(String.join("", lines), file.toString(), "default");
+            return new FileReadObservation(String.join("", lines), shown, "default");
         } catch (AccessDeniedException e) {
-            return ErrorObservation.of("Permission denied: " + file);
+            return ErrorObservation.of("Permission denied: " + shown);
         } catch (IOException e) {
-            return ErrorObservation.of("Could not read " + file + ": " + e.getMessage());
+            return ErrorObservation.of("Could not read " + shown + ": " + e.getMessage());
         }
+    }
+
+    /** Python's universal newlines on reading: {@code \r\n} and a lone {@code \r} are {@code \n}. */
+    static String universalNewlines(String text) {
+        if (text.indexOf('\r') < 0) {
+            return text;
+        }
+        return text.replace("\r\n", "\n").replace('\r', '\n');
     }
 
     public Observation write(FileWriteAction action, Path workingDir) {
         try {
-            return write(guard.check(action.path(), workingDir), action);
+            return write(guard.check(action.path(), workingDir), shownPath(action.path(), workingDir), action);
         } catch (PathGuard.PathRefusedException e) {
             return ErrorObservation.of(e.getMessage());
         }
     }
 
-    private Observation write(Path file, FileWriteAction action) {
+    private Observation write(Path file, String shown, FileWriteAction action) {
         try {
             if (Files.isDirectory(file)) {
-                return ErrorObservation.of("Path is a directory: " + file + ". You can only write to files");
+                return ErrorObservation.of("Path is a directory: " + shown + ". You can only write to files");
             }
             Path parent = file.getParent();
             if (parent != null) {
@@ -125,10 +151,11 @@ public final class FileActions {
                     checkUtf8(file);
                 } else if (existed) {
                     newText = String.join("", insertLines(List.of(action.content().split("\n", -1)),
-                            splitKeepingNewlines(decodeUtf8(Files.readAllBytes(file))), action.start(), action.end()));
+                            splitKeepingNewlines(universalNewlines(decodeUtf8(Files.readAllBytes(file)))),
+                            action.start(), action.end()));
                 }
             } catch (CharacterCodingException e) {
-                return ErrorObservation.of("File could not be decoded as utf-8: " + file);
+                return ErrorObservation.of("File could not be decoded as utf-8: " + shown);
             }
             // rewriting in place keeps the file's owner and mode, as OpenHands restores them
             try (OutputStream out = Files.newOutputStream(file)) {
@@ -147,13 +174,13 @@ public final class FileActions {
                     // not a POSIX file system: the default mode is all there is
                 }
             }
-            return new FileWriteObservation("", file.toString());
+            return new FileWriteObservation("", shown);
         } catch (NoSuchFileException e) {
-            return ErrorObservation.of("File not found: " + file);
+            return ErrorObservation.of("File not found: " + shown);
         } catch (AccessDeniedException e) {
-            return ErrorObservation.of("Permission error on " + file + ": " + e.getMessage());
+            return ErrorObservation.of("Permission error on " + shown + ": " + e.getMessage());
         } catch (IOException e) {
-            return ErrorObservation.of("Could not write " + file + ": " + e.getMessage());
+            return ErrorObservation.of("Could not write " + shown + ": " + e.getMessage());
         }
     }
 
@@ -175,13 +202,19 @@ public final class FileActions {
     static List<String> insertLines(List<String> toInsert, List<String> original, int start, int end) {
         List<String> result = new ArrayList<>();
         if (start != 0) {
-            result.addAll(original.subList(0, Math.min(Math.max(start, 0), original.size())));
+            result.addAll(original.subList(0, sliceIndex(start, original.size())));
         }
         toInsert.forEach(line -> result.add(line + "\n"));
         if (end != -1) {
-            result.addAll(original.subList(Math.min(Math.max(end, 0), original.size()), original.size()));
+            result.addAll(original.subList(Math.min(sliceIndex(end, original.size()), original.size()),
+                    original.size()));
         }
         return result;
+    }
+
+    /** A Python slice bound: a negative one counts from the end; clamped to the list. */
+    private static int sliceIndex(int index, int size) {
+        return index < 0 ? Math.max(size + index, 0) : Math.min(index, size);
     }
 
     /** Python's {@code readlines()}: every line keeps its newline; no empty last element. */
@@ -228,20 +261,10 @@ public final class FileActions {
         }
     }
 
-    /** Text never holds a NUL; binaries nearly always do near their start. */
-    static boolean looksBinary(byte[] bytes) {
-        int n = Math.min(bytes.length, 8192);
-        for (int i = 0; i < n; i++) {
-            if (bytes[i] == 0) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static String mediaType(Path file) {
-        String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
-        int dot = name.lastIndexOf('.');
-        return dot < 0 ? null : MEDIA_TYPES.get(name.substring(dot));
+    /** By the end of the path as OpenHands tests it ({@code filepath.lower().endswith(...)}). */
+    private static String mediaType(String path) {
+        String lower = path.toLowerCase(Locale.ROOT);
+        int dot = lower.lastIndexOf('.');
+        return dot < 0 || lower.indexOf('/', dot) >= 0 ? null : MEDIA_TYPES.get(lower.substring(dot));
     }
 }

@@ -5,15 +5,17 @@ import dev.dockyard.protocol.FileEditAction;
 import dev.dockyard.protocol.FileEditObservation;
 import dev.dockyard.protocol.FileReadObservation;
 import dev.dockyard.protocol.Observation;
+import dev.dockyard.protocol.PythonStrings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitOption;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -232,7 +234,7 @@ public final class FileEditor {
                         + " is a directory and only the `view` command can be used on directories.");
             }
             String suffix = suffix(path);
-            if (CONVERTED_BINARY_SUFFIXES.contains(suffix)) {
+            if (CONVERTED_BINARY_SUFFIXES.contains(suffix.toLowerCase(Locale.ROOT))) {
                 throw invalid("path", path, "The path " + path + " points to a binary file (" + suffix
                         + ") and only the `view` command can be used on supported binary files.");
             }
@@ -240,22 +242,15 @@ public final class FileEditor {
         return path;
     }
 
+    /** OpenHands' {@code is_binary(action.path)}: a relative path is not found there, so it is not binary. */
     private boolean isBinaryFile(String requested, Path workingDir) {
         if (requested == null || !requested.startsWith("/")) {
             return false;
         }
         try {
-            Path path = guard.check(requested, workingDir);
-            if (!Files.isRegularFile(path)) {
-                return false;
-            }
-            byte[] head;
-            try (var in = Files.newInputStream(path)) {
-                head = in.readNBytes(8192);
-            }
-            return FileActions.looksBinary(head);
-        } catch (PathGuard.PathRefusedException | IOException e) {
-            // the editor's own checks answer these
+            return BinaryOrNot.isBinary(guard.check(requested, workingDir));
+        } catch (PathGuard.PathRefusedException e) {
+            // the editor's own checks answer this
             return false;
         }
     }
@@ -274,37 +269,44 @@ public final class FileEditor {
     static final List<String> CONVERTED_BINARY_SUFFIXES = List.of(".docx", ".xlsx", ".pptx", ".pdf", ".mp3", ".wav",
             ".m4a", ".flac");
 
+    /** Python's {@code Path.suffix}, as written ({@code .PDF} stays upper case). */
     private static String suffix(Path path) {
         String name = path.getFileName() == null ? "" : path.getFileName().toString();
         int dot = name.lastIndexOf('.');
-        return dot <= 0 || dot == name.length() - 1 ? "" : name.substring(dot).toLowerCase(Locale.ROOT);
+        return dot <= 0 || dot == name.length() - 1 ? "" : name.substring(dot);
     }
 
+    /**
+     * openhands-aci's validate_file: the size (in MB with one decimal, as Python's format rounds
+     * it: half to even on the exact value), then binaryornot's check, which skips the documents
+     * the view converts. A file it cannot read passes here and fails when it is read, as there.
+     */
     private static void validateFile(Path path, String shown) throws ToolError {
         if (!Files.isRegularFile(path)) {
             return;
         }
+        long size;
         try {
-            long size = Files.size(path);
-            if (size > FileActions.MAX_FILE_BYTES) {
-                throw new ToolError("File validation failed for " + shown + ": File is too large ("
-                        + String.format(Locale.ROOT, "%.1f", size / 1024.0 / 1024.0)
-                        + "MB). Maximum allowed size is 10MB.");
-            }
-            if (CONVERTED_BINARY_SUFFIXES.contains(suffix(path))) {
-                return;
-            }
-            byte[] head = new byte[(int) Math.min(size, 8192)];
-            try (var in = Files.newInputStream(path)) {
-                in.readNBytes(head, 0, head.length);
-            }
-            if (FileActions.looksBinary(head)) {
-                throw new ToolError("File validation failed for " + shown
-                        + ": File appears to be binary and this file type cannot be read or edited by this tool.");
-            }
+            size = Files.size(path);
         } catch (IOException e) {
-            throw new ToolError("Ran into " + e + " while trying to read " + shown);
+            throw new ToolError("Ran into " + PythonOsError.of(e, path.toString()) + " while trying to read " + shown);
         }
+        if (size > FileActions.MAX_FILE_BYTES) {
+            throw new ToolError("File validation failed for " + shown + ": File is too large ("
+                    + megabytes(size) + "MB). Maximum allowed size is 10MB.");
+        }
+        if (CONVERTED_BINARY_SUFFIXES.contains(suffix(path).toLowerCase(Locale.ROOT))) {
+            return;
+        }
+        if (BinaryOrNot.isBinary(path)) {
+            throw new ToolError("File validation failed for " + shown
+                    + ": File appears to be binary and this file type cannot be read or edited by this tool.");
+        }
+    }
+
+    /** Python's {@code f'{size / 1024 / 1024:.1f}'}: the double's exact value, rounded half to even. */
+    static String megabytes(long size) {
+        return new BigDecimal(size / 1024.0 / 1024.0).setScale(1, RoundingMode.HALF_EVEN).toPlainString();
     }
 
     private static ToolError invalid(String parameter, Object value, String hint) {
@@ -326,7 +328,7 @@ public final class FileEditor {
             return viewDirectory(path);
         }
         validateFile(path, path.toString());
-        if (CONVERTED_BINARY_SUFFIXES.contains(suffix(path))) {
+        if (CONVERTED_BINARY_SUFFIXES.contains(suffix(path).toLowerCase(Locale.ROOT))) {
             throw new ToolError("Error in converting file to Markdown: this sandbox has no converter for "
                     + suffix(path) + " files. Please use Python code to read " + path);
         }
@@ -378,7 +380,7 @@ public final class FileEditor {
         // as openhands-aci: find's sorted output is clipped first, then each line that is a directory gets its slash
         StringBuilder found = new StringBuilder();
         new TreeSet<>(entries.stream().map(Path::toString).toList()).forEach(p -> found.append(p).append('\n'));
-        String clipped = truncate(found.toString(), DIRECTORY_TRUNCATED_NOTICE).strip();
+        String clipped = PythonStrings.strip(truncate(found.toString(), DIRECTORY_TRUNCATED_NOTICE));
         List<String> names = new ArrayList<>();
         if (!clipped.isEmpty()) {
             for (String p : clipped.split("\n", -1)) {
@@ -412,8 +414,8 @@ public final class FileEditor {
         List<Integer> matches = occurrences(content, oldStr);
         if (matches.isEmpty()) {
             // openhands-aci tries once more without the whitespace around both strings
-            oldStr = oldStr.strip();
-            replacement = replacement.strip();
+            oldStr = PythonStrings.strip(oldStr);
+            replacement = PythonStrings.strip(replacement);
             matches = occurrences(content, oldStr);
             if (matches.isEmpty()) {
                 throw new ToolError("No replacement was performed, old_str `" + oldStr + "` did not appear verbatim in "
@@ -594,7 +596,7 @@ public final class FileEditor {
             throw new ToolError("The editor only supports UTF-8 encoding files, please use bash commands for files "
                     + "with other encoding: " + path);
         } catch (IOException e) {
-            throw new ToolError("Ran into " + e + " while trying to read " + path);
+            throw new ToolError("Ran into " + PythonOsError.of(e, path.toString()) + " while trying to read " + path);
         }
     }
 
@@ -602,11 +604,9 @@ public final class FileEditor {
     private static void write(Path path, String text) throws ToolError {
         try {
             Files.writeString(path, text, StandardCharsets.UTF_8);
-        } catch (NoSuchFileException e) {
-            throw new ToolError("Ran into [Errno 2] No such file or directory: '" + path + "' while trying to write to "
-                    + path);
         } catch (IOException e) {
-            throw new ToolError("Ran into " + e + " while trying to write to " + path);
+            throw new ToolError("Ran into " + PythonOsError.of(e, path.toString()) + " while trying to write to "
+                    + path);
         }
     }
 
@@ -693,6 +693,6 @@ public final class FileEditor {
     static String diff(String path, String before, String after) {
         List<String> unified = Difflib.unifiedDiff(List.of(before.split("\n", -1)), List.of(after.split("\n", -1)),
                 path, path, 0);
-        return unified.stream().map(String::stripTrailing).collect(Collectors.joining("\n"));
+        return unified.stream().map(PythonStrings::rstrip).collect(Collectors.joining("\n"));
     }
 }

@@ -212,7 +212,11 @@ public final class FileTransfer {
         }
     }
 
-    /** OpenHands' listing: names, directories suffixed "/", directories first, each group case-insensitively sorted. */
+    /**
+     * OpenHands' listing: names, directories suffixed "/", directories first, each group sorted
+     * by Python's {@code s.lower()}. Links are followed ({@code os.path.exists}, {@code isdir}):
+     * a link to a directory is a directory, and a dangling link is left out.
+     */
     public List<String> list(Path dir) throws IOException {
         if (!Files.isDirectory(dir)) {
             return List.of();
@@ -224,17 +228,33 @@ public final class FileTransfer {
                 String name = p.getFileName().toString();
                 if (Files.isDirectory(p)) {
                     directories.add(name + "/");
-                } else {
+                } else if (Files.exists(p)) {
                     files.add(name);
                 }
             });
         }
-        Comparator<String> order = String.CASE_INSENSITIVE_ORDER;
+        Comparator<String> order = Comparator.comparing(name -> name.toLowerCase(Locale.ROOT), FileTransfer::byCodePoint);
         directories.sort(order);
         files.sort(order);
         List<String> all = new ArrayList<>(directories);
         all.addAll(files);
         return all;
+    }
+
+    /** Python's str order: code point by code point (not UTF-16 unit by unit). */
+    private static int byCodePoint(String a, String b) {
+        int i = 0;
+        int j = 0;
+        while (i < a.length() && j < b.length()) {
+            int x = a.codePointAt(i);
+            int y = b.codePointAt(j);
+            if (x != y) {
+                return Integer.compare(x, y);
+            }
+            i += Character.charCount(x);
+            j += Character.charCount(y);
+        }
+        return Integer.compare(a.length() - i, b.length() - j);
     }
 
     private static String safeFileName(String filename) {

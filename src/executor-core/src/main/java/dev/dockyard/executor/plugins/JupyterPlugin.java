@@ -4,8 +4,9 @@ import dev.dockyard.protocol.Action;
 import dev.dockyard.protocol.ErrorObservation;
 import dev.dockyard.protocol.IPythonRunCellAction;
 import dev.dockyard.protocol.IPythonRunCellObservation;
-import dev.dockyard.protocol.PythonNumbers;
 import dev.dockyard.protocol.Observation;
+import dev.dockyard.protocol.PythonNumbers;
+import dev.dockyard.protocol.PythonStrings;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
@@ -28,6 +29,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
 
 /**
  * {@code run_ipython} on one persistent IPython kernel. The kernel is driven by a small Python
@@ -60,6 +62,7 @@ public final class JupyterPlugin implements Plugin {
     private Thread drain;
     /** The configuration pushed so far: a restarted bridge gets it again. */
     private Map<String, String> configured = Map.of();
+    private static final Pattern SGR = Pattern.compile("\u001b\\[[0-9]+(;[0-9]+){0,2}m");
     private String initCode = "";
 
     /** @param command the bridge, e.g. {@code [python3, /dockyard/bin/ipython-bridge]} */
@@ -154,8 +157,9 @@ public final class JupyterPlugin implements Plugin {
             return ErrorObservation.of("The IPython kernel bridge failed: " + e.getMessage() + lastWords());
         }
         // OpenHands' texts (plugins/jupyter/execute_server.py JupyterKernel.execute): the timeout
-        // line and the no-output line; the output is right-stripped as its run_ipython does
-        String output = answer.getString("output", "").stripTrailing();
+        // line and the no-output line; colours are stripped from all of the text as its strip_ansi
+        // does, and the output is right-stripped as its run_ipython does
+        String output = PythonStrings.rstrip(stripAnsi(answer.getString("output", "")));
         boolean timedOut = answer.getBoolean("timed_out", false);
         boolean restarted = answer.getBoolean("restarted", false);
         List<String> lines = new ArrayList<>();
@@ -180,6 +184,11 @@ public final class JupyterPlugin implements Plugin {
         List<String> images = new ArrayList<>();
         answer.getJsonArray("images").forEach(v -> images.add(((JsonString) v).getString()));
         return new IPythonRunCellObservation(content.toString(), cell.code(), images);
+    }
+
+    /** OpenHands' {@code strip_ansi}: only SGR sequences with one to three numeric parameters. */
+    static String stripAnsi(String text) {
+        return text.indexOf('\u001b') < 0 ? text : SGR.matcher(text).replaceAll("");
     }
 
     @Override

@@ -205,6 +205,44 @@ class BashSessionTest {
         assertTrue(!shell.isAlive());
     }
 
+    @Test
+    void shouldShowOutputAsOpenHandsTmuxPaneShowsIt() throws Exception {
+        assertEquals("x", run("echo '   x'").content(), "OpenHands strips the output at both ends");
+        assertEquals("100%", run("printf '50%%\\r100%%\\n'").content());
+        assertEquals("red\nnext", run("printf '\\033[31mred\\033[0m   \\nnext\\n'").content());
+        assertEquals("a       b", run("printf 'a\\tb\\n'").content());
+    }
+
+    @Test
+    void shouldFindPythonAlongThePathAtEveryPromptAsWhichDoes() throws Exception {
+        Path bin = Files.createDirectories(workspace.resolve("venv/bin"));
+        Path python = Files.writeString(bin.resolve("python"), "#!/bin/sh\n");
+        python.toFile().setExecutable(true);
+        assertEquals(bin + "/python", run("export PATH=" + bin + ":$PATH").metadata().pyInterpreterPath());
+        assertEquals("venv/bin/python", run("export PATH=venv/bin:/nowhere").metadata().pyInterpreterPath(),
+                "a relative entry is written as it is and looked up from the working directory");
+        assertEquals("", run("cd /").metadata().pyInterpreterPath(), "no python on the path is \"\", not null");
+    }
+
+    @Test
+    void shouldKeepItsPromptWhenACommandChangesPs1() throws Exception {
+        run("PS1=\"(venv) $PS1\"");
+        assertEquals("after", run("echo after").content(), "a virtual environment's prompt prefix is not output");
+        assertEquals(0, run("true").metadata().exitCode());
+        assertEquals(3, run("(exit 3)").metadata().exitCode(), "the exit code survives PROMPT_COMMAND");
+    }
+
+    @Test
+    void shouldSendOtherControlKeysAsTmuxTypesThem() throws Exception {
+        CmdRunAction cat = new CmdRunAction("cat -v", false, "", true, false, null, false, SecurityRisk.UNKNOWN, 0.5);
+        shell.execute(cat, Duration.ofMillis(500));
+        CmdRunAction formFeed = new CmdRunAction("C-l", true, "", true, false, null, false, SecurityRisk.UNKNOWN, 0.5);
+        shell.execute(formFeed, Duration.ofMillis(500));
+        assertEquals("^Lx", input("x").content().replace("[Below is the output of the previous command.]\n", ""));
+        CmdOutputObservation done = input("C-d");
+        assertEquals("\n[The command completed with exit code 0. CTRL+D was sent.]", done.metadata().suffix());
+    }
+
     private static String sha256(String text) throws Exception {
         return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
     }

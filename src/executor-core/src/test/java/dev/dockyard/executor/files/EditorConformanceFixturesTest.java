@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.dockyard.executor.ConformanceMatch;
 import dev.dockyard.protocol.Action;
 import dev.dockyard.protocol.FileEditAction;
 import dev.dockyard.protocol.FileReadAction;
 import dev.dockyard.protocol.Observation;
 import dev.dockyard.protocol.ProtocolJson;
 import jakarta.json.Json;
-import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
 import jakarta.json.JsonString;
@@ -34,7 +34,8 @@ import org.junit.jupiter.api.TestFactory;
  * The editor's conformance fixtures ({@code it/src/test/resources/conformance/editor-*.json},
  * written from OpenHands' server and openhands-aci's editor) run against the editor alone, on a
  * real file system with {@code /workspace} mapped to a temporary directory: the same
- * expectations the end-to-end ConformanceIT checks in a sandbox, verified at unit speed.
+ * expectations, by the same rules ({@link ConformanceMatch}), the end-to-end ConformanceIT checks
+ * in a sandbox, verified at unit speed.
  */
 class EditorConformanceFixturesTest {
 
@@ -120,55 +121,9 @@ class EditorConformanceFixturesTest {
             throw new AssertionError("not an editor action: " + actionJson);
         }
         JsonObject expect = read(map(fixture.getJsonObject("expect").toString(), workspace));
-        String difference = differs("", expect, ProtocolJson.toJson(observation));
-        if (difference != null) {
-            fail(file.getFileName() + " (" + fixture.getString("source") + "): " + difference);
-        }
-    }
-
-    /** The runner's rules: objects member by member, "<any>", "<re:...>", "<absent>", else equal. */
-    static String differs(String where, JsonValue expected, JsonValue actual) {
-        if (expected instanceof JsonString s) {
-            String text = s.getString();
-            if (text.equals("<absent>")) {
-                return actual == null ? null : where + ": should be absent, is " + actual;
-            }
-            if (actual == null) {
-                return where + ": missing";
-            }
-            if (text.equals("<any>")) {
-                return null;
-            }
-            if (text.startsWith("<re:") && text.endsWith(">")) {
-                return actual instanceof JsonString a && a.getString().matches(text.substring(4, text.length() - 1))
-                        ? null : where + ": " + actual + " does not match " + text;
-            }
-        }
-        if (actual == null) {
-            return where + ": missing";
-        }
-        if (expected instanceof JsonObject e && actual instanceof JsonObject a) {
-            for (var member : e.entrySet()) {
-                String d = differs(where + "." + member.getKey(), member.getValue(), a.get(member.getKey()));
-                if (d != null) {
-                    return d;
-                }
-            }
-            return null;
-        }
-        if (expected instanceof JsonArray e && actual instanceof JsonArray a) {
-            if (e.size() != a.size()) {
-                return where + ": " + a.size() + " elements, expected " + e.size();
-            }
-            for (int i = 0; i < e.size(); i++) {
-                String d = differs(where + "[" + i + "]", e.get(i), a.get(i));
-                if (d != null) {
-                    return d;
-                }
-            }
-            return null;
-        }
-        return expected.equals(actual) ? null : where + ": expected " + expected + " but was " + actual;
+        ConformanceMatch.difference("$", expect, ProtocolJson.toJson(observation), ConformanceMatch.EXACT)
+                .ifPresent(difference -> fail(file.getFileName() + " (" + fixture.getString("source") + "): "
+                        + difference));
     }
 
     private static String map(String text, Path workspace) {

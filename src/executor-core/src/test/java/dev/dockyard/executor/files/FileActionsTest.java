@@ -103,4 +103,54 @@ class FileActionsTest {
         FileActions.checkUtf8(Files.writeString(workspace.resolve("ascii"), "plain ascii".repeat(10000)));
         FileActions.checkUtf8(Files.writeString(workspace.resolve("utf8"), "é€"));
     }
+    @Test
+    void shouldReadWithPythonsUniversalNewlines() throws Exception {
+        Files.writeString(workspace.resolve("crlf.txt"), "a\r\nb\r\nc\rd\n");
+        assertEquals("a\nb\nc\nd\n", assertInstanceOf(FileReadObservation.class, read("crlf.txt", 0, -1)).content());
+        assertEquals("b\nc\n", assertInstanceOf(FileReadObservation.class, read("crlf.txt", 1, 3)).content());
+    }
+
+    @Test
+    void shouldRewriteALineRangeOfACrlfFileWithLf() throws Exception {
+        Files.writeString(workspace.resolve("crlf.txt"), "1\r\n2\r\n3\r\n");
+        assertInstanceOf(FileWriteObservation.class, write("crlf.txt", "two", 1, 2));
+        assertEquals("1\ntwo\n3\n", Files.readString(workspace.resolve("crlf.txt")));
+        assertInstanceOf(FileWriteObservation.class, write("crlf.txt", "x\r\ny", 0, -1));
+        assertEquals("x\r\ny\n", Files.readString(workspace.resolve("crlf.txt")), "a whole write is the content as sent");
+    }
+
+    @Test
+    void shouldSliceLikePythonForNegativeBounds() {
+        List<String> original = List.of("1\n", "2\n", "3\n");
+        assertEquals(List.of("1\n", "2\n", "x\n", "2\n", "3\n"), FileActions.insertLines(List.of("x"), original, -1, -2));
+    }
+
+    @Test
+    void shouldShowThePathAsPathlibJoinsIt() throws Exception {
+        Files.createDirectories(workspace.resolve("sub"));
+        Files.writeString(workspace.resolve("a.txt"), "a\n");
+        FileReadObservation obs = assertInstanceOf(FileReadObservation.class, files.read(new FileReadAction(
+                "sub/../a.txt", 0, -1, null, "default", SecurityRisk.UNKNOWN, null), workspace));
+        assertEquals(workspace + "/sub/../a.txt", obs.path());
+        ErrorObservation missing = assertInstanceOf(ErrorObservation.class, files.read(new FileReadAction(
+                "./sub//../none.txt", 0, -1, null, "default", SecurityRisk.UNKNOWN, null), workspace));
+        assertEquals("File not found: " + workspace + "/sub/../none.txt. Your current working directory is "
+                + workspace + ".", missing.content());
+    }
+
+    @Test
+    void shouldCheckForBinariesFirstAsOpenHandsDoes() throws Exception {
+        Files.write(workspace.resolve("pixel.png"), java.util.Base64.getDecoder().decode(
+                "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="));
+        assertEquals("ERROR_BINARY_FILE", assertInstanceOf(ErrorObservation.class, read("pixel.png", 0, -1)).content());
+        Files.writeString(workspace.resolve("text.png"), "not an image");
+        assertEquals("data:image/png;base64,bm90IGFuIGltYWdl",
+                assertInstanceOf(FileReadObservation.class, read("text.png", 0, -1)).content());
+        Files.writeString(workspace.resolve("late-nul.txt"), "x".repeat(2000) + "\u0000");
+        assertEquals("x".repeat(2000) + "\u0000",
+                assertInstanceOf(FileReadObservation.class, read("late-nul.txt", 0, -1)).content());
+        Files.write(workspace.resolve("utf16.txt"), new byte[] {(byte) 0xff, (byte) 0xfe, 'h', 0, 'i', 0});
+        assertEquals("File could not be decoded as utf-8: " + workspace.resolve("utf16.txt") + ".",
+                assertInstanceOf(ErrorObservation.class, read("utf16.txt", 0, -1)).content());
+    }
 }

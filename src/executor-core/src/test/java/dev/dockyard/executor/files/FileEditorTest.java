@@ -325,4 +325,23 @@ class FileEditorTest {
         FileEditObservation obs = edit("create", "/tmp/dockyard-outside-" + System.nanoTime(), "x", null, null, null);
         assertTrue(obs.content().startsWith("ERROR:\nYou're not allowed to access this path:"), obs.content());
     }
+    @Test
+    void shouldWriteTheSuffixAndTheSizeAsPythonDoes() throws Exception {
+        Files.writeString(workspace.resolve("doc.PDF"), "%PDF-1.4\n");
+        assertEquals("ERROR:\nInvalid `path` parameter: " + file("doc.PDF") + ". The path " + file("doc.PDF")
+                + " points to a binary file (.PDF) and only the `view` command can be used on supported binary files.",
+                edit("str_replace", file("doc.PDF"), null, "a", "b", null).content());
+        assertEquals("10.2", FileEditor.megabytes(10_747_904), "10.25 rounds half to even, as Python's format");
+        assertEquals("10.5", FileEditor.megabytes(11_000_000));
+        assertEquals("--- f\n+++ f\n@@ -1 +1 @@\n-a\n+b", FileEditor.diff("f", "a\u00a0", "b\u0085"),
+                "each diff line right-stripped as Python strips it");
+    }
+
+    @Test
+    void shouldWriteIoFailuresAsPythonsOsError() {
+        assertEquals("[Errno 13] Permission denied: '/w/a.py'", PythonOsError.of(
+                new java.nio.file.AccessDeniedException("/w/a.py"), "/w/a.py"));
+        assertEquals("[Errno 2] No such file or directory: \"/w/it's\"", PythonOsError.of(
+                new java.nio.file.NoSuchFileException("/w/it's"), "/w/it's"));
+    }
 }

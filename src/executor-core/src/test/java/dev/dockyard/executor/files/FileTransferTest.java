@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
@@ -162,5 +163,19 @@ class FileTransferTest {
         new ZipOutputStream(empty).close();
         assertEquals(0, transfer.upload(workspace, "d.zip", new ByteArrayInputStream(empty.toByteArray()), true),
                 "an empty zip is a zip");
+    }
+
+    @Test
+    void shouldListAsOpenHandsListFilesFollowingLinks() throws IOException {
+        Path dir = Files.createDirectories(workspace.resolve("ls"));
+        Files.createDirectories(dir.resolve("Bdir"));
+        Files.createDirectories(dir.resolve("adir"));
+        Files.writeString(dir.resolve("Zfile"), "");
+        Files.writeString(dir.resolve("_under"), "");
+        Files.createSymbolicLink(dir.resolve("to-dir"), dir.resolve("adir"));
+        Files.createSymbolicLink(dir.resolve("dangling"), dir.resolve("nowhere"));
+        assertEquals(List.of("adir/", "Bdir/", "to-dir/", "_under", "Zfile"),
+                new FileTransfer(new PathGuard(workspace, false)).list(dir),
+                "a link to a directory is one, a dangling link is left out, '_' sorts before letters as lower() does");
     }
 }
