@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Ensures a Docker engine answers. Reuses a running one (DOCKER_HOST or /var/run/docker.sock);
 # otherwise, on Debian as root, installs docker.io if missing and starts dockerd in the background.
+# An engine it starts gets address pools for thousands of sandbox networks in /etc/docker/daemon.json
+# unless that file names some (lib/address-pools.sh; DOCKYARD_ENGINE_ADDRESS_POOL=<cidr> chooses,
+# =none keeps Docker's ~30); a running engine's configuration is never changed, only hinted at.
 # Idempotent; exits non-zero with a clear message where it cannot.
 set -euo pipefail
 
 log() { echo "[ensure-engine] $*" >&2; }
+. "$(dirname "$0")/lib/address-pools.sh"
+config=/etc/docker/daemon.json
 close_inherited_fds() {
   local fd
   for fd in /proc/$BASHPID/fd/*; do
@@ -15,6 +20,9 @@ close_inherited_fds() {
 
 if docker info >/dev/null 2>&1; then
   log "reusing running engine (${DOCKER_HOST:-unix:///var/run/docker.sock})"
+  if [ -z "${DOCKER_HOST:-}" ]; then
+    pool_hint "$config" "Add them there and restart the engine when no sandbox runs."
+  fi
   exit 0
 fi
 if [ -n "${DOCKER_HOST:-}" ]; then
@@ -40,6 +48,8 @@ mkdir -p "$state_dir"
 if [ -f "$state_dir/dockerd.pid" ] && kill -0 "$(cat "$state_dir/dockerd.pid")" 2>/dev/null; then
   log "dockerd (pid $(cat "$state_dir/dockerd.pid")) is starting already"
 else
+  # the engine is this script's own from here: its pools are chosen once and kept in its config
+  pool_ensure "$config" DOCKYARD_ENGINE_ADDRESS_POOL /var/lib/dockyard-*/daemon.json
   log "starting dockerd in the background (log: $state_dir/dockerd.log)"
   # setsid: the engine must outlive the shell (and the CI step) that started it. It inherits none
   # of this shell's descriptors: a caller's lock (flock /tmp/dockyard-it.lock …) would otherwise

@@ -8,11 +8,29 @@
 # Socket unix:///var/run/dockyard-NAME.sock; bridge dy-NAME on 10.213.N.0/24. The engine is left
 # running (like the main one); stop it by the PID in /var/run/dockyard-NAME.pid.
 # Idempotent; exits non-zero with a clear message where it cannot.
+#
+# Its configuration is its own, /var/lib/dockyard-NAME/daemon.json: before the engine starts it gets
+# address pools for thousands of sandbox networks (lib/address-pools.sh: a /12 of 10.0.0.0/8 that no
+# route, address or other engine's pool of this host uses; DOCKYARD_EXTRA_ENGINE_ADDRESS_POOL=<cidr>
+# chooses, =none keeps Docker's). Without them its networks come from Docker's defaults, which the
+# main engine draws from too, and not every engine version checks the host's routes before it takes
+# a subnet: two engines on one kernel could put one subnet on two bridges.
+#
+# Egress policies (README: "Egress policy"): pass dockyard/egress-helper:latest among the IMAGEs. The
+# engine runs in the host's network namespace with --iptables=false: the bridges of its sandbox
+# networks are host interfaces, and the helper it runs (--network host) edits the host's tables,
+# where the main engine made DOCKER-USER, so a sandbox's rules are installed and hold (every
+# forwarded packet passes DOCKER-USER; packets for the host's own addresses pass INPUT). Without the
+# main engine's iptables (no DOCKER-USER) the helper fails and so does a provision of a mode but
+# open on this node. This engine adds no masquerade and no FORWARD accept of its own: its sandboxes
+# reach the host's own addresses (and are reached through ports published on 127.0.0.1), while
+# forwarded traffic falls to the host's FORWARD policy (DROP where the main engine set it).
 set -euo pipefail
 
 name=${1:?usage: ensure-extra-engine.sh NAME [IMAGE...]}
 shift
 log() { echo "[ensure-extra-engine $name] $*" >&2; }
+. "$(dirname "$0")/lib/address-pools.sh"
 close_inherited_fds() {
   local fd
   for fd in /proc/$BASHPID/fd/*; do
@@ -49,6 +67,9 @@ if ! docker -H "$host" info >/dev/null 2>&1; then
     # a configuration of its own, not the main engine's /etc/docker/daemon.json: runtimes such as
     # gVisor (ensure-gvisor.sh) are the main engine's; this node is one without
     [ -s "/var/lib/dockyard-$name/daemon.json" ] || echo '{}' >"/var/lib/dockyard-$name/daemon.json"
+    # chosen once, kept in its configuration: away from the host's networks and the other engines' pools
+    pool_ensure "/var/lib/dockyard-$name/daemon.json" DOCKYARD_EXTRA_ENGINE_ADDRESS_POOL \
+      /etc/docker/daemon.json /var/lib/dockyard-*/daemon.json
     log "starting dockerd on $sock (log: /var/lib/dockyard-$name/dockerd.log)"
     # no iptables of its own: the main engine owns the host's rules; sandboxes are reached through
     # the userland proxy on 127.0.0.1, which needs none
@@ -70,6 +91,8 @@ if ! docker -H "$host" info >/dev/null 2>&1; then
   fi
 fi
 log "engine ready at $host"
+pool_hint "/var/lib/dockyard-$name/daemon.json" \
+  "Stop it (kill \$(cat /var/run/dockyard-$name.pid)) when no sandbox runs on it and run this script again."
 
 for image in "$@"; do
   want=$(docker image inspect -f '{{.Id}}' "$image")

@@ -70,8 +70,8 @@ else
   exit 1
 fi
 
-# every engine on this host reads the default daemon.json (the extra engines of
-# ensure-extra-engine.sh too): each reloads it; none is started here
+# the main engine reads the default daemon.json; the extra engines of ensure-extra-engine.sh read
+# their own (no runsc), so their reload changes nothing. Every engine reloads; none is started here
 pids=$(pidof dockerd || true)
 if [ -z "$pids" ]; then
   log "no engine runs: the next one started reads $config"

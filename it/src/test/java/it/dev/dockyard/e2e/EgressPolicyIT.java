@@ -37,7 +37,10 @@ import org.junit.jupiter.api.Test;
  * makes (routed from the host through a veth pair), standing in for a metadata service, and one on
  * the host's side of the sandbox's own bridge. The rules are read back from the engine's host with
  * the egress helper image. The IT server lists 169.254.77.2:18080 as its only internal service
- * (it/pom.xml).
+ * (it/pom.xml). The migration test's listed servers are the test JVM's own, on the address the test
+ * assigned to the host's end of its veth pair (node2 forwards nothing: ensure-extra-engine.sh). No
+ * lookup leaves a sandbox for anything but its own network's gateway, and none is made in an open
+ * sandbox.
  */
 class EgressPolicyIT {
 
@@ -51,6 +54,8 @@ class EgressPolicyIT {
     private static final int LISTED = 18080;
     private static final int UNLISTED = 18081;
     private static final String HELPER = "dockyard/egress-helper:latest";
+    /** The main engine, as the docker CLI finds it (DOCKER_HOST or its default socket). */
+    private static final String MAIN = null;
     private static final String RUN_ID = UUID.randomUUID().toString().substring(0, 8);
     private static final String LISTED_TOKEN = "listed-" + RUN_ID;
     private static final String UNLISTED_TOKEN = "unlisted-" + RUN_ID;
@@ -181,20 +186,125 @@ class EgressPolicyIT {
     @Test
     void shouldKeepThePolicyOfTheRuntimeItWasForkedFrom() throws Exception {
         String original = provision("allowlist", Json.createArrayBuilder().add(SERVER + ":" + LISTED)).getString("id");
-        DockyardApi.Answer forked = API.post("runtimes/" + original + "/fork", Json.createObjectBuilder()
-                .add("conversationId", "it-egress-fork-" + UUID.randomUUID()).build().toString(), "wait=120");
-        if (forked.json().containsKey("id")) {
-            RUNTIMES.add(forked.json().getString("id"));
-        }
-        assertEquals(201, forked.status(), forked.body());
-        String fork = forked.json().getString("id");
-        assertEquals("READY", forked.json().getString("status"), forked.body());
+        String fork = fork(original);
         assertEquals(API.get("runtimes/" + original).json().getJsonObject("network"),
                 API.get("runtimes/" + fork).json().getJsonObject("network"), "the fork's view shows the same policy");
-        assertNotEquals(bridgeOf(original), bridgeOf(fork), "the fork has a network of its own");
+        assertOwnNetworkWithTheSameRules(MAIN, fork, "allowlist " + SERVER + ":" + LISTED, bridgeOf(original),
+                rules(bridgeOf(original)));
         assertEquals("OK " + LISTED_TOKEN, fetch(fork, SERVER, LISTED));
         assertTrue(fetch(fork, SERVER, UNLISTED).startsWith("FAIL"), "the fork is held to the same list");
         assertHostUnreachable(fork);
+    }
+
+    /** A fork (a snapshot, then a runtime from it) of a none runtime is as shut in as its source. */
+    @Test
+    void shouldGiveAForkOfANoneRuntimeANetworkOfItsOwnUnderTheSameRules() throws Exception {
+        String original = provision("none", null).getString("id");
+        String fork = fork(original);
+        assertEquals(Json.createObjectBuilder().add("mode", "none").add("egress", Json.createArrayBuilder()).build(),
+                API.get("runtimes/" + fork).json().getJsonObject("network"), "the fork's view");
+        assertOwnNetworkWithTheSameRules(MAIN, fork, "none", bridgeOf(original), rules(bridgeOf(original)));
+        assertTrue(fetch(fork, SERVER, LISTED).startsWith("FAIL"));
+        assertTrue(fetch(fork, SERVER, UNLISTED).startsWith("FAIL"));
+        assertHostUnreachable(fork);
+    }
+
+    /**
+     * A runtime migrated to node2 (the second engine, ensure-extra-engine.sh) keeps its allowlist
+     * there: a network of node2's own, the same rules installed by the helper image node2 runs, the
+     * listed server answering and nothing else. node2 adds no masquerade and forwards nothing
+     * (ensure-extra-engine.sh), so the listed server is one the host itself holds: the test's own,
+     * on the address it assigned to its end of the veth pair.
+     */
+    @Test
+    void shouldKeepTheAllowlistOfARuntimeMigratedToTheOtherNode() throws Exception {
+        Path node2Config = Path.of("/var/lib/dockyard-node2/daemon.json");
+        assertTrue(Files.exists(node2Config) && Files.readString(node2Config).contains("default-address-pools"),
+                "node2 runs on Docker's default address pools, which the main engine draws from too (its sandbox "
+                        + "networks could take a subnet the main engine's bridges hold): stop it (kill $(cat "
+                        + "/var/run/dockyard-node2.pid)) when nothing uses it; the it build starts it again with "
+                        + "pools of its own (docker/ensure-extra-engine.sh)");
+        HttpServer listed = hostServer(HOST_ADDRESS, "listed-host-" + RUN_ID);
+        HttpServer unlisted = hostServer(HOST_ADDRESS, "unlisted-host-" + RUN_ID);
+        try {
+            int listedPort = listed.getAddress().getPort();
+            int unlistedPort = unlisted.getAddress().getPort();
+            String destination = HOST_ADDRESS + ":" + listedPort;
+            JsonObject runtime = provision("allowlist", Json.createArrayBuilder().add(destination), "local");
+            String source = runtime.getString("id");
+            assertEquals("local", runtime.getString("node"));
+            assertEquals("OK listed-host-" + RUN_ID, fetch(source, HOST_ADDRESS, listedPort));
+            assertTrue(fetch(source, HOST_ADDRESS, unlistedPort).startsWith("FAIL"));
+            JsonObject view = API.get("runtimes/" + source).json().getJsonObject("network");
+            String sourceBridge = bridgeOf(source);
+            String sourceRules = rules(sourceBridge);
+
+            DockyardApi.Answer moved = API.migrate(source, "{\"node\": \"node2\"}", null, 180);
+            if (moved.json().containsKey("id")) {
+                RUNTIMES.add(moved.json().getString("id"));
+            }
+            assertEquals(201, moved.status(), moved.body());
+            assertEquals("READY", moved.json().getString("status"), moved.body());
+            assertEquals("node2", moved.json().getString("node"));
+            String target = moved.json().getString("id");
+
+            assertEquals(view, API.get("runtimes/" + target).json().getJsonObject("network"),
+                    "the migrated runtime's view shows the same policy");
+            assertOwnNetworkWithTheSameRules(DockerCli.NODE2, target, "allowlist " + destination, sourceBridge,
+                    sourceRules);
+            assertEquals("OK listed-host-" + RUN_ID, fetch(target, HOST_ADDRESS, listedPort));
+            assertTrue(fetch(target, HOST_ADDRESS, unlistedPort).startsWith("FAIL"), "held to the same list");
+            assertTrue(fetch(target, SERVER, LISTED).startsWith("FAIL"), "the link-local range stays refused");
+            assertHostUnreachable(DockerCli.NODE2, target);
+
+            // the source's network and rules went with it on the first node
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (DockerCli.run("network", "inspect", network(source)).exitCode() == 0 && System.nanoTime() < deadline) {
+                sleep(500);
+            }
+            assertFalse(DockerCli.run("network", "inspect", network(source)).exitCode() == 0, "the source's network");
+            assertEquals("", rules(sourceBridge), "the source's rules");
+        } finally {
+            listed.stop(0);
+            unlisted.stop(0);
+        }
+    }
+
+    /**
+     * DNS is no way out: the engine's embedded DNS server forwards what it cannot answer to the
+     * sandbox's only DNS server, its network's gateway, from the sandbox's own namespace, and the
+     * rules refuse it there. Before any lookup the test makes sure that the engine knows no other
+     * server and that the rules are in place: the query can reach the gateway and nothing else.
+     */
+    @Test
+    void shouldGiveASandboxOfModeNoneOnlyAResolverItsRulesRefuse() {
+        String id = provision("none", null).getString("id");
+        String gateway = gatewayOf(MAIN, id);
+        String bridge = bridgeOf(id);
+        assertEquals("[\"" + gateway + "\"]", docker(MAIN, "inspect", "-f", "{{json .HostConfig.Dns}}", container(id)),
+                "the gateway is the sandbox's only DNS server");
+        assertEquals("[\".\"]", docker(MAIN, "inspect", "-f", "{{json .HostConfig.DnsSearch}}", container(id)));
+        assertEquals("[\"timeout:1\",\"attempts:1\"]",
+                docker(MAIN, "inspect", "-f", "{{json .HostConfig.DnsOptions}}", container(id)));
+        assertEquals("nameserver 127.0.0.11", shell(id, "grep '^nameserver' /etc/resolv.conf"),
+                "the sandbox's resolver is the engine's embedded server, nothing else");
+        assertTrue(rules(bridge).contains("-A INPUT -i " + bridge + " -j DOCKYARD-I-" + bridge),
+                "the rules that refuse the gateway are in place");
+
+        long refusedBefore = refusedByTheHost(bridge);
+        String lookup = shell(id, "s=$(date +%s%N); getent hosts dockyard-egress-probe.invalid; rc=$?; "
+                + "e=$(date +%s%N); echo \"rc=$rc ms=$(( (e - s) / 1000000 ))\"");
+        Matcher m = Pattern.compile("rc=(\\d+) ms=(\\d+)").matcher(lookup);
+        assertTrue(m.find(), lookup);
+        MEASURED.add("none: a lookup of a name only a resolver could answer failed in " + m.group(2) + " ms");
+        assertNotEquals("0", m.group(1), "the name must not resolve: " + lookup);
+        assertTrue(Long.parseLong(m.group(2)) < 8000, "the lookup fails promptly: " + lookup);
+        assertTrue(refusedByTheHost(bridge) > refusedBefore,
+                "the forwarded query reached the gateway through the sandbox's bridge and was refused there");
+
+        String hosts = shell(id, "getent hosts unspecified-address");
+        assertTrue(hosts.startsWith("0.0.0.0") && hosts.contains("unspecified-address"),
+                "/etc/hosts entries answer without DNS: " + hosts);
     }
 
     @Test
@@ -352,6 +462,11 @@ class EgressPolicyIT {
 
     /** Provisions a runtime of the mode (null: the configured default) and notes its create step's time. */
     private static JsonObject provision(String mode, JsonArrayBuilder egress) {
+        return provision(mode, egress, null);
+    }
+
+    /** The same on the named node (null: placement's choice). */
+    private static JsonObject provision(String mode, JsonArrayBuilder egress, String node) {
         JsonObjectBuilder sandbox = Json.createObjectBuilder();
         if (mode != null) {
             sandbox.add("network", mode);
@@ -359,8 +474,12 @@ class EgressPolicyIT {
         if (egress != null) {
             sandbox.add("egress", egress);
         }
-        DockyardApi.Answer answer = API.provision(Json.createObjectBuilder()
-                .add("conversationId", "it-egress-" + UUID.randomUUID()).add("sandbox", sandbox).build(), 180);
+        JsonObjectBuilder body = Json.createObjectBuilder()
+                .add("conversationId", "it-egress-" + UUID.randomUUID()).add("sandbox", sandbox);
+        if (node != null) {
+            body.add("node", node);
+        }
+        DockyardApi.Answer answer = API.provision(body.build(), 180);
         JsonObject runtime = answer.json();
         if (runtime.containsKey("id")) {
             RUNTIMES.add(runtime.getString("id"));
@@ -386,6 +505,11 @@ class EgressPolicyIT {
         return answer;
     }
 
+    /** A shell command's output in the sandbox, trimmed (whatever its exit code). */
+    private static String shell(String id, String command) {
+        return API.act(id, DockyardApi.run(command)).getString("content").strip();
+    }
+
     private static String python(String id, String program) {
         String encoded = Base64.getEncoder().encodeToString(program.getBytes(StandardCharsets.UTF_8));
         return API.act(id, DockyardApi.run("echo " + encoded + " | base64 -d | python3 -")).getString("content")
@@ -394,15 +518,13 @@ class EgressPolicyIT {
 
     /** A server the test starts on the host's end of the sandbox's bridge does not answer the sandbox. */
     private static void assertHostUnreachable(String id) throws IOException {
-        String gateway = DockerCli.ok("network", "inspect", "-f", "{{(index .IPAM.Config 0).Gateway}}", network(id));
-        HttpServer host = HttpServer.create(new InetSocketAddress(gateway, 0), 0);
-        host.createContext("/", exchange -> {
-            byte[] body = ("host-" + RUN_ID).getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(200, body.length);
-            exchange.getResponseBody().write(body);
-            exchange.close();
-        });
-        host.start();
+        assertHostUnreachable(MAIN, id);
+    }
+
+    /** The same for a sandbox on the engine at {@code engine} (null: the main one). */
+    private static void assertHostUnreachable(String engine, String id) throws IOException {
+        String gateway = gatewayOf(engine, id);
+        HttpServer host = hostServer(gateway, "host-" + RUN_ID);
         try {
             String answer = fetch(id, gateway, host.getAddress().getPort());
             assertTrue(answer.startsWith("FAIL"), "the host's own address answered the sandbox: " + answer);
@@ -411,21 +533,103 @@ class EgressPolicyIT {
         }
     }
 
+    /** An HTTP server of the test's own on one of the host's addresses, answering {@code token}. */
+    private static HttpServer hostServer(String address, String token) throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress(address, 0), 0);
+        server.createContext("/", exchange -> {
+            byte[] body = token.getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        server.start();
+        return server;
+    }
+
+    /** A docker command against the engine at {@code engine} (null: the main one) that must succeed. */
+    private static String docker(String engine, String... args) {
+        List<String> command = new ArrayList<>();
+        if (engine != null) {
+            command.addAll(List.of("-H", engine));
+        }
+        command.addAll(List.of(args));
+        return DockerCli.ok(command.toArray(String[]::new));
+    }
+
     private static String network(String id) {
         return "dockyard-net-dockyard-" + id;
     }
 
+    private static String container(String id) {
+        return "dockyard-" + id;
+    }
+
     private static String bridgeOf(String id) {
-        return DockerCli.ok("network", "inspect", "-f", "{{index .Options \"com.docker.network.bridge.name\"}}",
+        return bridgeOf(MAIN, id);
+    }
+
+    private static String bridgeOf(String engine, String id) {
+        return docker(engine, "network", "inspect", "-f", "{{index .Options \"com.docker.network.bridge.name\"}}",
                 network(id));
+    }
+
+    private static String gatewayOf(String engine, String id) {
+        return docker(engine, "network", "inspect", "-f", "{{(index .IPAM.Config 0).Gateway}}", network(id));
     }
 
     /** The host's rules for the bridge (jumps and its chains), read through the engine with the helper image. */
     private static String rules(String bridge) {
-        return DockerCli.ok("run", "--rm", "--network", "host", "--cap-add", "NET_ADMIN", "--cap-add", "NET_RAW",
+        return rules(MAIN, bridge);
+    }
+
+    /** The same, read through the engine at {@code engine}: its helper image edits the same host's tables. */
+    private static String rules(String engine, String bridge) {
+        return docker(engine, "run", "--rm", "--network", "host", "--cap-add", "NET_ADMIN", "--cap-add", "NET_RAW",
                 HELPER, "{ iptables -S DOCKER-USER; iptables -S INPUT; iptables -S DOCKYARD-F-" + bridge
                         + " 2>/dev/null; iptables -S DOCKYARD-I-" + bridge + " 2>/dev/null; } | grep -- '" + bridge
                         + "' || true");
+    }
+
+    /** Packets the last rule of the bridge's input chain (everything else to the host) has refused. */
+    private static long refusedByTheHost(String bridge) {
+        String last = DockerCli.ok("run", "--rm", "--network", "host", "--cap-add", "NET_ADMIN", "--cap-add",
+                "NET_RAW", HELPER, "iptables -L DOCKYARD-I-" + bridge + " -v -x -n | tail -n 1");
+        assertTrue(last.contains("REJECT"), "the input chain ends with its refusal: " + last);
+        return Long.parseLong(last.strip().split("\\s+")[0]);
+    }
+
+    /**
+     * The copy (a fork, a migrated runtime) is on a network of its own, only that one, labelled with
+     * the source's policy, behind rules that are the source's for its own bridge, and its only DNS
+     * server is its own gateway.
+     */
+    private static void assertOwnNetworkWithTheSameRules(String engine, String copy, String policy,
+                                                         String sourceBridge, String sourceRules) {
+        assertEquals(network(copy), docker(engine, "inspect", "-f",
+                "{{range $name, $n := .NetworkSettings.Networks}}{{$name}} {{end}}", container(copy)).strip(),
+                "the copy is on its own network only");
+        assertEquals(policy, docker(engine, "network", "inspect", "-f",
+                "{{index .Labels \"dev.dockyard.egress\"}}", network(copy)), "its network carries the policy");
+        String bridge = bridgeOf(engine, copy);
+        assertNotEquals(sourceBridge, bridge, "a bridge of its own");
+        assertFalse(sourceRules.isBlank(), "the source had rules");
+        assertEquals(sourceRules.replace(sourceBridge, bridge), rules(engine, bridge),
+                "the source's rules, for the copy's bridge");
+        assertEquals("[\"" + gatewayOf(engine, copy) + "\"]",
+                docker(engine, "inspect", "-f", "{{json .HostConfig.Dns}}", container(copy)),
+                "its only DNS server is its own gateway");
+    }
+
+    /** Forks the runtime (POST /runtimes/{id}/fork) and answers the fork, READY. */
+    private static String fork(String source) {
+        DockyardApi.Answer forked = API.post("runtimes/" + source + "/fork", Json.createObjectBuilder()
+                .add("conversationId", "it-egress-fork-" + UUID.randomUUID()).build().toString(), "wait=120");
+        if (forked.json().containsKey("id")) {
+            RUNTIMES.add(forked.json().getString("id"));
+        }
+        assertEquals(201, forked.status(), forked.body());
+        assertEquals("READY", forked.json().getString("status"), forked.body());
+        return forked.json().getString("id");
     }
 
     private static void sh(String command) throws IOException, InterruptedException {

@@ -24,7 +24,8 @@ import java.util.logging.Logger;
  * the {@link EgressRules} the {@link EgressHelper} installs on the host apply to it alone. A bridge
  * and not Docker's {@code none} or internal networks: the control plane reaches the executor through
  * a port published on 127.0.0.1, which those cannot carry. The network and its rules go with the
- * sandbox; the reconciler's sweep removes those a lost sandbox left.
+ * sandbox; the reconciler's sweep removes those a lost sandbox left. Its DNS server is its network's
+ * gateway, which those rules refuse ({@link SandboxDns}): names were resolved when it was asked for.
  *
  * <p>Open sandboxes stay on the engine's default bridge, whose link-local refusal is installed once
  * per node (and again when it could not be).
@@ -51,8 +52,9 @@ final class SandboxNetworks {
     }
 
     /**
-     * Puts the sandbox on the network of its policy: creates its own with the rules installed
-     * (returns its name) or, for an open one, makes sure of the default bridge's rule (returns null).
+     * Puts the sandbox on the network of its policy: creates its own with the rules installed and
+     * the network's gateway as its only, refused, DNS server ({@link SandboxDns}; returns its name)
+     * or, for an open one, makes sure of the default bridge's rule (returns null).
      */
     String attach(SandboxSpec spec, HostConfig host) {
         EgressPolicy policy = spec.egress();
@@ -74,13 +76,20 @@ final class SandboxNetworks {
             throw new BackendException("Docker could not create the sandbox's network " + network + ": "
                     + e.getMessage(), e);
         }
+        String gateway;
         try {
+            gateway = SandboxDns.gatewayOf(docker.inspectNetworkCmd().withNetworkId(network).exec());
             helper.run(EgressRules.apply(bridge, policy));
+        } catch (DockerException e) {
+            removeNetworkQuietly(network);
+            throw new BackendException("Docker could not inspect the sandbox's network " + network + ": "
+                    + e.getMessage(), e);
         } catch (RuntimeException e) {
             removeNetworkQuietly(network);
             throw e;
         }
         host.withNetworkMode(network);
+        SandboxDns.refuseThroughGateway(host, gateway);
         return network;
     }
 
