@@ -47,14 +47,18 @@ class KillNineIT {
         assertTrue(labelledAtKill >= 3, "sandboxes at the kill: " + labelledAtKill);
         long restartedAt = System.nanoTime();
         ControlPlaneServer.start();
+        // the reconciler's time counts from when the restarted server answers: its own boot (50 s seen
+        // on a loaded CI machine) is Liberty's, and is printed beside it
+        long upAt = System.nanoTime();
 
         Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).until(() -> {
             Set<String> live = liveOf(ids);
             return sandboxesOf(ids).equals(live) && ids.stream().noneMatch(this::isStarting);
         });
-        long seconds = (System.nanoTime() - restartedAt) / 1_000_000_000;
+        long seconds = (System.nanoTime() - upAt) / 1_000_000_000;
         System.out.println("kill -9 during 10 provisions: " + labelledAtKill + " sandboxes at the kill; "
-                + "reconciled " + seconds + " s after the restart began; live now: " + liveOf(ids).size());
+                + "reconciled " + seconds + " s after the restarted server answered (its boot took "
+                + (upAt - restartedAt) / 1_000_000_000 + " s); live now: " + liveOf(ids).size());
         assertTrue(seconds <= 60);
 
         for (String id : ids) {
