@@ -94,8 +94,8 @@ final class KubeletStandIn implements AutoCloseable {
             List<Pod> pods = client.pods().inNamespace(namespace).list().getItems();
             Set<String> present = pods.stream().map(p -> p.getMetadata().getUid()).collect(Collectors.toSet());
             for (String uid : List.copyOf(runs.keySet())) {
-                if (!present.contains(uid)) {
-                    stopRun(runs.remove(uid));
+                if (!present.contains(uid) && stopRun(runs.get(uid))) {
+                    runs.remove(uid);
                 }
             }
             for (Pod pod : pods) {
@@ -113,8 +113,8 @@ final class KubeletStandIn implements AutoCloseable {
             Set<String> liveClaims = client.persistentVolumeClaims().inNamespace(namespace).list().getItems().stream()
                     .map(c -> c.getMetadata().getName()).collect(Collectors.toSet());
             for (String claim : List.copyOf(claims)) {
-                if (!liveClaims.contains(claim)) {
-                    DockerCli.run("volume", "rm", "-f", claimVolume(claim));
+                // a volume still held by a container on its way out is tried again at the next tick
+                if (!liveClaims.contains(claim) && removed(DockerCli.run("volume", "rm", "-f", claimVolume(claim)))) {
                     claims.remove(claim);
                 }
             }
@@ -328,12 +328,26 @@ final class KubeletStandIn implements AutoCloseable {
                 .withMessage(message).endTerminated().endState().build();
     }
 
-    private void stopRun(Run run) {
+    /**
+     * Removes a deleted pod's container and emptyDirs; false when the engine refused any of it (a
+     * container it could not remove yet under load), so that the next tick tries again, as a kubelet
+     * keeps at a pod's teardown until it is done.
+     */
+    private boolean stopRun(Run run) {
         if (run == null) {
-            return;
+            return true;
         }
-        DockerCli.run("rm", "-f", run.container());
-        run.volumes().forEach(v -> DockerCli.run("volume", "rm", "-f", v));
+        if (!removed(DockerCli.run("rm", "-f", run.container()))) {
+            LOG.warning("kubelet stand-in: container " + run.container() + " not removed yet");
+            return false;
+        }
+        run.volumes().removeIf(v -> removed(DockerCli.run("volume", "rm", "-f", v)));
+        return run.volumes().isEmpty();
+    }
+
+    /** Whether a removal left nothing: done, or nothing of that name there. */
+    private static boolean removed(DockerCli.Result result) {
+        return result.exitCode() == 0 || result.output().contains("No such");
     }
 
     private String claimVolume(String claim) {

@@ -24,6 +24,7 @@ import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +33,7 @@ import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
+import org.hamcrest.Matchers;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -136,6 +138,27 @@ class KubernetesNodeIT {
         return cluster.pods().inNamespace(NAMESPACE).withName("dockyard-" + runtimeId).get();
     }
 
+    /** The objects, container and claim volumes of a runtime still there. */
+    private static List<String> leftoversOf(String runtimeId, String container) {
+        List<String> left = new ArrayList<>();
+        if (pod(runtimeId) != null) {
+            left.add("pod");
+        }
+        if (cluster.secrets().inNamespace(NAMESPACE).withName("dockyard-" + runtimeId + "-key").get() != null) {
+            left.add("secret");
+        }
+        if (cluster.persistentVolumeClaims().inNamespace(NAMESPACE).withName("dockyard-" + runtimeId + "-ws")
+                .get() != null) {
+            left.add("claim");
+        }
+        if (DockerCli.run("inspect", container).exitCode() == 0) {
+            left.add("container " + container + " (" + DockerCli.inspect(container, "{{.State.Status}}") + ")");
+        }
+        DockerCli.volumesLabelled(KubeletStandIn.LABEL).stream().filter(v -> v.contains(runtimeId))
+                .forEach(v -> left.add("volume " + v));
+        return left;
+    }
+
     private static boolean noObjectsOf(String runtimeId) {
         return pod(runtimeId) == null
                 && cluster.secrets().inNamespace(NAMESPACE).withName("dockyard-" + runtimeId + "-key").get() == null
@@ -198,9 +221,9 @@ class KubernetesNodeIT {
             assertFalse(second.equals(container), "a new pod, a new container");
 
             assertEquals(204, API.delete("runtimes/" + id).status());
+            // what is left is named if anything still is after the wait
             Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
-                    .until(() -> noObjectsOf(id) && DockerCli.run("inspect", second).exitCode() != 0
-                            && DockerCli.volumesLabelled(KubeletStandIn.LABEL).stream().noneMatch(v -> v.contains(id)));
+                    .until(() -> leftoversOf(id, second), Matchers.empty());
         } finally {
             API.delete("runtimes/" + id);
         }
