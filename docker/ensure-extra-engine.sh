@@ -70,6 +70,16 @@ if ! docker -H "$host" info >/dev/null 2>&1; then
     # chosen once, kept in its configuration: away from the host's networks and the other engines' pools
     pool_ensure "/var/lib/dockyard-$name/daemon.json" DOCKYARD_EXTRA_ENGINE_ADDRESS_POOL \
       /etc/docker/daemon.json /var/lib/dockyard-*/daemon.json
+    # live-restore, or this engine deletes the main engine's docker0: at start, an engine with
+    # default-address-pools and without live-restore drops its stale default network and then the
+    # interface named docker0 (moby 20.10 initNetworkController), whatever its own --bridge is; in
+    # the host's namespace that is the main engine's bridge, and every container the main engine
+    # starts afterwards fails ("could not find bridge docker0"). Its containers also outlive a stop.
+    if ! grep -q '"live-restore"[[:space:]]*:[[:space:]]*true' "/var/lib/dockyard-$name/daemon.json"; then
+      daemon_json_set "/var/lib/dockyard-$name/daemon.json" live-restore true \
+        || { log "cannot add live-restore to /var/lib/dockyard-$name/daemon.json (needs jq or python3);"
+             log "without it this engine's start deletes the host's docker0: add \"live-restore\": true"; exit 1; }
+    fi
     log "starting dockerd on $sock (log: /var/lib/dockyard-$name/dockerd.log)"
     # no iptables of its own: the main engine owns the host's rules; sandboxes are reached through
     # the userland proxy on 127.0.0.1, which needs none

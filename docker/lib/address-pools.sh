@@ -78,21 +78,17 @@ pool_choose() {
   return 1
 }
 
-# adds default-address-pools [{base, size}] to a daemon.json, keeping every other key; never
-# replaces pools it has. Fails (the file untouched) when it cannot merge.
-pool_write() {
-  local config=$1 base=$2
-  local entry="[{\"base\": \"$base\", \"size\": $POOL_NETWORK_SIZE}]"
-  if pool_configured "$config"; then
-    return 0
-  fi
+# sets one top-level key of a daemon.json to a JSON value, keeping every other key. Fails (the
+# file untouched) when it cannot merge (needs jq or python3 unless the file is empty).
+daemon_json_set() {
+  local config=$1 key=$2 value=$3
   mkdir -p "$(dirname "$config")"
   if [ ! -s "$config" ] || [ "$(tr -d ' \t\n' <"$config")" = "{}" ]; then
-    printf '{\n  "default-address-pools": %s\n}\n' "$entry" >"$config"
+    printf '{\n  "%s": %s\n}\n' "$key" "$value" >"$config"
   elif command -v jq >/dev/null 2>&1; then
     local tmp
     tmp=$(mktemp "$config.XXXXXX")
-    if jq --argjson p "$entry" '."default-address-pools" = $p' "$config" >"$tmp"; then
+    if jq --arg k "$key" --argjson v "$value" '.[$k] = $v' "$config" >"$tmp"; then
       chmod --reference="$config" "$tmp" 2>/dev/null || true
       mv "$tmp" "$config"
     else
@@ -100,21 +96,31 @@ pool_write() {
       return 1
     fi
   elif command -v python3 >/dev/null 2>&1; then
-    python3 - "$config" "$entry" <<'EOF'
+    python3 - "$config" "$key" "$value" <<'EOF2'
 import json, os, sys
-path, pools = sys.argv[1], json.loads(sys.argv[2])
+path, key, value = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 with open(path) as f:
     config = json.load(f)
-config["default-address-pools"] = pools
+config[key] = value
 tmp = path + ".dockyard-tmp"
 with open(tmp, "w") as f:
     json.dump(config, f, indent=2)
     f.write("\n")
 os.replace(tmp, path)
-EOF
+EOF2
   else
     return 1
   fi
+}
+
+# adds default-address-pools [{base, size}] to a daemon.json, keeping every other key; never
+# replaces pools it has. Fails (the file untouched) when it cannot merge.
+pool_write() {
+  local config=$1 base=$2
+  if pool_configured "$config"; then
+    return 0
+  fi
+  daemon_json_set "$config" default-address-pools "[{\"base\": \"$base\", \"size\": $POOL_NETWORK_SIZE}]"
 }
 
 # Before an engine this script starts: gives its daemon.json a pool unless it has one. $1 the

@@ -129,6 +129,23 @@ class EngineAddressPoolsTest {
         assertTrue(Files.readString(dir.resolve("empty.json")).contains("10.144.0.0/12"));
     }
 
+    /**
+     * ensure-extra-engine.sh turns live-restore on beside the pools: without it, an engine with pools
+     * deletes the host's docker0 when it starts (its own --bridge notwithstanding).
+     */
+    @Test
+    void shouldSetLiveRestoreBesideThePoolsKeepingEveryKey() throws Exception {
+        Path config = dir.resolve("daemon.json");
+        Files.writeString(config, RUNSC);
+        bash("pool_ensure daemon.json DOCKYARD_T_POOL; daemon_json_set daemon.json live-restore true");
+        String merged = Files.readString(config).replaceAll("\\s+", "");
+        assertTrue(merged.contains("\"runsc\":{\"path\":\"/usr/bin/runsc\""), merged);
+        assertTrue(merged.contains("\"default-address-pools\":[{\"base\":\"10.144.0.0/12\",\"size\":24}]"), merged);
+        assertTrue(merged.contains("\"live-restore\":true"), merged);
+        bash("daemon_json_set fresh.json live-restore true");
+        assertEquals("{\"live-restore\":true}", Files.readString(dir.resolve("fresh.json")).replaceAll("\\s+", ""));
+    }
+
     @Test
     void shouldTakeTheAdminsPoolOrNoneAndRefuseANarrowOne() throws Exception {
         bash("pool_ensure a.json DOCKYARD_T_POOL", "DOCKYARD_T_POOL=10.99.0.0/16");
