@@ -1,6 +1,5 @@
 package dev.dockyard.protocol;
 
-import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonNumber;
@@ -8,6 +7,7 @@ import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
+import jakarta.json.spi.JsonProvider;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -19,6 +19,9 @@ import java.util.List;
  * {@code {"observation": TYPE, "content", "extras": {...}, "message", "success"?}}.
  */
 public final class ProtocolJson {
+
+    /** Looked up once: {@code Json.create...} looks the provider up (a service loader scan) on every call. */
+    private static final JsonProvider JSON = JsonProvider.provider();
 
     private ProtocolJson() {
     }
@@ -73,7 +76,7 @@ public final class ProtocolJson {
     }
 
     public static JsonObject toJson(Action action) {
-        JsonObjectBuilder args = Json.createObjectBuilder();
+        JsonObjectBuilder args = JSON.createObjectBuilder();
         if (action instanceof CmdRunAction a) {
             args.add("command", a.command()).add("is_input", a.isInput()).add("thought", a.thought())
                     .add("blocking", a.blocking()).add("is_static", a.isStatic()).add("hidden", a.hidden());
@@ -105,7 +108,7 @@ public final class ProtocolJson {
             args.add("browser_actions", a.browserActions());
         }
         args.add("security_risk", action.securityRisk().wireValue());
-        JsonObjectBuilder dict = Json.createObjectBuilder()
+        JsonObjectBuilder dict = JSON.createObjectBuilder()
                 .add("action", action.type().wireName())
                 .add("args", args);
         if (action.timeout() != null) {
@@ -117,7 +120,7 @@ public final class ProtocolJson {
     // ----------------------------------------------------------- observations
 
     public static JsonObject toJson(Observation observation) {
-        JsonObjectBuilder extras = Json.createObjectBuilder();
+        JsonObjectBuilder extras = JSON.createObjectBuilder();
         if (observation instanceof CmdOutputObservation o) {
             extras.add("command", o.command()).add("hidden", o.hidden())
                     .add("metadata", metadataToJson(o.metadata()));
@@ -162,7 +165,7 @@ public final class ProtocolJson {
         } else if (observation instanceof ErrorObservation o) {
             extras.add("error_id", o.errorId());
         }
-        JsonObjectBuilder dict = Json.createObjectBuilder()
+        JsonObjectBuilder dict = JSON.createObjectBuilder()
                 .add("observation", observation.type())
                 .add("content", observation.content())
                 .add("extras", extras)
@@ -206,7 +209,7 @@ public final class ProtocolJson {
     }
 
     public static JsonObject metadataToJson(CmdOutputMetadata m) {
-        JsonObjectBuilder b = Json.createObjectBuilder().add("exit_code", m.exitCode()).add("pid", m.pid());
+        JsonObjectBuilder b = JSON.createObjectBuilder().add("exit_code", m.exitCode()).add("pid", m.pid());
         addNullable(b, "username", m.username());
         addNullable(b, "hostname", m.hostname());
         addNullable(b, "working_dir", m.workingDir());
@@ -325,7 +328,7 @@ public final class ProtocolJson {
     }
 
     private static JsonArrayBuilder stringArray(List<String> values) {
-        JsonArrayBuilder array = Json.createArrayBuilder();
+        JsonArrayBuilder array = JSON.createArrayBuilder();
         values.forEach(array::add);
         return array;
     }
@@ -334,7 +337,7 @@ public final class ProtocolJson {
         if (values == null) {
             b.addNull(key);
         } else {
-            JsonArrayBuilder array = Json.createArrayBuilder();
+            JsonArrayBuilder array = JSON.createArrayBuilder();
             values.forEach(array::add);
             b.add(key, array);
         }
