@@ -56,7 +56,7 @@ public final class ProtocolJson {
                     intArg(args, "end", -1), intListArg(args, "view_range"),
                     stringArg(args, "impl_source", "default"), risk, timeout);
             case WRITE -> new FileWriteAction(requiredString(args, "path", "args.path"),
-                    stringArg(args, "content", ""), intArg(args, "start", 0), intArg(args, "end", -1),
+                    textArg(args, "content"), intArg(args, "start", 0), intArg(args, "end", -1),
                     risk, timeout);
             case EDIT -> new FileEditAction(requiredString(args, "path", "args.path"),
                     stringArg(args, "command", null), stringArg(args, "file_text", null),
@@ -86,7 +86,8 @@ public final class ProtocolJson {
                     .add("impl_source", a.implSource());
             addIntList(args, "view_range", a.viewRange());
         } else if (action instanceof FileWriteAction a) {
-            args.add("path", a.path()).add("content", a.content()).add("start", a.start()).add("end", a.end());
+            args.add("path", a.path()).add("content", JsonBytes.string(a.text())).add("start", a.start())
+                    .add("end", a.end());
         } else if (action instanceof FileEditAction a) {
             args.add("path", a.path()).add("start", a.start()).add("end", a.end())
                     .add("impl_source", a.implSource());
@@ -165,9 +166,12 @@ public final class ProtocolJson {
         } else if (observation instanceof ErrorObservation o) {
             extras.add("error_id", o.errorId());
         }
+        // a file's text goes out as the bytes it was read as
+        JsonValue content = observation instanceof FileReadObservation read ? JsonBytes.string(read.text())
+                : JSON.createValue(observation.content());
         JsonObjectBuilder dict = JSON.createObjectBuilder()
                 .add("observation", observation.type())
-                .add("content", observation.content())
+                .add("content", content)
                 .add("extras", extras)
                 .add("message", observation.message());
         if (observation.success() != null) {
@@ -188,7 +192,7 @@ public final class ProtocolJson {
                     extras.containsKey("metadata") && !extras.isNull("metadata")
                             ? metadataFromJson(objectOrFail(extras.get("metadata"), "extras.metadata"))
                             : CmdOutputMetadata.unknown());
-            case "read" -> new FileReadObservation(content, stringArg(extras, "path", null),
+            case "read" -> new FileReadObservation(textArg(json, "content"), stringArg(extras, "path", null),
                     stringArg(extras, "impl_source", "default"));
             case "write" -> new FileWriteObservation(content, stringArg(extras, "path", null));
             case "edit" -> new FileEditObservation(content, stringArg(extras, "path", null),
@@ -248,6 +252,18 @@ public final class ProtocolJson {
         }
         if (v instanceof JsonString s) {
             return s.getString();
+        }
+        throw new InvalidActionException(key + " must be a string");
+    }
+
+    /** A string argument as the text it was read as (an empty one when absent or null). */
+    private static Utf8Text textArg(JsonObject o, String key) {
+        JsonValue v = o.get(key);
+        if (v == null || v.getValueType() == JsonValue.ValueType.NULL) {
+            return Utf8Text.EMPTY;
+        }
+        if (v instanceof JsonString s) {
+            return JsonBytes.text(s);
         }
         throw new InvalidActionException(key + " must be a string");
     }
