@@ -20,6 +20,8 @@ import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -201,6 +203,25 @@ class ExecutorRequestsFileBytesTest {
         Files.write(file, "valid é\r\n".getBytes(StandardCharsets.UTF_8));
         assertArrayEquals(answer(new FileWriteObservation("", file.toString())), execute(body, null));
         assertEquals("new\n", Files.readString(file));
+    }
+
+    @Test
+    void shouldRewriteAnOldFileInPlaceCutToTheNewLength() throws IOException {
+        Path file = workspace.resolve("old.txt");
+        Files.writeString(file, "a much longer old text\n".repeat(100_000));
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        Object inode = Files.readAttributes(file, BasicFileAttributes.class).fileKey();
+        execute(writeBody(file.toString(), "short".getBytes(StandardCharsets.UTF_8)), null);
+        assertEquals("short\n", Files.readString(file));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+        assertEquals(inode, Files.readAttributes(file, BasicFileAttributes.class).fileKey(), "the same file, rewritten");
+        // a line range written back, shorter than the file was
+        Files.writeString(file, "1\n2\n3\n4\n5\n");
+        byte[] range = jsonp(JSON.createObjectBuilder().add("action", JSON.createObjectBuilder().add("action", "write")
+                .add("args", JSON.createObjectBuilder().add("path", file.toString()).add("content", "two")
+                        .add("start", 1).add("end", 4))).build());
+        execute(range, null);
+        assertEquals("1\ntwo\n5\n", Files.readString(file));
     }
 
     @Test
