@@ -152,8 +152,10 @@ public final class ExecutorRequests {
 
     /**
      * {@code POST /execute_action}: {@code {"action": <action dict>}} in, observation dict out, both
-     * as bytes ({@link JsonBytes}: a 1 MB file's content is not copied through JSON-P's reader and
-     * generator). With a request id a retry returns the first answer instead of acting twice.
+     * through {@link JsonBytes} (a file's content goes from the body into the file, and from the
+     * file into the answer, as bytes: the faces write JSON values with it). The body array is the
+     * action's from then on. With a request id a retry returns the first answer instead of acting
+     * twice.
      */
     public Reply execute(byte[] body, String requestId) {
         if (!initialized()) {
@@ -175,7 +177,7 @@ public final class ExecutorRequests {
         try {
             ActionExecutor executor = host.executor();
             if (request == null) {
-                return Reply.jsonBytes(200, JsonBytes.write(ProtocolJson.toJson(executor.execute(action))));
+                return Reply.json(200, ProtocolJson.toJson(executor.execute(action)));
             }
             return requests.once(requestId, request, () -> new String(JsonBytes.write(ProtocolJson.toJson(
                             executor.execute(action))), StandardCharsets.UTF_8))

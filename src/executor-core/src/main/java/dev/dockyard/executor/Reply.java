@@ -10,8 +10,9 @@ import java.util.Map;
 /**
  * One answer of the executor protocol, independent of the HTTP server that sends it: the executor
  * WAR maps it to a JAX-RS response, the control plane's in-process face (the {@code cli} backend)
- * to its own loopback server. {@code body} is a {@link JsonValue}, a {@link String} or UTF-8
- * {@code byte[]} already in JSON, a {@link Streamed} body, or null for none.
+ * to its own loopback server. {@code body} is a {@link JsonValue} (which the faces write with
+ * {@code JsonBytes}), a {@link String} or UTF-8 {@code byte[]} already in JSON, a {@link Streamed}
+ * body, or null for none.
  */
 public record Reply(int status, Object body, String contentType, Map<String, String> headers) {
 
@@ -28,11 +29,6 @@ public record Reply(int status, Object body, String contentType, Map<String, Str
     }
 
     public static Reply json(int status, JsonValue body) {
-        return new Reply(status, body, JSON, Map.of());
-    }
-
-    /** A JSON body already serialised as UTF-8 bytes (an observation, by {@code JsonBytes}). */
-    public static Reply jsonBytes(int status, byte[] body) {
         return new Reply(status, body, JSON, Map.of());
     }
 

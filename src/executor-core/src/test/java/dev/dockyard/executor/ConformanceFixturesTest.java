@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.dockyard.executor.config.ExecutorSettings;
+import dev.dockyard.protocol.JsonBytes;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
@@ -133,7 +134,7 @@ class ConformanceFixturesTest {
         if (reply.status() != 200) {
             fail("execute_action answered " + reply.status() + ": " + reply.body());
         }
-        return read(new String((byte[]) reply.body(), StandardCharsets.UTF_8));
+        return read(new String(JsonBytes.write((JsonValue) reply.body()), StandardCharsets.UTF_8));
     }
 
     private static JsonObject answer(ExecutorRequests requests, JsonObject request) throws IOException {

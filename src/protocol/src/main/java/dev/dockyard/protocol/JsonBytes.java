@@ -8,6 +8,9 @@ import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import jakarta.json.spi.JsonProvider;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -18,16 +21,19 @@ import java.util.Map;
  *
  * <p>Why not JSON-P's own reader and generator: they go through a {@code Reader}/{@code Writer}
  * one character at a time, which for the 1 MB {@code content} of a file {@code write} or
- * {@code read} costs ~9 ms each way on the executor's C1-only JVM. Here a string without escapes
- * is one bulk UTF-8 decode ({@code new String(bytes, UTF_8)}), and writing scans the string's
- * UTF-8 bytes for the few that need escaping (quote, backslash, control characters) and copies
- * the runs between them: UTF-8's multi-byte sequences never contain those bytes.
+ * {@code read} costs ~9 ms each way on the executor's C1-only JVM. Here string values are read
+ * as {@link Utf8Text} views of the array itself (escapes resolved in place), and a string value
+ * that holds UTF-8 bytes is written from them: a file's content passes through without a String.
+ * Writing scans the UTF-8 bytes for the few that need escaping (quote, backslash, control
+ * characters) and copies the runs between them: UTF-8's multi-byte sequences never contain those
+ * bytes.
  *
  * <p>The grammar is RFC 8259's, strictly: one value, nothing after it but whitespace, no control
  * character inside strings, numbers as JSON writes them. Malformed UTF-8 decodes to U+FFFD, as
- * JSON-P's reader does. The values built are JSON-P's own (its provider's builders), so
- * everything downstream ({@link ProtocolJson}) is unchanged. Escapes are written as JSON-P's
- * generator writes them.
+ * JSON-P's reader does. Objects, arrays and numbers are JSON-P's own (its provider's builders)
+ * and strings are {@link JsonString}s equal to JSON-P's, so everything downstream
+ * ({@link ProtocolJson}) reads them as before. Escapes are written as JSON-P's generator writes
+ * them.
  */
 public final class JsonBytes {
 
@@ -51,7 +57,10 @@ public final class JsonBytes {
 
     // ------------------------------------------------------------------ reading
 
-    /** Parses {@code bytes[0, length)} as one JSON value. */
+    /**
+     * Parses {@code bytes[0, length)} as one JSON value. The array is the values' from then on:
+     * string values are views of it ({@link #text}), their escapes resolved within it.
+     */
     public static JsonValue read(byte[] bytes, int length) {
         Reader reader = new Reader(bytes, length);
         reader.skipByteOrderMark();
@@ -108,7 +117,7 @@ public final class JsonBytes {
             return switch (b[pos]) {
                 case '{' -> object(depth + 1);
                 case '[' -> array(depth + 1);
-                case '"' -> JSON.createValue(string());
+                case '"' -> new Utf8JsonString(text());
                 case 't' -> literal("true", JsonValue.TRUE);
                 case 'f' -> literal("false", JsonValue.FALSE);
                 case 'n' -> literal("null", JsonValue.NULL);
@@ -130,7 +139,7 @@ public final class JsonBytes {
                 if (pos >= end || b[pos] != '"') {
                     throw fail("expected a member name in quotes");
                 }
-                String name = string();
+                String name = text().toString();
                 skipWhitespace();
                 expect(':');
                 skipWhitespace();
@@ -195,75 +204,41 @@ public final class JsonBytes {
         }
 
         /**
-         * At the opening quote; leaves {@code pos} after the closing one. One pass finds the end,
-         * whether there are escapes and whether all is ASCII: ASCII text becomes a string by a
-         * plain copy (ISO-8859-1), other text by one UTF-8 decode. Escapes are resolved into a
-         * byte array of the raw length (never shorter than the result) as UTF-8.
+         * At the opening quote; leaves {@code pos} after the closing one. Escapes are resolved in
+         * place: a text is never longer than its JSON form (an escape of k bytes stands for at
+         * most k bytes of UTF-8), so it is moved down over its own escapes and ends up a slice of
+         * the array, found between escapes eight bytes at a time ({@link Utf8Bytes}). Well-formed
+         * UTF-8 stays that slice; malformed bytes decode to U+FFFD, as JSON-P's reader does.
          */
-        private String string() {
+        private Utf8Text text() {
             int start = ++pos;
-            boolean ascii = true;
-            while (pos < end) {
-                byte c = b[pos];
-                if (c == '"') {
-                    return new String(b, start, pos++ - start,
-                            ascii ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8);
+            int n = start;
+            while (true) {
+                int special = Utf8Bytes.firstJsonSpecial(b, pos, end);
+                if (n != pos) {
+                    System.arraycopy(b, pos, b, n, special - pos);
                 }
-                if (c == '\\') {
-                    return escapedString(start, ascii);
+                n += special - pos;
+                pos = special;
+                if (pos >= end) {
+                    throw fail("unterminated string");
                 }
-                if (c < 0) {
-                    ascii = false;
-                } else if (c < 0x20) {
+                if (b[pos] == '"') {
+                    pos++;
+                    return Utf8Bytes.isWellFormed(b, start, n) ? Utf8Text.wellFormed(b, start, n - start)
+                            : Utf8Text.of(new String(b, start, n - start, StandardCharsets.UTF_8));
+                }
+                if (b[pos] != '\\') {
                     throw fail("control character in a string");
                 }
-                pos++;
-            }
-            throw fail("unterminated string");
-        }
-
-        /** At the first backslash of the string that starts at {@code start}. */
-        private String escapedString(int start, boolean ascii) {
-            // the raw bytes up to the closing quote: the decoded text is never longer (an escape
-            // of k bytes stands for at most k bytes of UTF-8), so one array holds it
-            int close = pos;
-            while (close < end && b[close] != '"') {
-                close += b[close] == '\\' ? 2 : 1;
-            }
-            byte[] out = new byte[Math.min(close, end) - start];
-            int n = pos - start;
-            System.arraycopy(b, start, out, 0, n);
-            int run = pos;
-            while (pos < end) {
-                byte c = b[pos];
-                if (c == '"' || c == '\\') {
-                    int len = pos - run;
-                    System.arraycopy(b, run, out, n, len);
-                    n += len;
-                    if (c == '"') {
-                        pos++;
-                        return new String(out, 0, n, ascii ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8);
-                    }
-                    int codePoint = escape();
-                    if (codePoint < 0) {
-                        // a lone surrogate has no UTF-8 form: this string is built from chars instead
-                        return charString(start);
-                    }
-                    if (codePoint >= 0x80) {
-                        ascii = false;
-                    }
-                    n = putUtf8(out, n, codePoint);
-                    run = pos;
-                } else if (c < 0) {
-                    ascii = false;
-                    pos++;
-                } else if (c < 0x20) {
-                    throw fail("control character in a string");
-                } else {
-                    pos++;
+                int mark = pos;
+                int codePoint = escape();
+                if (codePoint < 0) {
+                    // a lone surrogate has no UTF-8 form: the rest of this string is built from chars
+                    return Utf8Text.of(charString(new String(b, start, n - start, StandardCharsets.UTF_8), mark));
                 }
+                n = putUtf8(b, n, codePoint);
             }
-            throw fail("unterminated string");
         }
 
         private static int putUtf8(byte[] out, int n, int cp) {
@@ -334,11 +309,14 @@ public final class JsonBytes {
             return -1;
         }
 
-        /** The rare string with a lone surrogate: decoded char by char from its start. */
-        private String charString(int start) {
-            pos = start;
-            StringBuilder text = new StringBuilder();
-            int run = start;
+        /**
+         * The rare string with a lone surrogate: {@code decoded} is its text before the escape at
+         * {@code from}; the rest is decoded char by char.
+         */
+        private String charString(String decoded, int from) {
+            pos = from;
+            StringBuilder text = new StringBuilder(decoded);
+            int run = from;
             while (pos < end) {
                 byte c = b[pos];
                 if (c == '"') {
@@ -438,19 +416,54 @@ public final class JsonBytes {
         }
     }
 
+    /** A JSON string of the text, written from its UTF-8 bytes when it holds them. */
+    public static JsonString string(Utf8Text text) {
+        return new Utf8JsonString(text);
+    }
+
+    /** The text of a JSON string: for a string this class read, the bytes it was read from. */
+    public static Utf8Text text(JsonString value) {
+        return value instanceof Utf8JsonString held ? held.text() : Utf8Text.of(value.getString());
+    }
+
     // ------------------------------------------------------------------ writing
+
+    /** The buffer {@link #write(JsonValue, OutputStream)} writes through. */
+    static final int PIECE = 32 * 1024;
 
     /** The value as compact JSON in UTF-8. */
     public static byte[] write(JsonValue value) {
-        Writer writer = new Writer();
+        Writer writer = new Writer(null, 256);
         writer.value(value);
         return writer.toByteArray();
     }
 
+    /**
+     * The value as compact JSON in UTF-8, written to {@code out} through a buffer of {@value #PIECE}
+     * bytes (a run of text longer than that is written as it is): no array of the whole JSON is
+     * made, and a text held as bytes (a file's, read whole) goes from them to the stream.
+     */
+    public static void write(JsonValue value, OutputStream out) throws IOException {
+        Writer writer = new Writer(out, PIECE);
+        try {
+            writer.value(value);
+            writer.flush();
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+    }
+
     private static final class Writer {
         private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.ISO_8859_1);
-        private byte[] buf = new byte[256];
+        /** Where full buffers go; null: everything stays in the buffer, which grows. */
+        private final OutputStream sink;
+        private byte[] buf;
         private int count;
+
+        Writer(OutputStream sink, int size) {
+            this.sink = sink;
+            this.buf = new byte[size];
+        }
 
         byte[] toByteArray() {
             return Arrays.copyOf(buf, count);
@@ -484,69 +497,64 @@ public final class JsonBytes {
                     }
                     put(']');
                 }
-                case STRING -> string(((JsonString) value).getString());
+                case STRING -> {
+                    if (value instanceof Utf8JsonString held && held.text().hasBytes()) {
+                        Utf8Text text = held.text();
+                        utf8(text.array(), text.offset(), text.offset() + text.length());
+                    } else {
+                        string(((JsonString) value).getString());
+                    }
+                }
                 case NUMBER, TRUE, FALSE, NULL -> ascii(value.toString());
             }
         }
 
-        /**
-         * Tries the string as ASCII first: {@code getBytes(ISO_8859_1)} of a Latin-1 string is a
-         * plain copy, where UTF-8 encoding scans it first. A byte that is negative (a Latin-1
-         * character above 0x7F) or {@code '?'} (what ISO-8859-1 substitutes for anything else) may
-         * not be the character itself: then the string is written again from its UTF-8 bytes.
-         */
+        /** A String's UTF-8 bytes (a lone surrogate as {@code ?}, as JSON-P's generator writes it). */
         private void string(String s) {
-            int mark = count;
-            if (!escaped(s.getBytes(StandardCharsets.ISO_8859_1), true)) {
-                count = mark;
-                escaped(s.getBytes(StandardCharsets.UTF_8), false);
-            }
+            byte[] text = s.getBytes(StandardCharsets.UTF_8);
+            utf8(text, 0, text.length);
         }
 
-        /** Writes the quoted, escaped bytes; false (having written part) when ASCII was assumed and is not so. */
-        private boolean escaped(byte[] text, boolean asciiOnly) {
-            ensure(text.length + 2 + (text.length >> 4));
+        /**
+         * UTF-8 text as a JSON string: the runs between the bytes to escape, found eight bytes at
+         * a time ({@link Utf8Bytes}), are copied as they are. UTF-8's multi-byte sequences never
+         * hold a byte to escape.
+         */
+        private void utf8(byte[] text, int from, int to) {
+            reserve(to - from + 2 + ((to - from) >> 4));
             put('"');
-            int run = 0;
-            for (int i = 0; i < text.length; i++) {
-                byte c = text[i];
-                if (c >= 0x20 && c != '"' && c != '\\' && c != '?') {
-                    continue;
-                }
-                if (c < 0 || c == '?') {
-                    if (asciiOnly) {
-                        return false;
-                    }
-                    // bytes of multi-byte sequences are negative: never escaped, nor is '?'
-                    continue;
-                }
+            int run = from;
+            for (int i = Utf8Bytes.firstJsonSpecial(text, from, to); i < to; i = Utf8Bytes.firstJsonSpecial(text, run, to)) {
                 bytes(text, run, i);
+                escape(text[i]);
                 run = i + 1;
-                switch (c) {
-                    case '"' -> escape('"');
-                    case '\\' -> escape('\\');
-                    case '\b' -> escape('b');
-                    case '\f' -> escape('f');
-                    case '\n' -> escape('n');
-                    case '\r' -> escape('r');
-                    case '\t' -> escape('t');
-                    default -> {
-                        ensure(6);
-                        put('\\');
-                        put('u');
-                        put('0');
-                        put('0');
-                        put((char) HEX[c >> 4]);
-                        put((char) HEX[c & 0xF]);
-                    }
-                }
             }
-            bytes(text, run, text.length);
+            bytes(text, run, to);
             put('"');
-            return true;
         }
 
-        private void escape(char c) {
+        /** A quote, a backslash or a control character, escaped as JSON-P's generator does. */
+        private void escape(byte c) {
+            switch (c) {
+                case '"' -> escaped('"');
+                case '\\' -> escaped('\\');
+                case '\b' -> escaped('b');
+                case '\f' -> escaped('f');
+                case '\n' -> escaped('n');
+                case '\r' -> escaped('r');
+                case '\t' -> escaped('t');
+                default -> {
+                    put('\\');
+                    put('u');
+                    put('0');
+                    put('0');
+                    put((char) HEX[c >> 4]);
+                    put((char) HEX[c & 0xF]);
+                }
+            }
+        }
+
+        private void escaped(char c) {
             put('\\');
             put(c);
         }
@@ -559,21 +567,56 @@ public final class JsonBytes {
 
         private void bytes(byte[] from, int start, int stop) {
             int n = stop - start;
-            if (n > 0) {
-                ensure(n);
-                System.arraycopy(from, start, buf, count, n);
-                count += n;
+            if (n > buf.length - count) {
+                if (sink == null) {
+                    grow(n);
+                } else {
+                    flush();
+                    if (n >= buf.length) {
+                        // a run longer than a piece goes as it is
+                        send(from, start, n);
+                        return;
+                    }
+                }
             }
+            System.arraycopy(from, start, buf, count, n);
+            count += n;
         }
 
         private void put(char c) {
-            ensure(1);
+            if (count == buf.length) {
+                if (sink == null) {
+                    grow(1);
+                } else {
+                    flush();
+                }
+            }
             buf[count++] = (byte) c;
         }
 
-        private void ensure(int more) {
-            if (buf.length - count < more) {
-                buf = Arrays.copyOf(buf, Math.max(buf.length * 2, count + more + (count >> 3)));
+        /** In memory, grows the buffer once for a long text rather than doubling as it is written. */
+        private void reserve(int more) {
+            if (sink == null && buf.length - count < more) {
+                grow(more);
+            }
+        }
+
+        private void grow(int more) {
+            buf = Arrays.copyOf(buf, Math.max(buf.length * 2, count + more + (count >> 3)));
+        }
+
+        void flush() {
+            if (count > 0) {
+                send(buf, 0, count);
+                count = 0;
+            }
+        }
+
+        private void send(byte[] bytes, int start, int n) {
+            try {
+                sink.write(bytes, start, n);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
         }
     }

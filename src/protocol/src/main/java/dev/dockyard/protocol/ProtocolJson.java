@@ -1,6 +1,5 @@
 package dev.dockyard.protocol;
 
-import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonNumber;
@@ -8,6 +7,7 @@ import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
+import jakarta.json.spi.JsonProvider;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -19,6 +19,9 @@ import java.util.List;
  * {@code {"observation": TYPE, "content", "extras": {...}, "message", "success"?}}.
  */
 public final class ProtocolJson {
+
+    /** Looked up once: {@code Json.create...} looks the provider up (a service loader scan) on every call. */
+    private static final JsonProvider JSON = JsonProvider.provider();
 
     private ProtocolJson() {
     }
@@ -53,7 +56,7 @@ public final class ProtocolJson {
                     intArg(args, "end", -1), intListArg(args, "view_range"),
                     stringArg(args, "impl_source", "default"), risk, timeout);
             case WRITE -> new FileWriteAction(requiredString(args, "path", "args.path"),
-                    stringArg(args, "content", ""), intArg(args, "start", 0), intArg(args, "end", -1),
+                    textArg(args, "content"), intArg(args, "start", 0), intArg(args, "end", -1),
                     risk, timeout);
             case EDIT -> new FileEditAction(requiredString(args, "path", "args.path"),
                     stringArg(args, "command", null), stringArg(args, "file_text", null),
@@ -73,7 +76,7 @@ public final class ProtocolJson {
     }
 
     public static JsonObject toJson(Action action) {
-        JsonObjectBuilder args = Json.createObjectBuilder();
+        JsonObjectBuilder args = JSON.createObjectBuilder();
         if (action instanceof CmdRunAction a) {
             args.add("command", a.command()).add("is_input", a.isInput()).add("thought", a.thought())
                     .add("blocking", a.blocking()).add("is_static", a.isStatic()).add("hidden", a.hidden());
@@ -83,7 +86,8 @@ public final class ProtocolJson {
                     .add("impl_source", a.implSource());
             addIntList(args, "view_range", a.viewRange());
         } else if (action instanceof FileWriteAction a) {
-            args.add("path", a.path()).add("content", a.content()).add("start", a.start()).add("end", a.end());
+            args.add("path", a.path()).add("content", JsonBytes.string(a.text())).add("start", a.start())
+                    .add("end", a.end());
         } else if (action instanceof FileEditAction a) {
             args.add("path", a.path()).add("start", a.start()).add("end", a.end())
                     .add("impl_source", a.implSource());
@@ -105,7 +109,7 @@ public final class ProtocolJson {
             args.add("browser_actions", a.browserActions());
         }
         args.add("security_risk", action.securityRisk().wireValue());
-        JsonObjectBuilder dict = Json.createObjectBuilder()
+        JsonObjectBuilder dict = JSON.createObjectBuilder()
                 .add("action", action.type().wireName())
                 .add("args", args);
         if (action.timeout() != null) {
@@ -117,7 +121,7 @@ public final class ProtocolJson {
     // ----------------------------------------------------------- observations
 
     public static JsonObject toJson(Observation observation) {
-        JsonObjectBuilder extras = Json.createObjectBuilder();
+        JsonObjectBuilder extras = JSON.createObjectBuilder();
         if (observation instanceof CmdOutputObservation o) {
             extras.add("command", o.command()).add("hidden", o.hidden())
                     .add("metadata", metadataToJson(o.metadata()));
@@ -162,9 +166,12 @@ public final class ProtocolJson {
         } else if (observation instanceof ErrorObservation o) {
             extras.add("error_id", o.errorId());
         }
-        JsonObjectBuilder dict = Json.createObjectBuilder()
+        // a file's text goes out as the bytes it was read as
+        JsonValue content = observation instanceof FileReadObservation read ? JsonBytes.string(read.text())
+                : JSON.createValue(observation.content());
+        JsonObjectBuilder dict = JSON.createObjectBuilder()
                 .add("observation", observation.type())
-                .add("content", observation.content())
+                .add("content", content)
                 .add("extras", extras)
                 .add("message", observation.message());
         if (observation.success() != null) {
@@ -185,7 +192,7 @@ public final class ProtocolJson {
                     extras.containsKey("metadata") && !extras.isNull("metadata")
                             ? metadataFromJson(objectOrFail(extras.get("metadata"), "extras.metadata"))
                             : CmdOutputMetadata.unknown());
-            case "read" -> new FileReadObservation(content, stringArg(extras, "path", null),
+            case "read" -> new FileReadObservation(textArg(json, "content"), stringArg(extras, "path", null),
                     stringArg(extras, "impl_source", "default"));
             case "write" -> new FileWriteObservation(content, stringArg(extras, "path", null));
             case "edit" -> new FileEditObservation(content, stringArg(extras, "path", null),
@@ -206,7 +213,7 @@ public final class ProtocolJson {
     }
 
     public static JsonObject metadataToJson(CmdOutputMetadata m) {
-        JsonObjectBuilder b = Json.createObjectBuilder().add("exit_code", m.exitCode()).add("pid", m.pid());
+        JsonObjectBuilder b = JSON.createObjectBuilder().add("exit_code", m.exitCode()).add("pid", m.pid());
         addNullable(b, "username", m.username());
         addNullable(b, "hostname", m.hostname());
         addNullable(b, "working_dir", m.workingDir());
@@ -245,6 +252,18 @@ public final class ProtocolJson {
         }
         if (v instanceof JsonString s) {
             return s.getString();
+        }
+        throw new InvalidActionException(key + " must be a string");
+    }
+
+    /** A string argument as the text it was read as (an empty one when absent or null). */
+    private static Utf8Text textArg(JsonObject o, String key) {
+        JsonValue v = o.get(key);
+        if (v == null || v.getValueType() == JsonValue.ValueType.NULL) {
+            return Utf8Text.EMPTY;
+        }
+        if (v instanceof JsonString s) {
+            return JsonBytes.text(s);
         }
         throw new InvalidActionException(key + " must be a string");
     }
@@ -325,7 +344,7 @@ public final class ProtocolJson {
     }
 
     private static JsonArrayBuilder stringArray(List<String> values) {
-        JsonArrayBuilder array = Json.createArrayBuilder();
+        JsonArrayBuilder array = JSON.createArrayBuilder();
         values.forEach(array::add);
         return array;
     }
@@ -334,7 +353,7 @@ public final class ProtocolJson {
         if (values == null) {
             b.addNull(key);
         } else {
-            JsonArrayBuilder array = Json.createArrayBuilder();
+            JsonArrayBuilder array = JSON.createArrayBuilder();
             values.forEach(array::add);
             b.add(key, array);
         }

@@ -8,14 +8,20 @@ import jakarta.json.Json;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
+import jakarta.json.spi.JsonProvider;
 import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /** {@link JsonBytes} against JSON-P's own reader and writer (Parsson), value for value and byte for byte. */
 class JsonBytesTest {
+
+    private static final JsonProvider JSON = JsonProvider.provider();
 
     private static final List<String> DOCUMENTS = List.of(
             "{}", "[]", "{\"a\":1}", " { \"a\" : [ 1 , -2.5e3 , 0.25 , true , false , null ] } ",
@@ -67,6 +73,93 @@ class JsonBytesTest {
         byte[] written = JsonBytes.write(value);
         assertEquals(big.length() + 1024 + "{\"content\":\"\"}".length(), written.length);
         assertEquals(big, ((JsonObject) JsonBytes.read(written)).getString("content"));
+    }
+
+    /** Texts that end at, cross and follow word and piece boundaries, with every kind of escape. */
+    private static List<String> trickyTexts() {
+        List<String> texts = new ArrayList<>(List.of("", "a", "\"", "\\", "\u0000", "\u001f\u007f", "é", "€😀中文",
+                "ab\"cdefgh\\ijklmnop\nq", "\r\n", "line\r\nnext\rlast\n", "tab\there\b\f", "/ and \\/ and ?",
+                "\ud800 lone", "x".repeat(7) + "\n", "x".repeat(8) + "\"" + "y".repeat(9)));
+        StringBuilder everyOffset = new StringBuilder();
+        for (int i = 0; i < 40; i++) {
+            everyOffset.append("x".repeat(i)).append(i % 3 == 0 ? "\n" : i % 3 == 1 ? "\"é" : "\\\u0001");
+        }
+        texts.add(everyOffset.toString());
+        texts.add("0123456789abcdef".repeat(JsonBytes.PIECE / 16 * 3 + 1) + "\n" + "z".repeat(JsonBytes.PIECE - 1));
+        texts.add(("x".repeat(1023) + "\n").repeat(1024));
+        return texts;
+    }
+
+    @Test
+    void shouldReadTrickyStringsAsJsonpReads() {
+        for (String text : trickyTexts()) {
+            byte[] doc = Json.createObjectBuilder().add("content", text).add("after", "é\n").build().toString()
+                    .getBytes(StandardCharsets.UTF_8);
+            JsonValue expected = Json.createReader(new StringReader(new String(doc, StandardCharsets.UTF_8))).readValue();
+            assertEquals(expected, JsonBytes.read(doc), text.length() < 200 ? text : "long text");
+        }
+    }
+
+    @Test
+    void shouldReadEscapesNextToMalformedBytesAsJsonpReadsTheDecodedDocument() {
+        Random random = new Random(16);
+        String[] pieces = {"a", "bcdefghij", "\\n", "\\\"", "\\u00e9", "\\ud83d\\ude00", "\\ud800", "é", "€"};
+        for (int n = 0; n < 2000; n++) {
+            ByteArrayOutputStream doc = new ByteArrayOutputStream();
+            doc.writeBytes("{\"s\":\"".getBytes(StandardCharsets.UTF_8));
+            for (int k = random.nextInt(12); k > 0; k--) {
+                if (random.nextInt(5) == 0) {
+                    doc.write(0x80 + random.nextInt(0x80));
+                } else {
+                    doc.writeBytes(pieces[random.nextInt(pieces.length)].getBytes(StandardCharsets.UTF_8));
+                }
+            }
+            doc.writeBytes("\"}".getBytes(StandardCharsets.UTF_8));
+            byte[] bytes = doc.toByteArray();
+            String decoded = new String(bytes, StandardCharsets.UTF_8);
+            assertEquals(JSON.createReader(new StringReader(decoded)).readValue(), JsonBytes.read(bytes), decoded);
+        }
+    }
+
+    @Test
+    void shouldWriteTextHeldAsBytesAsJsonpWritesItsString() throws Exception {
+        for (String text : trickyTexts()) {
+            String decoded = text;
+            byte[] utf8 = decoded.getBytes(StandardCharsets.UTF_8);
+            JsonObject expectedValue = Json.createObjectBuilder().add("content", decoded).add("n", 1).build();
+            ByteArrayOutputStream expected = new ByteArrayOutputStream();
+            Json.createWriter(expected).write(expectedValue);
+            // a lone surrogate has no UTF-8 form: that text can only be held as a String
+            boolean encodable = new String(utf8, StandardCharsets.UTF_8).equals(decoded);
+            Utf8Text asText = encodable ? Utf8Text.decode(utf8, 0, utf8.length) : Utf8Text.of(decoded);
+            JsonValue held = JSON.createObjectBuilder().add("content", JsonBytes.string(asText)).add("n", 1).build();
+            assertEquals(expected.toString(StandardCharsets.UTF_8), new String(JsonBytes.write(held), StandardCharsets.UTF_8));
+            ByteArrayOutputStream streamed = new ByteArrayOutputStream();
+            JsonBytes.write(held, streamed);
+            assertEquals(expected.toString(StandardCharsets.UTF_8), streamed.toString(StandardCharsets.UTF_8));
+            ByteArrayOutputStream fromString = new ByteArrayOutputStream();
+            JsonBytes.write(expectedValue, fromString);
+            assertEquals(expected.toString(StandardCharsets.UTF_8), fromString.toString(StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
+    void shouldStreamThroughABufferOfAPiece() throws Exception {
+        String big = ("x".repeat(1023) + "\n").repeat(1024);
+        List<Integer> writes = new ArrayList<>();
+        JsonBytes.write(Json.createObjectBuilder().add("content", big).build(), new OutputStream() {
+            @Override
+            public void write(int b) {
+                writes.add(1);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) {
+                writes.add(len);
+            }
+        });
+        assertEquals(big.length() + 1024 + "{\"content\":\"\"}".length(), writes.stream().mapToInt(Integer::intValue).sum());
+        assertTrue(writes.stream().allMatch(n -> n <= JsonBytes.PIECE), writes.toString());
     }
 
     @Test

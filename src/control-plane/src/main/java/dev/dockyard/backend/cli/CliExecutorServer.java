@@ -5,6 +5,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.dockyard.executor.ExecutorRequests;
 import dev.dockyard.executor.Reply;
 import dev.dockyard.protocol.InvalidActionException;
+import dev.dockyard.protocol.JsonBytes;
 import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
@@ -186,8 +187,9 @@ final class CliExecutorServer implements AutoCloseable {
             }
             return;
         }
-        byte[] bytes = body instanceof byte[] raw ? raw
-                : (body instanceof JsonValue json ? json.toString() : body.toString()).getBytes(StandardCharsets.UTF_8);
+        // JsonBytes, not JSON-P's toString(): the same bytes, and a file's text written from its own
+        byte[] bytes = body instanceof byte[] raw ? raw : body instanceof JsonValue json ? JsonBytes.write(json)
+                : body.toString().getBytes(StandardCharsets.UTF_8);
         exchange.sendResponseHeaders(reply.status(), bytes.length);
         try (OutputStream out = exchange.getResponseBody()) {
             out.write(bytes);

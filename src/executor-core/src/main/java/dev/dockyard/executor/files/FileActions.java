@@ -6,10 +6,14 @@ import dev.dockyard.protocol.FileReadObservation;
 import dev.dockyard.protocol.FileWriteAction;
 import dev.dockyard.protocol.FileWriteObservation;
 import dev.dockyard.protocol.Observation;
+import dev.dockyard.protocol.Utf8Bytes;
+import dev.dockyard.protocol.Utf8Text;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
@@ -17,6 +21,7 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -96,9 +101,9 @@ public final class FileActions {
                 return new FileReadObservation("data:" + mediaType + ";base64,"
                         + Base64.getEncoder().encodeToString(bytes), shown, "default");
             }
-            String text;
+            Utf8Text text;
             try {
-                text = universalNewlines(decodeUtf8(bytes));
+                text = readText(bytes);
             } catch (CharacterCodingException e) {
                 return ErrorObservation.of("File could not be decoded as utf-8: " + shown + ".");
             }
@@ -106,13 +111,23 @@ public final class FileActions {
                 // the whole file (the default): what read_lines and a join would give back
                 return new FileReadObservation(text, shown, "default");
             }
-            List<String> lines = readLines(splitKeepingNewlines(text), action.start(), action.end());
+            List<String> lines = readLines(splitKeepingNewlines(text.toString()), action.start(), action.end());
             return new FileReadObservation(String.join("", lines), shown, "default");
         } catch (AccessDeniedException e) {
             return ErrorObservation.of("Permission denied: " + shown);
         } catch (IOException e) {
             return ErrorObservation.of("Could not read " + shown + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * The file's text as OpenHands reads it (strict UTF-8, universal newlines), held as the file's
+     * own bytes when it is them unchanged (no carriage return): a file read whole then goes into
+     * the answer's JSON without a String.
+     */
+    static Utf8Text readText(byte[] bytes) throws CharacterCodingException {
+        Utf8Text text = Utf8Text.decode(bytes, 0, bytes.length);
+        return text.contains('\r') ? Utf8Text.of(universalNewlines(text.toString())) : text;
     }
 
     /** Python's universal newlines on reading: {@code \r\n} and a lone {@code \r} are {@code \n}. */
@@ -157,15 +172,19 @@ public final class FileActions {
             } catch (CharacterCodingException e) {
                 return ErrorObservation.of("File could not be decoded as utf-8: " + shown);
             }
-            // rewriting in place keeps the file's owner and mode, as OpenHands restores them
-            try (OutputStream out = Files.newOutputStream(file)) {
+            // rewritten in place and then cut to its new length, as OpenHands does ('r+', write,
+            // truncate): the file keeps its owner and mode, and its pages are overwritten rather than
+            // freed and allocated again (truncating first made a 1 MB write ~0.6 ms slower)
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                 OutputStream out = Channels.newOutputStream(channel)) {
                 if (newText == null) {
-                    // the content and its newline written as they are, without joining them first
-                    out.write(action.content().getBytes(StandardCharsets.UTF_8));
+                    // the content (the request's own bytes) and its newline, without joining them first
+                    action.text().writeTo(out);
                     out.write('\n');
                 } else {
                     out.write(newText.getBytes(StandardCharsets.UTF_8));
                 }
+                channel.truncate(channel.position());
             }
             if (!existed) {
                 try {
@@ -251,11 +270,9 @@ public final class FileActions {
         try (InputStream in = Files.newInputStream(file)) {
             byte[] buffer = new byte[CHECK_BUFFER];
             for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
-                for (int i = 0; i < n; i++) {
-                    if (buffer[i] < 0) {
-                        decodeUtf8(Files.readAllBytes(file));
-                        return;
-                    }
+                if (!Utf8Bytes.isAscii(buffer, 0, n)) {
+                    decodeUtf8(Files.readAllBytes(file));
+                    return;
                 }
             }
         }
