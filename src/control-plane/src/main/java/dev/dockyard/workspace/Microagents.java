@@ -34,7 +34,11 @@ public class Microagents {
      * observation carries, and base64 survives the trimming of trailing whitespace.
      */
     static final int CHUNK_BYTES = 21_000;
-    private static final Pattern LISTED = Pattern.compile(" *(\\d+)\t([^\\n]+)");
+    /**
+     * A listed file: its size, one space, its path. Not a tab between them: the executor renders its
+     * terminal as tmux does for OpenHands, which turns a tab into spaces up to the next tab stop.
+     */
+    private static final Pattern LISTED = Pattern.compile(" *(\\d+) (.+)");
 
     @Inject
     WorkspaceSetup commands;
@@ -63,7 +67,7 @@ public class Microagents {
         String dir = WorkspaceSetup.quote(repository.directory(WorkspaceSetup.WORKSPACE));
         String listing = commands.run(executor, sessionKey, "listing microagents", "cd " + dir
                 + " 2>/dev/null || exit 0; for f in .openhands/microagents/*.md .dockyard/microagents/*.md; do "
-                + "if [ -f \"$f\" ]; then printf '%s\\t%s\\n' \"$(wc -c < \"$f\")\" \"$f\"; fi; done",
+                + "if [ -f \"$f\" ]; then printf '%s %s\\n' \"$(wc -c < \"$f\")\" \"$f\"; fi; done",
                 Duration.ofSeconds(30));
         List<Microagent> agents = new ArrayList<>();
         for (String line : listing.split("\n")) {
