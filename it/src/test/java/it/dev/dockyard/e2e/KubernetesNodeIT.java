@@ -151,8 +151,10 @@ class KubernetesNodeIT {
                 .get() != null) {
             left.add("claim");
         }
-        if (DockerCli.run("inspect", container).exitCode() == 0) {
-            left.add("container " + container + " (" + DockerCli.inspect(container, "{{.State.Status}}") + ")");
+        // one call: the container may go between two
+        DockerCli.Result inspected = DockerCli.run("inspect", "--format", "{{.State.Status}}", container);
+        if (inspected.exitCode() == 0) {
+            left.add("container " + container + " (" + inspected.output().strip() + ")");
         }
         DockerCli.volumesLabelled(KubeletStandIn.LABEL).stream().filter(v -> v.contains(runtimeId))
                 .forEach(v -> left.add("volume " + v));
