@@ -427,6 +427,19 @@ public class KubernetesBackend implements RuntimeBackend {
 
     static String describe(Exception e) {
         String message = e.getMessage();
-        return message == null ? e.getClass().getSimpleName() : message.strip();
+        String described = message == null ? e.getClass().getSimpleName() : message.strip();
+        // the client's generic wrapper ("An error has occurred.") says nothing: name what it wraps
+        Throwable cause = e.getCause();
+        while (cause != null && cause.getCause() != null && cause.getCause() != cause) {
+            cause = cause.getCause();
+        }
+        if (cause != null && cause != e) {
+            String inner = cause.getMessage();
+            String name = cause.getClass().getSimpleName() + (inner == null ? "" : ": " + inner.strip());
+            if (!described.contains(name)) {
+                described = described + " (" + name + ")";
+            }
+        }
+        return described;
     }
 }

@@ -52,30 +52,73 @@ final class PodTar {
         };
     }
 
-    /** Unpacks {@code tar} into {@code directory}; fails with tar's own error output. */
+    /**
+     * Unpacks {@code tar} into {@code directory}; fails with tar's own error output. An exec that
+     * cannot be opened is tried once more (nothing of the archive was read yet). tar may end on the
+     * archive's end marker while the padding after it is still being sent, and the pod's side then
+     * closes the stream: a failed send is judged by tar's exit status, which is 0 only when tar read
+     * the whole archive.
+     */
     static void restore(ContainerResource container, String directory, InputStream tar) {
         ByteArrayOutputStream errors = new ByteArrayOutputStream();
-        // -m: the mount point's own times are the cluster's, not ours to set
-        try (ExecWatch exec = container.redirectingInput().writingError(errors)
-                .exec("tar", "-x", "-m", "--no-overwrite-dir", "-b", "20", "-f", "-", "-C", directory)) {
+        ExecWatch opened;
+        try {
+            opened = open(container, directory, errors);
+        } catch (KubernetesClientException first) {
+            try {
+                Thread.sleep(1000);
+                opened = open(container, directory, errors);
+            } catch (KubernetesClientException e) {
+                e.addSuppressed(first);
+                throw new BackendException("Kubernetes could not unpack the archive into " + directory
+                        + ": the pod's exec did not open: " + KubernetesBackend.describe(e), e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new BackendException("interrupted while unpacking an archive");
+            }
+        }
+        try (ExecWatch exec = opened) {
+            RuntimeException sending = null;
             try (OutputStream in = exec.getInput()) {
                 long sent = tar.transferTo(in);
                 // fabric8 speaks v4.channel.k8s.io, which cannot close the command's stdin: tar must end
                 // on the archive's own end marker, so the last record is filled up (zeros) for it to read
                 in.write(new byte[(int) ((RECORD - sent % RECORD) % RECORD)]);
                 in.flush();
+            } catch (IOException | KubernetesClientException e) {
+                sending = new BackendException("sending the archive failed: " + KubernetesBackend.describe(e), e);
             }
-            Integer code = exec.exitCode().get(RESTORE_MINUTES, TimeUnit.MINUTES);
+            Integer code;
+            try {
+                code = exec.exitCode().get(sending == null ? RESTORE_MINUTES * 60 : 10, TimeUnit.SECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                if (sending != null) {
+                    throw sending;
+                }
+                throw e;
+            }
             if (code != null && code != 0) {
                 throw new BackendException("tar in the pod failed (exit " + code + "): "
                         + errors.toString(StandardCharsets.UTF_8).strip());
             }
-        } catch (IOException | ExecutionException | TimeoutException | KubernetesClientException e) {
+            if (code == null && sending != null) {
+                throw sending;
+            }
+        } catch (BackendException e) {
+            throw new BackendException("Kubernetes could not unpack the archive into " + directory + ": "
+                    + e.getMessage(), e);
+        } catch (ExecutionException | TimeoutException | KubernetesClientException e) {
             throw new BackendException("Kubernetes could not unpack the archive into " + directory + ": "
                     + KubernetesBackend.describe(e), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new BackendException("interrupted while unpacking an archive");
         }
+    }
+
+    private static ExecWatch open(ContainerResource container, String directory, ByteArrayOutputStream errors) {
+        // -m: the mount point's own times are the cluster's, not ours to set
+        return container.redirectingInput().writingError(errors)
+                .exec("tar", "-x", "-m", "--no-overwrite-dir", "-b", "20", "-f", "-", "-C", directory);
     }
 }

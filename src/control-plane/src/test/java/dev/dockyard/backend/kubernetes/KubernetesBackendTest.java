@@ -26,6 +26,8 @@ import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
@@ -326,6 +328,13 @@ class KubernetesBackendTest {
 
     private static List<String> mounts(Container container) {
         return container.getVolumeMounts().stream().map(VolumeMount::getMountPath).toList();
+    }
+
+    @Test
+    void shouldNameWhatTheClientsGenericErrorWraps() {
+        assertEquals("An error has occurred. (IOException: could not send)", KubernetesBackend.describe(
+                new KubernetesClientException("An error has occurred.", new IOException("could not send"))));
+        assertEquals("pods \"x\" not found", KubernetesBackend.describe(new KubernetesClientException("pods \"x\" not found")));
     }
 
     private static String decode(String base64) {
