@@ -37,7 +37,7 @@ class CliBashProtocolIT extends BashProtocolIT {
         int pid = meta.getInt("pid");
         assertTrue(pid > 1, "pid of the background job: " + pid);
         assertEquals("sleep", sandbox.run("ps -o comm= -p " + pid).getString("content"));
-        sandbox.run("kill " + pid);
+        sandbox.run("kill " + pid + "; wait " + pid + " 2>/dev/null; true");
     }
 
     @Test
