@@ -10,9 +10,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.logging.Logger;
 
 /**
  * Workspaces in and out of a pod as tar streams, through {@code tar} run by the pod's exec
@@ -21,7 +24,10 @@ import java.util.concurrent.TimeoutException;
  */
 final class PodTar {
 
+    private static final Logger LOG = Logger.getLogger(PodTar.class.getName());
     private static final long RESTORE_MINUTES = 30;
+    /** Sends of one archive, when the exec's channel breaks before tar has ended. */
+    static final int TRIES = 3;
     /** tar's record (20 blocks of 512): what it reads at a time from a pipe. */
     static final int RECORD = 20 * 512;
 
@@ -53,40 +59,80 @@ final class PodTar {
     }
 
     /**
-     * Unpacks {@code tar} into {@code directory}; fails with tar's own error output. An exec that
-     * cannot be opened is tried once more (nothing of the archive was read yet). tar may end on the
-     * archive's end marker while the padding after it is still being sent, and the pod's side then
-     * closes the stream: a failed send is judged by tar's exit status, which is 0 only when tar read
+     * Unpacks {@code tar} into {@code directory}; fails with tar's own error output. The archive is
+     * spooled to a temporary file first, so that an exec whose stream breaks before tar has ended
+     * (no exit status came back: the channel, not tar, failed) is sent again, up to {@link #TRIES}
+     * times; unpacking again over a partial unpack gives the same files. An exec that cannot be
+     * opened is tried again likewise. tar may end on the archive's end marker while the padding after
+     * it is still being sent: a failed send is then judged by tar's exit status, 0 only when tar read
      * the whole archive.
      */
     static void restore(ContainerResource container, String directory, InputStream tar) {
-        ByteArrayOutputStream errors = new ByteArrayOutputStream();
-        ExecWatch opened;
+        Path spool = null;
         try {
-            opened = open(container, directory, errors);
-        } catch (KubernetesClientException first) {
-            try {
-                Thread.sleep(1000);
-                opened = open(container, directory, errors);
-            } catch (KubernetesClientException e) {
-                e.addSuppressed(first);
-                throw new BackendException("Kubernetes could not unpack the archive into " + directory
-                        + ": the pod's exec did not open: " + KubernetesBackend.describe(e), e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new BackendException("interrupted while unpacking an archive");
+            spool = Files.createTempFile("dockyard-pod-restore-", ".tar");
+            try (OutputStream out = Files.newOutputStream(spool)) {
+                tar.transferTo(out);
+            }
+            BackendException last = null;
+            for (int attempt = 1; attempt <= TRIES; attempt++) {
+                try (InputStream archive = Files.newInputStream(spool)) {
+                    if (sendOnce(container, directory, archive)) {
+                        return;
+                    }
+                } catch (ChannelBroke e) {
+                    last = e;
+                    LOG.warning("Unpacking into " + directory + " of a pod, try " + attempt + " of " + TRIES + ": "
+                            + e.getMessage());
+                }
+                Thread.sleep(1000L * attempt);
+            }
+            throw new BackendException("Kubernetes could not unpack the archive into " + directory + " in " + TRIES
+                    + " tries: " + last.getMessage(), last);
+        } catch (IOException e) {
+            throw new BackendException("Kubernetes could not unpack the archive into " + directory + ": "
+                    + KubernetesBackend.describe(e), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BackendException("interrupted while unpacking an archive");
+        } finally {
+            if (spool != null) {
+                try {
+                    Files.deleteIfExists(spool);
+                } catch (IOException e) {
+                    // a temporary file: the JVM's temporary directory is the operator's to clean
+                }
             }
         }
-        try (ExecWatch exec = opened) {
-            RuntimeException sending = null;
+    }
+
+    /** The exec's channel failed before tar's status came back: worth sending again. */
+    private static final class ChannelBroke extends BackendException {
+        ChannelBroke(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /** One exec of tar fed with {@code archive}: true when it unpacked; throws when tar failed. */
+    private static boolean sendOnce(ContainerResource container, String directory, InputStream archive)
+            throws InterruptedException {
+        ByteArrayOutputStream errors = new ByteArrayOutputStream();
+        ExecWatch exec;
+        try {
+            exec = open(container, directory, errors);
+        } catch (KubernetesClientException e) {
+            throw new ChannelBroke("the pod's exec did not open: " + KubernetesBackend.describe(e), e);
+        }
+        try (exec) {
+            ChannelBroke sending = null;
             try (OutputStream in = exec.getInput()) {
-                long sent = tar.transferTo(in);
+                long sent = archive.transferTo(in);
                 // fabric8 speaks v4.channel.k8s.io, which cannot close the command's stdin: tar must end
                 // on the archive's own end marker, so the last record is filled up (zeros) for it to read
                 in.write(new byte[(int) ((RECORD - sent % RECORD) % RECORD)]);
                 in.flush();
             } catch (IOException | KubernetesClientException e) {
-                sending = new BackendException("sending the archive failed: " + KubernetesBackend.describe(e), e);
+                sending = new ChannelBroke("sending the archive failed: " + KubernetesBackend.describe(e), e);
             }
             Integer code;
             try {
@@ -95,24 +141,16 @@ final class PodTar {
                 if (sending != null) {
                     throw sending;
                 }
-                throw e;
-            }
-            if (code != null && code != 0) {
-                throw new BackendException("tar in the pod failed (exit " + code + "): "
-                        + errors.toString(StandardCharsets.UTF_8).strip());
+                throw new ChannelBroke("no exit status from tar: " + KubernetesBackend.describe(e), e);
             }
             if (code == null && sending != null) {
                 throw sending;
             }
-        } catch (BackendException e) {
-            throw new BackendException("Kubernetes could not unpack the archive into " + directory + ": "
-                    + e.getMessage(), e);
-        } catch (ExecutionException | TimeoutException | KubernetesClientException e) {
-            throw new BackendException("Kubernetes could not unpack the archive into " + directory + ": "
-                    + KubernetesBackend.describe(e), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new BackendException("interrupted while unpacking an archive");
+            if (code != null && code != 0) {
+                throw new BackendException("Kubernetes could not unpack the archive into " + directory
+                        + ": tar in the pod failed (exit " + code + "): " + errors.toString(StandardCharsets.UTF_8).strip());
+            }
+            return true;
         }
     }
 
