@@ -80,22 +80,7 @@ class ConformanceFixturesTest {
         try (ActionExecutor executor = new ActionExecutor(new ExecutorSettings("k".getBytes(StandardCharsets.UTF_8),
                 workspace, Duration.ofSeconds(120), Duration.ofSeconds(10), "/bin/bash", false, List.of()),
                 new HashMap<>(System.getenv()), config, null)) {
-            ExecutorRequests requests = new ExecutorRequests(new ExecutorRequests.Host() {
-                @Override
-                public ActionExecutor executor() {
-                    return executor;
-                }
-
-                @Override
-                public String failure() {
-                    return null;
-                }
-
-                @Override
-                public byte[] sessionKey() {
-                    return "k".getBytes(StandardCharsets.UTF_8);
-                }
-            });
+            ExecutorRequests requests = new ExecutorRequests(new StartedHost(executor, "k".getBytes(StandardCharsets.UTF_8)));
             check(file, read(map(readString(file), workspace)), requests);
         } finally {
             delete(workspace);

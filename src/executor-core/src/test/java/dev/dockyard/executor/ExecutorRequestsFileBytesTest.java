@@ -59,22 +59,7 @@ class ExecutorRequestsFileBytesTest {
                 "/bin/bash", false, List.of());
         executor = new ActionExecutor(settings, Map.of("PATH", "/usr/bin:/bin"),
                 Files.createDirectories(dir.resolve("run")), null);
-        requests = new ExecutorRequests(new ExecutorRequests.Host() {
-            @Override
-            public ActionExecutor executor() {
-                return executor;
-            }
-
-            @Override
-            public String failure() {
-                return null;
-            }
-
-            @Override
-            public byte[] sessionKey() {
-                return KEY;
-            }
-        });
+        requests = new ExecutorRequests(new StartedHost(executor, KEY));
     }
 
     @AfterEach
