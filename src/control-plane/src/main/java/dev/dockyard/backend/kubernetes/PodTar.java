@@ -77,15 +77,16 @@ final class PodTar {
             BackendException last = null;
             for (int attempt = 1; attempt <= TRIES; attempt++) {
                 try (InputStream archive = Files.newInputStream(spool)) {
-                    if (sendOnce(container, directory, archive)) {
-                        return;
-                    }
+                    sendOnce(container, directory, archive);
+                    return;
                 } catch (ChannelBroke e) {
                     last = e;
                     LOG.warning("Unpacking into " + directory + " of a pod, try " + attempt + " of " + TRIES + ": "
                             + e.getMessage());
                 }
-                Thread.sleep(1000L * attempt);
+                if (attempt < TRIES) {
+                    Thread.sleep(1000L * attempt);
+                }
             }
             throw new BackendException("Kubernetes could not unpack the archive into " + directory + " in " + TRIES
                     + " tries: " + last.getMessage(), last);
@@ -113,8 +114,8 @@ final class PodTar {
         }
     }
 
-    /** One exec of tar fed with {@code archive}: true when it unpacked; throws when tar failed. */
-    private static boolean sendOnce(ContainerResource container, String directory, InputStream archive)
+    /** One exec of tar fed with {@code archive}; throws when tar or the exec's channel failed. */
+    private static void sendOnce(ContainerResource container, String directory, InputStream archive)
             throws InterruptedException {
         ByteArrayOutputStream errors = new ByteArrayOutputStream();
         ExecWatch exec;
@@ -141,6 +142,11 @@ final class PodTar {
                 if (sending != null) {
                     throw sending;
                 }
+                if (e instanceof TimeoutException) {
+                    // tar itself did not end within its time: another send would wait as long again
+                    throw new BackendException("Kubernetes could not unpack the archive into " + directory
+                            + ": tar in the pod did not end within " + RESTORE_MINUTES + " minutes", e);
+                }
                 throw new ChannelBroke("no exit status from tar: " + KubernetesBackend.describe(e), e);
             }
             if (code == null && sending != null) {
@@ -150,7 +156,6 @@ final class PodTar {
                 throw new BackendException("Kubernetes could not unpack the archive into " + directory
                         + ": tar in the pod failed (exit " + code + "): " + errors.toString(StandardCharsets.UTF_8).strip());
             }
-            return true;
         }
     }
 
