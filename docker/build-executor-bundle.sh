@@ -4,7 +4,7 @@
 #   /dockyard/jre   a jlink-trimmed JRE (from a Temurin JDK when one is installed: built against
 #                   glibc 2.17, it runs on any glibc-based base, which needs no Java of its own)
 #   /dockyard/wlp   the minified Open Liberty with the executor WAR
-#   /dockyard/bin   start-executor, train-cds (AppCDS at image build), setup-runtime, jvm.options
+#   /dockyard/bin   start-executor, train-cds (AOT cache or AppCDS at image build), setup-runtime, jvm.options
 #
 #   docker/build-executor-bundle.sh path/to/executor-server.zip OUT_DIR
 #

@@ -468,10 +468,11 @@ public final class Bench {
                     long mid = System.nanoTime();
                     byte[] answer = connection.postBytes(executor.uri.getPath(), "X-Session-API-Key", executor.key, readBody);
                     long end = System.nanoTime();
-                    if (!foundAtEitherEnd(written, "\"observation\":\"write\"") || answer.length < 1024 * 1024
-                            || !foundAtEitherEnd(answer, "\"observation\":\"read\"")) {
-                        throw new IllegalStateException("unexpected write or read: "
-                                + new String(answer, 0, Math.min(200, answer.length), StandardCharsets.UTF_8));
+                    if (!foundAtEitherEnd(written, "\"observation\":\"write\"")) {
+                        throw new IllegalStateException("unexpected write: " + head(written));
+                    }
+                    if (answer.length < 1024 * 1024 || !foundAtEitherEnd(answer, "\"observation\":\"read\"")) {
+                        throw new IllegalStateException("unexpected read: " + head(answer));
                     }
                     writes.add((mid - start) / 1e6);
                     reads.add((end - mid) / 1e6);
@@ -583,6 +584,10 @@ public final class Bench {
             }
         }
         return false;
+    }
+
+    private static String head(byte[] answer) {
+        return new String(answer, 0, Math.min(200, answer.length), StandardCharsets.UTF_8);
     }
 
     private static String jsonText(String s) {

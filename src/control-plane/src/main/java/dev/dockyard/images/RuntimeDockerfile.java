@@ -5,9 +5,9 @@ import java.util.regex.Pattern;
 
 /**
  * The Dockerfile of a runtime image: its extra dependencies (unless the image it starts from has
- * them already), then the executor bundle under /dockyard, the sandbox user and workspace, and an
- * AppCDS archive trained at build time. The same steps as docker/sandbox/Dockerfile, which builds
- * the default image from the offline base.
+ * them already), then the executor bundle under /dockyard, the sandbox user and workspace, and a
+ * class archive trained at build time (the JDK 25 AOT cache, or AppCDS on an older JRE). The same
+ * steps as docker/sandbox/Dockerfile, which builds the default image from the offline base.
  */
 public final class RuntimeDockerfile {
 
