@@ -32,9 +32,15 @@ modules=java.base,java.compiler,java.desktop,java.instrument,java.logging,java.m
 # jcmd: the memory figures (NMT) of a diagnostic run; attaching stays disabled in jvm.options
 modules=$modules,jdk.jcmd
 # zip-6: 51 MB smaller than zip-0 and boots as fast (measured: ~1.75 s to /ready either way),
-# since the AppCDS archive serves nearly every class
-# --generate-cds-archive: the base archive the executor's dynamic AppCDS archive layers on
-options="--strip-debug --no-man-pages --no-header-files --compress=zip-6 --generate-cds-archive"
+# since the class archive serves nearly every class. jlink before 21 (a machine with only Debian's
+# JDK 17) knows only the numbered levels: 2 is its zip.
+compress=--compress=zip-6
+if [ "$("$jdk/bin/jlink" --version 2>/dev/null | cut -d. -f1)" -lt 21 ] 2>/dev/null; then
+  compress=--compress=2
+fi
+# --generate-cds-archive: the base archive the executor's dynamic AppCDS archive layers on (a JRE
+# before 25; from 25 the AOT cache trained at image build holds the JDK's classes too)
+options="--strip-debug --no-man-pages --no-header-files $compress --generate-cds-archive"
 release=$("$jdk/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.vm.version = //p')
 key=$(printf '%s\n' "$jdk" "$release" "$modules" "$options" | sha256sum | cut -c1-16)
 jre_cache="$cache/jre-$key"
