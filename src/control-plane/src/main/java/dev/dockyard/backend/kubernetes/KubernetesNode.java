@@ -4,7 +4,7 @@ import dev.dockyard.images.RuntimeImageBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
+import io.fabric8.kubernetes.client.okhttp.OkHttpClientFactory;
 import java.io.File;
 import java.time.Clock;
 import java.util.logging.Logger;
@@ -27,7 +27,7 @@ public final class KubernetesNode implements AutoCloseable {
         Config config = settings.kubeconfig()
                 .map(path -> Config.fromKubeconfig(settings.context().orElse(null), new File(path)))
                 .orElseGet(() -> Config.autoConfigure(settings.context().orElse(null)));
-        this.client = new KubernetesClientBuilder().withHttpClientFactory(new JdkHttpClientFactory())
+        this.client = new KubernetesClientBuilder().withHttpClientFactory(new OkHttpClientFactory())
                 .withConfig(config).build();
         this.backend = new KubernetesBackend(client, settings, clock);
         this.images = new RegistryImages(settings.node());

@@ -6,7 +6,7 @@ import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.jdkhttp.JdkHttpClientFactory;
+import io.fabric8.kubernetes.client.okhttp.OkHttpClientFactory;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMixedDispatcher;
 import io.fabric8.kubernetes.client.utils.Serialization;
@@ -14,7 +14,9 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.ServerRequest;
 import io.fabric8.mockwebserver.ServerResponse;
+import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.mockwebserver.http.WebSocketListener;
 import java.util.HashMap;
 import java.util.Queue;
 import java.net.InetAddress;
@@ -24,9 +26,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
- * fabric8's Kubernetes mock server in CRUD mode on 127.0.0.1, a client on the JDK HTTP client (as
+ * fabric8's Kubernetes mock server in CRUD mode on 127.0.0.1, a client on the OkHttp client (as
  * in production), and the few things a kubelet would do that the tests need: mark a pod running
  * or failed. Nothing here runs a container.
  */
@@ -40,17 +43,29 @@ public final class MockCluster implements AutoCloseable {
     public final KubernetesClient client;
     /** The tests' own client (what a kubelet or a person does): its requests are not the backend's. */
     public final KubernetesClient kubelet;
+    /** What answers a pod's exec subresource (a kubelet's part), when set: otherwise the mock's 404. */
+    public volatile Function<RecordedRequest, WebSocketListener> exec;
 
     public MockCluster() {
         // CRUD mode: the objects posted are kept and served back; expectations still go first
         Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
+        KubernetesMixedDispatcher dispatcher = new KubernetesMixedDispatcher(responses) {
+            @Override
+            public MockResponse dispatch(RecordedRequest request) {
+                Function<RecordedRequest, WebSocketListener> kubeletExec = exec;
+                if (kubeletExec != null && request.getPath().matches("^/api/v1/namespaces/[^/]+/pods/[^/]+/exec\\?.*")) {
+                    return new MockResponse().withWebSocketUpgrade(kubeletExec.apply(request));
+                }
+                return super.dispatch(request);
+            }
+        };
         server = new KubernetesMockServer(new Context(Serialization.jsonMapper()), new MockWebServer(), responses,
-                new KubernetesMixedDispatcher(responses), false);
+                dispatcher, false);
         server.init(InetAddress.getLoopbackAddress(), 0);
         // a failing request fails at once (production retries 5xx with back-off)
-        client = server.createClient(b -> b.withHttpClientFactory(new JdkHttpClientFactory())
+        client = server.createClient(b -> b.withHttpClientFactory(new OkHttpClientFactory())
                 .editOrNewConfig().withRequestRetryBackoffLimit(0).endConfig());
-        kubelet = server.createClient(b -> b.withHttpClientFactory(new JdkHttpClientFactory())
+        kubelet = server.createClient(b -> b.withHttpClientFactory(new OkHttpClientFactory())
                 .editOrNewConfig().withUserAgent(KUBELET).endConfig());
     }
 
