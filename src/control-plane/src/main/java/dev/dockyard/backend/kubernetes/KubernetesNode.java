@@ -10,7 +10,7 @@ import java.time.Clock;
 import java.util.logging.Logger;
 
 /**
- * A node of type {@code kubernetes}: its client (fabric8 on the JDK's HTTP client), its backend
+ * A node of type {@code kubernetes}: its client (fabric8 on OkHttp: see the control plane's pom), its backend
  * and its images. The client connects lazily: a cluster that does not answer fails its own node's
  * calls, not the control plane's start.
  */

@@ -12,6 +12,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -30,6 +31,8 @@ final class PodTar {
     static final int TRIES = 3;
     /** tar's record (20 blocks of 512): what it reads at a time from a pipe. */
     static final int RECORD = 20 * 512;
+    /** How long the pod may take none of the archive before the unpack fails. */
+    static final Duration STALL = Duration.ofMinutes(2);
 
     private PodTar() {
     }
@@ -64,10 +67,15 @@ final class PodTar {
      * (no exit status came back: the channel, not tar, failed) is sent again, up to {@link #TRIES}
      * times; unpacking again over a partial unpack gives the same files. An exec that cannot be
      * opened is tried again likewise. tar may end on the archive's end marker while the padding after
-     * it is still being sent: a failed send is then judged by tar's exit status, 0 only when tar read
-     * the whole archive.
+     * it is still being sent, or fail early: the sending stops when tar's exit status comes back, and
+     * that status judges the unpack. A pod that reads nothing of the archive for
+     * {@link #STALL} fails it.
      */
     static void restore(ContainerResource container, String directory, InputStream tar) {
+        restore(container, directory, tar, STALL);
+    }
+
+    static void restore(ContainerResource container, String directory, InputStream tar, Duration stall) {
         Path spool = null;
         try {
             spool = Files.createTempFile("dockyard-pod-restore-", ".tar");
@@ -77,7 +85,7 @@ final class PodTar {
             BackendException last = null;
             for (int attempt = 1; attempt <= TRIES; attempt++) {
                 try (InputStream archive = Files.newInputStream(spool)) {
-                    sendOnce(container, directory, archive);
+                    sendOnce(container, directory, archive, stall);
                     return;
                 } catch (ChannelBroke e) {
                     last = e;
@@ -115,7 +123,7 @@ final class PodTar {
     }
 
     /** One exec of tar fed with {@code archive}; throws when tar or the exec's channel failed. */
-    private static void sendOnce(ContainerResource container, String directory, InputStream archive)
+    private static void sendOnce(ContainerResource container, String directory, InputStream archive, Duration stall)
             throws InterruptedException {
         ByteArrayOutputStream errors = new ByteArrayOutputStream();
         ExecWatch exec;
@@ -126,14 +134,21 @@ final class PodTar {
         }
         try (exec) {
             ChannelBroke sending = null;
-            try (OutputStream in = exec.getInput()) {
+            StdinGuard guard = new StdinGuard(exec.getInput(), exec.exitCode(), stall);
+            try (OutputStream in = guard) {
                 long sent = archive.transferTo(in);
                 // fabric8 speaks v4.channel.k8s.io, which cannot close the command's stdin: tar must end
                 // on the archive's own end marker, so the last record is filled up (zeros) for it to read
                 in.write(new byte[(int) ((RECORD - sent % RECORD) % RECORD)]);
                 in.flush();
             } catch (IOException | KubernetesClientException e) {
+                if (guard.stalled()) {
+                    throw new BackendException("Kubernetes could not unpack the archive into " + directory
+                            + ": the pod took none of it for " + stall.toSeconds() + " s", e);
+                }
                 sending = new ChannelBroke("sending the archive failed: " + KubernetesBackend.describe(e), e);
+            } finally {
+                guard.finish();
             }
             Integer code;
             try {

@@ -2,13 +2,16 @@ package dev.dockyard.backend.kubernetes;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dockyard.backend.BackendException;
 import io.fabric8.mockwebserver.http.WebSocket;
 import io.fabric8.mockwebserver.http.WebSocketListener;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -16,6 +19,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * A workspace streamed into a pod through its exec subresource, against a kubelet that reads the
@@ -32,6 +36,7 @@ class PodTarTest {
     }
 
     @Test
+    @Timeout(120)
     void shouldSendAWholeArchiveToAKubeletThatReadsItSlowly() {
         // more than loopback's socket buffers hold, so the writer meets back-pressure
         byte[] archive = new byte[24 * 1024 * 1024 + 123];
@@ -44,20 +49,79 @@ class PodTarTest {
             commands.add(request.getPath());
             return tar;
         };
-        KubernetesBackend backend = cluster.backend(MockCluster.settings());
-        backend.create(MockCluster.spec("r1", "sk-1"));
-        cluster.markRunning("dockyard-r1", "10.0.0.1");
+        KubernetesBackend backend = runningSandbox();
 
         backend.restore("dockyard-r1", "/workspace", new ByteArrayInputStream(archive));
 
         assertEquals(1, execs.get(), "one exec, not sent again: " + commands);
         assertTrue(commands.get(0).contains("command=tar"), commands.get(0));
         byte[] received = tar.received();
-        assertEquals(0, received.length % PodTar.RECORD, "tar reads whole records: " + received.length);
+        assertEquals(tar.expected, received.length, "the archive, filled up to tar's whole records");
         assertArrayEquals(archive, Arrays.copyOf(received, archive.length));
         for (int i = archive.length; i < received.length; i++) {
             assertEquals(0, received[i], "the last record is filled up with zeros");
         }
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldFailWithTarsOwnErrorWhenTarEndsWhileTheArchiveIsStillBeingSent() {
+        // tar gives up on the first record, long before the archive is all sent: tar's status
+        // judges the unpack, its own words say why, and the exec is not sent again
+        byte[] archive = new byte[24 * 1024 * 1024];
+        AtomicInteger execs = new AtomicInteger();
+        cluster.exec = request -> {
+            execs.incrementAndGet();
+            return new WebSocketListener() {
+                private boolean answered;
+
+                @Override
+                public void onMessage(WebSocket socket, byte[] bytes) {
+                    if (answered) {
+                        return;
+                    }
+                    answered = true;
+                    pause(Duration.ofSeconds(3));
+                    socket.send(frame(2, "tar: /nowhere: Cannot open: No such file or directory\n"
+                            .getBytes(StandardCharsets.UTF_8)));
+                    socket.send(frame(3, ("{\"metadata\":{},\"status\":\"Failure\",\"message\":\"exit code 2\","
+                            + "\"reason\":\"NonZeroExitCode\",\"details\":{\"causes\":[{\"reason\":\"ExitCode\","
+                            + "\"message\":\"2\"}]}}").getBytes(StandardCharsets.UTF_8)));
+                    socket.close(1000, "");
+                }
+            };
+        };
+        KubernetesBackend backend = runningSandbox();
+
+        BackendException failure = assertThrows(BackendException.class,
+                () -> backend.restore("dockyard-r1", "/nowhere", new ByteArrayInputStream(archive)));
+
+        assertTrue(failure.getMessage().contains("tar in the pod failed (exit 2)"), failure.getMessage());
+        assertTrue(failure.getMessage().contains("Cannot open"), failure.getMessage());
+        assertEquals(1, execs.get(), "tar's own failure is not sent again");
+    }
+
+    private KubernetesBackend runningSandbox() {
+        KubernetesBackend backend = cluster.backend(MockCluster.settings());
+        backend.create(MockCluster.spec("r1", "sk-1"));
+        cluster.markRunning("dockyard-r1", "10.0.0.1");
+        return backend;
+    }
+
+    /** Holds the mock server's event loop, as a node too busy to read does. */
+    private static void pause(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static byte[] frame(int channel, byte[] data) {
+        byte[] frame = new byte[data.length + 1];
+        frame[0] = (byte) channel;
+        System.arraycopy(data, 0, frame, 1, data.length);
+        return frame;
     }
 
     /**
@@ -67,7 +131,7 @@ class PodTarTest {
      */
     private static final class SlowTar extends WebSocketListener {
 
-        private final long expected;
+        final long expected;
         private final ByteArrayOutputStream stdin = new ByteArrayOutputStream();
         private boolean ended;
 
@@ -93,18 +157,7 @@ class PodTarTest {
                 socket.close(1000, "");
                 return;
             }
-            try {
-                Thread.sleep(1);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-
-        private static byte[] frame(int channel, byte[] data) {
-            byte[] frame = new byte[data.length + 1];
-            frame[0] = (byte) channel;
-            System.arraycopy(data, 0, frame, 1, data.length);
-            return frame;
+            pause(Duration.ofMillis(1));
         }
     }
 }
