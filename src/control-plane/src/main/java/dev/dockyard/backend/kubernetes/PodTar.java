@@ -164,10 +164,12 @@ final class PodTar {
                 }
                 throw new ChannelBroke("no exit status from tar: " + KubernetesBackend.describe(e), e);
             }
-            if (code == null && sending != null) {
-                throw sending;
+            if (code == null) {
+                // v4.channel.k8s.io ends every exec with a status, success included: none came, so the
+                // stream closed under tar, whatever it unpacked so far
+                throw sending != null ? sending : new ChannelBroke("the exec closed without tar's exit status", null);
             }
-            if (code != null && code != 0) {
+            if (code != 0) {
                 throw new BackendException("Kubernetes could not unpack the archive into " + directory
                         + ": tar in the pod failed (exit " + code + "): " + errors.toString(StandardCharsets.UTF_8).strip());
             }

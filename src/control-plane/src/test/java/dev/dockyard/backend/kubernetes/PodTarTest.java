@@ -101,6 +101,25 @@ class PodTarTest {
         assertEquals(1, execs.get(), "tar's own failure is not sent again");
     }
 
+    @Test
+    @Timeout(60)
+    void shouldSendAgainWhenTheExecClosesWithoutTarsStatus() {
+        // the whole archive went out, then the exec closed cleanly with no status (an API server
+        // restarting): nothing says tar unpacked it all, so it is not taken for a success
+        byte[] archive = new byte[1024 * 1024];
+        new Random(11).nextBytes(archive);
+        AtomicInteger execs = new AtomicInteger();
+        SlowTar second = new SlowTar(archive.length);
+        SlowTar silent = new SlowTar(archive.length, false);
+        cluster.exec = request -> execs.incrementAndGet() > 1 ? second : silent;
+        KubernetesBackend backend = runningSandbox();
+
+        backend.restore("dockyard-r1", "/workspace", new ByteArrayInputStream(archive));
+
+        assertEquals(2, execs.get(), "sent again after the silent close");
+        assertArrayEquals(archive, Arrays.copyOf(second.received(), archive.length));
+    }
+
     private KubernetesBackend runningSandbox() {
         KubernetesBackend backend = cluster.backend(MockCluster.settings());
         backend.create(MockCluster.spec("r1", "sk-1"));
@@ -127,15 +146,21 @@ class PodTarTest {
     /**
      * tar in a pod behind a slow kubelet: it takes stdin frames (channel 0) a millisecond each on
      * the server's event loop, so the socket backs up, and answers success once the archive and its
-     * padding are in.
+     * padding are in (or, told so, closes the exec without a status).
      */
     private static final class SlowTar extends WebSocketListener {
 
         final long expected;
+        private final boolean status;
         private final ByteArrayOutputStream stdin = new ByteArrayOutputStream();
         private boolean ended;
 
         SlowTar(int archiveLength) {
+            this(archiveLength, true);
+        }
+
+        SlowTar(int archiveLength, boolean status) {
+            this.status = status;
             this.expected = (archiveLength + PodTar.RECORD - 1) / PodTar.RECORD * (long) PodTar.RECORD;
         }
 
@@ -153,7 +178,9 @@ class PodTarTest {
                 ended = stdin.size() >= expected;
             }
             if (ended) {
-                socket.send(frame(3, "{\"metadata\":{},\"status\":\"Success\"}".getBytes(StandardCharsets.UTF_8)));
+                if (status) {
+                    socket.send(frame(3, "{\"metadata\":{},\"status\":\"Success\"}".getBytes(StandardCharsets.UTF_8)));
+                }
                 socket.close(1000, "");
                 return;
             }
