@@ -6,6 +6,7 @@ import java.io.OutputStream;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -22,11 +23,13 @@ import java.util.concurrent.TimeUnit;
 final class StdinGuard extends FilterOutputStream {
 
     private static final long CHECK_MILLIS = 500;
+
     /**
-     * Its own daemon thread, not the common pool: on two cores that pool has one worker, which the
-     * client's own asynchronous work can keep busy for as long as the stall lasts.
+     * A thread of the guard's own, ended by {@link #finish()}: not the common pool (on two cores it
+     * has one worker, which the client's asynchronous work can hold for as long as a stall lasts),
+     * and not a shared one that would outlive the application and hold its class loader.
      */
-    private static final ScheduledExecutorService WATCH = Executors.newSingleThreadScheduledExecutor(task -> {
+    private final ScheduledExecutorService watch = Executors.newSingleThreadScheduledExecutor(task -> {
         Thread thread = new Thread(task, "dockyard-pod-stdin-watch");
         thread.setDaemon(true);
         return thread;
@@ -75,6 +78,7 @@ final class StdinGuard extends FilterOutputStream {
     /** Called by the writer when it is done: no stop after this, and an interrupt of ours is taken back. */
     synchronized void finish() {
         finished = true;
+        watch.shutdownNow();
         if (interrupted) {
             Thread.interrupted();
         }
@@ -105,17 +109,23 @@ final class StdinGuard extends FilterOutputStream {
     }
 
     private void watch() {
-        WATCH.schedule(() -> {
-            synchronized (this) {
-                if (finished || ended) {
-                    return;
-                }
+        try {
+            watch.schedule(this::check, CHECK_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // finished meanwhile: nothing left to watch
+        }
+    }
+
+    private void check() {
+        synchronized (this) {
+            if (finished || ended) {
+                return;
             }
-            if (System.nanoTime() - lastProgress > stallNanos) {
-                stop(true);
-            } else {
-                watch();
-            }
-        }, CHECK_MILLIS, TimeUnit.MILLISECONDS);
+        }
+        if (System.nanoTime() - lastProgress > stallNanos) {
+            stop(true);
+        } else {
+            watch();
+        }
     }
 }

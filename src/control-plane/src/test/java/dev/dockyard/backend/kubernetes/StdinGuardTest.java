@@ -28,8 +28,12 @@ class StdinGuardTest {
         StdinGuard guard = new StdinGuard(new BackedUpStdin(), exit, Duration.ofMinutes(2));
         CompletableFuture.delayedExecutor(300, TimeUnit.MILLISECONDS).execute(() -> exit.complete(2));
 
-        IOException stopped = assertThrows(IOException.class, () -> guard.write(new byte[8192]));
-        guard.finish();
+        IOException stopped;
+        try {
+            stopped = assertThrows(IOException.class, () -> guard.write(new byte[8192]));
+        } finally {
+            guard.finish();
+        }
 
         assertEquals("the command ended before the archive was all sent", stopped.getMessage());
         assertFalse(guard.stalled());
@@ -42,8 +46,12 @@ class StdinGuardTest {
         StdinGuard guard = new StdinGuard(new BackedUpStdin(), new CompletableFuture<>(), Duration.ofSeconds(1));
         long started = System.nanoTime();
 
-        IOException stalled = assertThrows(IOException.class, () -> guard.write(new byte[8192]));
-        guard.finish();
+        IOException stalled;
+        try {
+            stalled = assertThrows(IOException.class, () -> guard.write(new byte[8192]));
+        } finally {
+            guard.finish();
+        }
 
         assertTrue(guard.stalled());
         assertEquals("the pod took none of the archive for 1 s", stalled.getMessage());
@@ -72,16 +80,32 @@ class StdinGuardTest {
                 written.addAndGet(length);
             }
         };
-        StdinGuard guard = new StdinGuard(slow, new CompletableFuture<>(), Duration.ofSeconds(1));
+        StdinGuard guard = new StdinGuard(slow, new CompletableFuture<>(), Duration.ofSeconds(2));
 
-        // each write takes 300 ms, the whole 2.4 s: more than the stall limit, but never idle that long
-        for (int i = 0; i < 8; i++) {
-            guard.write(new byte[1024]);
+        // each write takes 300 ms, the whole 3 s: more than the stall limit, but never idle that long
+        try {
+            for (int i = 0; i < 10; i++) {
+                guard.write(new byte[1024]);
+            }
+        } finally {
+            guard.finish();
         }
-        guard.finish();
 
-        assertEquals(8 * 1024, written.get());
+        assertEquals(10 * 1024, written.get());
         assertFalse(guard.stalled());
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldStopAtOnceWhenTheCommandHadAlreadyEnded() throws Exception {
+        StdinGuard guard = new StdinGuard(new BackedUpStdin(), CompletableFuture.completedFuture(0),
+                Duration.ofMinutes(2));
+        try {
+            assertThrows(IOException.class, () -> guard.write(new byte[8192]));
+        } finally {
+            guard.finish();
+        }
+        assertFalse(Thread.currentThread().isInterrupted());
     }
 
     @Test
