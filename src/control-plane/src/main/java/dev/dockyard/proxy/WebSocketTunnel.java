@@ -163,9 +163,11 @@ final class WebSocketTunnel {
                         ended(true);
                         return;
                     }
+                    // counted before the write: a service that drops the connection on what it just got
+                    // ends the session from the other direction, and its report must not miss this
+                    bytesIn.addAndGet(n);
                     out.write(buffer, 0, n);
                     out.flush();
-                    bytesIn.addAndGet(n);
                 }
             } catch (IOException | RuntimeException e) {
                 ended(!socketClosed.get()); // a failed write to a closed socket is the sandbox leaving
