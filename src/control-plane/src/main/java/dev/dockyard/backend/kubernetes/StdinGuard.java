@@ -6,7 +6,6 @@ import java.io.OutputStream;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -16,9 +15,10 @@ import java.util.concurrent.TimeUnit;
  * and a closed exec would never take it), or when the pod has taken nothing for the stall limit.
  *
  * <p>Why a guard: the exec's client queues what the API server has not read yet (up to 16 MB),
- * and a write waits while that queue is full. Only an interrupt ends that wait, and the queue of a
- * closed connection never drains, so without the guard a writer could wait forever. The writer is
- * interrupted at most once, and {@link #finish()} takes the interrupt back.
+ * and a write waits while that queue is full, until it drains, the exec fails or the thread is
+ * interrupted. The queue of a closed connection never drains, and an exec whose status came back
+ * no longer fails, so without the guard a writer could wait forever. The writer is interrupted at
+ * most once, and {@link #finish()} takes the interrupt back.
  */
 final class StdinGuard extends FilterOutputStream {
 
@@ -41,14 +41,13 @@ final class StdinGuard extends FilterOutputStream {
     private volatile boolean ended;
     private volatile boolean stalled;
     private boolean finished;
-    private boolean interrupted;
 
     /** For the thread that will write; {@code exit} completes when the command's status is back. */
     StdinGuard(OutputStream stdin, CompletableFuture<Integer> exit, Duration stall) {
         super(stdin);
         this.stallNanos = stall.toNanos();
         exit.whenComplete((code, error) -> stop(false));
-        watch();
+        watch.scheduleWithFixedDelay(this::check, CHECK_MILLIS, CHECK_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -79,7 +78,7 @@ final class StdinGuard extends FilterOutputStream {
     synchronized void finish() {
         finished = true;
         watch.shutdownNow();
-        if (interrupted) {
+        if (ended || stalled) {
             Thread.interrupted();
         }
     }
@@ -93,8 +92,9 @@ final class StdinGuard extends FilterOutputStream {
         }
     }
 
+    /** The first reason to stop is the one: a stall found after tar's status does not replace it. */
     private synchronized void stop(boolean stall) {
-        if (finished) {
+        if (finished || ended || stalled) {
             return;
         }
         if (stall) {
@@ -102,30 +102,12 @@ final class StdinGuard extends FilterOutputStream {
         } else {
             ended = true;
         }
-        if (!interrupted) {
-            interrupted = true;
-            writer.interrupt();
-        }
-    }
-
-    private void watch() {
-        try {
-            watch.schedule(this::check, CHECK_MILLIS, TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-            // finished meanwhile: nothing left to watch
-        }
+        writer.interrupt();
     }
 
     private void check() {
-        synchronized (this) {
-            if (finished || ended) {
-                return;
-            }
-        }
         if (System.nanoTime() - lastProgress > stallNanos) {
             stop(true);
-        } else {
-            watch();
         }
     }
 }
