@@ -99,7 +99,8 @@ class BoundedWaitsIT {
             }
             Thread.sleep(300);
 
-            long pinned = threadsWaitingInRequestCode();
+            List<String> parked = threadsWaitingInRequestCode();
+            long pinned = parked.size();
             long[] millis = new long[10];
             for (int i = 0; i < millis.length; i++) {
                 long started = System.nanoTime();
@@ -111,7 +112,7 @@ class BoundedWaitsIT {
             System.out.println("BoundedWaitsIT: " + pinned + " server threads parked in request code; echo ms "
                     + Arrays.toString(millis));
             assertTrue(pinned < 5, pinned + " server threads are parked in Dockyard's request code while "
-                    + WAITERS + " streams and retries wait");
+                    + WAITERS + " streams and retries wait; the first of them:\n" + parked.get(0));
             assertTrue(millis[millis.length / 2] < 250, "echo p50 " + millis[millis.length / 2] + " ms");
             assertTrue(millis[millis.length - 1] < 2000, "slowest echo " + millis[millis.length - 1] + " ms");
 
@@ -147,9 +148,10 @@ class BoundedWaitsIT {
 
     /**
      * Server threads parked (sleeping, polling a queue, waiting on a future) with the API's or the
-     * application services' code on their stack: a thread a waiting client holds.
+     * application services' code on their stack: a thread a waiting client holds. Each as the dump
+     * gives it, so that a failure says where they wait.
      */
-    private static long threadsWaitingInRequestCode() throws Exception {
+    private static List<String> threadsWaitingInRequestCode() throws Exception {
         Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
                 String.valueOf(ControlPlaneServer.pid()), "Thread.print").redirectErrorStream(true).start();
         String dump;
@@ -161,6 +163,6 @@ class BoundedWaitsIT {
         return Arrays.stream(dump.split("\\R\\R"))
                 .filter(t -> t.contains("java.lang.Thread.State: WAITING") || t.contains("State: TIMED_WAITING"))
                 .filter(t -> t.contains("at dev.dockyard.api.") || t.contains("at dev.dockyard.application."))
-                .count();
+                .toList();
     }
 }

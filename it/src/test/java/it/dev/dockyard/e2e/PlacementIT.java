@@ -26,14 +26,19 @@ import org.junit.jupiter.api.Test;
  * Placement across two real Docker engines ("local" and "node2", the second reached through a
  * TCP forwarder this test starts and stops), each of capacity 2: five concurrent provisions are
  * placed 2 + 2 and the fifth refused 429; once node2's engine is unreachable it shows unhealthy in
- * GET /nodes and /health/ready and takes no runtime, while local still does. The control plane is
- * restarted with these settings and restarted with the usual ones at the end.
+ * GET /nodes and /health/ready and takes no runtime, while local still does.
+ *
+ * <p>It runs on a control plane of its own (its own database, instance and port): a node's
+ * capacity counts every live runtime on it, so on the shared server a runtime another suite left
+ * would take one of the four slots.
  */
 class PlacementIT {
 
-    private static final DockyardApi API = new DockyardApi();
     private static final String NODE2_SOCKET = "/var/run/dockyard-node2.sock";
     private static final String LOCAL = "unix:///var/run/docker.sock";
+
+    private static DockyardApi API;
+    private static SecondControlPlane server;
 
     private static JsonObject node(String name) {
         DockyardApi.Answer nodes = API.get("nodes");
@@ -52,7 +57,7 @@ class PlacementIT {
 
     private static HttpResponse<String> ready() throws Exception {
         return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create(System.getProperty("dockyard.url") + "/health/ready")).build(),
+                URI.create(server.url() + "/health/ready")).build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
@@ -67,16 +72,18 @@ class PlacementIT {
         String run = UUID.randomUUID().toString().substring(0, 8);
         List<String> ids = new ArrayList<>();
         EngineForwarder forwarder = EngineForwarder.to(Path.of(NODE2_SOCKET));
+        server = new SecondControlPlane("placement-it", 19385, Map.of(
+                "DOCKYARD_NODES", "local,node2",
+                "DOCKYARD_NODE_LOCAL_MAX_RUNTIMES", "2",
+                "DOCKYARD_NODE_NODE2_MAX_RUNTIMES", "2",
+                "DOCKYARD_NODE_NODE2_DOCKER_HOST", forwarder.dockerHost(),
+                "DOCKYARD_NODES_HEALTH_INTERVAL", "1"));
         try {
-            ControlPlaneServer.restart(Map.of(
-                    "DOCKYARD_NODE_LOCAL_MAX_RUNTIMES", "2",
-                    "DOCKYARD_NODE_NODE2_MAX_RUNTIMES", "2",
-                    "DOCKYARD_NODE_NODE2_DOCKER_HOST", forwarder.dockerHost(),
-                    "DOCKYARD_NODES_HEALTH_INTERVAL", "1"));
-            Awaitility.await("no live runtime left by other tests").atMost(Duration.ofSeconds(30))
-                    .pollInterval(Duration.ofMillis(500))
-                    .until(() -> node("local").getInt("runtimes") == 0 && node("node2").getInt("runtimes") == 0);
+            server.startFresh();
+            API = server.admin();
             JsonObject local = node("local");
+            assertEquals(0, local.getInt("runtimes"), "a fresh control plane holds no runtime: " + local);
+            assertEquals(0, node("node2").getInt("runtimes"));
             assertEquals("docker", local.getString("type"));
             assertTrue(local.getBoolean("healthy"), local.toString());
             assertEquals(2, local.getJsonObject("capacity").getInt("maxRuntimes"));
@@ -166,16 +173,18 @@ class PlacementIT {
             for (String id : ids) {
                 API.delete("runtimes/" + id);
             }
+            // its node2 sandboxes are reached through the forwarder, closed after they are gone
             try {
-                // their sandboxes go before the restart, not after it by the reconciler's grace
+                // their sandboxes go before the server stops: no other control plane sweeps its instance's
                 Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1))
                         .until(() -> ids.stream().allMatch(id -> DockerCli.containersLabelledOn(LOCAL,
-                                "dev.dockyard.runtime-id=" + id).isEmpty()));
+                                "dev.dockyard.runtime-id=" + id).isEmpty() && DockerCli.containersLabelledOn(
+                                DockerCli.NODE2, "dev.dockyard.runtime-id=" + id).isEmpty()));
             } catch (RuntimeException slow) {
-                System.out.println("sandboxes still there before the restart: " + slow);
+                System.out.println("sandboxes still there before the server stops: " + slow);
             }
+            server.stop();
             forwarder.close();
-            ControlPlaneServer.restart(Map.of());
         }
     }
 }

@@ -26,10 +26,17 @@ final class SecondControlPlane {
 
     private final String instance;
     private final int port;
+    private final Map<String, String> settings;
 
     SecondControlPlane(String instance, int port) {
+        this(instance, port, Map.of());
+    }
+
+    /** One with {@code settings} (environment variables, i.e. MP Config) over its usual ones. */
+    SecondControlPlane(String instance, int port, Map<String, String> settings) {
         this.instance = instance;
         this.port = port;
+        this.settings = Map.copyOf(settings);
     }
 
     String instance() {
@@ -74,6 +81,7 @@ final class SecondControlPlane {
         env.put("DOCKYARD_QUOTA_MAX_CPUS", "100");
         env.put("DOCKYARD_QUOTA_MAX_MEMORY_MB", "200000");
         env.put("DOCKYARD_IMAGES_BUNDLE", System.getProperty("dockyard.bundle"));
+        env.putAll(settings);
         Process process = builder.start();
         String out = new String(process.getInputStream().readAllBytes());
         assertTrue(process.waitFor(120, TimeUnit.SECONDS) && process.exitValue() == 0, "server start: " + out);

@@ -31,9 +31,11 @@ class IdempotentRequestsTest {
     static final class FakeKeys extends IdempotencyKeys {
         final Map<String, IdempotentAnswer> rows = new HashMap<>();
         int finds;
+        int claims;
 
         @Override
         public synchronized void claim(String id, String requestHash) {
+            claims++;
             if (rows.containsKey(id)) {
                 throw new EntityExistsException("duplicate key " + id);
             }
@@ -195,5 +197,54 @@ class IdempotentRequestsTest {
                 .toCompletableFuture().get();
         assertFalse(rerun.isReplay(), "a retry after the failure carries the request out");
         assertEquals(2, carriedOut.get());
+    }
+
+    @Test
+    void shouldKeepRetriesOfAFirstBeingAnsweredHereAwayFromTheDatabase() throws Exception {
+        // a database makes a second insert of a key wait, on a server thread, for the first's commit
+        CompletableFuture<String> firstAnswer = new CompletableFuture<>();
+        CompletableFuture<IdempotentRequests.Outcome<String>> first = send("h", firstAnswer).toCompletableFuture();
+        List<CompletableFuture<IdempotentRequests.Outcome<String>>> retries = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            retries.add(send("h", new CompletableFuture<>()).toCompletableFuture());
+        }
+
+        assertEquals(1, keys.claims, "only the first claims the key in the database");
+        assertEquals(0, keys.finds, "retries wait for the first's signal, not on the database");
+        assertTrue(retries.stream().noneMatch(CompletableFuture::isDone));
+
+        firstAnswer.complete("{\"id\":\"rt-5\"}");
+
+        assertFalse(first.get().isReplay());
+        for (CompletableFuture<IdempotentRequests.Outcome<String>> retry : retries) {
+            assertEquals("{\"id\":\"rt-5\"}", retry.get().replayed().body());
+        }
+        assertEquals(1, carriedOut.get());
+        assertEquals(0, requests.waitingKeys());
+
+        // the key is no longer in flight: a later retry is replayed from the database
+        assertEquals("{\"id\":\"rt-5\"}", send("h", new CompletableFuture<>()).toCompletableFuture().get()
+                .replayed().body());
+    }
+
+    @Test
+    void shouldRefuseALocalRetryWithAnotherBodyWithoutTheDatabase() {
+        send("h", new CompletableFuture<>());
+
+        assertEquals(Refused.Reason.IDEMPOTENCY_KEY_REUSED, refusal(send("other", new CompletableFuture<>())).reason());
+        assertEquals(1, keys.claims);
+    }
+
+    @Test
+    void shouldLetARetryCarryTheRequestOutOnceTheLocalFirstFailed() throws Exception {
+        CompletableFuture<String> firstAnswer = new CompletableFuture<>();
+        send("h", firstAnswer);
+        firstAnswer.completeExceptionally(new IllegalStateException("backend down"));
+
+        IdempotentRequests.Outcome<String> rerun = send("h", CompletableFuture.completedFuture("{\"id\":\"rt-6\"}"))
+                .toCompletableFuture().get();
+
+        assertFalse(rerun.isReplay());
+        assertEquals(2, keys.claims);
     }
 }
