@@ -75,11 +75,21 @@ class SandboxConfinementIT {
             // the home: a named volume of the sandbox's own, which goes with it
             assertTrue(mounts.contains(container + "-home:/opt/dockyard/home"), mounts);
             assertFalse(DockerCli.ok("exec", container, "ls", "/opt/dockyard/run").contains("session-key"));
+            // ... bounded like the workspace: a disk of its own (1024 MB by default), not the host's
+            int homeMb = Integer.parseInt(run(id, "df -m --output=size \"$HOME\" | tail -1").getString("content")
+                    .strip());
+            assertTrue(homeMb > 900 && homeMb <= 1024, "home of " + homeMb + " MB");
+            JsonObject fill = run(id, "dd if=/dev/zero of=\"$HOME/fill\" bs=1M count=1100 2>&1; "
+                    + "echo \"dd=$?\"; rm -f \"$HOME/fill\"");
+            assertTrue(fill.getString("content").contains("No space left on device"), fill.toString());
+            assertFalse(fill.getString("content").contains("dd=0"), fill.toString());
         } finally {
             API.delete("runtimes/" + id);
         }
         assertTrue(DockerCli.ok("volume", "ls", "-q", "--filter", "name=dockyard-" + id + "-home").isBlank(),
                 "the home volume went with the runtime");
+        assertFalse(Files.exists(Path.of("/var/lib/dockyard/workspaces", "dockyard-" + id + "-home.img")),
+                "and its disk");
     }
 
     /**

@@ -574,6 +574,11 @@ public class DockyardConfig {
     @ConfigProperty(name = "dockyard.sandbox.disk-mb", defaultValue = "4096")
     int sandboxDiskMb;
 
+    /** The home disk of a read-only root, bounded like the workspace where disks are (issue 26: it filled the host). */
+    @Inject
+    @ConfigProperty(name = "dockyard.sandbox.home-mb", defaultValue = "1024")
+    int sandboxHomeMb;
+
     @Inject
     @ConfigProperty(name = "dockyard.sandbox.max-disk-mb", defaultValue = "65536")
     int maxDiskMb;
@@ -597,6 +602,11 @@ public class DockyardConfig {
     /** The workspace disk of a sandbox whose request names none, in MB (where disks are bounded). */
     public int sandboxDiskMb() {
         return sandboxDiskMb;
+    }
+
+    /** The home disk of a read-only root's sandbox, in MB (where disks are bounded), at least 16. */
+    public int sandboxHomeMb() {
+        return Math.max(16, sandboxHomeMb);
     }
 
     /** The largest {@code sandbox.diskMb} a request may ask for. */

@@ -108,7 +108,8 @@ public class DockerBackend implements RuntimeBackend {
         this.workspaces = workspaces;
         this.settings = settings;
         this.networks = new SandboxNetworks(docker, new EgressHelper(docker, egressHelperImage));
-        this.homes = new HomeVolumes(docker, Clock.systemUTC());
+        this.homes = new HomeVolumes(docker, settings.homeDiskMb() > 0 ? workspaces.disks() : null,
+                settings.homeDiskMb(), Clock.systemUTC());
     }
 
     @Override
@@ -245,7 +246,7 @@ public class DockerBackend implements RuntimeBackend {
     /** Removes the sandbox's home volume (a read-only root's, see {@link SandboxConfinement}), if it has one. */
     private void removeHomeQuietly(String sandboxName) {
         try {
-            docker.removeVolumeCmd(SandboxConfinement.homeVolume(sandboxName)).exec();
+            homes.remove(sandboxName);
         } catch (NotFoundException e) {
             // none: a writable root, or gone already
         } catch (DockerException e) {
@@ -323,6 +324,9 @@ public class DockerBackend implements RuntimeBackend {
     public URI revive(String sandboxName, String sessionKey, String user, int executorPort) {
         // after a host reboot a bounded workspace's disk is attached again before its mount is needed
         workspaces.ensureAttached(workspaceVolume(sandboxName));
+        if (homeVolume(sandboxName) != null) {
+            homes.ensureAttached(sandboxName);
+        }
         // a rebooted host lost its packet-filter rules: the sandbox sends nothing before they are back
         networks.reapply(sandboxName);
         if (!runsProcess(sandboxName)) {

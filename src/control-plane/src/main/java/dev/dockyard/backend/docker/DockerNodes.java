@@ -155,7 +155,7 @@ public class DockerNodes implements BackendNodes {
             throw new IllegalStateException(prefix + "gpus: '" + gpus + "' is not true, false or a count");
         }
         return new SandboxHostSettings(config.sandboxReadOnlyRoot(), config.sandboxWritablePaths(),
-                config.sandboxNofile(), runtimeClass.orElse(null), declared);
+                config.sandboxNofile(), runtimeClass.orElse(null), declared, config.sandboxHomeMb());
     }
 
     /**

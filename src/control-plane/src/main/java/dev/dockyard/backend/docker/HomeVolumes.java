@@ -8,6 +8,7 @@ import com.github.dockerjava.api.exception.NotFoundException;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.Labels;
 import dev.dockyard.backend.SandboxSpec;
+import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.HashMap;
@@ -21,17 +22,32 @@ import java.util.logging.Logger;
  * control plane killed between the two, a removal that failed) is found by its labels and swept.
  * The engine fills an empty volume from the image at its first mount, so a created volume still
  * starts with the image's home.
+ *
+ * <p>Where the node's workspaces are bounded disks ({@link LoopDisks}), a home is one too, of
+ * {@code sizeMb}: as a plain volume it lay on the engine's own file system, and a sandbox with a
+ * read-only root filled the host's disk through {@code $HOME} (issue 26). Where they are not, the
+ * home is the engine's plain volume, as unbounded as the workspace.
  */
 final class HomeVolumes {
 
     private static final Logger LOG = Logger.getLogger(HomeVolumes.class.getName());
 
     private final DockerClient docker;
+    private final LoopDisks disks;
+    private final int sizeMb;
     private final Clock clock;
 
-    HomeVolumes(DockerClient docker, Clock clock) {
+    /** @param disks null: plain, unbounded volumes */
+    HomeVolumes(DockerClient docker, LoopDisks disks, int sizeMb, Clock clock) {
         this.docker = docker;
+        this.disks = disks;
+        this.sizeMb = sizeMb;
         this.clock = clock;
+    }
+
+    /** Whether homes are disks of their own size here. */
+    boolean bounded() {
+        return disks != null;
     }
 
     /** Creates the sandbox's home volume with the sandbox's ownership labels. */
@@ -45,12 +61,51 @@ final class HomeVolumes {
         }
         labels.put(Labels.HOME, "true");
         labels.put(WorkspaceVolumes.CREATED_AT, String.valueOf(clock.millis()));
+        String volume = SandboxConfinement.homeVolume(spec.name());
+        Map<String, String> options = Map.of();
+        if (disks != null) {
+            disks.create(volume, sizeMb, spec.user() == null ? "0" : spec.user());
+            // as a workspace disk's (WorkspaceVolumes): lazily made inode tables are left unzeroed
+            options = Map.of("type", "ext4", "device", disks.device(volume).toString(), "o", "noinit_itable");
+        }
         try {
-            docker.createVolumeCmd().withName(SandboxConfinement.homeVolume(spec.name())).withDriver("local")
+            docker.createVolumeCmd().withName(volume).withDriver("local").withDriverOpts(options)
                     .withLabels(labels).exec();
         } catch (DockerException e) {
+            if (disks != null) {
+                disks.delete(volume);
+            }
             throw new BackendException("Docker could not create the home volume of " + spec.name() + ": "
                     + e.getMessage(), e);
+        }
+    }
+
+    /** Before the sandbox starts again: its home disk attached (after a host reboot it is not). */
+    void ensureAttached(String sandboxName) {
+        String volume = SandboxConfinement.homeVolume(sandboxName);
+        if (disks != null && Files.exists(disks.image(volume))) {
+            disks.attach(volume);
+        }
+    }
+
+    /**
+     * Removes the sandbox's home volume and its disk; the engine's NotFoundException when it has
+     * none, its ConflictException (disk kept) while a container still mounts it.
+     */
+    void remove(String sandboxName) {
+        String volume = SandboxConfinement.homeVolume(sandboxName);
+        try {
+            docker.removeVolumeCmd(volume).exec();
+        } catch (NotFoundException gone) {
+            deleteDisk(volume);
+            throw gone;
+        }
+        deleteDisk(volume);
+    }
+
+    private void deleteDisk(String volume) {
+        if (disks != null) {
+            disks.delete(volume);
         }
     }
 
@@ -77,6 +132,7 @@ final class HomeVolumes {
             }
             try {
                 docker.removeVolumeCmd(volume.getName()).exec();
+                deleteDisk(volume.getName());
                 removed++;
                 LOG.info("Removed orphan home volume " + volume.getName());
             } catch (NotFoundException | ConflictException e) {

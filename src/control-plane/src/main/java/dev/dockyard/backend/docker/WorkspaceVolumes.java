@@ -52,6 +52,11 @@ final class WorkspaceVolumes {
         return disks != null;
     }
 
+    /** The node's bounded disks, or null when its volumes are plain (home volumes follow the same choice). */
+    LoopDisks disks() {
+        return disks;
+    }
+
     /** The size a new volume gets for a request of {@code diskMb} (0: the default); 0 when unbounded. */
     int sizeFor(int diskMb) {
         return disks == null ? 0 : diskMb > 0 ? diskMb : defaultDiskMb;
