@@ -111,7 +111,7 @@ class BoundedWaitsIT {
             Arrays.sort(millis);
             System.out.println("BoundedWaitsIT: " + pinned + " server threads parked in request code; echo ms "
                     + Arrays.toString(millis));
-            assertTrue(pinned < 5, pinned + " server threads are parked in Dockyard's request code while "
+            assertTrue(pinned < 5, () -> pinned + " server threads are parked in Dockyard's request code while "
                     + WAITERS + " streams and retries wait; the first of them:\n" + parked.get(0));
             assertTrue(millis[millis.length / 2] < 250, "echo p50 " + millis[millis.length / 2] + " ms");
             assertTrue(millis[millis.length - 1] < 2000, "slowest echo " + millis[millis.length - 1] + " ms");
