@@ -1,5 +1,6 @@
 package dev.dockyard.application;
 
+import dev.dockyard.application.images.ImageAccess;
 import dev.dockyard.application.workspaces.Snapshots;
 import dev.dockyard.application.workspaces.Workspaces;
 import dev.dockyard.backend.BackendException;
@@ -15,6 +16,7 @@ import dev.dockyard.runtime.provisioning.MigrationRefusedException;
 import dev.dockyard.runtime.provisioning.Provisioner;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
 import dev.dockyard.runtime.provisioning.ProvisioningStep;
+import dev.dockyard.tenancy.Role;
 import dev.dockyard.workspace.KeptWorkspace;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
@@ -63,6 +65,9 @@ public class RuntimeService {
     @Resource
     ManagedExecutorService executor;
 
+    @Inject
+    ImageAccess images;
+
     /**
      * Records the runtime and starts bringing it up in the background.
      *
@@ -74,7 +79,11 @@ public class RuntimeService {
         Workspaces.Resolved resolved = workspaces.resolve(request, snapshots);
         SandboxRuntime runtime;
         try {
-            runtime = provisioner.provision(resolved.request());
+            ProvisioningRequest asked = resolved.request();
+            // the caller's to use, and there (nodes of an engine never pull): refused now, not ERROR later.
+            // Placement may still choose another node than the named or default one checked here
+            images.require(asked.workspace().node(), asked.image(), asked.userId(), asked.role() == Role.ADMIN);
+            runtime = provisioner.provision(asked);
         } catch (BackendNodes.UnknownNodeException e) {
             workspaces.claimed(resolved, null);
             throw new Refused(Refused.Reason.VALIDATION, e.getMessage());
