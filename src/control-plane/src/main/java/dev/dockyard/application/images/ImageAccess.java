@@ -58,6 +58,17 @@ public class ImageAccess {
     @Inject
     WorkspaceRecords records;
 
+    ImageAccess() {
+        // for CDI
+    }
+
+    /** An access rule over these nodes' images, outside CDI (tests of its callers). */
+    public ImageAccess(BackendNodes nodes, DockyardConfig config, WorkspaceRecords records) {
+        this.nodes = nodes;
+        this.config = config;
+        this.records = records;
+    }
+
     /**
      * The image {@code reference} names on {@code node} (null: the default node), if it is there and
      * the caller may use it; else empty, whichever of the two it is.
