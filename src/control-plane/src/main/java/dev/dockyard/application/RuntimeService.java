@@ -6,6 +6,7 @@ import dev.dockyard.application.workspaces.Workspaces;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.placement.PlacementRefusedException;
 import dev.dockyard.runtime.IllegalTransitionException;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -80,9 +81,7 @@ public class RuntimeService {
         SandboxRuntime runtime;
         try {
             ProvisioningRequest asked = resolved.request();
-            // the caller's to use, and there (nodes of an engine never pull): refused now, not ERROR later.
-            // Placement may still choose another node than the named or default one checked here
-            images.require(asked.workspace().node(), asked.image(), asked.userId(), asked.role() == Role.ADMIN);
+            requireImage(asked);
             runtime = provisioner.provision(asked);
         } catch (BackendNodes.UnknownNodeException e) {
             workspaces.claimed(resolved, null);
@@ -93,6 +92,28 @@ public class RuntimeService {
         }
         workspaces.claimed(resolved, runtime.id());
         return runtime;
+    }
+
+    /**
+     * The image must be the caller's to use and on the node (an engine never pulls): refused now, 404,
+     * rather than an ERROR later. A snapshot's image (a fork, {@code fromSnapshot}) was the caller's
+     * already: {@link Workspaces#resolve} gave it only for the caller's own snapshot. Placement may still
+     * choose another node than the named or default one asked here; a node that cannot be asked now
+     * is unavailable (503), as placement would say.
+     */
+    private void requireImage(ProvisioningRequest request) {
+        if (request.workspace().fromSnapshot() != null) {
+            return;
+        }
+        String node = request.workspace().node();
+        try {
+            images.require(node, request.image(), request.userId(), request.role() == Role.ADMIN);
+        } catch (BackendException e) {
+            throw new PlacementRefusedException(PlacementRefusedException.Reason.NODE_UNHEALTHY, node,
+                    (node == null ? "the default node" : "backend node '" + node + "'") + " could not be asked for "
+                            + "image '" + request.image() + "': "
+                            + e.getMessage());
+        }
     }
 
     /** Moves a READY runtime to another node (null: the first other one); answers the new runtime. */

@@ -9,12 +9,14 @@ import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.agents.LlmSettings;
 import dev.dockyard.application.images.ImageAccess;
 import dev.dockyard.application.workspaces.Workspaces;
+import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.Labels;
 import dev.dockyard.fakes.FakeImages;
 import dev.dockyard.fakes.FakeNodes;
 import dev.dockyard.fakes.TestConfig;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.images.RuntimeImageBuilder;
+import dev.dockyard.placement.PlacementRefusedException;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.provisioning.Provisioner;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
@@ -24,6 +26,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -105,6 +108,26 @@ class RuntimeServiceImagesTest {
         Refused absent = refused("alice", "dockyard/no-such-image:missing");
         assertTrue(absent.getMessage().contains("dockyard/no-such-image:missing"), absent.getMessage());
         assertTrue(absent.getMessage().contains("never pulled"), absent.getMessage());
+        assertTrue(provisioned.isEmpty());
+    }
+
+    @Test
+    void shouldAnswerANodeThatCannotBeAskedAsUnavailable() {
+        FakeNodes unreachable = new FakeNodes("remote1") {
+            @Override
+            public RuntimeImageBuilder images(String node) {
+                return new FakeImages() {
+                    @Override
+                    public Optional<ImageInfo> inspect(String image) {
+                        throw new BackendException("connection refused");
+                    }
+                };
+            }
+        };
+        service.images = new ImageAccess(unreachable, new TestConfig(), new WorkspaceRecords());
+        PlacementRefusedException refused = assertThrows(PlacementRefusedException.class,
+                () -> service.provision(request("bob", Role.USER, "dockyard/sandbox:latest")));
+        assertEquals(PlacementRefusedException.Reason.NODE_UNHEALTHY, refused.reason());
         assertTrue(provisioned.isEmpty());
     }
 

@@ -11,7 +11,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /** An engine that finds images as Docker does: by tag, digest, whole id or any unique id prefix. */
-public final class FakeImages implements RuntimeImageBuilder {
+public class FakeImages implements RuntimeImageBuilder {
     private final List<ImageInfo> images = new ArrayList<>();
 
     public void add(ImageInfo image) {
