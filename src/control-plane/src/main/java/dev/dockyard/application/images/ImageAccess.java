@@ -15,9 +15,10 @@ import java.util.Optional;
 
 /**
  * Who may use which image, the one rule every request that names an image asks (a provision's
- * {@code sandbox.image}, the Remote Runtime API's {@code /start} and {@code /image_exists}, a fork
- * or a start from a snapshot). Images on an engine are shared by its tenants, so an image is
- * usable only when one of these holds, in this order:
+ * {@code sandbox.image}, the Remote Runtime API's {@code /start} and {@code /image_exists},
+ * {@code GET /api/v1/images} and {@code /images/exists}; a fork or a start {@code fromSnapshot} names
+ * a snapshot instead, which only its owner may use). Images on an engine are shared by its tenants,
+ * so an image is usable only when one of these holds, in this order:
  * <ol>
  * <li>the caller is an admin: admins use everything;</li>
  * <li>the image has an owner: a user's build (labelled {@link Labels#OWNER}), a snapshot's or a
@@ -32,7 +33,8 @@ import java.util.Optional;
  * {@code dockyard.images.repository}, labelled with its base) without extra dependencies: whoever may
  * use its base. It is the base plus the executor bundle and holds nothing of a user's. One with
  * extra dependencies is named directly by admins only; a user gets it by asking for the same base
- * and extra dependencies, whose content the user then holds already;</li>
+ * and extra dependencies, whose content the user then holds already. (A runtime image of an owned
+ * base inherits its base's owner label, and so stays the owner's);</li>
  * <li>one of its tags (or repository digests) matches a pattern of {@code dockyard.images.allowed}
  * (env {@code DOCKYARD_IMAGES_ALLOWED}, comma-separated, {@code *} any characters, e.g.
  * {@code python:*,ghcr.io/acme/*}; a pattern without a tag matches every tag): everyone. Empty by
