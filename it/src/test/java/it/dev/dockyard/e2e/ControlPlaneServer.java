@@ -106,6 +106,8 @@ final class ControlPlaneServer {
         builder.environment().put("DOCKYARD_NODE_NODE2_GPUS", "2");
         builder.environment().put("DOCKYARD_SANDBOX_ALLOWED_NETWORKS", "dockyard-it-extra");
         builder.environment().put("DOCKYARD_IMAGES_REPOSITORY", "dockyard/it-runtime");
+        // as it/pom.xml: the tests' own images that plain users run
+        builder.environment().put("DOCKYARD_IMAGES_ALLOWED", "dockyard/it-foreign:*,dockyard/sandbox-base:*,dockyard/it-base-nojava:*,dockyard/it-crashing-sandbox:*");
         builder.environment().put("DOCKYARD_AGENTS", "CodeActAgent,BrowsingAgent,GuardedAgent");
         builder.environment().put("DOCKYARD_AGENT_GUARDEDAGENT_SECURITY_CONFIRM", "MEDIUM");
         builder.environment().put("DOCKYARD_AGENT_GUARDEDAGENT_SECURITY_BLOCK", "HIGH");

@@ -42,6 +42,11 @@ final class DockyardApi {
         this.key = key;
     }
 
+    /** The API key this client sends. */
+    String key() {
+        return key;
+    }
+
     DockyardApi withKey(String otherKey) {
         return new DockyardApi(base.toString().replace("/api/v1/", ""), otherKey);
     }
@@ -72,6 +77,19 @@ final class DockyardApi {
                 .POST(HttpRequest.BodyPublishers.ofString(body));
         if (prefer != null) {
             builder.header("Prefer", prefer);
+        }
+        return send(builder);
+    }
+
+    /**
+     * POST /runtimes failing on purpose at provisioning step {@code failAt} (X-Dockyard-Fail-At),
+     * waiting up to {@code waitSeconds} (0: not at all).
+     */
+    Answer provisionFailingAt(JsonObject body, String failAt, int waitSeconds) {
+        HttpRequest.Builder builder = request("runtimes").header("Content-Type", "application/json")
+                .header("X-Dockyard-Fail-At", failAt).POST(HttpRequest.BodyPublishers.ofString(body.toString()));
+        if (waitSeconds > 0) {
+            builder.header("Prefer", "wait=" + waitSeconds);
         }
         return send(builder);
     }

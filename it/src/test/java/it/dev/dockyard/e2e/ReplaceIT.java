@@ -25,9 +25,14 @@ class ReplaceIT {
         String newId = null;
         try {
             // a replacement that fails keeps the old runtime serving
-            DockyardApi.Answer failed = API.provision(Json.createObjectBuilder().add("conversationId", conversation)
+            DockyardApi.Answer absent = API.provision(Json.createObjectBuilder().add("conversationId", conversation)
                     .add("replace", true).add("sandbox", Json.createObjectBuilder()
                             .add("image", "dockyard/absent-replacement:none")).build(), 60);
+            assertEquals(404, absent.status(), "an absent image is refused before anything starts: " + absent.body());
+            assertEquals("READY", API.get("runtimes/" + oldId).json().getString("status"));
+            // a replacement whose provisioning fails (at its image step, on purpose)
+            DockyardApi.Answer failed = API.provisionFailingAt(Json.createObjectBuilder()
+                    .add("conversationId", conversation).add("replace", true).build(), "image", 60);
             assertEquals("ERROR", failed.json().getString("status"), failed.body());
             assertEquals("READY", API.get("runtimes/" + oldId).json().getString("status"));
             assertEquals("still here", API.act(oldId, DockyardApi.run("echo still here")).getString("content"));

@@ -1,8 +1,10 @@
 package it.dev.dockyard.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -107,6 +109,12 @@ class RuntimeApiBuildIT {
             assertEquals("SUCCESS", status[0].getString("status"), status[0].toString());
             assertEquals(image, status[0].getString("image"));
             assertTrue(admin.get("/image_exists?image=" + RuntimeApi.encode(image)).json().getBoolean("exists"));
+            // the build is its builder's (issue 26): another user neither sees nor starts it
+            assertFalse(user.runtimes().get("/image_exists?image=" + RuntimeApi.encode(image)).json()
+                    .getBoolean("exists"), "another user's build does not exist for them");
+            DockyardApi.Answer foreign = user.runtimes().start(Json.createObjectBuilder().add("image", image)
+                    .add("session_id", "it-build-" + UUID.randomUUID().toString().substring(0, 8)).build());
+            assertEquals(400, foreign.status(), foreign.body());
             assertEquals("built-by-context", DockerCli.ok("run", "--rm", "--network", "none", image, "cat", "/built")
                     .strip());
 

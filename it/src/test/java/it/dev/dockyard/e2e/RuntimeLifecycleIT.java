@@ -120,21 +120,18 @@ class RuntimeLifecycleIT {
     }
 
     @Test
-    void shouldReportErrorAndLeaveNothingWhenTheImageDoesNotExist() {
+    void shouldRefuseAtOnceAndLeaveNothingWhenTheImageDoesNotExist() {
         String conversationId = conversation("bad-image");
         DockyardApi.Answer answer = API.provision(Json.createObjectBuilder().add("conversationId", conversationId)
                 .add("sandbox", Json.createObjectBuilder().add("image", "dockyard/no-such-image:missing")).build(), 60);
-        JsonObject runtime = answer.json();
-        CREATED.add(runtime.getString("id"));
-        String id = runtime.getString("id");
-        Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
-                .until(() -> API.get("runtimes/" + id).json().getString("status").equals("ERROR"));
-        String message = API.get("runtimes/" + id).json().getString("statusMessage");
-        assertTrue(message.contains("step 'image'"), message);
+        // the engine never pulls: refused at admission (issue 26, 11a), not 202 then ERROR
+        assertEquals(404, answer.status(), answer.body());
+        assertTrue(answer.contentType().startsWith("application/problem+json"), answer.body());
+        String message = answer.json().getString("detail");
         assertTrue(message.contains("not found on node 'local'"), message);
         assertTrue(message.contains("dockyard/no-such-image:missing"), message);
-        assertEquals(List.of(), DockerCli.containersLabelled("dev.dockyard.runtime-id=" + id));
-        // an ERROR runtime frees its conversation
+        assertEquals(List.of(), DockerCli.containersLabelled("dev.dockyard.conversation-id=" + conversationId));
+        // nothing was recorded: the conversation is free
         DockyardApi.Answer again = API.provision(Json.createObjectBuilder().add("conversationId", conversationId)
                 .build(), 120);
         CREATED.add(again.json().getString("id"));

@@ -33,6 +33,44 @@ class SnapshotsIT {
         return api.act(runtimeId, DockyardApi.run(command)).getString("content").replace("\r", "").strip();
     }
 
+    /**
+     * Issue 26: the snapshot's image (alice's home and files) is hers alone: bob can neither run it by
+     * name, by whole id nor by an id prefix, through /api/v1 or the Remote Runtime API, nor learn it
+     * exists; a 2-hex id prefix names nothing, whoever asks.
+     */
+    private static void assertSnapshotImageIsAlicesAlone(DockyardApi alice, DockyardApi bob, String snapshotId) {
+        String image = "dockyard/snapshot:" + snapshotId;
+        String id = DockerCli.inspect(image, "{{.Id}}").strip();
+        assertEquals(alice.get("users/me").json().getString("userId"),
+                DockerCli.inspect(image, "{{index .Config.Labels \"dev.dockyard.owner\"}}").strip(),
+                "the image is labelled with its owner");
+        for (String name : List.of(image, id, id.substring("sha256:".length(), "sha256:".length() + 2),
+                id.substring("sha256:".length(), "sha256:".length() + 12))) {
+            DockyardApi.Answer refused = bob.provision(Json.createObjectBuilder()
+                    .add("conversationId", "it-snap-image-" + UUID.randomUUID())
+                    .add("sandbox", Json.createObjectBuilder().add("image", name)).build(), 5);
+            assertEquals(404, refused.status(), name + ": " + refused.body());
+            assertTrue(refused.contentType().startsWith("application/problem+json"), refused.body());
+            assertFalse(refused.body().contains("\"id\""), "no runtime recorded: " + refused.body());
+        }
+        RuntimeApi bobsRuntimes = new RuntimeApi(bob.key());
+        for (String name : List.of(image, id.substring("sha256:".length(), "sha256:".length() + 2))) {
+            DockyardApi.Answer exists = bobsRuntimes.get("/image_exists?image=" + RuntimeApi.encode(name));
+            assertEquals(200, exists.status(), exists.body());
+            assertFalse(exists.json().getBoolean("exists"), name + ": " + exists.body());
+            DockyardApi.Answer start = bobsRuntimes.start(Json.createObjectBuilder().add("image", name)
+                    .add("session_id", "it-snap-image-" + UUID.randomUUID().toString().substring(0, 8))
+                    .add("command", "sleep 600").build());
+            assertEquals(400, start.status(), name + ": " + start.body());
+            assertTrue(RuntimeApi.detail(start).contains("not found"), start.body());
+        }
+        RuntimeApi alicesRuntimes = new RuntimeApi(alice.key());
+        assertTrue(alicesRuntimes.get("/image_exists?image=" + RuntimeApi.encode(image)).json().getBoolean("exists"),
+                "the owner sees her snapshot's image");
+        assertFalse(alicesRuntimes.get("/image_exists?image=" + RuntimeApi.encode(id.substring(7, 9))).json()
+                .getBoolean("exists"), "an id prefix names nothing, even for the owner");
+    }
+
     @Test
     void shouldForkARuntimeIntoAnIndependentIdenticalOneAndKeepSnapshotsToTheirOwner() {
         DockyardApi alice = newUser("snap-alice");
@@ -72,6 +110,7 @@ class SnapshotsIT {
             assertEquals(404, bob.delete("snapshots/" + snapshotId).status());
             assertEquals(404, bob.post("runtimes/" + original + "/fork",
                     Json.createObjectBuilder().add("conversationId", "it-snap-steal").build()).status());
+            assertSnapshotImageIsAlicesAlone(alice, bob, snapshotId);
 
             long forkStart = System.nanoTime();
             DockyardApi.Answer forked = alice.post("runtimes/" + original + "/fork", Json.createObjectBuilder()

@@ -68,9 +68,9 @@ class StatusEventsIT {
 
     @Test
     void shouldReplayTheHistoryOfAFinishedRuntimeAndEnd() throws Exception {
-        DockyardApi.Answer answer = API.post("runtimes", Json.createObjectBuilder()
-                .add("conversationId", "it-events-bad-" + UUID.randomUUID())
-                .add("sandbox", Json.createObjectBuilder().add("image", "dockyard/absent:none")).build());
+        // a provisioning that fails at its image step (an absent image is refused before it starts now)
+        DockyardApi.Answer answer = API.provisionFailingAt(Json.createObjectBuilder()
+                .add("conversationId", "it-events-bad-" + UUID.randomUUID()).build(), "image", 0);
         String id = answer.json().getString("id");
         Awaitility.await().atMost(Duration.ofSeconds(60))
                 .until(() -> API.get("runtimes/" + id).json().getString("status").equals("ERROR"));

@@ -1,5 +1,6 @@
 package dev.dockyard.api;
 
+import dev.dockyard.application.images.ImageAccess;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.Labels;
 import dev.dockyard.images.BuildScriptPolicy;
@@ -50,6 +51,9 @@ public class ImageResource {
     @Inject
     Caller caller;
 
+    @Inject
+    ImageAccess access;
+
     /** Builds run the caller's scripts as root in a build container: an operator's tool, not a user's. */
     private void requireAdmin() {
         if (!caller.isAdmin()) {
@@ -65,8 +69,12 @@ public class ImageResource {
     @GET
     public JsonObject list(@QueryParam("node") String node) {
         JsonArrayBuilder list = Json.createArrayBuilder();
-        for (RuntimeImageBuilder.ImageInfo image : images.list(known(node))) {
-            list.add(view(image));
+        String on = known(node);
+        for (RuntimeImageBuilder.ImageInfo image : images.list(on)) {
+            // other users' builds are tagged in the same repository: theirs, not listed
+            if (access.mayUse(on, image, caller.userId(), caller.isAdmin())) {
+                list.add(view(image));
+            }
         }
         return Json.createObjectBuilder().add("node", known(node)).add("images", list).build();
     }
@@ -75,7 +83,8 @@ public class ImageResource {
     @Path("exists")
     public JsonObject exists(@QueryParam("image") String image, @QueryParam("node") String node) {
         ProvisionRequestReader.requireImage(image, "image");
-        var found = images.inspect(known(node), image);
+        // an image the caller may not use (or named by an id prefix) exists no more than an absent one
+        var found = access.usable(known(node), image, caller.userId(), caller.isAdmin());
         JsonObjectBuilder answer = Json.createObjectBuilder().add("image", image).add("node", known(node))
                 .add("exists", found.isPresent());
         found.ifPresent(i -> answer.add("runtimeImage", "true".equals(i.labels().get(Labels.RUNTIME_IMAGE)))

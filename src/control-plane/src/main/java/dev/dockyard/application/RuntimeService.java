@@ -1,10 +1,12 @@
 package dev.dockyard.application;
 
+import dev.dockyard.application.images.ImageAccess;
 import dev.dockyard.application.workspaces.Snapshots;
 import dev.dockyard.application.workspaces.Workspaces;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.placement.PlacementRefusedException;
 import dev.dockyard.runtime.IllegalTransitionException;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -15,6 +17,7 @@ import dev.dockyard.runtime.provisioning.MigrationRefusedException;
 import dev.dockyard.runtime.provisioning.Provisioner;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
 import dev.dockyard.runtime.provisioning.ProvisioningStep;
+import dev.dockyard.tenancy.Role;
 import dev.dockyard.workspace.KeptWorkspace;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
@@ -63,6 +66,9 @@ public class RuntimeService {
     @Resource
     ManagedExecutorService executor;
 
+    @Inject
+    ImageAccess images;
+
     /**
      * Records the runtime and starts bringing it up in the background.
      *
@@ -74,7 +80,9 @@ public class RuntimeService {
         Workspaces.Resolved resolved = workspaces.resolve(request, snapshots);
         SandboxRuntime runtime;
         try {
-            runtime = provisioner.provision(resolved.request());
+            ProvisioningRequest asked = resolved.request();
+            requireImage(asked);
+            runtime = provisioner.provision(asked);
         } catch (BackendNodes.UnknownNodeException e) {
             workspaces.claimed(resolved, null);
             throw new Refused(Refused.Reason.VALIDATION, e.getMessage());
@@ -84,6 +92,28 @@ public class RuntimeService {
         }
         workspaces.claimed(resolved, runtime.id());
         return runtime;
+    }
+
+    /**
+     * The image must be the caller's to use and on the node (an engine never pulls): refused now, 404,
+     * rather than an ERROR later. A snapshot's image (a fork, {@code fromSnapshot}) was the caller's
+     * already: {@link Workspaces#resolve} gave it only for the caller's own snapshot. Placement may still
+     * choose another node than the named or default one asked here; a node that cannot be asked now
+     * is unavailable (503), as placement would say.
+     */
+    private void requireImage(ProvisioningRequest request) {
+        if (request.workspace().fromSnapshot() != null) {
+            return;
+        }
+        String node = request.workspace().node();
+        try {
+            images.require(node, request.image(), request.userId(), request.role() == Role.ADMIN);
+        } catch (BackendException e) {
+            throw new PlacementRefusedException(PlacementRefusedException.Reason.NODE_UNHEALTHY, node,
+                    (node == null ? "the default node" : "backend node '" + node + "'") + " could not be asked for "
+                            + "image '" + request.image() + "': "
+                            + e.getMessage());
+        }
     }
 
     /** Moves a READY runtime to another node (null: the first other one); answers the new runtime. */

@@ -46,6 +46,12 @@ public final class Labels {
 
     /** On a sandbox's own home volume (a read-only root's): removed with the sandbox, swept if it was lost. */
     public static final String HOME = "dev.dockyard.home";
+    /**
+     * On images that hold a user's files (a client's build, a snapshot's or fork's image): the user
+     * they belong to, the only one but admins who may use them (ImageAccess). Set when Dockyard builds
+     * or commits the image, over any value its Dockerfile or container had.
+     */
+    public static final String OWNER = "dev.dockyard.owner";
     /** On a snapshot's image and workspace copy: the snapshot's id. */
     public static final String SNAPSHOT_ID = "dev.dockyard.snapshot-id";
 

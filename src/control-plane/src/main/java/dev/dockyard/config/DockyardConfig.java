@@ -200,6 +200,11 @@ public class DockyardConfig {
     @ConfigProperty(name = "dockyard.images.repository", defaultValue = "dockyard/runtime")
     String imageRepository;
 
+    /** Patterns of the images on an engine that every user may run (ImageAccess); none by default. */
+    @Inject
+    @ConfigProperty(name = "dockyard.images.allowed")
+    Optional<List<String>> imagesAllowed;
+
     @Inject
     @ConfigProperty(name = "dockyard.images.bundle", defaultValue = "executor-bundle")
     String imageBundle;
@@ -297,6 +302,15 @@ public class DockyardConfig {
 
     public long sandboxNofile() {
         return sandboxNofile;
+    }
+
+    /**
+     * {@code dockyard.images.allowed}: patterns ({@code *} any characters) of the images on an engine,
+     * neither Dockyard's nor a user's, that every user may run; empty: only admins may.
+     */
+    public List<String> imagesAllowed() {
+        return imagesAllowed == null ? List.of() : imagesAllowed.orElse(List.of()).stream().map(String::strip)
+                .filter(p -> !p.isEmpty()).toList();
     }
 
     /** The networks a request may name in sandbox.networks. */

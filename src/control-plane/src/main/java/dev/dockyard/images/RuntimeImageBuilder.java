@@ -13,8 +13,24 @@ import java.util.function.Consumer;
  */
 public interface RuntimeImageBuilder {
 
-    /** An image as the engine knows it. */
-    record ImageInfo(String id, Set<String> tags, long sizeBytes, Map<String, String> labels) {
+    /**
+     * An image as the engine knows it.
+     *
+     * @param digests its repository digests ({@code repo@sha256:...}): only images pulled from or
+     *                pushed to a registry have any
+     */
+    record ImageInfo(String id, Set<String> tags, long sizeBytes, Map<String, String> labels, Set<String> digests) {
+
+        public ImageInfo {
+            tags = Set.copyOf(tags);
+            labels = Map.copyOf(labels);
+            digests = Set.copyOf(digests);
+        }
+
+        /** An image known by its tags alone. */
+        public ImageInfo(String id, Set<String> tags, long sizeBytes, Map<String, String> labels) {
+            this(id, tags, sizeBytes, labels, Set.of());
+        }
     }
 
     Optional<ImageInfo> inspect(String image);

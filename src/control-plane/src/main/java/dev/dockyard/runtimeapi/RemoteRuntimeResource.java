@@ -197,7 +197,8 @@ public class RemoteRuntimeResource {
         if (image == null || image.isBlank()) {
             throw Problem.of(Problem.Kind.VALIDATION, "the image query parameter is required").toException();
         }
-        Optional<RuntimeImageBuilder.ImageInfo> found = runtimes.image(image);
+        Optional<RuntimeImageBuilder.ImageInfo> found = runtimes.image(image.strip(), caller.userId(),
+                caller.isAdmin());
         JsonObjectBuilder answer = Json.createObjectBuilder().add("exists", found.isPresent());
         found.ifPresent(i -> answer.add("image", Json.createObjectBuilder().add("id", i.id())
                 .add("image_size_bytes", i.sizeBytes()).addNull("upload_time")));

@@ -117,7 +117,9 @@ public class ContextBuilds {
 
     private void run(Build build, RuntimeImageBuilder builder, Path context, Set<String> names) {
         try {
-            builder.buildArchive(context, names, Map.of(Labels.BASE_IMAGE, "build-context"), line -> { });
+            // the owner label overrides any the Dockerfile sets: the image is the builder's alone
+            builder.buildArchive(context, names, Map.of(Labels.BASE_IMAGE, "build-context", Labels.OWNER,
+                    build.userId), line -> { });
             build.status = "SUCCESS";
             LOG.info("Built " + names + " from a client's build context (" + build.id + ")");
         } catch (RuntimeException e) {

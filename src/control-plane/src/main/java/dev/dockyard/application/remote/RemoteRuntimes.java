@@ -5,13 +5,13 @@ import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.agents.LlmSettings;
 import dev.dockyard.application.Refused;
 import dev.dockyard.application.RuntimeService;
+import dev.dockyard.application.images.ImageAccess;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.Labels;
 import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.images.RuntimeImageBuilder;
-import dev.dockyard.images.RuntimeImages;
 import dev.dockyard.persistence.RuntimeRepository;
 import dev.dockyard.proxy.ProxyTarget;
 import dev.dockyard.runtime.RuntimeStatus;
@@ -58,13 +58,13 @@ public class RemoteRuntimes {
     ProvisioningJournal journal;
 
     @Inject
-    RuntimeImages images;
-
-    @Inject
     BackendNodes nodes;
 
     @Inject
     AgentCatalog agents;
+
+    @Inject
+    ImageAccess access;
 
     @Inject
     DockyardConfig config;
@@ -89,10 +89,10 @@ public class RemoteRuntimes {
         String imageNode = start.node() == null ? nodes.defaultNode() : start.node();
         RuntimeImageBuilder.ImageInfo image;
         try {
-            image = images.inspect(imageNode, start.image())
-                    .orElseThrow(() -> new Refused(Refused.Reason.VALIDATION, "image '" + start.image()
-                            + "' is not on this Dockyard's engine: Dockyard pulls from no registry; build or load it "
-                            + "first (GET /image_exists tells)"));
+            // another user's image, or one not on the engine: the same 400 (this API's answer for an
+            // image it cannot run), so that nothing tells them apart
+            image = access.usable(imageNode, start.image(), userId, role == Role.ADMIN).orElseThrow(() ->
+                    new Refused(Refused.Reason.VALIDATION, access.notFound(imageNode, start.image()).getMessage()));
         } catch (BackendNodes.UnknownNodeException e) {
             throw new Refused(Refused.Reason.VALIDATION, e.getMessage());
         }
@@ -191,8 +191,11 @@ public class RemoteRuntimes {
         return journal.find(runtime.id()).orElse(runtime);
     }
 
-    /** The image as the engine of the default node knows it. */
-    public Optional<RuntimeImageBuilder.ImageInfo> image(String image) {
-        return images.inspect(nodes.defaultNode(), image);
+    /**
+     * The image as the engine of the default node knows it, if the caller may use it: an image of
+     * another user's is as absent as one that is not there.
+     */
+    public Optional<RuntimeImageBuilder.ImageInfo> image(String image, String userId, boolean admin) {
+        return access.usable(nodes.defaultNode(), image, userId, admin);
     }
 }

@@ -158,6 +158,8 @@ public class Snapshots {
     private Map<String, String> labels(SandboxRuntime runtime, String snapshotId) {
         Map<String, String> labels = new HashMap<>(Labels.of(runtime.id(), runtime.conversationId(), config.instance()));
         labels.put(Labels.SNAPSHOT_ID, snapshotId);
+        // the image carries the user's files (the home directory among them): theirs alone to run
+        labels.put(Labels.OWNER, runtime.userId());
         return labels;
     }
 

@@ -57,7 +57,8 @@ public class DockerImageBuilder implements RuntimeImageBuilder {
                     ? Map.of() : inspect.getConfig().getLabels();
             return Optional.of(new ImageInfo(inspect.getId(),
                     inspect.getRepoTags() == null ? Set.of() : Set.copyOf(inspect.getRepoTags()),
-                    inspect.getSize() == null ? 0 : inspect.getSize(), labels));
+                    inspect.getSize() == null ? 0 : inspect.getSize(), labels,
+                    inspect.getRepoDigests() == null ? Set.of() : Set.copyOf(inspect.getRepoDigests())));
         } catch (NotFoundException e) {
             return Optional.empty();
         }
