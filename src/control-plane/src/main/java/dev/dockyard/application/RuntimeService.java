@@ -15,6 +15,7 @@ import dev.dockyard.runtime.provisioning.MigrationRefusedException;
 import dev.dockyard.runtime.provisioning.Provisioner;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
 import dev.dockyard.runtime.provisioning.ProvisioningStep;
+import dev.dockyard.tenancy.Role;
 import dev.dockyard.workspace.KeptWorkspace;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
@@ -86,10 +87,14 @@ public class RuntimeService {
         return runtime;
     }
 
-    /** Moves a READY runtime to another node (null: the first other one); answers the new runtime. */
-    public SandboxRuntime migrate(String runtimeId, String node, ProvisioningStep failAt) {
+    /**
+     * Moves a READY runtime to another node (null: the first other one open to its owner and the
+     * caller); answers the new runtime.
+     */
+    public SandboxRuntime migrate(String runtimeId, String node, ProvisioningStep failAt, String callerId,
+                                  Role callerRole) {
         try {
-            return provisioner.migrate(runtimeId, node, failAt);
+            return provisioner.migrate(runtimeId, node, failAt, callerId, callerRole);
         } catch (BackendNodes.UnknownNodeException e) {
             throw new Refused(Refused.Reason.VALIDATION, e.getMessage());
         } catch (MigrationRefusedException e) {

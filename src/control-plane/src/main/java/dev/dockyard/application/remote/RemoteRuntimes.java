@@ -13,6 +13,7 @@ import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.images.RuntimeImageBuilder;
 import dev.dockyard.images.RuntimeImages;
 import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.placement.NodeAccess;
 import dev.dockyard.proxy.ProxyTarget;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxProgram;
@@ -64,6 +65,9 @@ public class RemoteRuntimes {
     BackendNodes nodes;
 
     @Inject
+    NodeAccess access;
+
+    @Inject
     AgentCatalog agents;
 
     @Inject
@@ -89,6 +93,11 @@ public class RemoteRuntimes {
         String imageNode = start.node() == null ? nodes.defaultNode() : start.node();
         RuntimeImageBuilder.ImageInfo image;
         try {
+            if (start.node() != null) {
+                // before its images are looked at: a node the user may not use tells them nothing
+                nodes.on(start.node());
+                access.require(start.node(), userId, role);
+            }
             image = images.inspect(imageNode, start.image())
                     .orElseThrow(() -> new Refused(Refused.Reason.VALIDATION, "image '" + start.image()
                             + "' is not on this Dockyard's engine: Dockyard pulls from no registry; build or load it "
