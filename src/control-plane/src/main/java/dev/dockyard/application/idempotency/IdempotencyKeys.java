@@ -55,6 +55,17 @@ public class IdempotencyKeys {
         }
     }
 
+    /**
+     * Forgets every key of the user (stored as {@code userId/key}): a deleted user's first answers
+     * must not be replayed to a new account given the same id.
+     */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public int forgetUser(String userId) {
+        String prefix = userId + "/";
+        return em.createQuery("delete from IdempotentAnswer a where substring(a.id, 1, :length) = :prefix")
+                .setParameter("length", prefix.length()).setParameter("prefix", prefix).executeUpdate();
+    }
+
     /** Forgets keys older than the retention. */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public int purge() {
