@@ -61,9 +61,10 @@ public class IdempotencyKeys {
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public int forgetUser(String userId) {
-        String prefix = userId + "/";
-        return em.createQuery("delete from IdempotentAnswer a where substring(a.id, 1, :length) = :prefix")
-                .setParameter("length", prefix.length()).setParameter("prefix", prefix).executeUpdate();
+        // the id taken literally: a wildcard in it must not reach another user's keys
+        String prefix = userId.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "/%";
+        return em.createQuery("delete from IdempotentAnswer a where a.id like :prefix escape '!'")
+                .setParameter("prefix", prefix).executeUpdate();
     }
 
     /** Forgets keys older than the retention. */
