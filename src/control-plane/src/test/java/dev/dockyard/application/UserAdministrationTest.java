@@ -154,7 +154,8 @@ class UserAdministrationTest {
                 () -> administration.create(Accounts.BOOTSTRAP_ADMIN, Role.USER)).reason());
         users.remove(Accounts.BOOTSTRAP_ADMIN);
         assertEquals(Refused.Reason.CONFLICT, assertThrows(Refused.class,
-                () -> administration.create(Accounts.BOOTSTRAP_ADMIN, Role.ADMIN)).reason(), "not even when unused yet");
+                () -> administration.create(Accounts.BOOTSTRAP_ADMIN, Role.ADMIN)).reason(),
+                "not even when unused yet");
         users.put(Accounts.BOOTSTRAP_ADMIN, new UserAccount(Accounts.BOOTSTRAP_ADMIN, Role.ADMIN, Instant.EPOCH));
         assertEquals(Refused.Reason.CONFLICT, assertThrows(Refused.class,
                 () -> administration.delete("root", Accounts.BOOTSTRAP_ADMIN)).reason());

@@ -76,6 +76,7 @@ class KubernetesNodeStateTest {
         NodeReport down = placement.states().get(0).health();
         assertFalse(down.healthy(), down.toString());
         assertTrue(down.error().contains(MockCluster.NAMESPACE), down.toString());
-        assertEquals("local", placement.place(null, 512, "alice", Role.USER, n -> n), "new runtimes go to the healthy node");
+        assertEquals("local", placement.place(null, 512, "alice", Role.USER, n -> n),
+                "new runtimes go to the healthy node");
     }
 }

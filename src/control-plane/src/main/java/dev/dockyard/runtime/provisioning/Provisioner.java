@@ -200,13 +200,14 @@ public class Provisioner {
         }
         // cold: placement chooses the node (the named one, else the roomiest healthy one the user may
         // use) and the registration happens under its lock, so that no other provision takes the same room
-        SandboxRuntime runtime = placement.place(named, request.memoryMb(), request.userId(), request.role(), chosen -> {
-            // asked for what the chosen node cannot give: a 400 naming it, before anything is recorded
-            nodes.requireIsolation(chosen, request.isolation());
-            SandboxRuntime described = describe(request, chosen, null);
-            register(described, request, null, track(described.id()));
-            return described;
-        });
+        SandboxRuntime runtime = placement.place(named, request.memoryMb(), request.userId(), request.role(),
+                chosen -> {
+                    // asked for what the chosen node cannot give: a 400 naming it, before anything is recorded
+                    nodes.requireIsolation(chosen, request.isolation());
+                    SandboxRuntime described = describe(request, chosen, null);
+                    register(described, request, null, track(described.id()));
+                    return described;
+                });
         CompletableFuture<RuntimeStatus> settled = settling.get(runtime.id());
         if (!launch(runtime, settled, request.failAt(), null)) {
             return journal.find(runtime.id()).orElse(runtime);
@@ -525,7 +526,7 @@ public class Provisioner {
      * the same settings, its workspace copied from the old one, takes the conversation over once
      * READY; if it fails, the old one serves on. Returns the new runtime, being provisioned.
      *
-     * The target must be open ({@link NodeAccess}) to the runtime's owner, who runs there from then
+     * <p>The target must be open ({@link NodeAccess}) to the runtime's owner, who runs there from then
      * on, as well as to the caller; with none named, the first other node open to both.
      *
      * @throws BackendNodes.UnknownNodeException when the target is not a configured node
