@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
  * The it control plane's cli node ({@code cli1}, see it/pom.xml): a runtime there is a directory
  * and a shell on this very host, so this test looks at both directly. Runtime body, pause and
  * resume, migration to Docker and back, DELETE leaving nothing; and the refusals: a node that is
- * not configured, an image's own program on a cli node.
+ * not configured, an image's own program on a cli node, a user the node is not open to (cli and
+ * local nodes are admins only but for {@value #GRANTED_USER}, granted by DOCKYARD_NODE_CLI1_ALLOWED_USERS).
  */
 class CliBackendIT {
 
@@ -31,6 +32,8 @@ class CliBackendIT {
     private static final String BASE = System.getProperty("dockyard.url", "http://127.0.0.1:19080");
     private static final String ADMIN_KEY = System.getProperty("dockyard.admin-key", "it-admin-key-not-a-secret");
     private static final Path ROOT = Path.of(System.getProperty("dockyard.cli-runtimes", "target/cli-runtimes"));
+    /** The user dockyard.node.cli1.allowed-users grants (it/pom.xml, ControlPlaneServer). */
+    static final String GRANTED_USER = "it-cli-granted";
 
     private static String run(String runtimeId, String command) {
         JsonObject observation = API.act(runtimeId, DockyardApi.run(command));
@@ -40,10 +43,14 @@ class CliBackendIT {
     }
 
     private static HttpResponse<String> runtimeApiStart(String node, String image) throws Exception {
+        return runtimeApiStart(node, image, ADMIN_KEY);
+    }
+
+    private static HttpResponse<String> runtimeApiStart(String node, String image, String key) throws Exception {
         JsonObject body = Json.createObjectBuilder().add("image", image).add("session_id", "s" + UUID.randomUUID()
                 .toString().replace("-", "").substring(0, 20)).add("node", node).build();
         return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(BASE + "/runtime-api/start"))
-                .header("X-API-Key", ADMIN_KEY).header("Content-Type", "application/json")
+                .header("X-API-Key", key).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build(), HttpResponse.BodyHandlers.ofString());
     }
 
@@ -95,6 +102,66 @@ class CliBackendIT {
                 + UUID.randomUUID()).add("node", "cli-absent").build(), 0);
         assertTrue(provision.status() >= 400 && provision.status() < 500, provision.status() + " " + provision.body());
         assertTrue(provision.body().contains("cli-absent"), provision.body());
+    }
+
+    @Test
+    void shouldRefuseAUserNamingTheCliOrLocalNodeWith403OnBothApis() throws Exception {
+        String userId = "it-cli-plain-" + UUID.randomUUID().toString().substring(0, 8);
+        DockyardApi.Answer created = API.post("users", Json.createObjectBuilder().add("userId", userId)
+                .add("role", "user").build());
+        assertEquals(201, created.status(), created.body());
+        String key = created.json().getString("apiKey");
+        DockyardApi user = API.withKey(key);
+        try {
+            for (String node : List.of("cli1", "local1")) {
+                DockyardApi.Answer provision = user.provision(Json.createObjectBuilder().add("conversationId",
+                        "it-cli-refused-" + UUID.randomUUID()).add("node", node).build(), 0);
+                assertEquals(403, provision.status(), provision.body());
+                assertTrue(provision.contentType().startsWith("application/problem+json"), provision.contentType());
+                assertEquals(node, provision.json().getString("node"), provision.body());
+                assertFalse(provision.body().contains(GRANTED_USER), "who else may use it stays unsaid");
+
+                HttpResponse<String> start = runtimeApiStart(node, "dockyard/sandbox:latest", key);
+                assertEquals(403, start.statusCode(), start.body());
+                assertTrue(start.headers().firstValue("Content-Type").orElse("").startsWith("application/problem+json"),
+                        start.headers().toString());
+                assertTrue(start.body().contains("'" + node + "'"), start.body());
+            }
+            assertEquals(0, user.get("runtimes").json().getJsonArray("runtimes").size(), "nothing was recorded");
+            // no node named: never a node of this host for this user
+            DockyardApi.Answer placed = user.provision(Json.createObjectBuilder().add("conversationId",
+                    "it-cli-placed-" + UUID.randomUUID()).build(), 0);
+            assertEquals(202, placed.status(), placed.body());
+            assertFalse(List.of("cli1", "local1").contains(placed.json().getString("node")), placed.body());
+            user.delete("runtimes/" + placed.json().getString("id"));
+        } finally {
+            API.delete("users/" + userId);
+        }
+    }
+
+    @Test
+    void shouldLetTheUserItsAllowedUsersGrantUseTheCliNode() {
+        DockyardApi.Answer created = API.post("users", Json.createObjectBuilder().add("userId", GRANTED_USER)
+                .add("role", "user").build());
+        // a database kept from an earlier run has the user already: a new key then
+        DockyardApi.Answer keyed = created.status() == 409 ? API.post("users/" + GRANTED_USER + "/keys", "", null)
+                : created;
+        assertEquals(201, keyed.status(), keyed.body());
+        DockyardApi granted = API.withKey(keyed.json().getString("apiKey"));
+        DockyardApi.Answer provisioned = granted.provision(Json.createObjectBuilder().add("conversationId",
+                "it-cli-granted-" + UUID.randomUUID()).add("node", "cli1").build(), 60);
+        try {
+            assertEquals(201, provisioned.status(), provisioned.body());
+            assertEquals("cli1", provisioned.json().getString("node"));
+            DockyardApi.Answer local = granted.provision(Json.createObjectBuilder().add("conversationId",
+                    "it-cli-granted-local-" + UUID.randomUUID()).add("node", "local1").build(), 0);
+            assertEquals(403, local.status(), "granted cli1, not local1: " + local.body());
+        } finally {
+            if (provisioned.status() < 300) {
+                granted.delete("runtimes/" + provisioned.json().getString("id"));
+            }
+            API.delete("users/" + GRANTED_USER);
+        }
     }
 
     @Test

@@ -102,6 +102,8 @@ final class ControlPlaneServer {
         builder.environment().put("DOCKYARD_NODE_CLI1_TYPE", "cli");
         builder.environment().put("DOCKYARD_NODE_CLI1_ROOT", System.getProperty("dockyard.cli-runtimes"));
         builder.environment().put("DOCKYARD_NODE_CLI1_I_UNDERSTAND_NO_ISOLATION", "true");
+        // as it/pom.xml: cli and local nodes are admins only; CliBackendIT's granted user may use cli1
+        builder.environment().put("DOCKYARD_NODE_CLI1_ALLOWED_USERS", CliBackendIT.GRANTED_USER);
         // as it/pom.xml: SandboxConfinementIT's GPU node and allowed network
         builder.environment().put("DOCKYARD_NODE_NODE2_GPUS", "2");
         builder.environment().put("DOCKYARD_SANDBOX_ALLOWED_NETWORKS", "dockyard-it-extra");

@@ -94,6 +94,12 @@ final class DockyardApi {
         return send(builder);
     }
 
+    /** POST with an {@code Idempotency-Key} (POST /runtimes takes one). */
+    Answer postIdempotent(String path, JsonStructure body, String idempotencyKey) {
+        return send(request(path).header("Content-Type", "application/json").header("Idempotency-Key", idempotencyKey)
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString())));
+    }
+
     /** POST /runtimes and wait (Prefer: wait) for READY or ERROR. */
     Answer provision(JsonObject body, int waitSeconds) {
         return post("runtimes", body.toString(), "wait=" + waitSeconds);

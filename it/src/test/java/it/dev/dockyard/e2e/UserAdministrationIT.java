@@ -123,4 +123,73 @@ class UserAdministrationIT {
             ADMIN.delete("users/" + bob.id());
         }
     }
+
+    @Test
+    void shouldRefuseCreatingAnExistingIdOrTheBootstrapAdminsWith409() {
+        User existing = newUser("existing", "user");
+        User otherAdmin = newUser("other-admin", "admin");
+        try {
+            DockyardApi.Answer again = ADMIN.post("users", Json.createObjectBuilder().add("userId", existing.id())
+                    .add("role", "admin").build());
+            assertEquals(409, again.status(), again.body());
+            assertTrue(again.contentType().startsWith("application/problem+json"), again.contentType());
+            assertTrue(again.json().getString("detail").contains("/users/" + existing.id() + "/keys"),
+                    "points to the key rotation: " + again.body());
+            DockyardApi.Answer me = existing.api().get("users/me");
+            assertEquals(200, me.status(), "its key still works: " + me.body());
+            assertEquals("user", me.json().getString("role"), "its role is unchanged");
+
+            DockyardApi.Answer bootstrap = ADMIN.post("users", Json.createObjectBuilder().add("userId", "admin")
+                    .add("role", "user").build());
+            assertEquals(409, bootstrap.status(), bootstrap.body());
+            assertEquals(409, otherAdmin.api().post("users", Json.createObjectBuilder().add("userId", "admin")
+                    .add("role", "admin").build()).status());
+            DockyardApi.Answer deleteBootstrap = otherAdmin.api().delete("users/admin");
+            assertEquals(409, deleteBootstrap.status(), deleteBootstrap.body());
+            assertEquals(403, existing.api().delete("users/admin").status());
+        } finally {
+            ADMIN.delete("users/" + existing.id());
+            ADMIN.delete("users/" + otherAdmin.id());
+        }
+    }
+
+    @Test
+    void shouldGiveAnIdCreatedAgainNoneOfTheDeletedUsersRecords() {
+        User first = newUser("reborn", "user");
+        assertEquals(204, first.api().put("credentials/GIT_TOKEN", Json.createObjectBuilder().add("type", "secret")
+                .add("value", "ghp-of-the-first-account").build()).status());
+        String runtime = provision(first.api());
+        DockyardApi.Answer kept = first.api().delete("runtimes/" + runtime + "?keepWorkspace=true");
+        assertEquals(200, kept.status(), kept.body());
+        String workspace = kept.json().getString("id");
+        String idempotencyKey = UUID.randomUUID().toString();
+        JsonObject body = Json.createObjectBuilder().add("conversationId", "it-users-reborn-" + idempotencyKey).build();
+        DockyardApi.Answer firstAnswer = first.api().postIdempotent("runtimes", body, idempotencyKey);
+        assertEquals(202, firstAnswer.status(), firstAnswer.body());
+        String firstId = firstAnswer.json().getString("id");
+
+        assertEquals(204, ADMIN.delete("users/" + first.id()).status());
+        DockyardApi.Answer recreated = ADMIN.post("users", Json.createObjectBuilder().add("userId", first.id())
+                .add("role", "user").build());
+        assertEquals(201, recreated.status(), recreated.body());
+        DockyardApi again = ADMIN.withKey(recreated.json().getString("apiKey"));
+        String secondId = null;
+        try {
+            assertFalse(again.get("credentials").body().contains("GIT_TOKEN"), "no credential of the first account");
+            assertFalse(again.get("workspaces").body().contains(workspace), "no kept workspace of the first account");
+            assertEquals(404, again.get("workspaces/" + workspace).status());
+            assertEquals(404, ADMIN.get("workspaces/" + workspace).status(), "the workspace is gone, not hidden");
+            assertEquals(0, again.get("runtimes").json().getJsonArray("runtimes").size(), "no runtime history");
+            DockyardApi.Answer replay = again.postIdempotent("runtimes", body, idempotencyKey);
+            assertEquals(202, replay.status(), replay.body());
+            secondId = replay.json().getString("id");
+            assertNotEquals(firstId, secondId, "the first account's answer is not replayed");
+            assertNotEquals("true", replay.raw().headers().firstValue("Idempotent-Replayed").orElse(""));
+        } finally {
+            if (secondId != null) {
+                again.delete("runtimes/" + secondId);
+            }
+            ADMIN.delete("users/" + first.id());
+        }
+    }
 }

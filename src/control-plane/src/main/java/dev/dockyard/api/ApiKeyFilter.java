@@ -24,7 +24,7 @@ import java.util.Optional;
 public class ApiKeyFilter implements ContainerRequestFilter {
 
     public static final String HEADER = "X-API-Key";
-    static final String BOOTSTRAP_ADMIN = "admin";
+    static final String BOOTSTRAP_ADMIN = Accounts.BOOTSTRAP_ADMIN;
 
     @Inject
     DockyardConfig config;

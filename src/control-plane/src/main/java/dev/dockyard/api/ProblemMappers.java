@@ -3,6 +3,7 @@ package dev.dockyard.api;
 import dev.dockyard.application.Refused;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.UnsupportedIsolationException;
+import dev.dockyard.placement.NodeForbiddenException;
 import dev.dockyard.placement.PlacementRefusedException;
 import dev.dockyard.protocol.InvalidActionException;
 import dev.dockyard.runtime.lifecycle.RuntimeGates;
@@ -28,7 +29,7 @@ public final class ProblemMappers {
 
     /** Every mapper, for the applications that list their classes. */
     public static Set<Class<?>> all() {
-        return Set.of(ForProblem.class, ForRefused.class, ForInvalidAction.class, ForBackend.class, ForWebApplication.class, ForProcessing.class, ForJson.class, ForRuntimeBusy.class, ForPlacement.class, ForUnsupportedIsolation.class, ForAnything.class);
+        return Set.of(ForProblem.class, ForRefused.class, ForInvalidAction.class, ForBackend.class, ForWebApplication.class, ForProcessing.class, ForJson.class, ForRuntimeBusy.class, ForPlacement.class, ForNodeAccess.class, ForUnsupportedIsolation.class, ForAnything.class);
     }
 
 
@@ -170,6 +171,19 @@ public final class ProblemMappers {
                 answer.header("Retry-After", e.retryAfterSeconds());
             }
             return answer.build();
+        }
+    }
+
+    /** A node the caller may not place runtimes on (placement.NodeAccess): a 403 naming it. */
+    @Provider
+    public static class ForNodeAccess implements ExceptionMapper<NodeForbiddenException> {
+        @Override
+        public Response toResponse(NodeForbiddenException e) {
+            Problem problem = Problem.of(Problem.Kind.FORBIDDEN, e.getMessage());
+            if (e.node() != null) {
+                problem.with("node", Json.createValue(e.node()));
+            }
+            return problem.toResponse();
         }
     }
 

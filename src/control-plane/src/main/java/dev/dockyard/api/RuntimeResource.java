@@ -261,7 +261,7 @@ public class RuntimeResource {
         try {
             String node = node(body);
             visible(id);
-            SandboxRuntime migrated = lifecycle.migrate(id, node, faultAt(fault));
+            SandboxRuntime migrated = lifecycle.migrate(id, node, faultAt(fault), caller.userId(), caller.role());
             resume(async, accepted(migrated, wait, uri.getBaseUri()));
         } catch (RuntimeException e) {
             async.resume(e);

@@ -70,7 +70,10 @@ public class UserResource {
                 .entity(Json.createObjectBuilder().add("userId", userId).add("apiKey", key).build()).build();
     }
 
-    /** Deletes a user (admins only), their live runtimes first: 204; yourself or the last admin: 409. */
+    /**
+     * Deletes a user (admins only), their live runtimes first, then their kept workspaces, snapshots,
+     * credentials and idempotency keys: 204; yourself, the bootstrap admin or the last admin: 409.
+     */
     @DELETE
     @Path("{userId}")
     public Response delete(@PathParam("userId") String userId) {
@@ -79,7 +82,10 @@ public class UserResource {
         return Response.noContent().build();
     }
 
-    /** {@code {"userId", "role"}} → 201 {@code {"userId", "apiKey"}}: the key is shown this once. */
+    /**
+     * {@code {"userId", "role"}} → 201 {@code {"userId", "apiKey"}}: the key is shown this once. An
+     * existing id (or the bootstrap admin's) is a 409: neither its role nor its keys change here.
+     */
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     public Response create(JsonObject body) {
@@ -100,7 +106,7 @@ public class UserResource {
         } else {
             throw Problem.of(Problem.Kind.VALIDATION, "role must be \"user\" or \"admin\"").toException();
         }
-        String key = accounts.issueKey(id, role);
+        String key = users.create(id, role);
         return Response.status(Response.Status.CREATED)
                 .entity(Json.createObjectBuilder().add("userId", id).add("apiKey", key).build()).build();
     }

@@ -6,6 +6,7 @@ import dev.dockyard.application.workspaces.Workspaces;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.placement.NodeAccess;
 import dev.dockyard.placement.PlacementRefusedException;
 import dev.dockyard.runtime.IllegalTransitionException;
 import dev.dockyard.runtime.RuntimeStatus;
@@ -69,6 +70,9 @@ public class RuntimeService {
     @Inject
     ImageAccess images;
 
+    @Inject
+    NodeAccess nodeAccess;
+
     /**
      * Records the runtime and starts bringing it up in the background.
      *
@@ -106,6 +110,10 @@ public class RuntimeService {
             return;
         }
         String node = request.workspace().node();
+        if (node != null) {
+            // before its images are looked at: a node the caller may not use tells them nothing of them
+            nodeAccess.require(node, request.userId(), request.role());
+        }
         try {
             images.require(node, request.image(), request.userId(), request.role() == Role.ADMIN);
         } catch (BackendException e) {
@@ -116,10 +124,14 @@ public class RuntimeService {
         }
     }
 
-    /** Moves a READY runtime to another node (null: the first other one); answers the new runtime. */
-    public SandboxRuntime migrate(String runtimeId, String node, ProvisioningStep failAt) {
+    /**
+     * Moves a READY runtime to another node (null: the first other one open to its owner and the
+     * caller); answers the new runtime.
+     */
+    public SandboxRuntime migrate(String runtimeId, String node, ProvisioningStep failAt, String callerId,
+                                  Role callerRole) {
         try {
-            return provisioner.migrate(runtimeId, node, failAt);
+            return provisioner.migrate(runtimeId, node, failAt, callerId, callerRole);
         } catch (BackendNodes.UnknownNodeException e) {
             throw new Refused(Refused.Reason.VALIDATION, e.getMessage());
         } catch (MigrationRefusedException e) {

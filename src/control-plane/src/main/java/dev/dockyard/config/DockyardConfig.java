@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -488,6 +489,18 @@ public class DockyardConfig {
     public Optional<String> nodePlacement(String node) {
         return ConfigProvider.getConfig().getOptionalValue("dockyard.node." + node + ".placement", String.class)
                 .map(String::strip).filter(v -> !v.isEmpty());
+    }
+
+    /**
+     * {@code dockyard.node.<name>.allowed-users}: the user ids (comma-separated; {@code *} for every
+     * user) besides admins who may place runtimes on the node; empty when not set, which means every
+     * user for docker, kubernetes and remote nodes and admins only for cli and local nodes (see
+     * {@link dev.dockyard.placement.NodeAccess}).
+     */
+    public Optional<Set<String>> nodeAllowedUsers(String node) {
+        return ConfigProvider.getConfig().getOptionalValue("dockyard.node." + node + ".allowed-users", String.class)
+                .map(v -> Arrays.stream(v.split(",")).map(String::strip).filter(u -> !u.isEmpty())
+                        .collect(Collectors.toUnmodifiableSet()));
     }
 
     /** {@code dockyard.node.<name>.max-runtimes}: live runtimes the node may hold; empty is unbounded. */

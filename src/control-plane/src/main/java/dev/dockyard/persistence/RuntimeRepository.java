@@ -100,6 +100,19 @@ public class RuntimeRepository {
                 .setParameter("ended", List.of(RuntimeStatus.STOPPED, RuntimeStatus.ERROR)).getResultList();
     }
 
+    /**
+     * Removes the user's ended runtimes (STOPPED, ERROR) with their status changes: a user deleted
+     * leaves no runtime history under an id that may be given again. Audit entries stay.
+     */
+    public int forgetEnded(String userId) {
+        List<RuntimeStatus> ended = List.of(RuntimeStatus.STOPPED, RuntimeStatus.ERROR);
+        em.createQuery("delete from StatusChange c where c.runtimeId in (select r.id from SandboxRuntime r "
+                + "where r.userId = :user and r.status in :ended)").setParameter("user", userId)
+                .setParameter("ended", ended).executeUpdate();
+        return em.createQuery("delete from SandboxRuntime r where r.userId = :user and r.status in :ended")
+                .setParameter("user", userId).setParameter("ended", ended).executeUpdate();
+    }
+
     public List<StatusChange> history(String runtimeId) {
         return em.createQuery("select c from StatusChange c where c.runtimeId = :id order by c.at", StatusChange.class)
                 .setParameter("id", runtimeId).getResultList();

@@ -3,6 +3,7 @@ package dev.dockyard.placement;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.cli.CliBackend;
 import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.tenancy.Role;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.List;
@@ -19,7 +20,8 @@ import java.util.stream.Collectors;
  * capacities configured every runtime goes to the first healthy node, as before placement existed.
  * A request may name its node: it gets that node or a refusal, never another one. A node of
  * {@code dockyard.node.<name>.placement=explicit} takes only runtimes that name it (the default
- * of {@code cli} nodes, which have no sandbox); {@code any} (the default) takes any.
+ * of {@code cli} nodes, which have no sandbox); {@code any} (the default) takes any. Only nodes
+ * {@link NodeAccess} opens to the caller are candidates; naming another is a {@link NodeForbiddenException}.
  *
  * <p>A choice and the registration of the runtime it was made for happen under one lock, so two
  * provisions can never both take a node's last slot; without any capacity configured nothing is
@@ -44,6 +46,9 @@ public class Placement {
     @Inject
     DockyardConfig config;
 
+    @Inject
+    NodeAccess access;
+
     /** {@code dockyard.node.<name>.placement}'s value for a node that takes only runtimes naming it. */
     public static final String EXPLICIT = "explicit";
 
@@ -60,24 +65,27 @@ public class Placement {
     }
 
     /**
-     * Chooses a node for a runtime of {@code memoryMb} ({@code named}: that node only, null: any)
-     * and registers the runtime there through {@code register}, under the placement lock.
+     * Chooses a node for a runtime of {@code memoryMb} ({@code named}: that node only, null: any
+     * the user may use) and registers the runtime there through {@code register}, under the
+     * placement lock.
      *
      * @throws BackendNodes.UnknownNodeException when {@code named} is not a configured node
+     * @throws NodeForbiddenException            when the user may not use {@code named} (or any node)
      * @throws PlacementRefusedException         when no node can take it now
      */
-    public <T> T place(String named, int memoryMb, Function<String, T> register) {
+    public <T> T place(String named, int memoryMb, String userId, Role role, Function<String, T> register) {
         if (named != null) {
             nodes.on(named);
+            access.require(named, userId, role);
         }
         boolean counted = nodes.names().stream().anyMatch(n -> capacities.of(n).bounded());
         try {
             if (!counted) {
-                return register.apply(choose(candidates(states(Map.of()), named), named, memoryMb));
+                return register.apply(choose(candidates(states(Map.of()), named, userId, role), named, memoryMb));
             }
             placing.lock();
             try {
-                return register.apply(choose(candidates(states(), named), named, memoryMb));
+                return register.apply(choose(candidates(states(), named, userId, role), named, memoryMb));
             } finally {
                 placing.unlock();
             }
@@ -111,18 +119,24 @@ public class Placement {
     }
 
     /**
-     * The nodes a runtime may go to: one naming a node may go to any; one naming none, not to a node
-     * configured {@code dockyard.node.<name>.placement=explicit} (a cli node's default).
+     * The nodes a runtime may go to: one naming a node (checked by {@link NodeAccess} already) may go
+     * to any; one naming none, only to a node the user may use that is not configured
+     * {@code dockyard.node.<name>.placement=explicit} (a cli node's default).
      */
-    private List<NodeState> candidates(List<NodeState> states, String named) {
+    private List<NodeState> candidates(List<NodeState> states, String named, String userId, Role role) {
         if (named != null) {
             return states;
         }
-        List<NodeState> open = states.stream().filter(s -> !explicitOnly(s)).toList();
+        // a node the user may not use is never chosen for them, whatever its room or its placement
+        List<NodeState> usable = states.stream().filter(s -> access.mayUse(s.name(), userId, role)).toList();
+        if (usable.isEmpty()) {
+            throw new NodeForbiddenException(userId);
+        }
+        List<NodeState> open = usable.stream().filter(s -> !explicitOnly(s)).toList();
         if (open.isEmpty()) {
             // like a runtime too large for every node, a retry cannot help: a 400 saying what would
             throw new PlacementRefusedException(PlacementRefusedException.Reason.TOO_LARGE, null, "every backend node "
-                    + "takes only runtimes that name it (placement=explicit): name one of " + states.stream()
+                    + "takes only runtimes that name it (placement=explicit): name one of " + usable.stream()
                     .map(NodeState::name).toList());
         }
         return open;

@@ -44,18 +44,27 @@ public class Accounts {
         return account == null ? Optional.empty() : Optional.of(new Principal(account.userId(), account.role()));
     }
 
-    /** Creates the user if needed (or updates their role) and issues a new key; returns the key, shown once. */
+    /**
+     * The bootstrap admin's user id (the caller of {@code dockyard.bootstrap.admin-key}): reserved,
+     * never created nor deleted through the API, so no account can become that caller.
+     */
+    public static final String BOOTSTRAP_ADMIN = "admin";
+
+    /**
+     * Creates the user with a first key, returned (shown) once; empty when the id is taken: an
+     * existing user's role and keys are not changed here (their key is rotated by {@link #rotateKey}).
+     */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public String issueKey(String userId, Role role) {
-        UserAccount account = em.find(UserAccount.class, userId, LockModeType.PESSIMISTIC_WRITE);
-        if (account == null) {
-            em.persist(new UserAccount(userId, role, clock.instant()));
-        } else {
-            account.role(role);
+    public Optional<String> create(String userId, Role role) {
+        if (em.find(UserAccount.class, userId, LockModeType.PESSIMISTIC_WRITE) != null) {
+            return Optional.empty();
         }
+        em.persist(new UserAccount(userId, role, clock.instant()));
         String key = ApiKeyRecord.newKey();
         em.persist(new ApiKeyRecord(ApiKeyRecord.hash(key), userId, clock.instant()));
-        return key;
+        // a parallel create of the same id fails here, on the primary key, not at the commit
+        em.flush();
+        return Optional.of(key);
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.dockyard.application;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.persistence.RuntimeRepository;
@@ -57,6 +58,21 @@ class UserAdministrationTest {
                 steps.add("delete user " + userId);
                 return users.remove(userId) != null;
             }
+
+            @Override
+            public Optional<String> create(String userId, Role role) {
+                if (users.containsKey(userId)) {
+                    return Optional.empty();
+                }
+                users.put(userId, new UserAccount(userId, role, Instant.EPOCH));
+                return Optional.of("dy_first");
+            }
+        };
+        administration.records = new UserRecords() {
+            @Override
+            public void forget(String userId) {
+                steps.add("forget records of " + userId);
+            }
         };
         administration.runtimes = new RuntimeRepository() {
             @Override
@@ -89,7 +105,8 @@ class UserAdministrationTest {
                 .findFirst().orElseThrow().runtimes());
         administration.delete("root", "alice");
 
-        assertEquals(List.of("revoke alice", "delete runtime " + live.id(), "delete user alice"), steps);
+        assertEquals(List.of("revoke alice", "delete runtime " + live.id(), "forget records of alice",
+                "delete user alice"), steps);
     }
 
     @Test
@@ -108,7 +125,7 @@ class UserAdministrationTest {
         assertEquals(Refused.Reason.CONFLICT, last.reason());
         bootstrapKey = Optional.of("bootstrap");
         administration.delete("alice", "root");
-        assertEquals(List.of("revoke root", "delete user root"), steps);
+        assertEquals(List.of("revoke root", "forget records of root", "delete user root"), steps);
     }
 
     @Test
@@ -116,5 +133,32 @@ class UserAdministrationTest {
         assertEquals("dy_new", administration.rotateKey("alice"));
         assertEquals(Refused.Reason.NOT_FOUND,
                 assertThrows(Refused.class, () -> administration.rotateKey("nobody")).reason());
+    }
+
+    @Test
+    void shouldRefuseCreatingAnExistingUserAndPointToTheKeyRotation() {
+        assertEquals("dy_first", administration.create("carol", Role.USER));
+
+        Refused again = assertThrows(Refused.class, () -> administration.create("alice", Role.ADMIN));
+
+        assertEquals(Refused.Reason.CONFLICT, again.reason());
+        assertTrue(again.getMessage().contains("POST /api/v1/users/alice/keys"), again.getMessage());
+        assertEquals(Role.USER, users.get("alice").role(), "her role is not changed");
+    }
+
+    @Test
+    void shouldReserveTheBootstrapAdminsId() {
+        users.put(Accounts.BOOTSTRAP_ADMIN, new UserAccount(Accounts.BOOTSTRAP_ADMIN, Role.ADMIN, Instant.EPOCH));
+
+        assertEquals(Refused.Reason.CONFLICT, assertThrows(Refused.class,
+                () -> administration.create(Accounts.BOOTSTRAP_ADMIN, Role.USER)).reason());
+        users.remove(Accounts.BOOTSTRAP_ADMIN);
+        assertEquals(Refused.Reason.CONFLICT, assertThrows(Refused.class,
+                () -> administration.create(Accounts.BOOTSTRAP_ADMIN, Role.ADMIN)).reason(),
+                "not even when unused yet");
+        users.put(Accounts.BOOTSTRAP_ADMIN, new UserAccount(Accounts.BOOTSTRAP_ADMIN, Role.ADMIN, Instant.EPOCH));
+        assertEquals(Refused.Reason.CONFLICT, assertThrows(Refused.class,
+                () -> administration.delete("root", Accounts.BOOTSTRAP_ADMIN)).reason());
+        assertEquals(List.of(), steps, "nothing revoked, nothing deleted");
     }
 }

@@ -89,9 +89,12 @@ public class FakeBackend implements RuntimeBackend {
         onCall.accept(call);
     }
 
+    /** What {@link #name()} answers, the node's type: "cli" or "local" for a node of this host. */
+    public String type = "fake";
+
     @Override
     public String name() {
-        return "fake";
+        return type;
     }
 
     /** Makes every {@link #ping} fail with {@code failure} (null: answer again), as an engine that stopped. */

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /** The settings the lifecycle and reconciliation read, without MicroProfile Config. */
 public class TestConfig extends DockyardConfig {
@@ -17,6 +18,8 @@ public class TestConfig extends DockyardConfig {
     public Duration poolRefillDelay = Duration.ZERO;
     /** dockyard.node.<name>.placement by node. */
     public Map<String, String> nodePlacements = new HashMap<>();
+    /** dockyard.node.<name>.allowed-users by node. */
+    public Map<String, Set<String>> nodeAllowedUsers = new HashMap<>();
 
     @Override
     public String instance() {
@@ -61,5 +64,10 @@ public class TestConfig extends DockyardConfig {
     @Override
     public Optional<String> nodePlacement(String node) {
         return Optional.ofNullable(nodePlacements.get(node));
+    }
+
+    @Override
+    public Optional<Set<String>> nodeAllowedUsers(String node) {
+        return Optional.ofNullable(nodeAllowedUsers.get(node));
     }
 }

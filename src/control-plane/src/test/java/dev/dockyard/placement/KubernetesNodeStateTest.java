@@ -11,6 +11,7 @@ import dev.dockyard.fakes.FakeBackend;
 import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.fakes.MutableClock;
 import dev.dockyard.images.RuntimeImageBuilder;
+import dev.dockyard.tenancy.Role;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -75,6 +76,7 @@ class KubernetesNodeStateTest {
         NodeReport down = placement.states().get(0).health();
         assertFalse(down.healthy(), down.toString());
         assertTrue(down.error().contains(MockCluster.NAMESPACE), down.toString());
-        assertEquals("local", placement.place(null, 512, n -> n), "new runtimes go to the healthy node");
+        assertEquals("local", placement.place(null, 512, "alice", Role.USER, n -> n),
+                "new runtimes go to the healthy node");
     }
 }

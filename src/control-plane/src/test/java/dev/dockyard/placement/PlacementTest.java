@@ -14,18 +14,21 @@ import dev.dockyard.fakes.TestConfig;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.StatusChange;
+import dev.dockyard.tenancy.Role;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -54,6 +57,11 @@ class PlacementTest {
     private static NodeState down(NodeState node) {
         return new NodeState(node.name(), node.type(), node.capacity(), node.usage(),
                 new NodeReport(false, NOW, "ConnectException: Connection refused"));
+    }
+
+    /** Places as alice, a user every fake node is open to unless a test closes one. */
+    private <T> T place(String named, int memoryMb, Function<String, T> register) {
+        return placement.place(named, memoryMb, "alice", Role.USER, register);
     }
 
     /** Records a live runtime of {@code memoryMb} on {@code node}, as a registration does. */
@@ -85,15 +93,15 @@ class PlacementTest {
         TestConfig config = (TestConfig) placement.config;
         config.nodePlacements.put("a", "explicit");
         config.nodePlacements.put("b", "explicit");
-        assertEquals("c", placement.place(null, 512, n -> n), "a and b take only runtimes that name them");
-        assertEquals("a", placement.place("a", 512, n -> n));
+        assertEquals("c", place(null, 512, n -> n), "a and b take only runtimes that name them");
+        assertEquals("a", place("a", 512, n -> n));
         config.nodePlacements.put("c", "explicit");
         PlacementRefusedException none = assertThrows(PlacementRefusedException.class,
-                () -> placement.place(null, 512, n -> n));
+                () -> place(null, 512, n -> n));
         assertEquals(PlacementRefusedException.Reason.TOO_LARGE, none.reason(), "a 400: a retry cannot help");
         assertTrue(none.getMessage().contains("name one of [a, b, c]"), none.getMessage());
         config.nodePlacements.put("a", "any");
-        assertEquals("a", placement.place(null, 512, n -> n));
+        assertEquals("a", place(null, 512, n -> n));
     }
 
     @Test
@@ -168,16 +176,16 @@ class PlacementTest {
         configured.put("a", new NodeCapacity(null, 1024));
         configured.put("b", new NodeCapacity(null, 1024));
         configured.put("c", new NodeCapacity(null, 1024));
-        assertEquals(0, assertThrows(PlacementRefusedException.class, () -> placement.place(null, 2048, n -> n))
+        assertEquals(0, assertThrows(PlacementRefusedException.class, () -> place(null, 2048, n -> n))
                 .retryAfterSeconds(), "no Retry-After: retrying cannot help");
         configured.put("a", new NodeCapacity(0, 4096));
-        assertTrue(assertThrows(PlacementRefusedException.class, () -> placement.place(null, 2048, n -> n))
+        assertTrue(assertThrows(PlacementRefusedException.class, () -> place(null, 2048, n -> n))
                 .retryAfterSeconds() > 0, "a full node is worth a retry");
     }
 
     @Test
     void shouldRefuseAnUnknownNamedNode() {
-        assertThrows(BackendNodes.UnknownNodeException.class, () -> placement.place("z", 512, n -> n));
+        assertThrows(BackendNodes.UnknownNodeException.class, () -> place("z", 512, n -> n));
     }
 
     @Test
@@ -185,13 +193,13 @@ class PlacementTest {
         configured.put("a", new NodeCapacity(1, null));
         configured.put("b", new NodeCapacity(1, null));
         configured.put("c", new NodeCapacity(0, null));
-        assertEquals("a", placement.place(null, 512, n -> register(n, 512)));
-        assertEquals("b", placement.place(null, 512, n -> register(n, 512)));
-        assertThrows(PlacementRefusedException.class, () -> placement.place(null, 512, n -> register(n, 512)));
+        assertEquals("a", place(null, 512, n -> register(n, 512)));
+        assertEquals("b", place(null, 512, n -> register(n, 512)));
+        assertThrows(PlacementRefusedException.class, () -> place(null, 512, n -> register(n, 512)));
 
         SandboxRuntime first = runtimes.live().stream().filter(r -> r.node().equals("a")).findFirst().orElseThrow();
         first.transitionTo(RuntimeStatus.STOPPED, "deleted", clock.instant());
-        assertEquals("a", placement.place(null, 512, n -> register(n, 512)));
+        assertEquals("a", place(null, 512, n -> register(n, 512)));
         NodeState a = placement.states().get(0);
         assertEquals(new NodeUsage(1, 512), a.usage());
     }
@@ -206,7 +214,7 @@ class PlacementTest {
         for (int i = 0; i < 5; i++) {
             provisions.add(() -> {
                 try {
-                    return placement.place(null, 512, n -> {
+                    return place(null, 512, n -> {
                         // a registration takes a while: the window in which a second choice could see the same count
                         sleep();
                         return register(n, 512);
@@ -231,20 +239,58 @@ class PlacementTest {
         configured.put("c", new NodeCapacity(0, null));
         placement.health.probeAll();
         nodes.backend("a").pingFails(new BackendException("Connection refused"));
-        assertEquals("a", placement.place(null, 512, n -> n), "not probed again yet: the last result stands");
+        assertEquals("a", place(null, 512, n -> n), "not probed again yet: the last result stands");
 
         clock.advance(Duration.ofSeconds(10));
         placement.health.probeAll();
-        assertEquals("b", placement.place(null, 512, n -> n));
+        assertEquals("b", place(null, 512, n -> n));
         NodeState a = placement.states().get(0);
         assertEquals(new NodeReport(false, NOW.plusSeconds(10), "BackendException: Connection refused"), a.health());
-        assertThrows(PlacementRefusedException.class, () -> placement.place("a", 512, n -> n));
+        assertThrows(PlacementRefusedException.class, () -> place("a", 512, n -> n));
 
         nodes.backend("a").pingFails(null);
         clock.advance(Duration.ofSeconds(10));
         placement.health.probeAll();
-        assertEquals("a", placement.place(null, 512, n -> n));
+        assertEquals("a", place(null, 512, n -> n));
         assertEquals(new NodeReport(true, NOW.plusSeconds(20), null), placement.states().get(0).health());
+    }
+
+    @Test
+    void shouldNeverPlaceAUserOnANodeClosedToThemButAnAdminThere() {
+        TestConfig config = (TestConfig) placement.config;
+        nodes.backend("a").type = "cli";
+        nodes.backend("b").type = "local";
+        config.nodePlacements.put("a", "any");
+        configured.put("c", new NodeCapacity(1, null));
+        register("c", 512);
+        // a and b are unbounded, c is full: only a node of this host would have room
+        PlacementRefusedException full = assertThrows(PlacementRefusedException.class,
+                () -> place(null, 512, n -> n));
+        assertEquals(PlacementRefusedException.Reason.NO_CAPACITY, full.reason());
+        assertTrue(full.getMessage().endsWith("MB: c 1/1 runtimes, 512/unbounded MB"),
+                "closed nodes are not described: " + full.getMessage());
+        assertEquals("a", placement.place(null, 512, "root", Role.ADMIN, n -> n));
+
+        NodeForbiddenException named = assertThrows(NodeForbiddenException.class,
+                () -> place("a", 512, n -> n));
+        assertEquals("a", named.node());
+        assertThrows(NodeForbiddenException.class, () -> placement.place("b", 512, "alice", Role.USER, n -> n));
+
+        config.nodeAllowedUsers.put("b", Set.of("alice"));
+        assertEquals("b", place(null, 512, n -> n), "granted: b is hers to use");
+        assertEquals("b", placement.place("b", 512, "alice", Role.USER, n -> n));
+    }
+
+    @Test
+    void shouldRefuseAUserNoNodeIsOpenTo() {
+        TestConfig config = (TestConfig) placement.config;
+        config.nodeAllowedUsers.put("a", Set.of("bob"));
+        config.nodeAllowedUsers.put("b", Set.of("bob"));
+        config.nodeAllowedUsers.put("c", Set.of("bob"));
+        NodeForbiddenException none = assertThrows(NodeForbiddenException.class,
+                () -> place(null, 512, n -> n));
+        assertEquals(null, none.node());
+        assertEquals("a", placement.place(null, 512, "bob", Role.USER, n -> n));
     }
 
     private static void sleep() {

@@ -21,6 +21,15 @@ public final class Placements {
     /** Placement over {@code nodes} with the given capacities, counting {@code warm} members' memory. */
     public static Placement over(BackendNodes nodes, RuntimeRepository runtimes, WarmMembers warm, Clock clock,
                                  Map<String, NodeCapacity> capacities) {
+        return over(nodes, runtimes, warm, clock, capacities, new TestConfig());
+    }
+
+    /**
+     * Placement over {@code nodes} reading its per-node settings ({@code placement}, {@code allowed-users})
+     * from {@code config}.
+     */
+    public static Placement over(BackendNodes nodes, RuntimeRepository runtimes, WarmMembers warm, Clock clock,
+                                 Map<String, NodeCapacity> capacities, TestConfig config) {
         NodeHealth health = health(nodes, clock);
         NodeLoad load = new NodeLoad();
         load.runtimes = runtimes;
@@ -30,7 +39,8 @@ public final class Placements {
         placement.nodes = nodes;
         placement.health = health;
         placement.load = load;
-        placement.config = new TestConfig();
+        placement.config = config;
+        placement.access = access(nodes, config);
         placement.capacities = new NodeCapacities() {
             @Override
             public NodeCapacity of(String node) {
@@ -38,6 +48,14 @@ public final class Placements {
             }
         };
         return placement;
+    }
+
+    /** The node access rule over {@code nodes}, reading {@code allowed-users} from {@code config}. */
+    public static NodeAccess access(BackendNodes nodes, TestConfig config) {
+        NodeAccess access = new NodeAccess();
+        access.nodes = nodes;
+        access.config = config;
+        return access;
     }
 
     /** The health of {@code nodes}, probed on the test's own call. */

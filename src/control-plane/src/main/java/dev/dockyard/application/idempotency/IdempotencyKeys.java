@@ -55,6 +55,18 @@ public class IdempotencyKeys {
         }
     }
 
+    /**
+     * Forgets every key of the user (stored as {@code userId/key}): a deleted user's first answers
+     * must not be replayed to a new account given the same id.
+     */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public int forgetUser(String userId) {
+        // the id taken literally: a wildcard in it must not reach another user's keys
+        String prefix = userId.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "/%";
+        return em.createQuery("delete from IdempotentAnswer a where a.id like :prefix escape '!'")
+                .setParameter("prefix", prefix).executeUpdate();
+    }
+
     /** Forgets keys older than the retention. */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public int purge() {

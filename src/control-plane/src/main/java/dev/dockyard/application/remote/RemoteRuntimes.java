@@ -13,6 +13,7 @@ import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.images.RuntimeImageBuilder;
 import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.placement.NodeAccess;
 import dev.dockyard.proxy.ProxyTarget;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxProgram;
@@ -61,10 +62,13 @@ public class RemoteRuntimes {
     BackendNodes nodes;
 
     @Inject
+    NodeAccess nodeAccess;
+
+    @Inject
     AgentCatalog agents;
 
     @Inject
-    ImageAccess access;
+    ImageAccess imageAccess;
 
     @Inject
     DockyardConfig config;
@@ -89,10 +93,15 @@ public class RemoteRuntimes {
         String imageNode = start.node() == null ? nodes.defaultNode() : start.node();
         RuntimeImageBuilder.ImageInfo image;
         try {
+            if (start.node() != null) {
+                // before its images are looked at: a node the user may not use tells them nothing
+                nodes.on(start.node());
+                nodeAccess.require(start.node(), userId, role);
+            }
             // another user's image, or one not on the engine: the same 400 (this API's answer for an
             // image it cannot run), so that nothing tells them apart
-            image = access.usable(imageNode, start.image(), userId, role == Role.ADMIN).orElseThrow(() ->
-                    new Refused(Refused.Reason.VALIDATION, access.notFound(imageNode, start.image()).getMessage()));
+            image = imageAccess.usable(imageNode, start.image(), userId, role == Role.ADMIN).orElseThrow(() ->
+                    new Refused(Refused.Reason.VALIDATION, imageAccess.notFound(imageNode, start.image()).getMessage()));
         } catch (BackendNodes.UnknownNodeException e) {
             throw new Refused(Refused.Reason.VALIDATION, e.getMessage());
         }
@@ -196,6 +205,6 @@ public class RemoteRuntimes {
      * another user's is as absent as one that is not there.
      */
     public Optional<RuntimeImageBuilder.ImageInfo> image(String image, String userId, boolean admin) {
-        return access.usable(nodes.defaultNode(), image, userId, admin);
+        return imageAccess.usable(nodes.defaultNode(), image, userId, admin);
     }
 }

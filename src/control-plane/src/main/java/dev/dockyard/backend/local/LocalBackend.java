@@ -54,6 +54,9 @@ import java.util.logging.Logger;
  */
 public class LocalBackend implements RuntimeBackend {
 
+    /** What {@link #name()} answers: a local node's type. */
+    public static final String NAME = "local";
+
     private static final Logger LOG = Logger.getLogger(LocalBackend.class.getName());
 
     /** The variable every process of a sandbox inherits: how its processes are found. */
@@ -143,7 +146,7 @@ public class LocalBackend implements RuntimeBackend {
 
     @Override
     public String name() {
-        return "local";
+        return NAME;
     }
 
     @Override

@@ -13,6 +13,7 @@ import dev.dockyard.credentials.Credentials;
 import dev.dockyard.images.ImageBuild;
 import dev.dockyard.images.RuntimeImages;
 import dev.dockyard.observability.DockyardMetrics;
+import dev.dockyard.placement.NodeAccess;
 import dev.dockyard.placement.Placement;
 import dev.dockyard.pool.DormantServers;
 import dev.dockyard.pool.PoolDefinition;
@@ -31,6 +32,8 @@ import dev.dockyard.runtime.StatusEvents;
 import dev.dockyard.runtime.executor.ExecutorClient;
 import dev.dockyard.runtime.lifecycle.RuntimeGates;
 import dev.dockyard.tenancy.Accounts;
+import dev.dockyard.tenancy.Role;
+import dev.dockyard.tenancy.UserAccount;
 import dev.dockyard.workspace.WorkspaceSetup;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
@@ -85,6 +88,9 @@ public class Provisioner {
 
     @Inject
     Placement placement;
+
+    @Inject
+    NodeAccess access;
 
     @Inject
     RuntimeImages images;
@@ -169,28 +175,39 @@ public class Provisioner {
      * Records the runtime and starts bringing it up in the background.
      *
      * @throws ConversationBusyException when the conversation already has a live runtime
+     * @throws dev.dockyard.placement.NodeForbiddenException when the user may not use the node named
+     *         (the request's, or its kept workspace's or snapshot's)
      * @throws dev.dockyard.placement.PlacementRefusedException when no node (or not the named one) can take it now
      */
     public SandboxRuntime provision(ProvisioningRequest request) {
-        String node = request.workspace().node() != null ? request.workspace().node() : nodes.defaultNode();
+        String named = request.workspace().node();
+        if (named != null) {
+            // before anything is recorded or claimed: a node the user may not use is not theirs to ask for
+            nodes.on(named);
+            access.require(named, request.userId(), request.role());
+        }
+        String node = named != null ? named : nodes.defaultNode();
         try {
             accounts.ensure(request.userId(), request.role());
         } catch (PersistenceException | TransactionalException raced) {
             // a parallel first request created the row: it exists, which is all that matters
         }
-        Optional<SandboxRuntime> warm = claimWarm(request, node);
+        // a pool serves whoever may use its node: the default node's members are not for a user it is closed to
+        Optional<SandboxRuntime> warm = access.mayUse(node, request.userId(), request.role())
+                ? claimWarm(request, node) : Optional.empty();
         if (warm.isPresent()) {
             return warm.get();
         }
-        // cold: placement chooses the node (the named one, else the roomiest healthy one) and the
-        // registration happens under its lock, so that no other provision takes the same room
-        SandboxRuntime runtime = placement.place(request.workspace().node(), request.memoryMb(), chosen -> {
-            // asked for what the chosen node cannot give: a 400 naming it, before anything is recorded
-            nodes.requireIsolation(chosen, request.isolation());
-            SandboxRuntime described = describe(request, chosen, null);
-            register(described, request, null, track(described.id()));
-            return described;
-        });
+        // cold: placement chooses the node (the named one, else the roomiest healthy one the user may
+        // use) and the registration happens under its lock, so that no other provision takes the same room
+        SandboxRuntime runtime = placement.place(named, request.memoryMb(), request.userId(), request.role(),
+                chosen -> {
+                    // asked for what the chosen node cannot give: a 400 naming it, before anything is recorded
+                    nodes.requireIsolation(chosen, request.isolation());
+                    SandboxRuntime described = describe(request, chosen, null);
+                    register(described, request, null, track(described.id()));
+                    return described;
+                });
         CompletableFuture<RuntimeStatus> settled = settling.get(runtime.id());
         if (!launch(runtime, settled, request.failAt(), null)) {
             return journal.find(runtime.id()).orElse(runtime);
@@ -509,18 +526,34 @@ public class Provisioner {
      * the same settings, its workspace copied from the old one, takes the conversation over once
      * READY; if it fails, the old one serves on. Returns the new runtime, being provisioned.
      *
+     * <p>The target must be open ({@link NodeAccess}) to the runtime's owner, who runs there from then
+     * on, as well as to the caller; with none named, the first other node open to both.
+     *
      * @throws BackendNodes.UnknownNodeException when the target is not a configured node
+     * @throws dev.dockyard.placement.NodeForbiddenException when the owner or the caller may not use the target
      * @throws MigrationRefusedException          when the runtime cannot be migrated now
      */
-    public SandboxRuntime migrate(String runtimeId, String targetNode, ProvisioningStep failAt) {
+    public SandboxRuntime migrate(String runtimeId, String targetNode, ProvisioningStep failAt, String callerId,
+                                  Role callerRole) {
         SandboxRuntime source = journal.find(runtimeId)
                 .orElseThrow(() -> new IllegalArgumentException("no runtime " + runtimeId));
         String sourceNode = source.node() == null ? nodes.defaultNode() : source.node();
-        String target = targetNode != null ? targetNode : nodes.names().stream()
-                .filter(n -> !n.equals(sourceNode)).findFirst()
+        // the owner's role as their account has it now (an admin's runtime may go where only admins may)
+        Role ownerRole = source.userId().equals(callerId) ? callerRole
+                : accounts.find(source.userId()).map(UserAccount::role).orElse(Role.USER);
+        List<String> others = nodes.names().stream().filter(n -> !n.equals(sourceNode)).toList();
+        if (targetNode == null && others.isEmpty()) {
+            throw new MigrationRefusedException("there is no other backend node to migrate to (dockyard.nodes: "
+                    + nodes.names() + ")");
+        }
+        String target = targetNode != null ? targetNode : others.stream()
+                .filter(n -> access.mayUse(n, source.userId(), ownerRole) && access.mayUse(n, callerId, callerRole))
+                .findFirst()
                 .orElseThrow(() -> new MigrationRefusedException("there is no other backend node to migrate to "
-                        + "(dockyard.nodes: " + nodes.names() + ")"));
+                        + "that is open to user '" + source.userId() + "'"));
         RuntimeBackend backend = nodes.on(target);
+        access.require(target, callerId, callerRole);
+        access.require(target, source.userId(), ownerRole);
         if (target.equals(sourceNode)) {
             throw new MigrationRefusedException("runtime " + runtimeId + " already runs on node '" + target + "'");
         }
@@ -557,7 +590,7 @@ public class Provisioner {
         String refused;
         try {
             // the target must be healthy and have room, like any node a runtime is placed on
-            refused = placement.place(target, migrated.memoryMb(), chosen -> {
+            refused = placement.place(target, migrated.memoryMb(), source.userId(), ownerRole, chosen -> {
                 // the target must offer the runtime class, GPUs and networks the runtime was given
                 nodes.requireIsolation(chosen, migrated.isolation());
                 return journal.registerMigration(migrated, runtimeId, sourceNode, chosen);

@@ -66,6 +66,12 @@ public class ProvisioningJournal {
         }
     }
 
+    /** {@link RuntimeRepository#forgetEnded} in a transaction of its own: a deleted user's runtime history goes. */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public int forgetEnded(String userId) {
+        return runtimes.forgetEnded(userId);
+    }
+
     /**
      * Stores a new runtime in STARTING_RUNTIME if the conversation has no live one and the user's
      * quota admits it; the user's row is locked for the check, so parallel requests queue here.

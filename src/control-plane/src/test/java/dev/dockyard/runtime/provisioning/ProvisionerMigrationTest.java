@@ -19,6 +19,7 @@ import dev.dockyard.fakes.TestConfig;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.images.ImageBuild;
 import dev.dockyard.images.RuntimeImages;
+import dev.dockyard.placement.NodeForbiddenException;
 import dev.dockyard.placement.PlacementRefusedException;
 import dev.dockyard.placement.Placements;
 import dev.dockyard.pool.MemberRowLocks;
@@ -28,6 +29,7 @@ import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.StatusChange;
 import dev.dockyard.runtime.executor.ExecutorClient;
 import dev.dockyard.runtime.lifecycle.RuntimeGates;
+import dev.dockyard.tenancy.Role;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import java.lang.reflect.Proxy;
 import java.net.URI;
@@ -36,6 +38,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -54,6 +57,8 @@ class ProvisionerMigrationTest {
     private final FakeBackend target = nodes.backend("node2");
     private final RuntimeGates gates = new RuntimeGates();
     private final Provisioner provisioner = new Provisioner();
+    /** The per-node settings placement and the node access rule read (allowed-users). */
+    private final TestConfig nodeConfig = new TestConfig();
     private final List<String> duringArchive = new ArrayList<>();
     private SandboxRuntime old;
 
@@ -84,7 +89,8 @@ class ProvisionerMigrationTest {
         provisioner.admissions.memberRows = new MemberRowLocks();
         provisioner.pools = NoPools.warmPools();
         provisioner.nodes = nodes;
-        provisioner.placement = Placements.unbounded(provisioner.nodes, runtimes, clock);
+        provisioner.placement = Placements.over(provisioner.nodes, runtimes, Map::of, clock, Map.of(), nodeConfig);
+        provisioner.access = Placements.access(provisioner.nodes, nodeConfig);
         provisioner.clock = clock;
         provisioner.instance = ControlPlaneInstance.of("test", Duration.ofSeconds(30));
         provisioner.config = new TestConfig();
@@ -140,7 +146,7 @@ class ProvisionerMigrationTest {
 
     @Test
     void shouldFreezeTheSourceForTheCopyAndRemoveItOnceTheTargetIsReady() {
-        SandboxRuntime moved = provisioner.migrate(old.id(), "node2", null);
+        SandboxRuntime moved = provisioner.migrate(old.id(), "node2", null, "alice", Role.USER);
 
         assertEquals(List.of("source PAUSED", "actions refused"), duringArchive);
         List<String> calls = source.calls();
@@ -164,7 +170,7 @@ class ProvisionerMigrationTest {
 
     @Test
     void shouldThawTheSourceAndLetItServeWhenTheMoveFails() {
-        SandboxRuntime moved = provisioner.migrate(old.id(), "node2", ProvisioningStep.READINESS);
+        SandboxRuntime moved = provisioner.migrate(old.id(), "node2", ProvisioningStep.READINESS, "alice", Role.USER);
 
         assertEquals(RuntimeStatus.ERROR, runtimes.find(moved.id()).orElseThrow().status());
         assertEquals(RuntimeStatus.READY, runtimes.find(old.id()).orElseThrow().status());
@@ -178,7 +184,7 @@ class ProvisionerMigrationTest {
         target.pingFails(new BackendException("Cannot connect to the Docker daemon"));
 
         PlacementRefusedException refused = assertThrows(PlacementRefusedException.class,
-                () -> provisioner.migrate(old.id(), "node2", null));
+                () -> provisioner.migrate(old.id(), "node2", null, "alice", Role.USER));
 
         assertEquals(PlacementRefusedException.Reason.NODE_UNHEALTHY, refused.reason());
         assertEquals("node2", refused.node());
@@ -192,10 +198,31 @@ class ProvisionerMigrationTest {
     void shouldRefuseAMigrationWhileAnActionRuns() {
         try (RuntimeGates.Pass action = gates.enterAction(old.id())) {
             MigrationRefusedException refused = assertThrows(MigrationRefusedException.class,
-                    () -> provisioner.migrate(old.id(), "node2", null));
+                    () -> provisioner.migrate(old.id(), "node2", null, "alice", Role.USER));
             assertTrue(refused.getMessage().contains("still running"), refused.getMessage());
         }
         assertEquals(RuntimeStatus.READY, runtimes.find(old.id()).orElseThrow().status());
         assertEquals(List.of(), target.calls());
+    }
+
+    @Test
+    void shouldRefuseMigratingToANodeTheOwnerMayNotUse() {
+        target.type = "cli";
+
+        NodeForbiddenException refused = assertThrows(NodeForbiddenException.class,
+                () -> provisioner.migrate(old.id(), "node2", null, "alice", Role.USER));
+        assertEquals("node2", refused.node());
+        MigrationRefusedException none = assertThrows(MigrationRefusedException.class,
+                () -> provisioner.migrate(old.id(), null, null, "alice", Role.USER));
+        assertTrue(none.getMessage().contains("open to user 'alice'"), none.getMessage());
+
+        assertEquals(List.of(), target.calls(), "nothing was created on the cli node");
+        assertEquals(List.of(), duringArchive, "the source was not frozen");
+        assertTrue(runtimes.replacementOf(old.id()).isEmpty(), "no migration was recorded");
+        assertFalse(provisioner.isMigrating(old.id()));
+
+        nodeConfig.nodeAllowedUsers.put("node2", Set.of("alice"));
+        SandboxRuntime moved = provisioner.migrate(old.id(), null, null, "alice", Role.USER);
+        assertEquals("node2", moved.node(), "granted: the first other node is hers");
     }
 }

@@ -67,6 +67,7 @@ class ProvisionerTest {
         provisioner.pools = NoPools.warmPools();
         provisioner.nodes = new FakeNodes("local");
         provisioner.placement = Placements.unbounded(provisioner.nodes, runtimes, clock);
+        provisioner.access = Placements.access(provisioner.nodes, new TestConfig());
         provisioner.clock = clock;
         provisioner.instance = ControlPlaneInstance.of("test", Duration.ofSeconds(30));
         provisioner.config = new TestConfig();

@@ -24,6 +24,7 @@ import dev.dockyard.images.RuntimeImages;
 import dev.dockyard.persistence.PoolRepository;
 import dev.dockyard.placement.NodeCapacity;
 import dev.dockyard.placement.PlacementRefusedException;
+import dev.dockyard.placement.NodeForbiddenException;
 import dev.dockyard.placement.Placements;
 import dev.dockyard.pool.MemberRowLocks;
 import dev.dockyard.pool.PoolDefinition;
@@ -64,6 +65,8 @@ class ProvisionerWarmClaimTest {
     private final FakeNodes nodes = new FakeNodes("local");
     private final FakeBackend backend = nodes.backend("local");
     private final Provisioner provisioner = new Provisioner();
+    /** The per-node settings placement and the node access rule read (allowed-users). */
+    private final TestConfig nodeConfig = new TestConfig();
     private final Deque<WarmSandbox> queue = new ArrayDeque<>();
     /** Member rows still READY in the "database": a claim deletes one only if it is here. */
     private final Set<String> claimable = new HashSet<>();
@@ -149,7 +152,8 @@ class ProvisionerWarmClaimTest {
         };
         provisioner.keeper = NoPools.keeper();
         provisioner.nodes = nodes;
-        provisioner.placement = Placements.unbounded(provisioner.nodes, runtimes, clock);
+        provisioner.placement = Placements.over(provisioner.nodes, runtimes, Map::of, clock, Map.of(), nodeConfig);
+        provisioner.access = Placements.access(provisioner.nodes, nodeConfig);
         provisioner.clock = clock;
         provisioner.instance = ControlPlaneInstance.of("test", Duration.ofSeconds(30));
         provisioner.config = new TestConfig();
@@ -274,7 +278,8 @@ class ProvisionerWarmClaimTest {
 
     @Test
     void shouldLeaveTheMemberWhenItsNodeHasNoFreeRuntimeSlot() {
-        provisioner.placement = Placements.over(nodes, runtimes, clock, Map.of("local", new NodeCapacity(1, null)));
+        provisioner.placement = Placements.over(nodes, runtimes, Map::of, clock,
+                Map.of("local", new NodeCapacity(1, null)), nodeConfig);
         warm("rt-first");
         assertEquals("rt-first", provision("conv-full-1").id());
         warm("rt-second");
@@ -326,5 +331,30 @@ class ProvisionerWarmClaimTest {
         SandboxRuntime second = provision("conv-7");
         assertEquals("rt-locked", second.id());
         assertEquals(RuntimeStatus.READY, second.status());
+    }
+
+    @Test
+    void shouldClaimNoMemberOfANodeTheUserMayNotUse() {
+        backend.type = "local";
+        warm("rt-host");
+
+        NodeForbiddenException refused = assertThrows(NodeForbiddenException.class, () -> provision("conv-host"));
+
+        assertEquals(null, refused.node(), "no node is open to alice: none was named");
+        assertTrue(claimable.contains("rt-host"), "the member waits for a user its node is open to");
+        assertTrue(runtimes.live().isEmpty(), "nothing recorded");
+        assertTrue(backend.calls().stream().noneMatch(c -> c.startsWith("create")), backend.calls().toString());
+
+        NodeForbiddenException named = assertThrows(NodeForbiddenException.class, () -> provisioner.provision(
+                new ProvisioningRequest("alice", Role.USER, "conv-named",
+                        new AgentProfile("CodeActAgent", new LlmSettings(null, null, null), null, null, List.of()),
+                        new LlmSettings(null, null, null), "img", 1, 512, 60, Map.of(), ExtraDependencies.NONE,
+                        List.of(), null, false, null).withWorkspace(new WorkspaceRequest(0, null, null, "local", null),
+                        null)));
+        assertEquals("local", named.node());
+        assertTrue(claimable.contains("rt-host"));
+
+        nodeConfig.nodeAllowedUsers.put("local", Set.of("alice"));
+        assertEquals("rt-host", provision("conv-granted").id(), "granted: the pool serves her");
     }
 }
