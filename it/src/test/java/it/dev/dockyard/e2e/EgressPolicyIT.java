@@ -335,10 +335,73 @@ class EgressPolicyIT {
         String bridge = DockerCli.ok("network", "inspect", "-f",
                 "{{index .Options \"com.docker.network.bridge.name\"}}", "bridge");
         String rules = DockerCli.ok("run", "--rm", "--network", "host", "--cap-add", "NET_ADMIN", "--cap-add",
-                "NET_RAW", HELPER, "iptables -S DOCKYARD-OPEN; iptables -S DOCKER-USER; iptables -S INPUT");
-        assertTrue(rules.contains("-A DOCKYARD-OPEN -d 169.254.0.0/16 -j REJECT"), rules);
-        assertTrue(rules.contains("-A DOCKER-USER -i " + bridge + " -j DOCKYARD-OPEN"), rules);
-        assertTrue(rules.contains("-A INPUT -i " + bridge + " -j DOCKYARD-OPEN"), rules);
+                "NET_RAW", HELPER, "iptables -S DOCKYARD-OPEN-F; iptables -S DOCKYARD-OPEN-I; iptables -S DOCKER-USER; "
+                        + "iptables -S INPUT");
+        assertTrue(rules.contains("-A DOCKYARD-OPEN-F -d 169.254.0.0/16 -j REJECT"), rules);
+        assertTrue(rules.contains("-A DOCKER-USER -i " + bridge + " -j DOCKYARD-OPEN-F"), rules);
+        assertTrue(rules.contains("-A INPUT -i " + bridge + " -j DOCKYARD-OPEN-I"), rules);
+        assertFalse(rules.contains("-j DOCKYARD-OPEN\n"), "the single chain of earlier versions is gone: " + rules);
+    }
+
+    /** The Remote Runtime API's start takes the same choice (Dockyard's extension fields network and egress). */
+    @Test
+    void shouldTakeTheEgressChoiceOnTheRuntimeApisStart() {
+        RuntimeApi.User user = RuntimeApi.newUser("it-egress-rtapi");
+        JsonObject body = Json.createObjectBuilder(DockyardImageThroughRuntimeApiIT.legacyStart(
+                RuntimeApi.appServerSessionId(), "egress")).add("network", "none").build();
+        String id = user.runtimes().started(body).getString("runtime_id");
+        try {
+            assertEquals(network(id), DockerCli.inspect(container(id), "{{.HostConfig.NetworkMode}}"),
+                    "a network of its own, as sandbox.network none on /api/v1");
+            DockyardApi.Answer bad = user.runtimes().start(Json.createObjectBuilder(body).add("session_id",
+                    RuntimeApi.appServerSessionId()).add("network", "anywhere").build());
+            assertEquals(400, bad.status(), bad.body());
+            assertTrue(bad.body().contains("sandbox.network must be one of"), bad.body());
+        } finally {
+            user.runtimes().stop(id);
+        }
+    }
+
+    /**
+     * Open means the internet, not the neighbours: an open sandbox reaches neither another user's
+     * open sandbox on the same bridge (a service it listens on, with no key) nor a server on the
+     * host's own address, while the control plane still reaches both through their published ports.
+     */
+    @Test
+    void shouldKeepOpenSandboxesOfDifferentUsersApartAndAwayFromTheHost() throws Exception {
+        DockyardApi other = API.withKey(API.post("users", Json.createObjectBuilder()
+                .add("userId", "it-egress-" + RUN_ID).build()).json().getString("apiKey"));
+        String a = provision(null, null).getString("id");
+        DockyardApi.Answer answer = other.provision(Json.createObjectBuilder()
+                .add("conversationId", "it-egress-b-" + RUN_ID).build(), 180);
+        assertEquals(201, answer.status(), answer.body());
+        String b = answer.json().getString("id");
+        try {
+            // B serves a page on its own address
+            other.act(b, DockyardApi.run("mkdir -p /tmp/www && echo neighbour-" + RUN_ID + " > /tmp/www/index.html && "
+                    + "(nohup python3 -m http.server 18099 --directory /tmp/www >/dev/null 2>&1 &)"));
+            String own = other.act(b, DockyardApi.run("for i in $(seq 1 50); do python3 -c \"import urllib.request;"
+                    + "print(urllib.request.urlopen('http://127.0.0.1:18099/', timeout=2).read().decode())\" "
+                    + "2>/dev/null && break; sleep 0.2; done")).getString("content");
+            assertTrue(own.contains("neighbour-" + RUN_ID), "B's server answers B itself: " + own);
+            String address = DockerCli.inspect("dockyard-" + b, "{{.NetworkSettings.IPAddress}}");
+            assertFalse(address.isBlank(), "B is on the default bridge");
+
+            String reached = fetch(a, address, 18099);
+            assertTrue(reached.startsWith("FAIL"), "A reached B's service directly: " + reached);
+            String gateway = DockerCli.ok("network", "inspect", "-f", "{{(index .IPAM.Config 0).Gateway}}", "bridge");
+            HttpServer host = hostServer(gateway, "host-" + RUN_ID);
+            try {
+                String onHost = fetch(a, gateway, host.getAddress().getPort());
+                assertTrue(onHost.startsWith("FAIL"), "the host's own address answered an open sandbox: " + onHost);
+            } finally {
+                host.stop(0);
+            }
+            // A still reaches itself, and the control plane A
+            assertEquals("still-here", API.act(a, DockyardApi.run("echo still-here")).getString("content").strip());
+        } finally {
+            other.delete("runtimes/" + b);
+        }
     }
 
     /**

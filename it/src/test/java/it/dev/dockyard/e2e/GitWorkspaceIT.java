@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
@@ -19,7 +20,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A workspace prepared from a git repository: a bare repository served over HTTP (Basic auth
- * with a token) by a container this test starts; the runtime clones it with the user's stored
+ * with a token) by a container this test starts, on an address the test assigns it through a veth
+ * pair (off the engine's bridge: an open sandbox reaches no neighbour there, only what lies beyond
+ * the host, as a git host on the internet does); the runtime clones it with the user's stored
  * credential through git's credential helper, switches to a new branch, runs the repository's
  * setup script and serves its microagents. The token must show up nowhere but in the helper's file.
  */
@@ -66,15 +69,27 @@ class GitWorkspaceIT {
             "http.server.ThreadingHTTPServer(('0.0.0.0', 8000), functools.partial(Handler, directory='/tmp/srv'))"
                     + ".serve_forever()");
 
+    /** The host's end of the server's veth pair, and the addresses the test gives both ends. */
+    private static final String HOST_END = "dygit-h";
+    private static final String SERVER_END = "dygit-c";
+    private static final String HOST_ADDRESS = "198.18.77.1";
+    private static final String SERVER_ADDRESS = "198.18.77.2";
+
     private static String url;
     private static DockyardApi user;
 
     @BeforeAll
     static void serveARepository() throws Exception {
-        DockerCli.ok("run", "-d", "--rm", "--name", SERVER, "--entrypoint", "/bin/bash", "-e", "TOKEN=" + TOKEN,
-                "-e", "SERVER_PY=" + SERVER_PY, "dockyard/sandbox:latest", "-c", SETUP);
-        String ip = DockerCli.inspect(SERVER, "{{.NetworkSettings.IPAddress}}");
-        url = "http://" + ip + ":8000/repo.git";
+        DockerCli.ok("run", "-d", "--rm", "--network", "none", "--name", SERVER, "--entrypoint", "/bin/bash",
+                "-e", "TOKEN=" + TOKEN, "-e", "SERVER_PY=" + SERVER_PY, "dockyard/sandbox:latest", "-c", SETUP);
+        String pid = DockerCli.inspect(SERVER, "{{.State.Pid}}");
+        sh("ip link del " + HOST_END + " 2>/dev/null; ip link add " + HOST_END + " type veth peer name " + SERVER_END
+                + " && ip link set " + SERVER_END + " netns " + pid
+                + " && ip addr add " + HOST_ADDRESS + "/30 dev " + HOST_END + " && ip link set " + HOST_END + " up"
+                + " && nsenter -t " + pid + " -n ip addr add " + SERVER_ADDRESS + "/30 dev " + SERVER_END
+                + " && nsenter -t " + pid + " -n ip link set " + SERVER_END + " up"
+                + " && nsenter -t " + pid + " -n ip link set lo up");
+        url = "http://" + SERVER_ADDRESS + ":8000/repo.git";
         // the server is up once it answers (401 without the token)
         for (int i = 0; i < 100; i++) {
             DockerCli.Result probe = DockerCli.run("exec", SERVER, "python3", "-c", "import urllib.request as u\n"
@@ -94,8 +109,15 @@ class GitWorkspaceIT {
     }
 
     @AfterAll
-    static void stopTheServer() {
+    static void stopTheServer() throws Exception {
         DockerCli.run("rm", "-f", SERVER);
+        sh("ip link del " + HOST_END + " 2>/dev/null; true");
+    }
+
+    private static void sh(String command) throws Exception {
+        Process p = new ProcessBuilder("sh", "-c", command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0, command + ": " + out);
     }
 
     @Test

@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
  * strings) into an {@link EgressPolicy}. Names are resolved here, once, when the runtime is asked
  * for: the rules hold addresses, so a name that later moves is not followed (README: threat model).
  */
-final class EgressRequestReader {
+public final class EgressRequestReader {
 
     /** A DNS name or an IPv4 address, then a port. */
     private static final Pattern ENTRY = Pattern.compile("^([A-Za-z0-9]([A-Za-z0-9-]{0,62})(\\.[A-Za-z0-9-]{1,63})*)"
@@ -29,12 +29,12 @@ final class EgressRequestReader {
     static final int MAX_ADDRESSES_PER_NAME = 8;
 
     /** Resolves a name to its IPv4 addresses (the engine's networks are IPv4). */
-    interface Resolver {
+    public interface Resolver {
         List<String> ipv4(String host) throws UnknownHostException;
     }
 
     /** The system's resolver. */
-    static final Resolver SYSTEM = host -> {
+    public static final Resolver SYSTEM = host -> {
         List<String> addresses = new ArrayList<>();
         for (InetAddress a : InetAddress.getAllByName(host)) {
             if (a instanceof Inet4Address) {
@@ -47,7 +47,12 @@ final class EgressRequestReader {
     private EgressRequestReader() {
     }
 
-    static EgressPolicy read(JsonObject sandbox, DockyardConfig config, Resolver resolver) {
+    /**
+     * The policy {@code sandbox} asks for ({@code network}, {@code egress}; the runtime API's start
+     * body carries them at its top level), else the configured default; a 4xx problem when it asks
+     * for what is malformed or not allowed here.
+     */
+    public static EgressPolicy read(JsonObject sandbox, DockyardConfig config, Resolver resolver) {
         JsonValue modeValue = sandbox.get("network");
         String modeName;
         if (modeValue == null || modeValue.getValueType() == JsonValue.ValueType.NULL) {

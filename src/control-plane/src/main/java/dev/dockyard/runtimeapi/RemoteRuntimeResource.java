@@ -2,12 +2,14 @@ package dev.dockyard.runtimeapi;
 
 import dev.dockyard.api.ApiDocumentFilter;
 import dev.dockyard.api.Caller;
+import dev.dockyard.api.EgressRequestReader;
 import dev.dockyard.api.JsonFields;
 import dev.dockyard.api.Problem;
 import dev.dockyard.api.SafeIds;
 import dev.dockyard.application.idempotency.IdempotentRequests;
 import dev.dockyard.application.remote.ContextBuilds;
 import dev.dockyard.application.remote.RemoteRuntimes;
+import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.RuntimeImageBuilder;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.provisioning.ConversationBusyException;
@@ -73,6 +75,9 @@ public class RemoteRuntimeResource {
     static final String IDEMPOTENCY_HEADER = "Idempotency-Key";
 
     @Inject
+    DockyardConfig config;
+
+    @Inject
     @ConfigProperty(name = "dockyard.public-url")
     Optional<String> publicUrl;
 
@@ -120,7 +125,8 @@ public class RemoteRuntimeResource {
 
     private SandboxRuntime started(JsonObject body, String base) {
         try {
-            return runtimes.start(caller.userId(), caller.role(), StartRequestReader.read(body, base));
+            return runtimes.start(caller.userId(), caller.role(), StartRequestReader.read(body, base)
+                    .withEgress(EgressRequestReader.read(body, config, EgressRequestReader.SYSTEM)));
         } catch (QuotaExceededException e) {
             throw Problem.of(Problem.Kind.QUOTA_EXCEEDED, e.getMessage()).toException();
         } catch (ConversationBusyException e) {

@@ -28,14 +28,16 @@ import java.util.regex.Pattern;
  * OpenHands' RemoteRuntime, app server and SDK send, and Dockyard's extensions {@code node} (the
  * backend node to run on, as in /api/v1; placement chooses when it is absent) and
  * {@code session_api_key} (the service key, chosen by a control plane that uses this one as a
- * remote node). Anything malformed is a 400 naming the member.
+ * remote node), {@code network} and {@code egress} (the egress policy, read as /api/v1's
+ * {@code sandbox.network} and {@code sandbox.egress} by the resource). Anything malformed is a 400
+ * naming the member.
  */
 final class StartRequestReader {
 
     /** What OpenHands' clients send to /start; image_pull_policy is taken and ignored. */
     static final Set<String> FIELDS = Set.of("image", "command", "working_dir", "environment", "session_id",
             "resource_factor", "run_as_user", "run_as_group", "fs_group", "runtime_class", "image_pull_policy", "node",
-            "session_api_key");
+            "session_api_key", "network", "egress");
     /** OpenHands' name for gVisor's runtime class (config.sandbox.remote_runtime_class, the SDK's runtime_class). */
     static final String GVISOR = "gvisor";
     /** A chosen service key: as long and of the alphabet of the keys Dockyard makes (URL-safe base64). */

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.api.Problem;
 import dev.dockyard.application.remote.RemoteStart;
+import dev.dockyard.backend.EgressPolicy;
 import dev.dockyard.backend.SandboxIsolation;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
@@ -94,6 +95,15 @@ class StartRequestReaderTest {
                 "http://h:1").node());
         assertTrue(refusal("{'session_id':'s','image':'a','node':'../x'}").contains("node"));
         assertTrue(refusal("{'session_id':'s','image':'a','node':7}").contains("node"));
+    }
+
+    @Test
+    void shouldTakeDockyardsEgressExtensionForTheResourceToRead() {
+        RemoteStart start = StartRequestReader.read(json("{'image':'a/b:c','session_id':'s1','network':'allowlist',"
+                + "'egress':['10.0.0.1:443']}"), "http://h:1");
+        assertNull(start.egress(), "read by the resource, as /api/v1's sandbox.network");
+        assertEquals(EgressPolicy.Mode.NONE, start.withEgress(new EgressPolicy(EgressPolicy.Mode.NONE, List.of()))
+                .egress().mode());
     }
 
     @Test

@@ -145,6 +145,9 @@ public class RemoteRuntimes {
         if (start.runtimeClass() != null) {
             request = request.withIsolation(new SandboxIsolation(start.runtimeClass(), null, List.of()));
         }
+        if (start.egress() != null) {
+            request = request.withEgress(start.egress());
+        }
         SandboxRuntime started;
         try {
             started = lifecycle.provision(request);

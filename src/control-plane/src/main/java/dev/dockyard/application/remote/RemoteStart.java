@@ -1,5 +1,6 @@
 package dev.dockyard.application.remote;
 
+import dev.dockyard.backend.EgressPolicy;
 import java.util.List;
 import java.util.Map;
 
@@ -20,14 +21,31 @@ import java.util.Map;
  * @param node           the backend node to run on (Dockyard's extension), or null: placement chooses
  * @param serviceKey     the service key the caller chose (Dockyard's extension, for a control plane that uses
  *                       this one as a remote node), or null: Dockyard makes one
+ * @param egress         where the sandbox may connect (Dockyard's extension {@code network}/{@code egress}, as
+ *                       {@code sandbox.network} on /api/v1), or null: open
  */
 public record RemoteStart(String sessionId, String image, List<String> command, String workingDir,
                           Map<String, String> environment, int resourceFactor, String user, Long fsGroup,
-                          String publicBase, String runtimeClass, String node, String serviceKey) {
+                          String publicBase, String runtimeClass, String node, String serviceKey,
+                          EgressPolicy egress) {
 
     public RemoteStart {
         command = List.copyOf(command);
         environment = Map.copyOf(environment);
+    }
+
+    /** A start of the default egress policy. */
+    public RemoteStart(String sessionId, String image, List<String> command, String workingDir,
+                       Map<String, String> environment, int resourceFactor, String user, Long fsGroup,
+                       String publicBase, String runtimeClass, String node, String serviceKey) {
+        this(sessionId, image, command, workingDir, environment, resourceFactor, user, fsGroup, publicBase,
+                runtimeClass, node, serviceKey, null);
+    }
+
+    /** The same start with the egress policy {@code policy}. */
+    public RemoteStart withEgress(EgressPolicy policy) {
+        return new RemoteStart(sessionId, image, command, workingDir, environment, resourceFactor, user, fsGroup,
+                publicBase, runtimeClass, node, serviceKey, policy);
     }
 
     /** A start whose service key Dockyard makes. */

@@ -7,6 +7,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The packet-filter rules of an {@link EgressPolicy}, as the shell script the egress helper runs
@@ -21,8 +22,14 @@ import java.util.List;
  * policy lists, then refuse the link-local range and everything else, TCP with a reset so a
  * refused connection fails at once.
  *
- * <p>Sandboxes of {@link EgressPolicy.Mode#OPEN} stay on the engine's default bridge: one chain
- * for that bridge, installed once per node, refuses the link-local range only.
+ * <p>Sandboxes of {@link EgressPolicy.Mode#OPEN} stay on the engine's default bridge, where open
+ * means the internet, not the neighbours: two chains for that bridge, installed once per node. The
+ * forward chain refuses the link-local range and any new connection to another container on the
+ * same bridge (every open sandbox of every user is there: the review reached another tenant's
+ * service ports directly, with no key); the input chain refuses new connections to the host's own
+ * addresses but DNS. Answers to connections made to a sandbox (the control plane's calls through
+ * the published port, which arrive from the host) pass both. Containers on other bridges are
+ * separated by the engine itself.
  *
  * <p>The script picks the iptables flavour (nf_tables or legacy) whose {@code DOCKER-USER} chain the
  * engine made, and is idempotent: applying twice leaves one set of rules, removing twice is quiet.
@@ -31,8 +38,12 @@ final class EgressRules {
 
     /** Where cloud metadata services live; never reachable unless a policy lists an address there. */
     static final String LINK_LOCAL = "169.254.0.0/16";
-    /** The chain of the default bridge (open sandboxes). */
-    static final String OPEN_CHAIN = "DOCKYARD-OPEN";
+    /** The chain of the default bridge before open sandboxes were kept from their neighbours: removed. */
+    static final String LEGACY_OPEN_CHAIN = "DOCKYARD-OPEN";
+    /** The default bridge's forward chain (open sandboxes): from {@code DOCKER-USER}. */
+    static final String OPEN_FORWARD_CHAIN = "DOCKYARD-OPEN-F";
+    /** The default bridge's input chain (open sandboxes): from {@code INPUT}. */
+    static final String OPEN_INPUT_CHAIN = "DOCKYARD-OPEN-I";
 
     /** Fails with exit code 3 when the engine manages no iptables (no DOCKER-USER chain anywhere). */
     static final String PICK_IPTABLES = """
@@ -102,13 +113,45 @@ final class EgressRules {
         return script.toString();
     }
 
-    /** The script that (re)installs the default bridge's link-local refusal for open sandboxes. */
+    /** The script that (re)installs the default bridge's rules for open sandboxes. */
     static String applyOpen(String defaultBridge) {
-        return "set -e\n" + PICK_IPTABLES
-                + "$IPT -N " + OPEN_CHAIN + " 2>/dev/null || $IPT -F " + OPEN_CHAIN + "\n"
-                + "$IPT -A " + OPEN_CHAIN + " -d " + LINK_LOCAL + " -j REJECT --reject-with icmp-admin-prohibited\n"
-                + jump("DOCKER-USER", defaultBridge, OPEN_CHAIN)
-                + jump("INPUT", defaultBridge, OPEN_CHAIN);
+        StringBuilder script = new StringBuilder("set -e\n").append(PICK_IPTABLES);
+        // the one chain of earlier versions, jumped to from both hooks, goes first
+        script.append(unjump("DOCKER-USER", defaultBridge, LEGACY_OPEN_CHAIN));
+        script.append(unjump("INPUT", defaultBridge, LEGACY_OPEN_CHAIN));
+        script.append("$IPT -F ").append(LEGACY_OPEN_CHAIN).append(" 2>/dev/null || true\n");
+        script.append("$IPT -X ").append(LEGACY_OPEN_CHAIN).append(" 2>/dev/null || true\n");
+        for (var chain : Map.of(OPEN_FORWARD_CHAIN, openForwardRules(defaultBridge),
+                OPEN_INPUT_CHAIN, openInputRules()).entrySet()) {
+            script.append("$IPT -N ").append(chain.getKey()).append(" 2>/dev/null || $IPT -F ").append(chain.getKey())
+                    .append('\n');
+            for (String rule : chain.getValue()) {
+                script.append("$IPT -A ").append(chain.getKey()).append(' ').append(rule).append('\n');
+            }
+        }
+        script.append(jump("DOCKER-USER", defaultBridge, OPEN_FORWARD_CHAIN));
+        script.append(jump("INPUT", defaultBridge, OPEN_INPUT_CHAIN));
+        return script.toString();
+    }
+
+    /** What an open sandbox's forwarded traffic meets: no link-local range, no neighbour on its bridge. */
+    static List<String> openForwardRules(String defaultBridge) {
+        return List.of(
+                "-m conntrack --ctstate RELATED,ESTABLISHED -j RETURN",
+                "-d " + LINK_LOCAL + " -j REJECT --reject-with icmp-admin-prohibited",
+                "-o " + defaultBridge + " -p tcp -j REJECT --reject-with tcp-reset",
+                "-o " + defaultBridge + " -j REJECT --reject-with icmp-admin-prohibited");
+    }
+
+    /** What an open sandbox's traffic to the host's own addresses meets: DNS only. */
+    static List<String> openInputRules() {
+        return List.of(
+                "-m conntrack --ctstate RELATED,ESTABLISHED -j RETURN",
+                // a resolver on the host (resolv.conf naming one of its addresses) still answers
+                "-p udp -m udp --dport 53 -j RETURN",
+                "-p tcp -m tcp --dport 53 -j RETURN",
+                "-p tcp -j REJECT --reject-with tcp-reset",
+                "-j REJECT --reject-with icmp-admin-prohibited");
     }
 
     /** The script that prints the rules of the bridge's chains and the jumps to them ({@code iptables -S}). */
