@@ -57,7 +57,7 @@ class RemoteRuntimesImagesTest {
             }
         };
         runtimes.nodes = nodes;
-        runtimes.access = new ImageAccess(nodes, config, new WorkspaceRecords());
+        runtimes.imageAccess = new ImageAccess(nodes, config, new WorkspaceRecords());
         runtimes.journal = new ProvisioningJournal() {
             @Override
             public Optional<SandboxRuntime> live(String userId, String conversationId) {
