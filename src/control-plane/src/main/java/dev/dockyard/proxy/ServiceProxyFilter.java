@@ -59,7 +59,7 @@ public class ServiceProxyFilter extends HttpFilter {
             return;
         }
         Admission admission = Admission.decide(target, route.get(), request.getMethod(),
-                ProxyAuthentication.Presented.of(headers, request.getQueryString()));
+                ProxyAuthentication.Presented.of(headers, request.getQueryString()), asksForUpgrade(headers));
         if (admission instanceof Admission.Refused refused) {
             ProxyErrors.write(response, refused.status(), refused.detail());
             return;
@@ -72,6 +72,27 @@ public class ServiceProxyFilter extends HttpFilter {
         } else {
             http.forward(request, response, exchange);
         }
+    }
+
+    /**
+     * Whether the request offers any protocol but HTTP/2 ({@code h2c}) in an {@code Upgrade} header,
+     * whatever else it says: such a request never passes as a keyless health probe, even when it
+     * would not be tunnelled ({@link #isUpgrade}), so no reading of the upgrade rules opens a tunnel
+     * without the key.
+     */
+    static boolean asksForUpgrade(List<Header> headers) {
+        for (Header h : headers) {
+            if (!h.is("Upgrade")) {
+                continue;
+            }
+            for (String protocol : h.value().split(",")) {
+                String p = protocol.trim().toLowerCase(Locale.ROOT);
+                if (!p.isEmpty() && !p.startsWith("h2c")) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /**

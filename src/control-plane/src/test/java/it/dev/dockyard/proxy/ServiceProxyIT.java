@@ -389,6 +389,10 @@ class ServiceProxyIT {
                 A + "/work-2/socket"));
         assertEquals(503, handshakeStatus(client.newWebSocketBuilder().header("X-Session-API-Key", PUBLIC_A),
                 PAUSED + "/socket"));
+        // the health paths' exemption is for probes, not for tunnels (issue 26, item 4)
+        for (String health : List.of("/alive", "/health", "/ready", "/server_info")) {
+            assertEquals(401, handshakeStatus(client.newWebSocketBuilder(), A + health), health);
+        }
     }
 
     @Test
