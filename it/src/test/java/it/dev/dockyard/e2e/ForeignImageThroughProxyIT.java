@@ -288,6 +288,19 @@ class ForeignImageThroughProxyIT {
             assertTrue(refused.getCause() instanceof WebSocketHandshakeException, refused.toString());
             assertEquals(401, ((WebSocketHandshakeException) refused.getCause()).getResponse().statusCode());
         }
+        // the health paths need no key for a probe, but a tunnel to one is a tunnel to the port (issue 26, item 4)
+        for (String health : List.of("/alive", "/health", "/ready", "/server_info")) {
+            String healthTarget = ThroughUrl.webSocketUrl(url(one)) + health;
+            ExecutionException refused = assertThrows(ExecutionException.class,
+                    () -> ThroughUrl.Socket.open(healthTarget, null), health);
+            assertTrue(refused.getCause() instanceof WebSocketHandshakeException, refused.toString());
+            assertEquals(401, ((WebSocketHandshakeException) refused.getCause()).getResponse().statusCode(), health);
+        }
+        RawHttp.Answer raw = new RawHttp(URI.create(RuntimeApi.BASE_URL).getPort()).send("GET "
+                + URI.create(url(one)).getRawPath() + "/alive HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n",
+                new byte[0]);
+        assertEquals(401, raw.status(), "an upgrade of /alive without a key: " + raw.body());
     }
 
     @Test

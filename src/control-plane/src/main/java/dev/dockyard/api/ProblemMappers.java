@@ -33,9 +33,9 @@ public final class ProblemMappers {
     }
 
 
-    /** The reader and filters every body and path goes through (JsonBodyReader, BodyLimitFilter, SafePathIds). */
+    /** The reader and filters every body, path and header goes through (JsonBodyReader, BodyLimitFilter, SafePathIds, SingleHeaders). */
     public static Set<Class<?>> inputChecks() {
-        return Set.of(JsonBodyReader.class, BodyLimitFilter.class, SafePathIds.class);
+        return Set.of(JsonBodyReader.class, BodyLimitFilter.class, SafePathIds.class, SingleHeaders.class);
     }
 
     private static final Logger LOG = Logger.getLogger(ProblemMappers.class.getName());

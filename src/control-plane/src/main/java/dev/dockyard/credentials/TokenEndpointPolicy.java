@@ -38,11 +38,29 @@ public class TokenEndpointPolicy {
     }
 
     /**
+     * An endpoint refresh tokens may be sent to, and the address it was judged by: the call
+     * connects to that address and no other, so a name that resolves to a public address for the
+     * check and to an internal one for the connection (DNS rebinding) reaches nothing internal.
+     */
+    public record Endpoint(URI uri, InetAddress address) {
+    }
+
+    /**
      * The endpoint as a URI when refresh tokens may be sent there.
      *
      * @throws CredentialException saying why not (never echoing user info from the URL)
      */
     public URI check(String endpoint) {
+        return resolve(endpoint).uri();
+    }
+
+    /**
+     * The endpoint and the address to connect to when refresh tokens may be sent there: every
+     * address the host resolves to must be public, unless an admin allows the host.
+     *
+     * @throws CredentialException saying why not (never echoing user info from the URL)
+     */
+    public Endpoint resolve(String endpoint) {
         URI uri;
         try {
             uri = new URI(endpoint);
@@ -57,10 +75,8 @@ public class TokenEndpointPolicy {
         if (uri.getRawUserInfo() != null) {
             throw new CredentialException("tokenEndpoint must not carry credentials in its URL");
         }
-        if (allowedHosts.contains(host)) {
-            return uri;
-        }
-        if (scheme.equals("http")) {
+        boolean allowed = allowedHosts.contains(host);
+        if (!allowed && scheme.equals("http")) {
             throw new CredentialException("tokenEndpoint must use https: plain http is allowed only for hosts an "
                     + "admin lists in dockyard.credentials.allowed-token-hosts, and " + host + " is not one");
         }
@@ -70,20 +86,14 @@ public class TokenEndpointPolicy {
         } catch (UnknownHostException e) {
             throw new CredentialException("tokenEndpoint host " + host + " does not resolve");
         }
-        for (InetAddress address : addresses) {
-            if (internal(address)) {
-                throw new CredentialException("tokenEndpoint host " + host + " is on a private or local network: "
-                        + "allowed only when an admin lists it in dockyard.credentials.allowed-token-hosts");
+        if (!allowed) {
+            for (InetAddress address : addresses) {
+                if (PublicAddresses.internal(address)) {
+                    throw new CredentialException("tokenEndpoint host " + host + " is on a private or local network: "
+                            + "allowed only when an admin lists it in dockyard.credentials.allowed-token-hosts");
+                }
             }
         }
-        return uri;
-    }
-
-    private static boolean internal(InetAddress address) {
-        byte[] raw = address.getAddress();
-        boolean uniqueLocalV6 = raw.length == 16 && (raw[0] & 0xfe) == 0xfc;
-        boolean sharedV4 = raw.length == 4 && (raw[0] & 0xff) == 100 && (raw[1] & 0xc0) == 64; // 100.64/10
-        return address.isAnyLocalAddress() || address.isLoopbackAddress() || address.isLinkLocalAddress()
-                || address.isSiteLocalAddress() || address.isMulticastAddress() || uniqueLocalV6 || sharedV4;
+        return new Endpoint(uri, addresses[0]);
     }
 }

@@ -5,7 +5,8 @@ import java.util.Optional;
 
 /**
  * Whether a request to a service URL goes through, decided in a fixed order: an unknown runtime is a
- * 404; then the key (401 without it, except the main service's health probes); a service the runtime
+ * 404; then the key (401 without it, except the main service's health probes, and never for an
+ * upgrade: a tunnel to a health path is a tunnel to the sandbox's port all the same); a service the runtime
  * does not have is a 404; a paused runtime a 503 (OpenHands clients resume it and retry); one that
  * is not ready a 502 (they treat it as disconnected). Checking the key before the state keeps a
  * runtime's state from anyone without its key.
@@ -29,14 +30,23 @@ public sealed interface Admission {
         }
     }
 
+    /** As {@link #decide(Optional, ServiceRoute, String, ProxyAuthentication.Presented, boolean)}, not an upgrade. */
     static Admission decide(Optional<ProxyTarget> found, ServiceRoute route, String method,
                             ProxyAuthentication.Presented presented) {
+        return decide(found, route, method, presented, false);
+    }
+
+    /**
+     * @param upgrade whether the request asks for a protocol upgrade (a tunnel): it always needs the key
+     */
+    static Admission decide(Optional<ProxyTarget> found, ServiceRoute route, String method,
+                            ProxyAuthentication.Presented presented, boolean upgrade) {
         if (found.isEmpty()) {
             return new Refused(404, "Runtime not found");
         }
         ProxyTarget target = found.get();
         Optional<ProxyAuthentication.Source> source = ProxyAuthentication.authenticate(presented, target.publicKey());
-        if (source.isEmpty() && !route.isHealthProbe(method)) {
+        if (source.isEmpty() && (upgrade || !route.isHealthProbe(method))) {
             return new Refused(401, "Invalid or missing session API key");
         }
         Optional<URI> service = target.service(route.service());

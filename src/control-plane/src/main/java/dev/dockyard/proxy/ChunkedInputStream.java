@@ -8,16 +8,17 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * A chunked HTTP/1.1 body (RFC 9112 §7.1) decoded to its bytes; trailers are read and dropped. Only
- * needed where the proxy speaks HTTP on a socket itself: a service refusing a WebSocket upgrade.
+ * needed where Dockyard speaks HTTP on a socket itself: a service refusing a WebSocket upgrade, and a
+ * token endpoint called on the address its check resolved (credentials' {@code PinnedCall}).
  */
-final class ChunkedInputStream extends InputStream {
+public final class ChunkedInputStream extends InputStream {
 
     private final InputStream in;
     private long remaining;
     private boolean started;
     private boolean done;
 
-    ChunkedInputStream(InputStream in) {
+    public ChunkedInputStream(InputStream in) {
         this.in = in;
     }
 
@@ -42,6 +43,9 @@ final class ChunkedInputStream extends InputStream {
             try {
                 remaining = Long.parseLong((semicolon < 0 ? size : size.substring(0, semicolon)).trim(), 16);
             } catch (NumberFormatException e) {
+                throw new IOException("bad chunk size");
+            }
+            if (remaining < 0) {
                 throw new IOException("bad chunk size");
             }
             if (remaining == 0) {

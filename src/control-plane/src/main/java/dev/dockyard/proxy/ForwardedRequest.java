@@ -2,6 +2,7 @@ package dev.dockyard.proxy;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -12,7 +13,9 @@ import java.util.TreeSet;
  * its place, in the header always and, for VS Code (which checks its connection token itself), in
  * {@code ?tkn=} and its {@code vscode-tkn} cookie too. The proxy's own cookie, Dockyard's
  * {@code X-API-Key} and hop-by-hop headers stay behind; {@code X-Forwarded-*} say where the request
- * came from and under which prefix the service is public.
+ * came from and under which prefix the service is public. What the client said about where the
+ * request came from ({@code Forwarded}, {@code X-Forwarded-*}, {@code X-Real-IP}) is passed on only
+ * when the client is a trusted proxy ({@link TrustedProxies}); from anyone else it is dropped.
  */
 public final class ForwardedRequest {
 
@@ -34,8 +37,15 @@ public final class ForwardedRequest {
      * @param scheme        http or https, as the client reached Dockyard
      * @param host          the client's Host header, or null
      * @param contextPath   Dockyard's context path ("" at the root)
+     * @param trustedProxy  whether the client is a proxy whose forwarding headers are passed on
      */
-    public record Origin(String clientAddress, String scheme, String host, String contextPath) {
+    public record Origin(String clientAddress, String scheme, String host, String contextPath,
+                         boolean trustedProxy) {
+
+        /** A client that is no trusted proxy. */
+        public Origin(String clientAddress, String scheme, String host, String contextPath) {
+            this(clientAddress, scheme, host, contextPath, false);
+        }
     }
 
     private ForwardedRequest() {
@@ -51,6 +61,9 @@ public final class ForwardedRequest {
         List<Header> out = new ArrayList<>();
         List<String> forwardedFor = new ArrayList<>();
         for (Header h : incoming) {
+            if (!origin.trustedProxy() && isForwarding(h.name())) {
+                continue; // the client's say about where it came from
+            }
             if (h.is("X-Forwarded-For")) {
                 forwardedFor.add(h.value());
             }
@@ -100,6 +113,12 @@ public final class ForwardedRequest {
             }
             return pair;
         });
+    }
+
+    /** A header that tells where a request came from, which only a trusted proxy may say. */
+    static boolean isForwarding(String name) {
+        String lower = name.toLowerCase(Locale.ROOT);
+        return lower.equals("forwarded") || lower.startsWith("x-forwarded-") || lower.equals("x-real-ip");
     }
 
     private static Set<String> names(String... names) {

@@ -1,5 +1,6 @@
 package dev.dockyard.proxy;
 
+import jakarta.annotation.PostConstruct;
 import jakarta.inject.Inject;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -15,6 +16,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * The entrance of service URLs. A filter on every path rather than a servlet: servlet mappings cannot
@@ -38,6 +40,19 @@ public class ServiceProxyFilter extends HttpFilter {
     @Inject
     WebSocketTunnels tunnels;
 
+    /** Peers whose Forwarded and X-Forwarded-* headers reach the sandbox ({@link TrustedProxies}). */
+    @Inject
+    @ConfigProperty(name = "dockyard.proxy.trusted-proxies")
+    Optional<List<String>> trustedProxySetting;
+
+    private TrustedProxies trustedProxies = TrustedProxies.NONE;
+
+    @PostConstruct
+    void readSettings() {
+        trustedProxies = TrustedProxies.of(trustedProxySetting == null ? List.of()
+                : trustedProxySetting.orElse(List.of()));
+    }
+
     @Override
     protected void doFilter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws IOException, ServletException {
@@ -50,6 +65,11 @@ public class ServiceProxyFilter extends HttpFilter {
             return;
         }
         List<Header> headers = headers(request);
+        if (headers.stream().filter(h -> h.is("Content-Type")).count() > 1) {
+            // which one the sandbox honours and which one anything before it checked need not agree
+            ProxyErrors.write(response, 400, "The request has more than one Content-Type header");
+            return;
+        }
         Optional<ProxyTarget> target;
         try {
             target = runtimes.find(route.get().runtimeId());
@@ -59,19 +79,40 @@ public class ServiceProxyFilter extends HttpFilter {
             return;
         }
         Admission admission = Admission.decide(target, route.get(), request.getMethod(),
-                ProxyAuthentication.Presented.of(headers, request.getQueryString()));
+                ProxyAuthentication.Presented.of(headers, request.getQueryString()), asksForUpgrade(headers));
         if (admission instanceof Admission.Refused refused) {
             ProxyErrors.write(response, refused.status(), refused.detail());
             return;
         }
         ProxyExchange exchange = new ProxyExchange(route.get(), (Admission.Admitted) admission, headers,
                 new ForwardedRequest.Origin(request.getRemoteAddr(), request.getScheme(), request.getHeader("Host"),
-                        contextPath));
+                        contextPath, trustedProxies.trusts(request.getRemoteAddr())));
         if (isUpgrade(request)) {
             tunnels.open(request, response, exchange);
         } else {
             http.forward(request, response, exchange);
         }
+    }
+
+    /**
+     * Whether the request offers any protocol but HTTP/2 ({@code h2c}) in an {@code Upgrade} header,
+     * whatever else it says: such a request never passes as a keyless health probe, even when it
+     * would not be tunnelled ({@link #isUpgrade}), so no reading of the upgrade rules opens a tunnel
+     * without the key.
+     */
+    static boolean asksForUpgrade(List<Header> headers) {
+        for (Header h : headers) {
+            if (!h.is("Upgrade")) {
+                continue;
+            }
+            for (String protocol : h.value().split(",")) {
+                String p = protocol.trim().toLowerCase(Locale.ROOT);
+                if (!p.isEmpty() && !p.startsWith("h2c")) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /**

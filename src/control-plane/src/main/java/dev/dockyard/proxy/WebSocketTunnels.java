@@ -17,6 +17,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -32,8 +33,10 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * handshake to the service on a socket of its own; if the service answers 101, the client's
  * connection is upgraded through the servlet container ({@link HttpServletRequest#upgrade}) and the
  * two are joined byte for byte ({@link WebSocketTunnel}); any other answer is relayed as an
- * ordinary response. Open tunnels are capped ({@code dockyard.proxy.max-tunnels}, one thread each)
- * and all closed when the application stops.
+ * ordinary response. Open tunnels are capped ({@code dockyard.proxy.max-tunnels}, one thread each;
+ * more are a 503), and so are each runtime's and each user's ({@code .max-tunnels-per-runtime},
+ * {@code .max-tunnels-per-user}; more are a 429, see {@link TunnelLimits}). All are closed when the
+ * application stops.
  */
 @ApplicationScoped
 public class WebSocketTunnels {
@@ -47,6 +50,14 @@ public class WebSocketTunnels {
     int maxTunnels;
 
     @Inject
+    @ConfigProperty(name = "dockyard.proxy.max-tunnels-per-runtime", defaultValue = "64")
+    int maxTunnelsPerRuntime;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.proxy.max-tunnels-per-user", defaultValue = "128")
+    int maxTunnelsPerUser;
+
+    @Inject
     @ConfigProperty(name = "dockyard.proxy.connect-timeout", defaultValue = "5")
     int connectTimeoutSeconds;
 
@@ -58,12 +69,14 @@ public class WebSocketTunnels {
     ProxyRuntimes runtimes;
 
     private Semaphore slots;
+    private TunnelLimits limits;
     private ExecutorService threads;
     private final Set<WebSocketTunnel> open = ConcurrentHashMap.newKeySet();
 
     @PostConstruct
     void start() {
         slots = new Semaphore(Math.max(1, maxTunnels));
+        limits = new TunnelLimits(maxTunnelsPerRuntime, maxTunnelsPerUser);
         threads = Executors.newCachedThreadPool(threadFactory);
     }
 
@@ -92,6 +105,13 @@ public class WebSocketTunnels {
             throws IOException {
         if (!slots.tryAcquire()) {
             ProxyErrors.write(response, 503, "Too many open WebSocket connections");
+            return;
+        }
+        ProxyTarget target = exchange.target();
+        Optional<String> overLimit = limits.tryAcquire(target.runtimeId(), target.userId());
+        if (overLimit.isPresent()) {
+            slots.release();
+            ProxyErrors.write(response, 429, overLimit.get());
             return;
         }
         boolean handedOver = false;
@@ -149,7 +169,7 @@ public class WebSocketTunnels {
         } finally {
             if (!handedOver) {
                 socket.close();
-                slots.release();
+                release(target);
             }
         }
     }
@@ -173,9 +193,14 @@ public class WebSocketTunnels {
         }
     }
 
+    private void release(ProxyTarget target) {
+        limits.release(target.runtimeId(), target.userId());
+        slots.release();
+    }
+
     private void ended(WebSocketTunnel tunnel) {
         if (open.remove(tunnel)) {
-            slots.release();
+            release(tunnel.exchange().target());
         }
         runtimes.traffic(tunnel.exchange(), true, tunnel.bytesIn(), tunnel.bytesOut());
     }

@@ -5,10 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -74,7 +80,83 @@ class OAuth2RefreshProviderTest {
         answer.set("{\"access_token\":\"" + "x".repeat(OAuth2RefreshProvider.MAX_ANSWER_BYTES) + "\"}");
         CredentialException e = assertThrows(CredentialException.class,
                 () -> provider.resolve(credential(), NOW, Duration.ZERO));
-        assertTrue(e.getMessage().contains("more than"), e.getMessage());
+        assertTrue(e.getMessage().endsWith(OAuth2RefreshProvider.UNANSWERED), e.getMessage());
+    }
+
+    @Test
+    void shouldSayTheSameWhateverKeptTheEndpointFromAnswering() throws Exception {
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+        StoredCredential refused = new StoredCredential("u", "TOKEN", "oauth2");
+        refused.oauth2("rt-1", "http://127.0.0.1:" + closedPort + "/token", "client", null);
+        String connectError = assertThrows(CredentialException.class,
+                () -> provider.resolve(refused, NOW, Duration.ZERO)).getMessage();
+        // a listener that hangs up without a word, and one that speaks no HTTP
+        List<String> others = new ArrayList<>();
+        for (byte[] says : List.of(new byte[0], "SSH-2.0-OpenSSH_9.6\r\n".getBytes(StandardCharsets.ISO_8859_1))) {
+            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                Thread peer = new Thread(() -> {
+                    try (Socket c = s.accept()) {
+                        c.getOutputStream().write(says);
+                    } catch (Exception ignored) {
+                        // the test's own listener: nothing to report
+                    }
+                });
+                peer.start();
+                StoredCredential c = new StoredCredential("u", "TOKEN", "oauth2");
+                c.oauth2("rt-1", "http://127.0.0.1:" + s.getLocalPort() + "/token", "client", null);
+                others.add(assertThrows(CredentialException.class, () -> provider.resolve(c, NOW, Duration.ZERO))
+                        .getMessage());
+                peer.join(5_000);
+            }
+        }
+        answer.set("{\"access_token\":\"" + "x".repeat(OAuth2RefreshProvider.MAX_ANSWER_BYTES) + "\"}");
+        others.add(assertThrows(CredentialException.class, () -> provider.resolve(credential(), NOW, Duration.ZERO))
+                .getMessage());
+        assertEquals("credential TOKEN: " + OAuth2RefreshProvider.UNANSWERED, connectError);
+        assertEquals(List.of(connectError, connectError, connectError), others);
+    }
+
+    @Test
+    void shouldConnectToTheAddressTheCheckJudgedAndNameTheHostAsWritten() {
+        AtomicReference<String> host = new AtomicReference<>();
+        server.createContext("/pinned", exchange -> {
+            host.set(exchange.getRequestHeaders().getFirst("Host"));
+            exchange.getRequestBody().readAllBytes();
+            byte[] body = "{\"access_token\":\"at-pinned\"}".getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        int port = server.getAddress().getPort();
+        // a name that resolves to nothing now: only the address the check pinned can be reached
+        provider.policy = new TokenEndpointPolicy(Set.of()) {
+            @Override
+            public Endpoint resolve(String endpoint) {
+                return new Endpoint(URI.create(endpoint), InetAddress.getLoopbackAddress());
+            }
+        };
+        StoredCredential credential = new StoredCredential("u", "TOKEN", "oauth2");
+        credential.oauth2("rt-1", "http://token.invalid:" + port + "/pinned", "client", null);
+        assertEquals("at-pinned", provider.resolve(credential, NOW, Duration.ZERO));
+        assertEquals("token.invalid:" + port, host.get());
+    }
+
+    @Test
+    void shouldReadAChunkedAnswer() {
+        server.createContext("/chunked", exchange -> {
+            exchange.getRequestBody().readAllBytes();
+            exchange.sendResponseHeaders(200, 0); // 0: chunked
+            exchange.getResponseBody().write("{\"access_token\":".getBytes(StandardCharsets.UTF_8));
+            exchange.getResponseBody().flush();
+            exchange.getResponseBody().write("\"at-chunked\"}".getBytes(StandardCharsets.UTF_8));
+            exchange.close();
+        });
+        StoredCredential credential = new StoredCredential("u", "TOKEN", "oauth2");
+        credential.oauth2("rt-1", "http://127.0.0.1:" + server.getAddress().getPort() + "/chunked", "client", null);
+        assertEquals("at-chunked", provider.resolve(credential, NOW, Duration.ZERO));
     }
 
     @Test

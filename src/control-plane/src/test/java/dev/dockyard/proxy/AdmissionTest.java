@@ -60,6 +60,35 @@ class AdmissionTest {
     }
 
     @Test
+    void shouldNeverLetAnUpgradeInWithoutAKeyEvenOnAHealthPath() {
+        for (String path : List.of("/alive", "/health", "/ready", "/server_info")) {
+            for (String method : List.of("GET", "HEAD")) {
+                assertRefused(401, Admission.decide(Optional.of(target(ProxyTarget.State.READY)), route(path), method,
+                        NOTHING, true));
+                assertRefused(401, Admission.decide(Optional.of(target(ProxyTarget.State.READY)), route(path), method,
+                        new Presented("wrong", null, null), true));
+            }
+        }
+        // with the key an upgrade is admitted like anything else
+        Admitted a = assertInstanceOf(Admitted.class, Admission.decide(Optional.of(target(ProxyTarget.State.READY)),
+                route("/alive"), "GET", WITH_HEADER, true));
+        assertTrue(a.authenticated());
+    }
+
+    @Test
+    void shouldTakeEveryProtocolButHttp2InAnUpgradeHeaderAsAskingForATunnel() {
+        assertTrue(ServiceProxyFilter.asksForUpgrade(List.of(new Header("Upgrade", "websocket"))));
+        assertTrue(ServiceProxyFilter.asksForUpgrade(List.of(new Header("upgrade", " WebSocket "))));
+        assertTrue(ServiceProxyFilter.asksForUpgrade(List.of(new Header("Upgrade", "h2c, websocket"))));
+        assertTrue(ServiceProxyFilter.asksForUpgrade(List.of(new Header("Upgrade", "h2c"),
+                new Header("Upgrade", "tcp"))));
+        assertFalse(ServiceProxyFilter.asksForUpgrade(List.of(new Header("Upgrade", "h2c"),
+                new Header("Connection", "Upgrade, HTTP2-Settings"))), "the JDK client's HTTP/2 offer");
+        assertFalse(ServiceProxyFilter.asksForUpgrade(List.of(new Header("Upgrade", " "))));
+        assertFalse(ServiceProxyFilter.asksForUpgrade(List.of(new Header("Accept", "*/*"))));
+    }
+
+    @Test
     void shouldDecideInOrderRuntimeKeyServiceState() {
         assertRefused(404, decide(Optional.empty(), "/x", "GET", WITH_HEADER));
         assertRefused(404, decide(Optional.empty(), "/alive", "GET", NOTHING));

@@ -59,16 +59,37 @@ class ForwardedRequestTest {
     }
 
     @Test
-    void shouldAppendTheClientToForwardedForAndReplaceTheRest() {
+    void shouldAppendTheClientToForwardedForAndReplaceTheRestFromATrustedProxy() {
         List<Header> out = ForwardedRequest.headers(List.of(new Header("X-Forwarded-For", "1.1.1.1"),
                         new Header("X-Forwarded-Host", "evil"), new Header("X-Forwarded-Prefix", "/evil"),
-                        new Header("X-Forwarded-Proto", "gopher")),
-                route("/vscode/x"), TARGET, true, new ForwardedRequest.Origin("10.0.0.9", "http", null, "/ctx"), false);
+                        new Header("X-Forwarded-Proto", "gopher"), new Header("Forwarded", "for=1.1.1.1")),
+                route("/vscode/x"), TARGET, true, new ForwardedRequest.Origin("10.0.0.9", "http", null, "/ctx", true),
+                false);
+        assertEquals(List.of("for=1.1.1.1"), values(out, "Forwarded"), "a trusted proxy's word is passed on");
         assertEquals(List.of("1.1.1.1, 10.0.0.9"), values(out, "X-Forwarded-For"));
         assertEquals(List.of("http"), values(out, "X-Forwarded-Proto"));
         assertEquals(List.of(), values(out, "X-Forwarded-Host"));
         assertEquals(List.of("/ctx"), values(out, "X-Forwarded-Prefix"), "VS Code's path is not stripped: only the context");
         assertEquals(List.of(), values(headers("/vscode/x", true), "X-Forwarded-Prefix"), "nothing stripped at the root");
+    }
+
+    @Test
+    void shouldDropWhatAClientThatIsNoTrustedProxySaysAboutWhereItCameFrom() {
+        List<Header> out = ForwardedRequest.headers(List.of(new Header("Forwarded", "for=127.0.0.1;proto=https"),
+                        new Header("forwarded", "host=admin.internal"), new Header("X-Forwarded-For", "127.0.0.1"),
+                        new Header("X-Forwarded-Host", "evil"), new Header("X-Forwarded-Port", "443"),
+                        new Header("X-Forwarded-Server", "evil"), new Header("x-forwarded-ssl", "on"),
+                        new Header("X-Real-IP", "127.0.0.1"), new Header("Accept", "*/*")),
+                route("/x"), TARGET, true, ORIGIN, false);
+        assertEquals(Map.of("accept", List.of("*/*"), "x-session-api-key", List.of("INTERNAL"),
+                "x-forwarded-for", List.of("10.0.0.9"), "x-forwarded-proto", List.of("https"),
+                "x-forwarded-host", List.of("dockyard.example"), "x-forwarded-prefix", List.of("/" + RID)), byName(out));
+        // and for an upgrade alike
+        List<Header> upgrade = ForwardedRequest.headers(List.of(new Header("Forwarded", "for=127.0.0.1"),
+                new Header("Upgrade", "websocket"), new Header("X-Forwarded-For", "127.0.0.1")),
+                route("/work-1/socket"), TARGET, true, ORIGIN, true);
+        assertEquals(List.of(), values(upgrade, "Forwarded"));
+        assertEquals(List.of("10.0.0.9"), values(upgrade, "X-Forwarded-For"));
     }
 
     @Test

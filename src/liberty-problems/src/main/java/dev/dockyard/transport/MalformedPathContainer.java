@@ -3,6 +3,7 @@ package dev.dockyard.transport;
 import com.ibm.wsspi.http.HttpContainer;
 import com.ibm.wsspi.http.HttpInboundConnection;
 import com.ibm.wsspi.http.HttpOutputStream;
+import com.ibm.wsspi.http.HttpRequest;
 import com.ibm.wsspi.http.HttpResponse;
 import com.ibm.wsspi.http.VirtualHost;
 import java.io.IOException;
@@ -11,7 +12,10 @@ import java.util.logging.Logger;
 
 /**
  * Answers with a 400 problem the request paths the web container would refuse with its own HTML
- * page ({@link PathRefusals}); every other request is left to the web container.
+ * page ({@link PathRefusals}), and the requests whose body framing is ambiguous, which the HTTP
+ * channel would read one way and a proxy in front perhaps another ({@link FramingRefusals}; the
+ * connection is closed after the answer, its unread body belonging to no request); every other
+ * request is left to the web container.
  *
  * <p>Liberty's supported SPI ({@code com.ibm.wsspi.http}): a container added to the default_host
  * virtual host is asked, in the order containers were added, whether it takes each request
@@ -51,16 +55,22 @@ public class MalformedPathContainer implements HttpContainer {
 
     @Override
     public Runnable createRunnableHandler(HttpInboundConnection connection) {
-        String path = connection.getRequest().getURI();
+        HttpRequest request = connection.getRequest();
+        String framing = FramingRefusals.refusal(request.getVersion(), request::getHeaders);
+        if (framing != null) {
+            TransportProblem problem = TransportProblem.badFraming(framing);
+            return () -> answer(connection, problem, true);
+        }
+        String path = request.getURI();
         String refusal = path == null ? null : PathRefusals.refusal(path);
         if (refusal == null) {
             return null;
         }
         TransportProblem problem = TransportProblem.badPath(refusal);
-        return () -> answer(connection, problem);
+        return () -> answer(connection, problem, false);
     }
 
-    private static void answer(HttpInboundConnection connection, TransportProblem problem) {
+    private static void answer(HttpInboundConnection connection, TransportProblem problem, boolean close) {
         byte[] body = problem.jsonBytes();
         Exception failure = null;
         try {
@@ -68,6 +78,9 @@ public class MalformedPathContainer implements HttpContainer {
             response.setStatus(problem.status());
             response.setReason("Bad Request");
             response.setHeader("Content-Type", TransportProblem.MEDIA_TYPE);
+            if (close) {
+                response.setHeader("Connection", "close");
+            }
             response.setContentLength(body.length);
             try (HttpOutputStream out = response.getBody()) {
                 out.write(body);

@@ -20,6 +20,11 @@ public record TransportProblem(int status, String slug, String title, String det
         return new TransportProblem(400, "bad-request", "Malformed request", detail);
     }
 
+    /** A request whose body framing is ambiguous (400), with what is wrong with it. */
+    public static TransportProblem badFraming(String detail) {
+        return new TransportProblem(400, "bad-request", "Malformed request", detail);
+    }
+
     /** The problem for a status the HTTP channel sends on its own (the request's head did not parse or was too large). */
     public static TransportProblem forChannelStatus(int status) {
         return switch (status) {

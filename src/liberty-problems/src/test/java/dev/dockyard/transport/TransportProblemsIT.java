@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeSet;
@@ -148,6 +149,48 @@ class TransportProblemsIT {
             }
         });
         assertTrue(wrong.isEmpty(), String.join("\n", wrong));
+    }
+
+    @Test
+    void shouldRefuseAmbiguousBodyFramingAndCloseTheConnection() {
+        String post = "POST /index.html HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+        Map<String, String> requests = new LinkedHashMap<>();
+        requests.put("an unknown Transfer-Encoding beside Content-Length",
+                post + "Transfer-Encoding: xchunked\r\nContent-Length: 5\r\n\r\nhello");
+        requests.put("gzip, chunked", post + "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n");
+        requests.put("Transfer-Encoding twice", post + "Transfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n"
+                + "\r\n0\r\n\r\n");
+        requests.put("Transfer-Encoding in HTTP/1.0", "POST /index.html HTTP/1.0\r\nHost: 127.0.0.1\r\n"
+                + "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
+        List<String> wrong = new ArrayList<>();
+        requests.forEach((name, request) -> {
+            // a second request right behind: the connection must end with the refusal, not serve it
+            RawExchange answer = RawExchange.send(PORT, request + "GET /index.html HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+            String fault = problemFault(answer, 400, null);
+            if (fault == null && answer.text().contains("HTTP/1.1 200")) {
+                fault = "the request behind it was served";
+            }
+            if (fault != null) {
+                wrong.add(name + ": " + fault + " — got " + answer.status() + " " + answer.headers() + " " + answer.text());
+            }
+        });
+        assertTrue(wrong.isEmpty(), String.join("\n", wrong));
+        // What the feature cannot see (README "Strict input"): the channel drops a Content-Length beside
+        // chunked, also when the name was written "Transfer-Encoding :", reads the body as chunked and
+        // closes the connection after answering, so whatever a front end took for a second request is
+        // never served. Should a Liberty upgrade change that, this fails.
+        for (String te : List.of("Transfer-Encoding: chunked", "Transfer-Encoding : chunked")) {
+            RawExchange answer = RawExchange.send(PORT, post + te + "\r\nContent-Length: 40\r\n\r\n0\r\n\r\n"
+                    + "GET /index.html HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+            assertEquals("close", answer.headers().getOrDefault("connection", "").toLowerCase(Locale.ROOT), te);
+            assertEquals(1, answer.text().split("hello from the web container", -1).length - 1,
+                    te + ": one answer only: " + answer.text());
+        }
+        // chunked alone is framing the web container reads: not refused here
+        RawExchange chunked = RawExchange.send(PORT, post + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                + "2\r\nhi\r\n0\r\n\r\n");
+        assertFalse(chunked.status() == 400 && chunked.contentType().startsWith(TransportProblem.MEDIA_TYPE),
+                chunked.status() + " " + chunked.text());
     }
 
     /** Null when the answer is the problem expected: that status, problem+json, a numeric status member equal to it. */

@@ -105,6 +105,8 @@ final class SandboxHttpServer implements AutoCloseable {
         out.append("forwarded-for=").append(header(exchange, "X-Forwarded-For")).append('\n');
         out.append("forwarded-host=").append(header(exchange, "X-Forwarded-Host")).append('\n');
         out.append("forwarded-proto=").append(header(exchange, "X-Forwarded-Proto")).append('\n');
+        out.append("forwarded=").append(header(exchange, "Forwarded")).append('\n');
+        out.append("real-ip=").append(header(exchange, "X-Real-IP")).append('\n');
         out.append("host=").append(header(exchange, "Host")).append('\n');
         out.append("custom=").append(header(exchange, "X-Custom")).append('\n');
         out.append("body=").append(exchange.getRequestBody().readAllBytes().length).append('\n');

@@ -141,6 +141,28 @@ class ServiceProxyIT {
     }
 
     @Test
+    void shouldDropForwardingHeadersFromAClientThatIsNoTrustedProxy() throws Exception {
+        HttpResponse<String> r = send(get(A + "/echo").header("X-Session-API-Key", PUBLIC_A)
+                .header("Forwarded", "for=10.9.9.9;proto=https").header("X-Forwarded-For", "10.9.9.9")
+                .header("X-Forwarded-Host", "admin.internal").header("X-Real-IP", "10.9.9.9"));
+        assertEquals(200, r.statusCode(), r.body());
+        Map<String, String> seen = lines(r.body());
+        assertEquals("null", seen.get("forwarded"));
+        assertEquals("null", seen.get("real-ip"));
+        assertEquals("127.0.0.1", seen.get("forwarded-for"), "only the address the proxy saw");
+        assertEquals(base.getAuthority(), seen.get("forwarded-host"));
+    }
+
+    @Test
+    void shouldRefuseTwoContentTypes() throws Exception {
+        HttpResponse<String> r = send(get(A + "/echo").header("X-Session-API-Key", PUBLIC_A)
+                .header("Content-Type", "application/json").header("Content-Type", "text/plain")
+                .POST(HttpRequest.BodyPublishers.ofString("{}")));
+        assertEquals(400, r.statusCode(), r.body());
+        assertTrue(r.body().contains("Content-Type"), r.body());
+    }
+
+    @Test
     void shouldRefuseMissingWrongAndForeignKeys() throws Exception {
         for (HttpRequest.Builder request : List.of(get(A + "/echo"), get(A + "/echo").header("X-Session-API-Key", "wrong"),
                 get(A + "/echo").header("X-Session-API-Key", PUBLIC_B), get(A + "/echo?tkn=" + PUBLIC_B),
@@ -389,6 +411,10 @@ class ServiceProxyIT {
                 A + "/work-2/socket"));
         assertEquals(503, handshakeStatus(client.newWebSocketBuilder().header("X-Session-API-Key", PUBLIC_A),
                 PAUSED + "/socket"));
+        // the health paths' exemption is for probes, not for tunnels (issue 26, item 4)
+        for (String health : List.of("/alive", "/health", "/ready", "/server_info")) {
+            assertEquals(401, handshakeStatus(client.newWebSocketBuilder(), A + health), health);
+        }
     }
 
     @Test
