@@ -335,11 +335,11 @@ class EgressPolicyIT {
         String bridge = DockerCli.ok("network", "inspect", "-f",
                 "{{index .Options \"com.docker.network.bridge.name\"}}", "bridge");
         String rules = DockerCli.ok("run", "--rm", "--network", "host", "--cap-add", "NET_ADMIN", "--cap-add",
-                "NET_RAW", HELPER, "iptables -S DOCKYARD-OPEN-F; iptables -S DOCKYARD-OPEN-I; iptables -S DOCKER-USER; "
+                "NET_RAW", HELPER, "iptables -S DY-OPEN-F-" + bridge + "; iptables -S DY-OPEN-I-" + bridge + "; iptables -S DOCKER-USER; "
                         + "iptables -S INPUT");
-        assertTrue(rules.contains("-A DOCKYARD-OPEN-F -d 169.254.0.0/16 -j REJECT"), rules);
-        assertTrue(rules.contains("-A DOCKER-USER -i " + bridge + " -j DOCKYARD-OPEN-F"), rules);
-        assertTrue(rules.contains("-A INPUT -i " + bridge + " -j DOCKYARD-OPEN-I"), rules);
+        assertTrue(rules.contains("-A DY-OPEN-F-" + bridge + " -d 169.254.0.0/16 -j REJECT"), rules);
+        assertTrue(rules.contains("-A DOCKER-USER -i " + bridge + " -j DY-OPEN-F-" + bridge), rules);
+        assertTrue(rules.contains("-A INPUT -i " + bridge + " -j DY-OPEN-I-" + bridge), rules);
         assertFalse(rules.contains("-j DOCKYARD-OPEN\n"), "the single chain of earlier versions is gone: " + rules);
     }
 

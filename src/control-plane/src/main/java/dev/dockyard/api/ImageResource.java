@@ -9,6 +9,7 @@ import dev.dockyard.images.ImageBuild;
 import dev.dockyard.images.ImageBuildException;
 import dev.dockyard.images.RuntimeImageBuilder;
 import dev.dockyard.images.RuntimeImages;
+import dev.dockyard.placement.NodeAccess;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
@@ -53,6 +54,9 @@ public class ImageResource {
 
     @Inject
     ImageAccess access;
+
+    @Inject
+    NodeAccess nodeAccess;
 
     /** Builds run the caller's scripts as root in a build container: an operator's tool, not a user's. */
     private void requireAdmin() {
@@ -145,7 +149,10 @@ public class ImageResource {
         } catch (BackendNodes.UnknownNodeException e) {
             throw Problem.of(Problem.Kind.VALIDATION, e.getMessage()).toException();
         }
-        return node == null ? nodes.defaultNode() : node;
+        String named = node == null ? nodes.defaultNode() : node;
+        // a node the caller may not place runtimes on is not theirs to look into either (403)
+        nodeAccess.require(named, caller.userId(), caller.role());
+        return named;
     }
 
     private static JsonObject view(RuntimeImageBuilder.ImageInfo image) {

@@ -73,6 +73,9 @@ public class RuntimeService {
     @Inject
     NodeAccess nodeAccess;
 
+    @Inject
+    BackendNodes nodes;
+
     /**
      * Records the runtime and starts bringing it up in the background.
      *
@@ -111,8 +114,10 @@ public class RuntimeService {
         }
         String node = request.workspace().node();
         if (node != null) {
-            // before its images are looked at: a node the caller may not use tells them nothing of them
+            // before its images are looked at: a node the caller may not use tells them nothing of them,
+            // and one that cannot give the isolation asked for says so (400), whatever images it has
             nodeAccess.require(node, request.userId(), request.role());
+            nodes.requireIsolation(node, request.isolation());
         }
         try {
             images.require(node, request.image(), request.userId(), request.role() == Role.ADMIN);

@@ -100,7 +100,14 @@ public class IdempotentRequests {
             keys.claim(id, requestHash);
         } catch (PersistenceException | TransactionalException taken) {
             inFlight.remove(id, mine);
-            return replay(id, requestHash);
+            CompletionStage<Outcome<T>> replayed = replay(id, requestHash);
+            // retries that came while this one held the key here wait for a signal: the stored answer is theirs too
+            replayed.thenAccept(outcome -> {
+                if (outcome.isReplay()) {
+                    signal(id, Optional.of(outcome.replayed()));
+                }
+            });
+            return replayed;
         } catch (RuntimeException e) {
             inFlight.remove(id, mine);
             throw e;

@@ -8,6 +8,7 @@ import com.github.dockerjava.api.exception.DockerException;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.BuildResponseItem;
 import com.github.dockerjava.api.model.Image;
+import dev.dockyard.backend.BackendException;
 import dev.dockyard.images.BuildContext;
 import dev.dockyard.images.ImageBuildException;
 import dev.dockyard.images.RuntimeImageBuilder;
@@ -61,6 +62,9 @@ public class DockerImageBuilder implements RuntimeImageBuilder {
                     inspect.getRepoDigests() == null ? Set.of() : Set.copyOf(inspect.getRepoDigests())));
         } catch (NotFoundException e) {
             return Optional.empty();
+        } catch (RuntimeException e) {
+            // an engine that does not answer (its socket gone): the node is unavailable, not the image absent
+            throw new BackendException("the engine could not be asked for image " + image + ": " + e.getMessage(), e);
         }
     }
 

@@ -40,10 +40,19 @@ final class EgressRules {
     static final String LINK_LOCAL = "169.254.0.0/16";
     /** The chain of the default bridge before open sandboxes were kept from their neighbours: removed. */
     static final String LEGACY_OPEN_CHAIN = "DOCKYARD-OPEN";
-    /** The default bridge's forward chain (open sandboxes): from {@code DOCKER-USER}. */
-    static final String OPEN_FORWARD_CHAIN = "DOCKYARD-OPEN-F";
-    /** The default bridge's input chain (open sandboxes): from {@code INPUT}. */
-    static final String OPEN_INPUT_CHAIN = "DOCKYARD-OPEN-I";
+    /**
+     * The default bridge's forward chain (open sandboxes), from {@code DOCKER-USER}: one per bridge,
+     * since the engines of several nodes may share one host's packet filter and each flushes and
+     * fills its own chain (a shared one would hold the last engine's bridge only).
+     */
+    static String openForwardChain(String defaultBridge) {
+        return "DY-OPEN-F-" + defaultBridge;
+    }
+
+    /** The default bridge's input chain (open sandboxes), from {@code INPUT}: one per bridge too. */
+    static String openInputChain(String defaultBridge) {
+        return "DY-OPEN-I-" + defaultBridge;
+    }
 
     /** Fails with exit code 3 when the engine manages no iptables (no DOCKER-USER chain anywhere). */
     static final String PICK_IPTABLES = """
@@ -121,16 +130,16 @@ final class EgressRules {
         script.append(unjump("INPUT", defaultBridge, LEGACY_OPEN_CHAIN));
         script.append("$IPT -F ").append(LEGACY_OPEN_CHAIN).append(" 2>/dev/null || true\n");
         script.append("$IPT -X ").append(LEGACY_OPEN_CHAIN).append(" 2>/dev/null || true\n");
-        for (var chain : Map.of(OPEN_FORWARD_CHAIN, openForwardRules(defaultBridge),
-                OPEN_INPUT_CHAIN, openInputRules()).entrySet()) {
+        for (var chain : Map.of(openForwardChain(defaultBridge), openForwardRules(defaultBridge),
+                openInputChain(defaultBridge), openInputRules()).entrySet()) {
             script.append("$IPT -N ").append(chain.getKey()).append(" 2>/dev/null || $IPT -F ").append(chain.getKey())
                     .append('\n');
             for (String rule : chain.getValue()) {
                 script.append("$IPT -A ").append(chain.getKey()).append(' ').append(rule).append('\n');
             }
         }
-        script.append(jump("DOCKER-USER", defaultBridge, OPEN_FORWARD_CHAIN));
-        script.append(jump("INPUT", defaultBridge, OPEN_INPUT_CHAIN));
+        script.append(jump("DOCKER-USER", defaultBridge, openForwardChain(defaultBridge)));
+        script.append(jump("INPUT", defaultBridge, openInputChain(defaultBridge)));
         return script.toString();
     }
 

@@ -32,9 +32,20 @@ class IdempotentRequestsTest {
         final Map<String, IdempotentAnswer> rows = new HashMap<>();
         int finds;
         int claims;
+        /** Runs inside the next claim, as another request arriving while the database works. */
+        Runnable duringClaim;
 
         @Override
-        public synchronized void claim(String id, String requestHash) {
+        public void claim(String id, String requestHash) {
+            Runnable meanwhile = duringClaim;
+            duringClaim = null;
+            if (meanwhile != null) {
+                meanwhile.run();
+            }
+            claimNow(id, requestHash);
+        }
+
+        private synchronized void claimNow(String id, String requestHash) {
             claims++;
             if (rows.containsKey(id)) {
                 throw new EntityExistsException("duplicate key " + id);
@@ -246,5 +257,23 @@ class IdempotentRequestsTest {
 
         assertFalse(rerun.isReplay());
         assertEquals(2, keys.claims);
+    }
+
+    @Test
+    void shouldHandRetriesTheAnswerStoredBeforeTheirLocalFirstClaimedTheKey() throws Exception {
+        // the key's answer is in the database already (answered by another control plane, say), and a
+        // retry arrives here while the first of this control plane is still finding that out
+        keys.rows.put("alice/k1", new IdempotentAnswer("alice/k1", "h", Instant.EPOCH));
+        keys.complete("alice/k1", 201, "{\"id\":\"rt-7\"}");
+        List<CompletableFuture<IdempotentRequests.Outcome<String>>> retry = new ArrayList<>();
+        keys.duringClaim = () -> retry.add(send("h", new CompletableFuture<>()).toCompletableFuture());
+
+        IdempotentRequests.Outcome<String> first = send("h", new CompletableFuture<>()).toCompletableFuture().get();
+
+        assertEquals("{\"id\":\"rt-7\"}", first.replayed().body());
+        assertTrue(retry.get(0).isDone(), "the retry is answered with the first, not after its 60 s deadline");
+        assertEquals("{\"id\":\"rt-7\"}", retry.get(0).get().replayed().body());
+        assertEquals(0, requests.waitingKeys());
+        assertEquals(0, carriedOut.get());
     }
 }
