@@ -3,6 +3,7 @@ package dev.dockyard.application;
 import dev.dockyard.application.idempotency.IdempotencyKeys;
 import dev.dockyard.application.workspaces.Snapshots;
 import dev.dockyard.application.workspaces.Workspaces;
+import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.credentials.Credentials;
 import dev.dockyard.credentials.StoredCredential;
 import dev.dockyard.runtime.provisioning.ProvisioningJournal;
@@ -16,7 +17,8 @@ import java.util.logging.Logger;
 /**
  * What a user keeps under their id besides their account, removed when the user is deleted: an
  * id may be given to a new account later, which must find none of it. Kept workspaces and
- * snapshots (their volumes and images with them), stored credentials, idempotency keys (whose
+ * snapshots (their volumes and images with them), the images labelled as theirs on every node
+ * (their builds, and what a snapshot's removal left), stored credentials, idempotency keys (whose
  * stored answers would otherwise be replayed to the new account) and the history of their ended
  * runtimes. Audit entries stay: they are the record of what was done. A failure of the database
  * ends the deletion (the account stays, its keys refused, and the admin deletes again); a volume
@@ -46,6 +48,9 @@ public class UserRecords {
     @Inject
     ProvisioningJournal journal;
 
+    @Inject
+    BackendNodes nodes;
+
     /** Removes what the class comment lists of {@code userId}'s; their live runtimes must be gone first. */
     public void forget(String userId) {
         for (KeptWorkspace workspace : workspaces.list(userId, false)) {
@@ -68,6 +73,14 @@ public class UserRecords {
         }
         for (StoredCredential credential : credentials.of(userId)) {
             credentials.delete(userId, credential.name());
+        }
+        for (String node : nodes.names()) {
+            try {
+                nodes.images(node).removeOwnedBy(userId);
+            } catch (RuntimeException e) {
+                LOG.warning("The images of deleted user " + userId + " on node " + node + " stay for now: "
+                        + e.getMessage());
+            }
         }
         idempotencyKeys.forgetUser(userId);
         journal.forgetEnded(userId);

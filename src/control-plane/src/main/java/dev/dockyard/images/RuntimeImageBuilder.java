@@ -43,6 +43,16 @@ public interface RuntimeImageBuilder {
     List<ImageInfo> list(String repository);
 
     /**
+     * Removes this node's images labelled as {@code userId}'s ({@code dev.dockyard.owner}: their
+     * builds, a fork's image, what a snapshot's removal left), for a user who is deleted: an id given
+     * to a new account later must own none of them. Returns how many went; an image in use stays
+     * (logged). Nodes that keep no users' images have none.
+     */
+    default int removeOwnedBy(String userId) {
+        return 0;
+    }
+
+    /**
      * Builds {@code context} and applies every one of {@code tags} (full names, repository:tag);
      * reports each line of the build's output to {@code progress}. Returns the image id.
      *

@@ -10,6 +10,9 @@ import dev.dockyard.credentials.CredentialProvider;
 import dev.dockyard.credentials.Credentials;
 import dev.dockyard.credentials.StoredCredential;
 import dev.dockyard.fakes.FakeCredentialStore;
+import dev.dockyard.fakes.FakeImages;
+import dev.dockyard.fakes.FakeNodes;
+import dev.dockyard.images.RuntimeImageBuilder;
 import dev.dockyard.runtime.provisioning.ProvisioningJournal;
 import dev.dockyard.workspace.KeptWorkspace;
 import dev.dockyard.workspace.Snapshot;
@@ -86,6 +89,18 @@ class UserRecordsTest {
                 return 0;
             }
         };
+        records.nodes = new FakeNodes("local", "node2") {
+            @Override
+            public RuntimeImageBuilder images(String node) {
+                return new FakeImages() {
+                    @Override
+                    public int removeOwnedBy(String userId) {
+                        steps.add("remove images of " + userId + " on " + node);
+                        return 1;
+                    }
+                };
+            }
+        };
         kept.add(new KeptWorkspace("ws-alice", "alice", "vol-a", "local", "rt-1", Instant.EPOCH));
         kept.add(new KeptWorkspace("ws-stuck", "alice", "vol-s", "local", "rt-2", Instant.EPOCH));
         kept.add(new KeptWorkspace("ws-bob", "bob", "vol-b", "local", "rt-3", Instant.EPOCH));
@@ -103,6 +118,7 @@ class UserRecordsTest {
         records.forget("alice");
 
         assertEquals(List.of("remove workspace ws-alice", "forget workspace ws-stuck", "remove snapshot snap-alice",
+                "remove images of alice on local", "remove images of alice on node2",
                 "forget idempotency keys of alice", "forget ended runtimes of alice"), steps);
         assertTrue(store.of("alice").isEmpty(), "a new alice finds no credentials");
         assertEquals(List.of("github"), store.of("bob").stream().map(StoredCredential::name).toList());

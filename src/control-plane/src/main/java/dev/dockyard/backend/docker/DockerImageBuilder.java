@@ -9,6 +9,7 @@ import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.BuildResponseItem;
 import com.github.dockerjava.api.model.Image;
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.Labels;
 import dev.dockyard.images.BuildContext;
 import dev.dockyard.images.ImageBuildException;
 import dev.dockyard.images.RuntimeImageBuilder;
@@ -29,6 +30,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.logging.Logger;
 import java.util.stream.Stream;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
@@ -39,6 +41,8 @@ import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
  * first, so that the engine reads it at its own pace; never pulls.
  */
 public class DockerImageBuilder implements RuntimeImageBuilder {
+
+    private static final Logger LOG = Logger.getLogger(DockerImageBuilder.class.getName());
 
     private static final int LOG_TAIL = 40;
     private static final long BUILD_TIMEOUT_MINUTES = 30;
@@ -66,6 +70,25 @@ public class DockerImageBuilder implements RuntimeImageBuilder {
             // an engine that does not answer (its socket gone): the node is unavailable, not the image absent
             throw new BackendException("the engine could not be asked for image " + image + ": " + e.getMessage(), e);
         }
+    }
+
+    @Override
+    public int removeOwnedBy(String userId) {
+        int removed = 0;
+        for (Image image : docker.listImagesCmd().withShowAll(true)
+                .withLabelFilter(Map.of(Labels.OWNER, userId)).exec()) {
+            try {
+                docker.removeImageCmd(image.getId()).withForce(true).exec();
+                removed++;
+            } catch (NotFoundException gone) {
+                // removed meanwhile
+            } catch (RuntimeException e) {
+                // a container still runs it: said, since a later account of this id would own it
+                LOG.warning("Could not remove image " + image.getId() + " of deleted user " + userId + ": "
+                        + e.getMessage());
+            }
+        }
+        return removed;
     }
 
     @Override
