@@ -125,11 +125,13 @@ final class EgressRules {
     /** The script that (re)installs the default bridge's rules for open sandboxes. */
     static String applyOpen(String defaultBridge) {
         StringBuilder script = new StringBuilder("set -e\n").append(PICK_IPTABLES);
-        // the one chain of earlier versions, jumped to from both hooks, goes first
+        // the one chain of earlier versions, jumped to from both hooks: this bridge's jumps go first,
+        // the chain itself once no other bridge (another engine's, not applied again yet) jumps to it
         script.append(unjump("DOCKER-USER", defaultBridge, LEGACY_OPEN_CHAIN));
         script.append(unjump("INPUT", defaultBridge, LEGACY_OPEN_CHAIN));
-        script.append("$IPT -F ").append(LEGACY_OPEN_CHAIN).append(" 2>/dev/null || true\n");
-        script.append("$IPT -X ").append(LEGACY_OPEN_CHAIN).append(" 2>/dev/null || true\n");
+        script.append("if $IPT -n -L ").append(LEGACY_OPEN_CHAIN).append(" >/dev/null 2>&1 && ! { $IPT -S DOCKER-USER; ")
+                .append("$IPT -S INPUT; } | grep -q -- '-j ").append(LEGACY_OPEN_CHAIN).append("$'; then $IPT -F ")
+                .append(LEGACY_OPEN_CHAIN).append(" && $IPT -X ").append(LEGACY_OPEN_CHAIN).append("; fi\n");
         for (var chain : Map.of(openForwardChain(defaultBridge), openForwardRules(defaultBridge),
                 openInputChain(defaultBridge), openInputRules()).entrySet()) {
             script.append("$IPT -N ").append(chain.getKey()).append(" 2>/dev/null || $IPT -F ").append(chain.getKey())

@@ -106,7 +106,9 @@ class EgressRulesTest {
         assertTrue(!EgressRules.applyOpen("dy-node2").contains("docker0"));
         // an engine host of an earlier version loses its single chain
         assertTrue(script.contains("$IPT -D DOCKER-USER -i docker0 -j DOCKYARD-OPEN "), script);
-        assertTrue(script.contains("$IPT -X DOCKYARD-OPEN 2>/dev/null || true"), script);
+        assertTrue(script.contains("$IPT -F DOCKYARD-OPEN && $IPT -X DOCKYARD-OPEN; fi"), script);
+        // ... but not while another bridge still jumps to it: flushing it would drop that bridge's refusal
+        assertTrue(script.contains("grep -q -- '-j DOCKYARD-OPEN$'; then"), script);
     }
 
     @Test
