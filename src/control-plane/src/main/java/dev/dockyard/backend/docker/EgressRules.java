@@ -7,7 +7,6 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The packet-filter rules of an {@link EgressPolicy}, as the shell script the egress helper runs
@@ -132,14 +131,23 @@ final class EgressRules {
         script.append("if $IPT -n -L ").append(LEGACY_OPEN_CHAIN).append(" >/dev/null 2>&1 && ! { $IPT -S DOCKER-USER; ")
                 .append("$IPT -S INPUT; } | grep -q -- '-j ").append(LEGACY_OPEN_CHAIN).append("$'; then $IPT -F ")
                 .append(LEGACY_OPEN_CHAIN).append(" && $IPT -X ").append(LEGACY_OPEN_CHAIN).append("; fi\n");
-        for (var chain : Map.of(openForwardChain(defaultBridge), openForwardRules(defaultBridge),
-                openInputChain(defaultBridge), openInputRules()).entrySet()) {
-            script.append("$IPT -N ").append(chain.getKey()).append(" 2>/dev/null || $IPT -F ").append(chain.getKey())
-                    .append('\n');
-            for (String rule : chain.getValue()) {
-                script.append("$IPT -A ").append(chain.getKey()).append(' ').append(rule).append('\n');
-            }
+        // both chains replaced whole in one transaction: control planes sharing an engine (a second one
+        // beside a test server, a restarted one) apply them at once, and a flush and appends of two
+        // scripts interleaved into a chain that refused the answers to the control plane's own calls
+        script.append("case \"$IPT\" in iptables-nft*) RESTORE=\"iptables-nft-restore --noflush\" ;; ")
+                .append("*) RESTORE=\"iptables-legacy-restore --noflush --wait=30\" ;; esac\n");
+        script.append("printf '%s\\n' '*filter'");
+        List<String> chains = List.of(openForwardChain(defaultBridge), openInputChain(defaultBridge));
+        for (String chain : chains) {
+            script.append(" ':").append(chain).append(" - [0:0]'");
         }
+        for (String rule : openForwardRules(defaultBridge)) {
+            script.append(" '-A ").append(chains.get(0)).append(' ').append(rule).append('\'');
+        }
+        for (String rule : openInputRules()) {
+            script.append(" '-A ").append(chains.get(1)).append(' ').append(rule).append('\'');
+        }
+        script.append(" 'COMMIT' | $RESTORE\n");
         script.append(jump("DOCKER-USER", defaultBridge, openForwardChain(defaultBridge)));
         script.append(jump("INPUT", defaultBridge, openInputChain(defaultBridge)));
         return script.toString();

@@ -86,23 +86,27 @@ class EgressRulesTest {
     @Test
     void shouldKeepOpenSandboxesFromLinkLocalTheirNeighboursAndTheHost() {
         String script = EgressRules.applyOpen("docker0");
-        assertTrue(script.contains("$IPT -A DY-OPEN-F-docker0 -d 169.254.0.0/16 -j REJECT"), script);
+        assertTrue(script.contains("'-A DY-OPEN-F-docker0 -d 169.254.0.0/16 -j REJECT"), script);
         // another container on the same bridge: another tenant's sandbox
-        assertTrue(script.contains("$IPT -A DY-OPEN-F-docker0 -o docker0 -p tcp -j REJECT --reject-with tcp-reset"),
+        assertTrue(script.contains("'-A DY-OPEN-F-docker0 -o docker0 -p tcp -j REJECT --reject-with tcp-reset"),
                 script);
-        assertTrue(script.contains("$IPT -A DY-OPEN-F-docker0 -o docker0 -j REJECT"), script);
+        assertTrue(script.contains("'-A DY-OPEN-F-docker0 -o docker0 -j REJECT"), script);
         // the host's own addresses, but DNS
-        assertTrue(script.contains("$IPT -A DY-OPEN-I-docker0 -p udp -m udp --dport 53 -j RETURN"), script);
-        assertTrue(script.contains("$IPT -A DY-OPEN-I-docker0 -p tcp -j REJECT --reject-with tcp-reset"), script);
+        assertTrue(script.contains("'-A DY-OPEN-I-docker0 -p udp -m udp --dport 53 -j RETURN"), script);
+        assertTrue(script.contains("'-A DY-OPEN-I-docker0 -p tcp -j REJECT --reject-with tcp-reset"), script);
         // answers to the control plane's own calls come first in both
-        int established = script.indexOf("$IPT -A DY-OPEN-F-docker0 -m conntrack --ctstate RELATED,ESTABLISHED -j RETURN");
-        assertTrue(established >= 0 && established < script.indexOf("$IPT -A DY-OPEN-F-docker0 -o docker0"), script);
-        assertTrue(script.indexOf("$IPT -A DY-OPEN-I-docker0 -m conntrack --ctstate RELATED,ESTABLISHED -j RETURN")
-                < script.indexOf("$IPT -A DY-OPEN-I-docker0 -p tcp -j REJECT"), script);
+        int established = script.indexOf("'-A DY-OPEN-F-docker0 -m conntrack --ctstate RELATED,ESTABLISHED -j RETURN");
+        assertTrue(established >= 0 && established < script.indexOf("'-A DY-OPEN-F-docker0 -o docker0"), script);
+        assertTrue(script.indexOf("'-A DY-OPEN-I-docker0 -m conntrack --ctstate RELATED,ESTABLISHED -j RETURN")
+                < script.indexOf("'-A DY-OPEN-I-docker0 -p tcp -j REJECT"), script);
+        // each chain replaced whole, in one transaction: two control planes applying at once cannot interleave
+        assertTrue(script.contains("':DY-OPEN-F-docker0 - [0:0]' ':DY-OPEN-I-docker0 - [0:0]'"), script);
+        assertTrue(script.contains("'COMMIT' | $RESTORE"), script);
+        assertTrue(!script.contains("$IPT -A DY-OPEN") && !script.contains("$IPT -F DY-OPEN"), script);
         assertTrue(script.contains("-I DOCKER-USER -i docker0 -j DY-OPEN-F-docker0"), script);
         assertTrue(script.contains("-I INPUT -i docker0 -j DY-OPEN-I-docker0"), script);
         // another engine on the same host has chains of its own
-        assertTrue(EgressRules.applyOpen("dy-node2").contains("$IPT -A DY-OPEN-F-dy-node2 -o dy-node2 -p tcp"));
+        assertTrue(EgressRules.applyOpen("dy-node2").contains("'-A DY-OPEN-F-dy-node2 -o dy-node2 -p tcp"));
         assertTrue(!EgressRules.applyOpen("dy-node2").contains("docker0"));
         // an engine host of an earlier version loses its single chain
         assertTrue(script.contains("$IPT -D DOCKER-USER -i docker0 -j DOCKYARD-OPEN "), script);
