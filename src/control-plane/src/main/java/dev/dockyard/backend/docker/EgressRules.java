@@ -175,11 +175,13 @@ final class EgressRules {
 
     /** The script that prints the rules of the bridge's chains and the jumps to them ({@code iptables -S}). */
     static String list(String bridge) {
-        return PICK_IPTABLES
+        // iptables-nft warns on standard error when the host also has legacy tables: not a rule
+        return PICK_IPTABLES + "{\n"
                 + "$IPT -S DOCKER-USER | grep -- '-i " + bridge + " ' || true\n"
                 + "$IPT -S INPUT | grep -- '-i " + bridge + " ' || true\n"
-                + "$IPT -S " + forwardChain(bridge) + " 2>/dev/null || true\n"
-                + "$IPT -S " + inputChain(bridge) + " 2>/dev/null || true\n";
+                + "$IPT -S " + forwardChain(bridge) + " || true\n"
+                + "$IPT -S " + inputChain(bridge) + " || true\n"
+                + "} 2>/dev/null\n";
     }
 
     /** Inserts the jump first in its chain unless it is there (anywhere) already. */
