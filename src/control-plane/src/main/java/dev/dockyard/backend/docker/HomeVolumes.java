@@ -65,8 +65,7 @@ final class HomeVolumes {
         Map<String, String> options = Map.of();
         if (disks != null) {
             disks.create(volume, sizeMb, spec.user() == null ? "0" : spec.user());
-            // as a workspace disk's (WorkspaceVolumes): lazily made inode tables are left unzeroed
-            options = Map.of("type", "ext4", "device", disks.device(volume).toString(), "o", "noinit_itable");
+            options = disks.volumeOptions(volume);
         }
         try {
             docker.createVolumeCmd().withName(volume).withDriver("local").withDriverOpts(options)

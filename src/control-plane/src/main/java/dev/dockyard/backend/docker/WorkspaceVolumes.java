@@ -94,10 +94,7 @@ final class WorkspaceVolumes {
         Map<String, String> all = new HashMap<>(labels);
         all.put(Labels.WORKSPACE, "true");
         all.put(CREATED_AT, String.valueOf(clock.millis()));
-        Map<String, String> options = disks == null ? Map.of()
-                // noinit_itable: the kernel leaves the lazily made inode tables alone instead of zeroing them,
-                // which would fill the sparse image with tens of MB of zeros per disk
-                : Map.of("type", "ext4", "device", disks.device(volume).toString(), "o", "noinit_itable");
+        Map<String, String> options = disks == null ? Map.of() : disks.volumeOptions(volume);
         try {
             docker.createVolumeCmd().withName(volume).withDriver("local").withDriverOpts(options).withLabels(all).exec();
         } catch (DockerException e) {
