@@ -22,7 +22,7 @@ bash "$root/docker/build-base-image.sh"
 bash "$root/docker/build-sandbox-image.sh" "$root/src/executor/target/executor-bundle"
 
 export WLP_OUTPUT_DIR="$(mktemp -d /tmp/dockyard-bench.XXXXXX)"
-export HTTP_PORT=19280
+export HTTP_PORT=19280 DOCKYARD_PROXY_PORT=20280
 export DOCKYARD_INSTANCE=bench
 # the bench's bursts run a hundred runtimes at once under the admin key
 export DOCKYARD_QUOTA_MAX_RUNTIMES=400 DOCKYARD_QUOTA_MAX_CPUS=400 DOCKYARD_QUOTA_MAX_MEMORY_MB=1000000

@@ -6,6 +6,7 @@
 #   DOCKYARD_BOOTSTRAP_ADMIN_KEY  the admin API key; if unset, one is generated once and kept in
 #                                 ~/.dockyard/admin-key (mode 600)
 #   HTTP_PORT, HTTP_HOST          where the API listens (default 9080 on 127.0.0.1)
+#   DOCKYARD_PROXY_PORT           where runtimes' service URLs are served (default 9081, same host)
 #   DOCKYARD_HOME                 where the server keeps its database and logs (default ~/.dockyard)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -31,5 +32,5 @@ fi
 export DOCKYARD_BOOTSTRAP_ADMIN_KEY
 export WLP_OUTPUT_DIR="$home/server"
 export DOCKYARD_IMAGES_BUNDLE="${DOCKYARD_IMAGES_BUNDLE:-$root/src/executor/target/executor-bundle}"
-echo "[start] control plane on http://${HTTP_HOST:-127.0.0.1}:${HTTP_PORT:-9080}/api/v1 (admin key: $home/admin-key or your DOCKYARD_BOOTSTRAP_ADMIN_KEY)" >&2
+echo "[start] control plane on http://${HTTP_HOST:-127.0.0.1}:${HTTP_PORT:-9080}/api/v1, runtimes' service URLs on port ${DOCKYARD_PROXY_PORT:-9081} (admin key: $home/admin-key or your DOCKYARD_BOOTSTRAP_ADMIN_KEY)" >&2
 exec "$root/src/control-plane/target/liberty/wlp/bin/server" run dockyard

@@ -81,6 +81,7 @@ final class ControlPlaneServer {
                 "dockyard").redirectErrorStream(true);
         builder.environment().put("WLP_OUTPUT_DIR", System.getProperty("dockyard.server-output"));
         builder.environment().put("HTTP_PORT", System.getProperty("dockyard.http-port"));
+        builder.environment().put("DOCKYARD_PROXY_PORT", System.getProperty("dockyard.proxy-port"));
         builder.environment().put("DOCKYARD_BOOTSTRAP_ADMIN_KEY", System.getProperty("dockyard.admin-key"));
         builder.environment().put("DOCKYARD_INSTANCE", System.getProperty("dockyard.instance"));
         builder.environment().put("DOCKYARD_QUOTA_MAX_RUNTIMES", "100");

@@ -296,7 +296,7 @@ class ForeignImageThroughProxyIT {
             assertTrue(refused.getCause() instanceof WebSocketHandshakeException, refused.toString());
             assertEquals(401, ((WebSocketHandshakeException) refused.getCause()).getResponse().statusCode(), health);
         }
-        RawHttp.Answer raw = new RawHttp(URI.create(RuntimeApi.BASE_URL).getPort()).send("GET "
+        RawHttp.Answer raw = new RawHttp(URI.create(url(one)).getPort()).send("GET "
                 + URI.create(url(one)).getRawPath() + "/alive HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
                 + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n",
                 new byte[0]);

@@ -243,6 +243,7 @@ class HighAvailabilityIT {
         Map<String, String> env = builder.environment();
         env.put("WLP_OUTPUT_DIR", server.output().toString());
         env.put("HTTP_PORT", String.valueOf(server.port()));
+        env.put("DOCKYARD_PROXY_PORT", String.valueOf(server.port() + 1000)); // its services' listener
         env.put("DOCKYARD_BOOTSTRAP_ADMIN_KEY", ADMIN_KEY);
         env.put("DOCKYARD_INSTANCE", DEPLOYMENT);
         env.put("DOCKYARD_INSTANCE_ID", server.id());

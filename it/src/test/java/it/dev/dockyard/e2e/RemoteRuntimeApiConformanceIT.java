@@ -337,7 +337,7 @@ class RemoteRuntimeApiConformanceIT {
         assertEquals(0, RuntimeApi.array(none.body()).size(), none.body());
         assertEquals(List.of(), api.listed());
         // an unknown runtime through the proxy
-        assertEquals(404, ThroughUrl.get(RuntimeApi.BASE_URL + "/" + unknownRuntime + "/alive",
+        assertEquals(404, ThroughUrl.get(RuntimeApi.SERVICES_URL + "/" + unknownRuntime + "/alive",
                 "not-a-session-key").statusCode());
     }
 

@@ -38,6 +38,9 @@ final class RuntimeApi {
 
     /** The control plane's base URL; runtime urls are {@code {BASE_URL}/{runtime_id}}. */
     static final String BASE_URL = System.getProperty("dockyard.url", "http://127.0.0.1:19080");
+    /** Where runtimes' service URLs are: the same host, the services' own port (dockyard.proxy.port). */
+    static final String SERVICES_URL = BASE_URL.replaceFirst(":[0-9]+$", ":" + System.getProperty("dockyard.proxy-port",
+            "19081"));
     /** How long a runtime may take to start, resume or stop before a test gives up. */
     static final Duration LIMIT = Duration.ofSeconds(120);
     /** Statuses and pod statuses the contract allows (lower case, as OpenHands compares them). */
@@ -239,7 +242,8 @@ final class RuntimeApi {
 
     /**
      * What every OpenHands client indexes in a runtime object (notes section 3, "Return one shape from all of these
-     * endpoints"): runtime_id, session_id, url = {dockyard.url}/{runtime_id} without a trailing slash, a string
+     * endpoints"): runtime_id, session_id, url = {services' origin}/{runtime_id} without a trailing slash (never on
+     * the API's origin), a string
      * session_api_key, lower-case status and pod_status strings, restart_count, restart_reasons, work_hosts
      * {"{url}/work-1": 12000, "{url}/work-2": 12001}, image.
      */
@@ -249,7 +253,7 @@ final class RuntimeApi {
         assertFalse(runtimeId.isBlank(), text);
         assertFalse(runtime.getString("session_id").isBlank(), text);
         String url = runtime.getString("url");
-        assertEquals(BASE_URL + "/" + runtimeId, url, "path mode, no trailing slash: " + text);
+        assertEquals(SERVICES_URL + "/" + runtimeId, url, "path mode on the services' port, no trailing slash: " + text);
         assertFalse(runtime.getString("session_api_key").isBlank(), text);
         assertTrue(STATUSES.contains(runtime.getString("status")), "status: " + text);
         assertTrue(POD_STATUSES.contains(runtime.getString("pod_status")), "pod_status: " + text);

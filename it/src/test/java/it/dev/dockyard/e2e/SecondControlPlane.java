@@ -74,6 +74,7 @@ final class SecondControlPlane {
         Map<String, String> env = builder.environment();
         env.put("WLP_OUTPUT_DIR", output().toString());
         env.put("HTTP_PORT", String.valueOf(port));
+        env.put("DOCKYARD_PROXY_PORT", String.valueOf(port + 1000)); // its services' listener
         env.put("DOCKYARD_BOOTSTRAP_ADMIN_KEY", ADMIN_KEY);
         env.put("DOCKYARD_INSTANCE", instance);
         env.put("DOCKYARD_NODES", "local");

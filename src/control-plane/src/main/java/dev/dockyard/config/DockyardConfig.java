@@ -1,5 +1,6 @@
 package dev.dockyard.config;
 
+import dev.dockyard.runtime.ServiceUrls;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -132,6 +133,23 @@ public class DockyardConfig {
     Optional<List<String>> allowedTokenHosts;
 
     /** The Remote Runtime API's ports inside an image running its own server (OpenHands' agent server's). */
+    @Inject
+    @ConfigProperty(name = "dockyard.proxy.port", defaultValue = "9081")
+    int proxyPort;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.proxy.mode", defaultValue = "path")
+    String proxyMode;
+
+    @Inject
+    @ConfigProperty(name = "dockyard.proxy.public-url")
+    Optional<String> proxyPublicUrl;
+
+    /** The setting's name before the services had a port of their own; it meant the same. */
+    @Inject
+    @ConfigProperty(name = "dockyard.public-url")
+    Optional<String> legacyPublicUrl;
+
     @Inject
     @ConfigProperty(name = "dockyard.runtime-api.agent-port", defaultValue = "60000")
     int runtimeApiAgentPort;
@@ -371,6 +389,17 @@ public class DockyardConfig {
             // the fallback below
         }
         return build.getProperty("version", "0").replace("-SNAPSHOT", "");
+    }
+
+    /**
+     * The public base of runtimes' service URLs ({@link ServiceUrls}) for a client that reached the
+     * API with this scheme and host: the services' port on the same host, in the configured mode,
+     * unless dockyard.proxy.public-url names where clients reach it.
+     */
+    public String servicesBase(String scheme, String host) {
+        String configured = proxyPublicUrl.or(() -> legacyPublicUrl).map(String::strip).filter(u -> !u.isEmpty())
+                .orElse(null);
+        return ServiceUrls.publicBase(ServiceUrls.Mode.of(proxyMode), configured, scheme, host, proxyPort);
     }
 
     public int executorPort() {

@@ -6,7 +6,8 @@ import java.util.Optional;
 /**
  * Whether a request to a service URL goes through, decided in a fixed order: an unknown runtime is a
  * 404; then the key (401 without it, except the main service's health probes, and never for an
- * upgrade: a tunnel to a health path is a tunnel to the sandbox's port all the same); a service the runtime
+ * upgrade: a tunnel to a health path is a tunnel to the sandbox's port all the same; the proxy's
+ * cookie counts for GET and HEAD only); a service the runtime
  * does not have is a 404; a paused runtime a 503 (OpenHands clients resume it and retry); one that
  * is not ready a 502 (they treat it as disconnected). Checking the key before the state keeps a
  * runtime's state from anyone without its key.
@@ -46,6 +47,12 @@ public sealed interface Admission {
         }
         ProxyTarget target = found.get();
         Optional<ProxyAuthentication.Source> source = ProxyAuthentication.authenticate(presented, target.publicKey());
+        if (source.isPresent() && source.get() == ProxyAuthentication.Source.COOKIE
+                && !ProxyAuthentication.COOKIE_METHODS.contains(method)) {
+            // a page elsewhere can make the browser send the cookie with a form's POST; never the header
+            return new Refused(401, "The session cookie signs in GET and HEAD requests only: send the key in "
+                    + ProxyAuthentication.HEADER);
+        }
         if (source.isEmpty() && (upgrade || !route.isHealthProbe(method))) {
             return new Refused(401, "Invalid or missing session API key");
         }

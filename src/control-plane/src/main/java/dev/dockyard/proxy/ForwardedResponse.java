@@ -20,16 +20,92 @@ public final class ForwardedResponse {
     }
 
     /**
-     * @param service    the service's address (where the proxy sent the request)
-     * @param publicRoot the service's public root path: context path and the stripped prefix
+     * The service's headers as the client gets them. Besides the rewriting above: every cookie the
+     * service sets stays within the runtime ({@link #scopedCookie}); the browser never guesses a type
+     * the service did not name ({@code X-Content-Type-Options: nosniff}, the service's own value
+     * replaced); and the proxy's Content-Security-Policy, when there is one, is added beside any the
+     * service sends (a browser enforces every policy it is given, so a service cannot lift it).
+     *
+     * @param service               the service's address (where the proxy sent the request)
+     * @param publicRoot            the service's public root path: context path and the stripped prefix
+     * @param cookieRoot            the path every cookie of the runtime must stay under
+     * @param contentSecurityPolicy the proxy's policy for what it serves, or null (or blank) for none
      */
-    public static List<Header> headers(List<Header> fromService, ProxyTarget target, URI service, String publicRoot) {
+    public static List<Header> headers(List<Header> fromService, ProxyTarget target, URI service, String publicRoot,
+                                       String cookieRoot, String contentSecurityPolicy) {
         List<Header> out = new ArrayList<>();
         for (Header h : HopByHop.strip(fromService)) {
+            if (h.is(NOSNIFF.name())) {
+                continue;
+            }
             String value = h.is("Location") ? location(h.value(), service, publicRoot) : h.value();
+            if (h.is("Set-Cookie")) {
+                value = scopedCookie(value, cookieRoot);
+                if (value == null) {
+                    continue;
+                }
+            }
             out.add(new Header(h.name(), withoutInternalKey(value, target)));
         }
+        out.add(NOSNIFF);
+        if (contentSecurityPolicy != null && !contentSecurityPolicy.isBlank()) {
+            out.add(new Header("Content-Security-Policy", contentSecurityPolicy.strip()));
+        }
         return out;
+    }
+
+    private static final Header NOSNIFF = new Header("X-Content-Type-Options", "nosniff");
+
+    /**
+     * A service's {@code Set-Cookie} kept within its runtime: no {@code Domain} (the cookie belongs to
+     * the host the browser asked, never to a parent domain shared with other runtimes or the
+     * console), and a {@code Path} under {@code root} (one outside it, or none, becomes {@code root}).
+     * A cookie named like the proxy's own is dropped: a service may not sign its visitors in or out.
+     *
+     * @return the value to send, or null to send none
+     */
+    static String scopedCookie(String value, String root) {
+        String[] parts = value.split(";");
+        String pair = parts[0].trim();
+        int eq = pair.indexOf('=');
+        String name = (eq < 0 ? pair : pair.substring(0, eq)).trim();
+        if (name.equalsIgnoreCase(ProxyAuthentication.COOKIE)) {
+            return null;
+        }
+        StringBuilder out = new StringBuilder(pair);
+        boolean pathSeen = false;
+        for (int i = 1; i < parts.length; i++) {
+            String attribute = parts[i].trim();
+            if (attribute.isEmpty()) {
+                continue;
+            }
+            int aeq = attribute.indexOf('=');
+            String attributeName = (aeq < 0 ? attribute : attribute.substring(0, aeq)).trim().toLowerCase(Locale.ROOT);
+            if (attributeName.equals("domain")) {
+                continue;
+            }
+            if (attributeName.equals("path")) {
+                if (pathSeen) {
+                    continue;
+                }
+                pathSeen = true;
+                String path = aeq < 0 ? "" : attribute.substring(aeq + 1).trim();
+                attribute = "Path=" + (within(path, root) ? path : root);
+            }
+            out.append("; ").append(attribute);
+        }
+        if (!pathSeen) {
+            out.append("; Path=").append(root);
+        }
+        return out.toString();
+    }
+
+    private static boolean within(String path, String root) {
+        if (!path.startsWith("/") || path.contains("..") || path.contains("%")) {
+            return false;
+        }
+        String base = root.endsWith("/") ? root : root + "/";
+        return path.equals(root) || path.startsWith(base);
     }
 
     /** The largest body the proxy reads whole to take the internal key out of it. */

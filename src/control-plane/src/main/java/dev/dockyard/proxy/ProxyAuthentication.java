@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Who may use a runtime's service URLs: the holder of its public session key, presented in one of
@@ -19,6 +20,13 @@ public final class ProxyAuthentication {
     public static final String QUERY = "tkn";
     /** The proxy's own cookie; never forwarded to the sandbox. */
     public static final String COOKIE = "dockyard_tkn";
+
+    /**
+     * The methods the cookie signs in. A browser sends the cookie with whatever any page asks of
+     * it, a form's POST included (SameSite=Lax holds it back across sites, not across the ports
+     * and subdomains of one site), so the cookie only opens what a link can: reading pages.
+     */
+    public static final Set<String> COOKIE_METHODS = Set.of("GET", "HEAD");
 
     /** Where the key that matched came from. */
     public enum Source { HEADER, QUERY, COOKIE }
@@ -62,6 +70,23 @@ public final class ProxyAuthentication {
             return false;
         }
         return MessageDigest.isEqual(given.getBytes(StandardCharsets.UTF_8), expected.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Whether a browser's request came from a page of the host it asks ({@code Origin}'s host and
+     * port equal to {@code Host}; the scheme is left out, as a TLS front end changes it), or from no
+     * page at all (no {@code Origin}: not a browser's script).
+     * A WebSocket is not bound by the same-origin policy, so one signed in by the cookie is opened
+     * only from the runtime's own pages: another runtime's page on the same site would otherwise
+     * open it with this runtime's cookie.
+     */
+    public static boolean fromOwnPages(String originHeader, String host) {
+        if (originHeader == null || originHeader.isBlank()) {
+            return true;
+        }
+        String origin = originHeader.strip();
+        int scheme = origin.indexOf("://");
+        return host != null && scheme > 0 && origin.substring(scheme + 3).equalsIgnoreCase(host.strip());
     }
 
     /**

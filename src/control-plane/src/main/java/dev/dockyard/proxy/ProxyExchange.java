@@ -10,9 +10,10 @@ import java.util.List;
  * @param admitted the runtime, the service's address and how the client authenticated
  * @param headers  the client's headers, in order
  * @param origin   where the client reached Dockyard
+ * @param contentSecurityPolicy the proxy's policy added to every answer, or null for none
  */
 public record ProxyExchange(ServiceRoute route, Admission.Admitted admitted, List<Header> headers,
-                            ForwardedRequest.Origin origin) {
+                            ForwardedRequest.Origin origin, String contentSecurityPolicy) {
 
     public ProxyTarget target() {
         return admitted.target();
@@ -45,13 +46,19 @@ public record ProxyExchange(ServiceRoute route, Admission.Admitted admitted, Lis
 
     /** The response headers to give the client. */
     public List<Header> responseHeaders(List<Header> fromService) {
-        return ForwardedResponse.headers(fromService, target(), admitted.service(), publicRoot());
+        return ForwardedResponse.headers(fromService, target(), admitted.service(), publicRoot(), cookieRoot(),
+                contentSecurityPolicy);
+    }
+
+    /** The path every cookie of this runtime is scoped to: its root in path mode, the origin's in subdomain mode. */
+    public String cookieRoot() {
+        return origin.contextPath() + route.runtimeRoot();
     }
 
     /** The cookie that keeps a browser that came with {@code ?tkn=} signed in, or null. */
     public String proxyCookie(boolean secure) {
         return admitted.authenticatedBy().filter(s -> s == ProxyAuthentication.Source.QUERY).isPresent()
-                ? ProxyAuthentication.cookie(target().publicKey(), origin.contextPath() + route.runtimeRoot(), secure)
+                ? ProxyAuthentication.cookie(target().publicKey(), cookieRoot(), secure)
                 : null;
     }
 }

@@ -19,17 +19,35 @@ import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * The entrance of service URLs. A filter on every path rather than a servlet: servlet mappings cannot
- * pick out {@code /rt-<16 hex>/...}, and a catch-all servlet would take the default servlet's place.
- * Every path that is not a runtime's ({@link ServiceRoute}) goes down the chain untouched, and the
- * filter supports async so the JAX-RS resources behind it keep theirs. A runtime's path is answered
- * here: admitted ({@link Admission}) or refused with {@code {"detail": ...}}, then forwarded as HTTP
+ * The entrance of service URLs, on a listener of their own. Liberty listens on two ports: the API's
+ * ({@code http.port}: API, console, Remote Runtime API) and the services' ({@code dockyard.proxy.port}).
+ * What a sandbox serves is never served on the API's origin, where the console keeps its key: on the
+ * API's port a runtime's path is answered 404 with where to go instead, and on the services' port
+ * nothing but runtimes' services is served (404 for any other path). Two ways to name a runtime there:
+ * path mode ({@code http://host:9081/rt-…/...}, the default: one origin for every runtime, so each
+ * answer carries a Content-Security-Policy that puts the page in a sandbox of its own origin, see
+ * {@link #DEFAULT_PATH_MODE_POLICY}) and subdomain mode ({@code http://rt-….domain:9081/...}, an origin
+ * per runtime, {@link ServiceRoute#ofHost}).
+ *
+ * <p>A filter on every path rather than a servlet: servlet mappings cannot pick out
+ * {@code /rt-<16 hex>/...}, and a catch-all servlet would take the default servlet's place. The filter
+ * supports async so the JAX-RS resources behind it keep theirs. A runtime's request is admitted
+ * ({@link Admission}) or refused with {@code {"detail": ...}}, then forwarded as HTTP
  * ({@link HttpForwarding}) or, for an upgrade request, tunnelled ({@link WebSocketTunnels}).
  */
 @WebFilter(filterName = "DockyardServiceProxy", urlPatterns = "/*", asyncSupported = true)
 public class ServiceProxyFilter extends HttpFilter {
 
     private static final Logger LOG = Logger.getLogger(ServiceProxyFilter.class.getName());
+
+    /**
+     * The policy path mode adds to every answer: the page runs in a sandbox with an origin of its
+     * own (no {@code allow-same-origin}), so its scripts cannot read the answers of another
+     * runtime's path on the shared origin, nor its cookies or storage. Scripts, forms, pop-ups and
+     * downloads still work; what needs storage of its own (VS Code) wants subdomain mode.
+     */
+    public static final String DEFAULT_PATH_MODE_POLICY = "sandbox allow-scripts allow-forms allow-popups "
+            + "allow-popups-to-escape-sandbox allow-modals allow-downloads";
 
     @Inject
     ProxyRuntimes runtimes;
@@ -45,6 +63,16 @@ public class ServiceProxyFilter extends HttpFilter {
     @ConfigProperty(name = "dockyard.proxy.trusted-proxies")
     Optional<List<String>> trustedProxySetting;
 
+    /** The port of the services' listener (server.xml's second httpEndpoint). */
+    @Inject
+    @ConfigProperty(name = "dockyard.proxy.port", defaultValue = "9081")
+    int proxyPort;
+
+    /** Path mode's policy; {@code none} for none (an empty value reads as unset). */
+    @Inject
+    @ConfigProperty(name = "dockyard.proxy.content-security-policy", defaultValue = DEFAULT_PATH_MODE_POLICY)
+    String pathModePolicy;
+
     private TrustedProxies trustedProxies = TrustedProxies.NONE;
 
     @PostConstruct
@@ -58,10 +86,24 @@ public class ServiceProxyFilter extends HttpFilter {
             throws IOException, ServletException {
         String uri = request.getRequestURI();
         String contextPath = request.getContextPath();
-        Optional<ServiceRoute> route = uri.startsWith(contextPath)
-                ? ServiceRoute.parse(uri.substring(contextPath.length())) : Optional.empty();
-        if (route.isEmpty() || !runtimes.available()) {
+        String path = uri.startsWith(contextPath) ? uri.substring(contextPath.length()) : null;
+        if (request.getLocalPort() != proxyPort) {
+            if (ServiceRoute.parse(path).isPresent()) {
+                ProxyErrors.write(response, 404, "Runtime services are served on their own port (" + proxyPort
+                        + "), never on the API's: use the url the API gives for the runtime");
+                return;
+            }
             chain.doFilter(request, response);
+            return;
+        }
+        Optional<ServiceRoute> route = ServiceRoute.ofHost(request.getHeader("Host"), path)
+                .or(() -> ServiceRoute.parse(path));
+        if (route.isEmpty()) {
+            ProxyErrors.write(response, 404, "Not a runtime's service URL");
+            return;
+        }
+        if (!runtimes.available()) {
+            ProxyErrors.write(response, 503, "This control plane serves no service URLs");
             return;
         }
         List<Header> headers = headers(request);
@@ -78,20 +120,38 @@ public class ServiceProxyFilter extends HttpFilter {
             ProxyErrors.write(response, 500, "Runtime lookup failed");
             return;
         }
+        boolean upgrade = isUpgrade(request);
         Admission admission = Admission.decide(target, route.get(), request.getMethod(),
                 ProxyAuthentication.Presented.of(headers, request.getQueryString()), asksForUpgrade(headers));
         if (admission instanceof Admission.Refused refused) {
             ProxyErrors.write(response, refused.status(), refused.detail());
             return;
         }
-        ProxyExchange exchange = new ProxyExchange(route.get(), (Admission.Admitted) admission, headers,
+        Admission.Admitted admitted = (Admission.Admitted) admission;
+        if (upgrade && admitted.authenticatedBy().orElse(null) == ProxyAuthentication.Source.COOKIE
+                && !ProxyAuthentication.fromOwnPages(request.getHeader("Origin"), request.getHeader("Host"))) {
+            ProxyErrors.write(response, 403, "A connection signed in by the session cookie must come from the "
+                    + "runtime's own pages: send the key in " + ProxyAuthentication.HEADER);
+            return;
+        }
+        ProxyExchange exchange = new ProxyExchange(route.get(), admitted, headers,
                 new ForwardedRequest.Origin(request.getRemoteAddr(), request.getScheme(), request.getHeader("Host"),
-                        contextPath, trustedProxies.trusts(request.getRemoteAddr())));
-        if (isUpgrade(request)) {
+                        contextPath, trustedProxies.trusts(request.getRemoteAddr())),
+                policyFor(route.get()));
+        if (upgrade) {
             tunnels.open(request, response, exchange);
         } else {
             http.forward(request, response, exchange);
         }
+    }
+
+    /** Path mode's policy (unless set to {@code none}); none in subdomain mode, where the origin is the runtime's. */
+    private String policyFor(ServiceRoute route) {
+        if (route.ownHost() || pathModePolicy == null || pathModePolicy.isBlank()
+                || pathModePolicy.strip().equalsIgnoreCase("none")) {
+            return null;
+        }
+        return pathModePolicy.strip();
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.dockyard.proxy;
 
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -23,10 +24,22 @@ import java.util.regex.Pattern;
  * @param prefix      what was stripped from the path (empty for VS Code): the service's public root
  *                    relative to the context path, sent as {@code X-Forwarded-Prefix}
  * @param forwardPath the path the service sees, never empty
+ * @param ownHost     whether the runtime was named by the request's host ({@link #ofHost}) rather than its path
  */
-public record ServiceRoute(String runtimeId, String service, String prefix, String forwardPath) {
+public record ServiceRoute(String runtimeId, String service, String prefix, String forwardPath, boolean ownHost) {
+
+    /** A route of path mode. */
+    public ServiceRoute(String runtimeId, String service, String prefix, String forwardPath) {
+        this(runtimeId, service, prefix, forwardPath, false);
+    }
 
     private static final Pattern RUNTIME_PATH = Pattern.compile("^/(rt-[0-9a-f]{16})(/.*)?$");
+    /**
+     * Subdomain mode's first label: the runtime, with a service's name and a dash before it for any
+     * service but the main one ({@code vscode-rt-…}, {@code work-1-rt-…}), then a dot, a port or nothing.
+     */
+    private static final Pattern RUNTIME_HOST =
+            Pattern.compile("^(?:(vscode|work-1|work-2)-)?(rt-[0-9a-f]{16})(?:\\.[^:]*)?(?::[0-9]+)?$");
     private static final Set<String> WORKERS = Set.of("work-1", "work-2");
     /** The main service's path that looks like VS Code's (see above). */
     private static final String VSCODE_TOKEN = "/vscode/connection_token";
@@ -58,15 +71,40 @@ public record ServiceRoute(String runtimeId, String service, String prefix, Stri
         return Optional.of(new ServiceRoute(runtimeId, ProxyTarget.MAIN, "/" + runtimeId, orRoot(rest)));
     }
 
+    /**
+     * The route of a request whose {@code Host} names a runtime (subdomain mode:
+     * {@code rt-….sandboxes.example.com}, {@code vscode-rt-…}, {@code work-1-rt-…}), or empty when the
+     * host names none. The whole origin is the runtime's: the path goes to the service as it is, the
+     * runtime's cookies are scoped to {@code /}. The domain after the first label is not checked: any
+     * name that resolves to this listener reaches the runtime it names, and nothing else.
+     *
+     * @param host the {@code Host} header, port and all
+     * @param path the path inside the web application, still percent-encoded
+     */
+    public static Optional<ServiceRoute> ofHost(String host, String path) {
+        if (host == null || path == null) {
+            return Optional.empty();
+        }
+        Matcher m = RUNTIME_HOST.matcher(host.trim().toLowerCase(Locale.ROOT));
+        if (!m.matches()) {
+            return Optional.empty();
+        }
+        String service = m.group(1) == null ? ProxyTarget.MAIN : m.group(1);
+        return Optional.of(new ServiceRoute(m.group(2), service, "", orRoot(path), true));
+    }
+
     /** Whether this is a health probe that needs no key: GET or HEAD of the main service's health paths. */
     public boolean isHealthProbe(String method) {
         return service.equals(ProxyTarget.MAIN) && ("GET".equals(method) || "HEAD".equals(method))
                 && HEALTH_PATHS.contains(forwardPath);
     }
 
-    /** The path the runtime's cookies are scoped to: the runtime's root, whatever the service. */
+    /**
+     * The path the runtime's cookies are scoped to: the runtime's root, whatever the service; the
+     * origin's root when the origin is the runtime's own.
+     */
     public String runtimeRoot() {
-        return "/" + runtimeId;
+        return ownHost ? "/" : "/" + runtimeId;
     }
 
     private static String firstSegment(String rest) {

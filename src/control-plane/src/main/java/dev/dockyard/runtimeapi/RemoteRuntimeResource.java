@@ -46,7 +46,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
@@ -76,10 +75,6 @@ public class RemoteRuntimeResource {
 
     @Inject
     DockyardConfig config;
-
-    @Inject
-    @ConfigProperty(name = "dockyard.public-url")
-    Optional<String> publicUrl;
 
     @Context
     UriInfo uri;
@@ -280,14 +275,15 @@ public class RemoteRuntimeResource {
         return SafeIds.require(id.getString(), "runtime_id");
     }
 
-    /** Where the client reached this control plane, unless dockyard.public-url says otherwise. */
+    /**
+     * The public base of service URLs (see ServiceUrls): the services' own port on the host the
+     * client reached the API at, unless dockyard.proxy.public-url says otherwise.
+     */
     private String base() {
-        String configured = publicUrl.map(String::strip).filter(u -> !u.isEmpty()).orElse(null);
-        if (configured != null) {
-            return configured.endsWith("/") ? configured.substring(0, configured.length() - 1) : configured;
-        }
         URI request = uri.getBaseUri();
-        return request.getScheme() + "://" + request.getRawAuthority();
+        String host = request.getHost();
+        return config.servicesBase(request.getScheme(), host != null && host.contains(":") && !host.startsWith("[")
+                ? "[" + host + "]" : host);
     }
 
     private static Problem.ProblemException notFound(String detail) {

@@ -2,6 +2,7 @@ package dev.dockyard.runtimeapi;
 
 import dev.dockyard.application.remote.RemoteRuntimes;
 import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.ServiceUrls;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
@@ -36,20 +37,21 @@ final class RemoteRuntimeView {
     }
 
     /**
-     * @param base where the client reached this control plane (scheme://host:port): the runtime's
-     *             URL is {@code {base}/{runtime id}} (path mode of OpenHands' _build_service_url)
+     * @param base the public base of service URLs ({@link ServiceUrls}): in path mode the runtime's
+     *             URL is {@code {base}/{runtime id}} (path mode of OpenHands' _build_service_url), in
+     *             subdomain mode a host of its own
      */
     static JsonObject of(SandboxRuntime runtime, String base) {
-        String url = base + "/" + runtime.id();
+        String url = ServiceUrls.runtimeUrl(base, runtime.id());
         Status status = status(runtime);
         JsonObjectBuilder workHosts = Json.createObjectBuilder();
         Integer work1 = runtime.servicePorts().get(RemoteRuntimes.WORK_1);
         Integer work2 = runtime.servicePorts().get(RemoteRuntimes.WORK_2);
         if (work1 != null) {
-            workHosts.add(url + "/" + RemoteRuntimes.WORK_1, work1);
+            workHosts.add(ServiceUrls.serviceUrl(base, runtime.id(), RemoteRuntimes.WORK_1), work1);
         }
         if (work2 != null) {
-            workHosts.add(url + "/" + RemoteRuntimes.WORK_2, work2);
+            workHosts.add(ServiceUrls.serviceUrl(base, runtime.id(), RemoteRuntimes.WORK_2), work2);
         }
         JsonObjectBuilder json = Json.createObjectBuilder()
                 .add("runtime_id", runtime.id())

@@ -124,6 +124,33 @@ class AdmissionTest {
                 ProxyAuthentication.cookie("PUBLIC", "/ctx/" + RID, true));
     }
 
+    @Test
+    void shouldTakeTheCookieForReadingOnly() {
+        Presented cookie = new Presented(null, null, "PUBLIC");
+        assertEquals(Optional.of(Source.COOKIE), admitted("/x", "HEAD", cookie).authenticatedBy());
+        for (String method : new String[] {"POST", "PUT", "PATCH", "DELETE", "OPTIONS", "get"}) {
+            Admission refused = decide(Optional.of(target(ProxyTarget.State.READY)), "/x", method, cookie);
+            assertRefused(401, refused);
+            assertTrue(((Refused) refused).detail().contains("X-Session-API-Key"), refused.toString());
+        }
+        // the header still opens every method, whatever cookie comes along
+        assertEquals(Optional.of(Source.HEADER), admitted("/x", "POST", new Presented("PUBLIC", null, "PUBLIC"))
+                .authenticatedBy());
+        assertEquals(Optional.of(Source.QUERY), admitted("/x", "POST", new Presented(null, "PUBLIC", null))
+                .authenticatedBy());
+    }
+
+    @Test
+    void shouldOpenCookieConnectionsFromTheRuntimesOwnPagesOnly() {
+        assertTrue(ProxyAuthentication.fromOwnPages(null, "rt-1.localhost:9081"));
+        assertTrue(ProxyAuthentication.fromOwnPages("http://rt-1.localhost:9081", "rt-1.localhost:9081"));
+        assertTrue(ProxyAuthentication.fromOwnPages("https://RT-1.localhost:9081", "rt-1.localhost:9081"));
+        assertFalse(ProxyAuthentication.fromOwnPages("http://rt-2.localhost:9081", "rt-1.localhost:9081"));
+        assertFalse(ProxyAuthentication.fromOwnPages("http://127.0.0.1:9080", "127.0.0.1:9081"));
+        assertFalse(ProxyAuthentication.fromOwnPages("null", "127.0.0.1:9081"));
+        assertFalse(ProxyAuthentication.fromOwnPages("http://rt-1.localhost:9081", null));
+    }
+
     private static Admitted admitted(String rest, String method, Presented presented) {
         return assertInstanceOf(Admitted.class, decide(Optional.of(target(ProxyTarget.State.READY)), rest, method, presented));
     }

@@ -21,22 +21,23 @@ class ForwardedResponseTest {
 
     @Test
     void shouldGiveTheClientThePublicKeyWhereTheSandboxSentTheInternalOne() {
-        List<Header> out = ForwardedResponse.headers(List.of(
+        List<Header> out = headers(List.of(
                 new Header("Set-Cookie", "vscode-tkn=INTERNAL; Path=/; HttpOnly"),
                 new Header("Set-Cookie", "other=1"),
-                new Header("X-Token", "Bearer INTERNAL/INTERNAL")), TARGET, SERVICE, "/" + RID);
-        assertEquals(Map.of("set-cookie", List.of("vscode-tkn=PUBLIC; Path=/; HttpOnly", "other=1"),
-                "x-token", List.of("Bearer PUBLIC/PUBLIC")), byName(out));
+                new Header("X-Token", "Bearer INTERNAL/INTERNAL")), "/" + RID);
+        assertEquals(Map.of("set-cookie", List.of("vscode-tkn=PUBLIC; Path=/" + RID + "; HttpOnly",
+                        "other=1; Path=/" + RID), "x-token", List.of("Bearer PUBLIC/PUBLIC"),
+                "x-content-type-options", List.of("nosniff")), byName(out));
     }
 
     @Test
     void shouldDropHopByHopHeadersOfTheResponse() {
-        List<Header> out = ForwardedResponse.headers(List.of(new Header("Connection", "close, X-Hop"),
+        List<Header> out = headers(List.of(new Header("Connection", "close, X-Hop"),
                 new Header("Keep-Alive", "timeout=5"), new Header("Transfer-Encoding", "chunked"),
                 new Header("X-Hop", "1"), new Header("Proxy-Authenticate", "Basic"), new Header("Upgrade", "h2c"),
-                new Header("Content-Type", "text/plain"), new Header("Content-Length", "12")),
-                TARGET, SERVICE, "/" + RID);
-        assertEquals(Map.of("content-type", List.of("text/plain"), "content-length", List.of("12")), byName(out));
+                new Header("Content-Type", "text/plain"), new Header("Content-Length", "12")), "/" + RID);
+        assertEquals(Map.of("content-type", List.of("text/plain"), "content-length", List.of("12"),
+                "x-content-type-options", List.of("nosniff")), byName(out));
     }
 
     @Test
@@ -68,7 +69,44 @@ class ForwardedResponseTest {
         assertSame(none, ForwardedResponse.bodyWithoutInternalKey(none, TARGET));
     }
 
+    @Test
+    void shouldKeepEveryCookieOfTheServiceWithinItsRuntime() {
+        String root = "/" + RID;
+        assertEquals("a=1; Path=" + root, ForwardedResponse.scopedCookie("a=1", root));
+        assertEquals("a=1; Path=" + root + "; HttpOnly", ForwardedResponse.scopedCookie("a=1; Path=/; HttpOnly", root));
+        assertEquals("a=1; Path=" + root, ForwardedResponse.scopedCookie("a=1; Path=/console", root));
+        assertEquals("a=1; Path=" + root, ForwardedResponse.scopedCookie("a=1; path=/rt-0123456789abcdee", root));
+        assertEquals("a=1; Path=" + root, ForwardedResponse.scopedCookie("a=1; Path=" + root + "x", root));
+        assertEquals("a=1; Path=" + root, ForwardedResponse.scopedCookie("a=1; Path=" + root + "/../console", root));
+        assertEquals("a=1; Path=" + root + "/app; Secure",
+                ForwardedResponse.scopedCookie("a=1; Domain=example.com; Path=" + root + "/app; Secure", root));
+        assertEquals("a=1; Path=" + root, ForwardedResponse.scopedCookie("a=1; Path=" + root + "; Path=/", root));
+        // the proxy's own cookie is never the service's to set, in any case
+        assertEquals(null, ForwardedResponse.scopedCookie("dockyard_tkn=x; Path=/", root));
+        assertEquals(null, ForwardedResponse.scopedCookie("DOCKYARD_TKN=x", root));
+        // subdomain mode: the origin is the runtime's, every path is within it, no domain ever
+        assertEquals("a=1; Path=/", ForwardedResponse.scopedCookie("a=1; Domain=.localhost; Path=/", "/"));
+        assertEquals("a=1; Path=/x", ForwardedResponse.scopedCookie("a=1; Path=/x", "/"));
+    }
+
+    @Test
+    void shouldAddThePolicyOfTheProxyBesideTheServicesOwnAndNeverLetTheBrowserSniff() {
+        List<Header> out = ForwardedResponse.headers(List.of(new Header("Content-Type", "text/html"),
+                new Header("Content-Security-Policy", "default-src *"), new Header("X-Content-Type-Options", "off")),
+                TARGET, SERVICE, "/" + RID, "/" + RID, "sandbox allow-scripts");
+        assertEquals(Map.of("content-type", List.of("text/html"),
+                "content-security-policy", List.of("default-src *", "sandbox allow-scripts"),
+                "x-content-type-options", List.of("nosniff")), byName(out));
+        List<Header> none = ForwardedResponse.headers(List.of(new Header("Content-Type", "text/html")),
+                TARGET, SERVICE, "/" + RID, "/" + RID, " ");
+        assertFalse(byName(none).containsKey("content-security-policy"), none.toString());
+    }
+
+    private static List<Header> headers(List<Header> fromService, String publicRoot) {
+        return ForwardedResponse.headers(fromService, TARGET, SERVICE, publicRoot, "/" + RID, null);
+    }
+
     private static String location(String value, String publicRoot) {
-        return ForwardedResponse.headers(List.of(new Header("Location", value)), TARGET, SERVICE, publicRoot).get(0).value();
+        return headers(List.of(new Header("Location", value)), publicRoot).get(0).value();
     }
 }

@@ -68,6 +68,29 @@ class ServiceRouteTest {
         }
     }
 
+    @Test
+    void shouldNameTheRuntimeByTheHostInSubdomainMode() {
+        assertEquals(new ServiceRoute(RID, "main", "", "/api/x", true),
+                ServiceRoute.ofHost(RID + ".localhost:9081", "/api/x").orElseThrow());
+        assertEquals(new ServiceRoute(RID, "main", "", "/", true), ServiceRoute.ofHost(RID, "").orElseThrow());
+        assertEquals(new ServiceRoute(RID, "vscode", "", "/" + RID + "/vscode/", true),
+                ServiceRoute.ofHost("VSCODE-" + RID.toUpperCase().replace("RT-", "rt-") + ".Sandboxes.Example.com",
+                        "/" + RID + "/vscode/").orElseThrow());
+        assertEquals(new ServiceRoute(RID, "work-2", "", "/a%2Fb", true),
+                ServiceRoute.ofHost("work-2-" + RID + ".dy.test:19081", "/a%2Fb").orElseThrow());
+        // the host names the runtime: a path naming another one is only a path
+        assertEquals(new ServiceRoute(RID, "main", "", "/rt-00000000000000b2/x", true),
+                ServiceRoute.ofHost(RID + ".dy.test", "/rt-00000000000000b2/x").orElseThrow());
+        assertEquals("/", ServiceRoute.ofHost(RID + ".dy.test", "/x").orElseThrow().runtimeRoot());
+        assertTrue(ServiceRoute.ofHost(RID + ".dy.test", "/alive").orElseThrow().isHealthProbe("GET"));
+        for (String host : new String[] {"127.0.0.1:9081", "localhost", "dy.test", "x-" + RID + ".dy.test",
+                "work-3-" + RID + ".dy.test", RID + "0.dy.test", "rt-0123.dy.test", "a." + RID + ".dy.test",
+                RID + ".dy.test:x", "[::1]:9081", ""}) {
+            assertEquals(Optional.empty(), ServiceRoute.ofHost(host, "/"), host);
+        }
+        assertEquals(Optional.empty(), ServiceRoute.ofHost(null, "/"));
+    }
+
     private static void assertRoute(String path, String service, String prefix, String forwardPath) {
         ServiceRoute route = ServiceRoute.parse(path).orElseThrow(() -> new AssertionError(path));
         assertEquals(new ServiceRoute(RID, service, prefix, forwardPath), route, path);

@@ -173,7 +173,7 @@ public class RemoteBackend implements RuntimeBackend {
     }
 
     /**
-     * The remote's service URL of the runtime: its proxy takes the executor protocol there. Other
+     * The remote's service URL of the runtime (on its services' port): its proxy takes the executor protocol there. Other
      * ports of the sandbox (the runtime API's work ports) are not published through it: absent.
      */
     @Override
@@ -182,7 +182,8 @@ public class RemoteBackend implements RuntimeBackend {
             throw new BackendException("node '" + settings.node() + "' is a remote Dockyard: only the executor's port "
                     + "is reached there, not " + port);
         }
-        return URI.create(remote.url() + "/" + require(sandboxName));
+        String id = require(sandboxName);
+        return calls.idempotent(() -> remote.serviceUrl(id));
     }
 
     @Override

@@ -27,11 +27,13 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Flow;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -49,6 +51,9 @@ import java.util.function.Supplier;
  * message.
  */
 public class RemoteControlPlane {
+
+    /** Runtimes' service URLs there, by remote id (see {@link #serviceUrl(String)}). */
+    private final Map<String, URI> serviceUrls = new ConcurrentHashMap<>();
 
     static final String API_KEY_HEADER = "X-API-Key";
     static final String IDEMPOTENCY_HEADER = "Idempotency-Key";
@@ -114,7 +119,41 @@ public class RemoteControlPlane {
         JsonObject body = Json.createObjectBuilder().add("image", image).add("session_id", session)
                 .add("session_api_key", serviceKey).build();
         JsonObject started = json(send("POST", "/runtime-api/start", body, session, 200, 201));
-        return read("its started runtime", () -> text(started, "runtime_id"));
+        String id = read("its started runtime", () -> text(started, "runtime_id"));
+        String url = read("its started runtime's url", () -> optionalText(started, "url"));
+        if (url != null) {
+            serviceUrls.put(id, parsedServiceUrl(url));
+        }
+        return id;
+    }
+
+    /**
+     * The runtime's service URL there: the {@code url} its Remote Runtime API gives (on the remote's
+     * own services' port, in whatever mode it serves them), as its start answered or, after this
+     * control plane restarted, as asked once then.
+     */
+    public URI serviceUrl(String id) {
+        URI known = serviceUrls.get(id);
+        if (known != null) {
+            return known;
+        }
+        JsonObject runtime = json(send("GET", "/runtime-api/runtime/" + encode(id), null, null, 200));
+        URI url = parsedServiceUrl(read("the url of runtime " + id, () -> text(runtime, "url")));
+        serviceUrls.put(id, url);
+        return url;
+    }
+
+    private URI parsedServiceUrl(String url) {
+        URI parsed;
+        try {
+            parsed = URI.create(url);
+        } catch (IllegalArgumentException e) {
+            throw new BackendException("remote node '" + settings.node() + "' gave a runtime url that is no URL");
+        }
+        if (parsed.getHost() == null || !("http".equals(parsed.getScheme()) || "https".equals(parsed.getScheme()))) {
+            throw new BackendException("remote node '" + settings.node() + "' gave a runtime url that is not http(s)");
+        }
+        return parsed;
     }
 
     /** The remote runtime of {@code session} (the live one, else its latest), or empty. */
@@ -174,6 +213,7 @@ public class RemoteControlPlane {
     /** Deletes it there (its sandbox and workspace); gone already is fine. */
     public void delete(String id) {
         send("DELETE", "/api/v1/runtimes/" + encode(id), null, null, 204, 404);
+        serviceUrls.remove(id);
     }
 
     /**

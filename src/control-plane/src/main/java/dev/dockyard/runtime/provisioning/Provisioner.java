@@ -28,6 +28,7 @@ import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxProgram;
 import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.ServiceUrls;
 import dev.dockyard.runtime.StatusEvents;
 import dev.dockyard.runtime.executor.ExecutorClient;
 import dev.dockyard.runtime.lifecycle.RuntimeGates;
@@ -428,7 +429,7 @@ public class Provisioner {
                 SandboxProgram p = program.get();
                 Map<String, String> environment = programEnvironment(runtime, p);
                 dormant.initialize(endpoint, warm.sessionKey(), runtime.sessionKey(), environment,
-                        p.publicBase() == null ? null : p.publicBase() + "/" + runtime.id(),
+                        p.publicBase() == null ? null : ServiceUrls.runtimeUrl(p.publicBase(), runtime.id()),
                         config.programSessionKeyVariables());
                 // a restart (an engine's) boots the server from its environment file: from now on the
                 // runtime's own, not dormant, not the init key's (in the background: the answer waits not)
@@ -840,7 +841,7 @@ public class Provisioner {
         environment.put("RUNTIME_ID", runtime.id());
         if (program.publicBase() != null) {
             // OpenHands' servers build their own links from these (VS Code serves under its path)
-            environment.putIfAbsent("RUNTIME_URL", program.publicBase() + "/" + runtime.id());
+            environment.putIfAbsent("RUNTIME_URL", ServiceUrls.runtimeUrl(program.publicBase(), runtime.id()));
             environment.putIfAbsent("OH_VSCODE_BASE_PATH", "/" + runtime.id() + "/vscode");
         }
         return environment;

@@ -74,7 +74,10 @@ class RemoteBackendTest {
             String answer;
             int status = 200;
             switch (exchange.getRequestMethod() + " " + path) {
-                case "POST /runtime-api/start" -> answer = "{\"runtime_id\":\"rt-remote1\",\"url\":\"x\"}";
+                case "POST /runtime-api/start" ->
+                        answer = "{\"runtime_id\":\"rt-remote1\",\"url\":\"http://127.0.0.1:1/rt-remote1\"}";
+                case "GET /runtime-api/runtime/rt-remote1" ->
+                        answer = "{\"runtime_id\":\"rt-remote1\",\"url\":\"http://127.0.0.1:1/rt-remote1\"}";
                 case "GET /runtime-api/sessions/cp-a%3Adockyard-rt-known" -> answer = "{\"runtime_id\":\"rt-remote2\"}";
                 case "GET /runtime-api/sessions/cp-a%3Adockyard-rt-a" -> answer = "{\"runtime_id\":\"rt-remote1\"}";
                 case "GET /runtime-api/registry_prefix" -> answer = "{\"registry_prefix\":\"x\"}";

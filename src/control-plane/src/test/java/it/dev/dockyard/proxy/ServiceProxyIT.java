@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpClient;
@@ -126,9 +127,11 @@ class ServiceProxyIT {
         assertEquals(http.uri().getAuthority(), seen.get("host"));
         assertEquals("127.0.0.1", seen.get("forwarded-for"));
         assertEquals("http", seen.get("forwarded-proto"));
-        assertEquals(base.getAuthority(), seen.get("forwarded-host"));
-        // the sandbox's cookie and header that carried the internal key carry the public one
-        assertEquals(List.of("vscode-tkn=" + PUBLIC_A + "; Path=/; HttpOnly"), r.headers().allValues("Set-Cookie"));
+        assertEquals(proxyAuthority(), seen.get("forwarded-host"));
+        // the sandbox's cookie and header that carried the internal key carry the public one; its cookie
+        // stays within the runtime's path
+        assertEquals(List.of("vscode-tkn=" + PUBLIC_A + "; Path=" + contextPath() + "/" + A + "; HttpOnly"),
+                r.headers().allValues("Set-Cookie"));
         assertEquals(PUBLIC_A, r.headers().firstValue("X-Seen-Key").orElseThrow());
         assertNoInternalKey(r);
 
@@ -150,7 +153,7 @@ class ServiceProxyIT {
         assertEquals("null", seen.get("forwarded"));
         assertEquals("null", seen.get("real-ip"));
         assertEquals("127.0.0.1", seen.get("forwarded-for"), "only the address the proxy saw");
-        assertEquals(base.getAuthority(), seen.get("forwarded-host"));
+        assertEquals(proxyAuthority(), seen.get("forwarded-host"));
     }
 
     @Test
@@ -229,7 +232,8 @@ class ServiceProxyIT {
         assertEquals("/" + A + "/vscode/echo", seen.get("path"));
         assertEquals("tkn=" + INTERNAL_A + "&folder=%2Fworkspace%2Fproject", seen.get("query"));
         assertEquals("vscode-tkn=" + INTERNAL_A, seen.get("cookie"));
-        assertTrue(r.headers().allValues("Set-Cookie").contains("vscode-tkn=" + PUBLIC_A + "; Path=/; HttpOnly"));
+        assertTrue(r.headers().allValues("Set-Cookie").contains("vscode-tkn=" + PUBLIC_A + "; Path=" + contextPath() + "/"
+                + A + "; HttpOnly"), r.headers().map().toString());
         assertNoInternalKey(r);
         assertEquals("/" + A + "/vscode", lines(send(get(A + "/vscode").header("X-Session-API-Key", PUBLIC_A)).body())
                 .get("path"));
@@ -440,6 +444,76 @@ class ServiceProxyIT {
         assertServerNotFound(send(HttpRequest.newBuilder(base.toURI().resolve("rt-00000000000000A1/echo"))));
     }
 
+    @Test
+    void shouldServeRuntimesOnTheirOwnPortAndNothingElseThere() throws Exception {
+        // a runtime's path on the API's port: never served there, whatever key comes along
+        HttpResponse<String> onApi = send(HttpRequest.newBuilder(base.toURI().resolve(A + "/echo"))
+                .header("X-Session-API-Key", PUBLIC_A));
+        assertEquals(404, onApi.statusCode(), onApi.body());
+        assertTrue(onApi.body().contains("their own port (" + proxyPort() + ")"), onApi.body());
+        assertFalse(onApi.body().contains(INTERNAL_A), onApi.body());
+        // the API and the console on the services' port: not there
+        for (String path : new String[] {"api/v1/users/me", "console/", "runtime-api/list", "proxy-test/ping", ""}) {
+            HttpResponse<String> onProxy = send(get(path).header("X-API-Key", "arquillian-admin-key"));
+            assertEquals(404, onProxy.statusCode(), path + ": " + onProxy.body());
+            assertEquals("{\"detail\":\"Not a runtime's service URL\"}", onProxy.body(), path);
+        }
+    }
+
+    @Test
+    void shouldTakeTheCookieForReadingOnly() throws Exception {
+        String cookie = "dockyard_tkn=" + PUBLIC_A;
+        assertStatus(200, send(get(A + "/echo").header("Cookie", cookie)));
+        for (String method : new String[] {"POST", "PUT", "DELETE"}) {
+            HttpResponse<String> r = send(get(A + "/echo").header("Cookie", cookie)
+                    .method(method, HttpRequest.BodyPublishers.ofString("{}")));
+            assertEquals(401, r.statusCode(), method + ": " + r.body());
+        }
+        assertStatus(200, send(get(A + "/echo").header("X-Session-API-Key", PUBLIC_A)
+                .POST(HttpRequest.BodyPublishers.ofString("{}"))));
+        // a WebSocket signed in by the cookie opens from the runtime's own pages only
+        assertEquals(403, handshakeStatus(client.newWebSocketBuilder().header("Cookie", cookie)
+                .header("Origin", "http://" + base.getAuthority()), A + "/work-2/echo"));
+        WebSocket own = client.newWebSocketBuilder().header("Cookie", cookie).header("Origin", "http://" + proxyAuthority())
+                .buildAsync(wsUri(A + "/work-2/echo"), new WebSocket.Listener() {
+                }).get(10, TimeUnit.SECONDS);
+        own.abort();
+    }
+
+    @Test
+    void shouldSendEveryAnswerWithNoSniffingAndPathModesSandboxPolicy() throws Exception {
+        HttpResponse<String> r = send(get(A + "/page").header("X-Session-API-Key", PUBLIC_A));
+        assertEquals(200, r.statusCode(), r.body());
+        assertEquals(List.of("nosniff"), r.headers().allValues("X-Content-Type-Options"));
+        String policy = String.join(", ", r.headers().allValues("Content-Security-Policy"));
+        assertTrue(policy.startsWith("sandbox allow-scripts") && !policy.contains("allow-same-origin"), policy);
+    }
+
+    @Test
+    void shouldNameTheRuntimeByItsHostInSubdomainMode() throws Exception {
+        String host = A + ".dy.test:" + proxyPort();
+        RawAnswer r = raw(host, contextPath() + "/echo?x=1", "X-Session-API-Key: " + PUBLIC_A);
+        assertEquals(200, r.status(), r.toString());
+        Map<String, String> seen = lines(r.body());
+        assertEquals(INTERNAL_A, seen.get("key"));
+        assertEquals("/echo", seen.get("path"));
+        assertEquals(host, seen.get("forwarded-host"));
+        assertTrue(r.headers().contains("set-cookie: vscode-tkn=" + PUBLIC_A + "; path=" + contextPath() + "/; httponly"),
+                r.toString());
+        assertFalse(r.headers().contains("content-security-policy"), "an origin of its own needs no sandbox: " + r);
+        // the host decides: a path naming runtime B under A's host is a path of A's service
+        RawAnswer underA = raw(host, contextPath() + "/" + B + "/echo", "X-Session-API-Key: " + PUBLIC_B);
+        assertEquals(401, underA.status(), underA.toString());
+        // a worker's host, and a key for another runtime
+        RawAnswer worker = raw("work-1-" + A + ".dy.test:" + proxyPort(), contextPath() + "/echo",
+                "X-Session-API-Key: " + PUBLIC_A);
+        assertEquals(200, worker.status(), worker.toString());
+        assertEquals(contextPath().isEmpty() ? "null" : contextPath(), lines(worker.body()).get("prefix"),
+                "nothing of the path was the runtime's");
+        assertEquals(401, raw(B + ".dy.test:" + proxyPort(), contextPath() + "/echo", "X-Session-API-Key: " + PUBLIC_A)
+                .status());
+    }
+
     // --- helpers
 
     private void target(String id, String state, String publicKey, String internalKey, Map<String, URI> services)
@@ -471,12 +545,67 @@ class ServiceProxyIT {
         return fail("no traffic report starting with '" + prefix + "' in " + reports);
     }
 
+    /** A request to the services' port (server.xml of the test server: dockyard.proxy.port). */
     private HttpRequest.Builder get(String pathInContext) throws Exception {
-        return HttpRequest.newBuilder(base.toURI().resolve(pathInContext)).timeout(Duration.ofSeconds(30));
+        return HttpRequest.newBuilder(proxied(pathInContext)).timeout(Duration.ofSeconds(30));
     }
 
     private URI wsUri(String pathInContext) throws Exception {
-        return URI.create(base.toURI().resolve(pathInContext).toString().replaceFirst("^http", "ws"));
+        return URI.create(proxied(pathInContext).toString().replaceFirst("^http", "ws"));
+    }
+
+    private URI proxied(String pathInContext) throws Exception {
+        URI api = base.toURI();
+        return new URI(api.getScheme(), null, api.getHost(), proxyPort(), api.getPath(), null, null).resolve(pathInContext);
+    }
+
+    private static int proxyPort() {
+        return 19181;
+    }
+
+    private String proxyAuthority() {
+        return base.getHost() + ":" + proxyPort();
+    }
+
+    /** An answer read off a raw socket: its status, its header lines in lower case, its body. */
+    record RawAnswer(int status, String headers, String body) {
+    }
+
+    /** A GET with a Host header of the test's choosing (the JDK client sets its own), over a socket. */
+    private RawAnswer raw(String host, String path, String... headerLines) throws IOException {
+        try (Socket socket = new Socket(base.getHost(), proxyPort())) {
+            socket.setSoTimeout(30_000);
+            StringBuilder request = new StringBuilder("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\n");
+            for (String line : headerLines) {
+                request.append(line).append("\r\n");
+            }
+            request.append("Connection: close\r\n\r\n");
+            socket.getOutputStream().write(request.toString().getBytes(StandardCharsets.ISO_8859_1));
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            int end = answer.indexOf("\r\n\r\n");
+            String head = end < 0 ? answer : answer.substring(0, end);
+            String body = end < 0 ? "" : answer.substring(end + 4);
+            if (head.toLowerCase().contains("transfer-encoding: chunked")) {
+                body = unchunked(body);
+            }
+            int status = Integer.parseInt(head.substring(9, 12));
+            return new RawAnswer(status, head.toLowerCase(), body);
+        }
+    }
+
+    private static String unchunked(String chunked) {
+        StringBuilder out = new StringBuilder();
+        int at = 0;
+        while (at < chunked.length()) {
+            int eol = chunked.indexOf("\r\n", at);
+            int size = Integer.parseInt(chunked.substring(at, eol).split(";")[0].trim(), 16);
+            if (size == 0) {
+                break;
+            }
+            out.append(chunked, eol + 2, eol + 2 + size);
+            at = eol + 2 + size + 2;
+        }
+        return out.toString();
     }
 
     private String contextPath() {

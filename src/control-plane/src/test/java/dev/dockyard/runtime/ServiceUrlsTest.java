@@ -1,0 +1,45 @@
+package dev.dockyard.runtime;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import dev.dockyard.runtime.ServiceUrls.Mode;
+import org.junit.jupiter.api.Test;
+
+class ServiceUrlsTest {
+
+    static final String RID = "rt-0123456789abcdef";
+
+    @Test
+    void shouldPutPathModeUrlsOnTheServicesPortOfTheHostTheClientUsed() {
+        String base = ServiceUrls.publicBase(Mode.PATH, null, "http", "127.0.0.1", 9081);
+        assertEquals("http://127.0.0.1:9081", base);
+        assertEquals("http://127.0.0.1:9081/" + RID, ServiceUrls.runtimeUrl(base, RID));
+        assertEquals("http://127.0.0.1:9081/" + RID + "/work-1", ServiceUrls.serviceUrl(base, RID, "work-1"));
+        assertEquals("http://[::1]:9081", ServiceUrls.publicBase(Mode.PATH, " ", "http", "[::1]", 9081));
+    }
+
+    @Test
+    void shouldGiveEveryRuntimeAndServiceAHostOfItsOwnInSubdomainMode() {
+        String base = ServiceUrls.publicBase(Mode.SUBDOMAIN, null, "http", "localhost", 9081);
+        assertEquals("http://{runtime}.localhost:9081", base);
+        assertEquals("http://" + RID + ".localhost:9081", ServiceUrls.runtimeUrl(base, RID));
+        assertEquals("http://vscode-" + RID + ".localhost:9081", ServiceUrls.serviceUrl(base, RID, "vscode"));
+        assertEquals("https://work-2-" + RID + ".sandboxes.example.com", ServiceUrls.serviceUrl(
+                ServiceUrls.publicBase(Mode.SUBDOMAIN, "https://sandboxes.example.com/", "http", "x", 1), RID, "work-2"));
+    }
+
+    @Test
+    void shouldPreferTheConfiguredPublicUrl() {
+        assertEquals("https://sandboxes.example.com",
+                ServiceUrls.publicBase(Mode.PATH, "https://sandboxes.example.com//", "http", "127.0.0.1", 9081));
+    }
+
+    @Test
+    void shouldKnowTheModesByName() {
+        assertEquals(Mode.PATH, Mode.of(null));
+        assertEquals(Mode.PATH, Mode.of(" Path "));
+        assertEquals(Mode.SUBDOMAIN, Mode.of("subdomain"));
+        assertThrows(IllegalArgumentException.class, () -> Mode.of("host"));
+    }
+}
