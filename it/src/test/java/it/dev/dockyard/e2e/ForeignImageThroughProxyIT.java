@@ -270,7 +270,7 @@ class ForeignImageThroughProxyIT {
     @Order(7)
     void shouldEchoWebSocketMessagesBothWays() throws Exception {
         String target = ThroughUrl.webSocketUrl(url(one)) + "/ws";
-        assertEquals(RuntimeApi.BASE_URL.replaceFirst("^http", "ws") + "/" + oneId + "/ws", target);
+        assertEquals(RuntimeApi.SERVICES_URL.replaceFirst("^http", "ws") + "/" + oneId + "/ws", target);
         ThroughUrl.Socket socket = ThroughUrl.Socket.open(target, key(one));
         assertEquals("ready:10001", socket.next(), "a message from the sandbox");
         socket.send("hello");

@@ -62,7 +62,7 @@ class ServiceOriginIT {
         b = started();
         for (Runtime runtime : new Runtime[] {a, b}) {
             execute(runtime, Json.createObjectBuilder().add("action", "run").add("args", Json.createObjectBuilder()
-                    .add("command", "mkdir -p /tmp/site")).build());
+                    .add("command", "mkdir -p /workspace/site")).build());
         }
         serve(b, "secret.txt", SECRET);
         serve(a, "own.txt", "a-own");
@@ -70,7 +70,7 @@ class ServiceOriginIT {
         serve(a, "host.html", probe(b.subdomainUrl("work-1") + "/secret.txt"));
         for (Runtime runtime : new Runtime[] {a, b}) {
             execute(runtime, Json.createObjectBuilder().add("action", "run").add("args", Json.createObjectBuilder()
-                    .add("command", "(nohup python3 -m http.server 12000 --directory /tmp/site >/dev/null 2>&1 &)"))
+                    .add("command", "(nohup python3 -m http.server 12000 --directory /workspace/site >/dev/null 2>&1 &)"))
                     .build());
             Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
                     .until(() -> ThroughUrl.get(runtime.url() + "/work-1/", runtime.key()).statusCode() == 200);
@@ -128,7 +128,7 @@ class ServiceOriginIT {
         assertFalse(seen.getString("other").contains(SECRET), "B's answer read from A's page: " + seen);
         assertTrue(seen.getString("other").startsWith("blocked"), seen.toString());
         // what its own origin serves, the page reads, signed in by its cookie
-        assertEquals("read 200 a-own", seen.getString("own"), seen.toString());
+        assertEquals("read 200 a-own", seen.getString("own").strip(), seen.toString());
     }
 
     private static void signInToTheConsole() {
@@ -212,13 +212,15 @@ class ServiceOriginIT {
     }
 
     private static void serve(Runtime runtime, String name, String content) {
-        execute(runtime, Json.createObjectBuilder().add("action", "write").add("args", Json.createObjectBuilder()
-                .add("path", "/tmp/site/" + name).add("content", content)).build());
+        JsonObject written = execute(runtime, Json.createObjectBuilder().add("action", "write").add("args",
+                Json.createObjectBuilder().add("path", "/workspace/site/" + name).add("content", content)).build());
+        assertEquals("write", written.getString("observation"), written.toString());
     }
 
-    private static void execute(Runtime runtime, JsonObject action) {
+    private static JsonObject execute(Runtime runtime, JsonObject action) {
         HttpResponse<String> answer = ThroughUrl.post(runtime.url() + "/execute_action", runtime.key(),
                 Json.createObjectBuilder().add("action", action).build());
         assertEquals(200, answer.statusCode(), answer.body());
+        return DockyardApi.parse(answer.body());
     }
 }

@@ -2,6 +2,8 @@ package dev.dockyard.config;
 
 import dev.dockyard.runtime.ServiceUrls;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.event.Startup;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
+import java.util.logging.Logger;
 import java.util.stream.Collectors;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -132,7 +135,7 @@ public class DockyardConfig {
     @ConfigProperty(name = "dockyard.credentials.allowed-token-hosts")
     Optional<List<String>> allowedTokenHosts;
 
-    /** The Remote Runtime API's ports inside an image running its own server (OpenHands' agent server's). */
+    /** The services' listener (server.xml's second httpEndpoint): runtimes' service URLs. */
     @Inject
     @ConfigProperty(name = "dockyard.proxy.port", defaultValue = "9081")
     int proxyPort;
@@ -145,11 +148,15 @@ public class DockyardConfig {
     @ConfigProperty(name = "dockyard.proxy.public-url")
     Optional<String> proxyPublicUrl;
 
-    /** The setting's name before the services had a port of their own; it meant the same. */
+    /**
+     * The setting before the services had a port of their own: the API's address, where service
+     * URLs were. No longer read (it would put them back on the API's origin); a warning says so.
+     */
     @Inject
     @ConfigProperty(name = "dockyard.public-url")
     Optional<String> legacyPublicUrl;
 
+    /** The Remote Runtime API's ports inside an image running its own server (OpenHands' agent server's). */
     @Inject
     @ConfigProperty(name = "dockyard.runtime-api.agent-port", defaultValue = "60000")
     int runtimeApiAgentPort;
@@ -397,9 +404,22 @@ public class DockyardConfig {
      * unless dockyard.proxy.public-url names where clients reach it.
      */
     public String servicesBase(String scheme, String host) {
-        String configured = proxyPublicUrl.or(() -> legacyPublicUrl).map(String::strip).filter(u -> !u.isEmpty())
-                .orElse(null);
+        String configured = proxyPublicUrl.map(String::strip).filter(u -> !u.isEmpty()).orElse(null);
         return ServiceUrls.publicBase(ServiceUrls.Mode.of(proxyMode), configured, scheme, host, proxyPort);
+    }
+
+    /**
+     * The services' settings checked when the application starts, so a wrong one stops it with its
+     * name rather than failing every answer that hands out a URL.
+     */
+    void checkServiceSettings(@Observes Startup started) {
+        ServiceUrls.Mode mode = ServiceUrls.Mode.of(proxyMode);
+        proxyPublicUrl.map(String::strip).filter(u -> !u.isEmpty())
+                .ifPresent(url -> ServiceUrls.publicBase(mode, url, "http", "localhost", proxyPort));
+        if (legacyPublicUrl.isPresent()) {
+            Logger.getLogger(DockyardConfig.class.getName()).warning("dockyard.public-url is no longer read: runtimes'"
+                    + " service URLs are on their own port now; set dockyard.proxy.public-url to where clients reach it");
+        }
     }
 
     public int executorPort() {

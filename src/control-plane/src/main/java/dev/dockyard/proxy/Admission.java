@@ -37,17 +37,25 @@ public sealed interface Admission {
         return decide(found, route, method, presented, false);
     }
 
-    /**
-     * @param upgrade whether the request asks for a protocol upgrade (a tunnel): it always needs the key
-     */
+    /** As {@link #decide(Optional, ServiceRoute, String, ProxyAuthentication.Presented, boolean, boolean)}, the cookie for reading only. */
     static Admission decide(Optional<ProxyTarget> found, ServiceRoute route, String method,
                             ProxyAuthentication.Presented presented, boolean upgrade) {
+        return decide(found, route, method, presented, upgrade, false);
+    }
+
+    /**
+     * @param upgrade      whether the request asks for a protocol upgrade (a tunnel): it always needs the key
+     * @param cookieWrites whether the cookie signs in every method: a request the browser says comes from
+     *                     a page of the runtime's own host ({@link ProxyAuthentication#sentByOwnPage})
+     */
+    static Admission decide(Optional<ProxyTarget> found, ServiceRoute route, String method,
+                            ProxyAuthentication.Presented presented, boolean upgrade, boolean cookieWrites) {
         if (found.isEmpty()) {
             return new Refused(404, "Runtime not found");
         }
         ProxyTarget target = found.get();
         Optional<ProxyAuthentication.Source> source = ProxyAuthentication.authenticate(presented, target.publicKey());
-        if (source.isPresent() && source.get() == ProxyAuthentication.Source.COOKIE
+        if (source.isPresent() && source.get() == ProxyAuthentication.Source.COOKIE && !cookieWrites
                 && !ProxyAuthentication.COOKIE_METHODS.contains(method)) {
             // a page elsewhere can make the browser send the cookie with a form's POST; never the header
             return new Refused(401, "The session cookie signs in GET and HEAD requests only: send the key in "

@@ -48,6 +48,11 @@ public final class Cookies {
         return pairs;
     }
 
+    /** The values of every cookie with this name, in order. */
+    public static List<String> values(List<Header> headers, String name) {
+        return parse(headers).stream().filter(p -> p.name().equals(name)).map(Pair::unquoted).toList();
+    }
+
     /** The value of the first cookie with this name. */
     public static Optional<String> value(List<Header> headers, String name) {
         return parse(headers).stream().filter(p -> p.name().equals(name)).map(Pair::unquoted).findFirst();

@@ -60,7 +60,9 @@ public final class ForwardedResponse {
      * A service's {@code Set-Cookie} kept within its runtime: no {@code Domain} (the cookie belongs to
      * the host the browser asked, never to a parent domain shared with other runtimes or the
      * console), and a {@code Path} under {@code root} (one outside it, or none, becomes {@code root}).
-     * A cookie named like the proxy's own is dropped: a service may not sign its visitors in or out.
+     * A cookie named like the proxy's own, or with no name, is dropped: a service may not sign its
+     * visitors in or out. (A {@code __Host-} cookie keeps its rule only in subdomain mode: path mode
+     * rescopes its {@code Path=/}, and the browser then refuses it.)
      *
      * @return the value to send, or null to send none
      */
@@ -69,7 +71,8 @@ public final class ForwardedResponse {
         String pair = parts[0].trim();
         int eq = pair.indexOf('=');
         String name = (eq < 0 ? pair : pair.substring(0, eq)).trim();
-        if (name.equalsIgnoreCase(ProxyAuthentication.COOKIE)) {
+        if (name.isEmpty() || name.equalsIgnoreCase(ProxyAuthentication.COOKIE)) {
+            // a nameless cookie comes back as its value alone: "=dockyard_tkn=…" would be the proxy's
             return null;
         }
         StringBuilder out = new StringBuilder(pair);

@@ -31,19 +31,32 @@ public final class ProxyAuthentication {
     /** Where the key that matched came from. */
     public enum Source { HEADER, QUERY, COOKIE }
 
-    /** The keys a request presents, each null when absent. */
-    public record Presented(String header, String query, String cookie) {
+    /**
+     * The keys a request presents, header and query null when absent. Every {@code dockyard_tkn} the
+     * browser sends is kept: a page of a sibling host (subdomain mode) may set one for the parent
+     * domain, which the browser then sends beside the runtime's own, in either order.
+     */
+    public record Presented(String header, String query, List<String> cookies) {
+
+        public Presented {
+            cookies = cookies == null ? List.of() : List.copyOf(cookies);
+        }
+
+        /** With one cookie, or none when null. */
+        public static Presented one(String header, String query, String cookie) {
+            return new Presented(header, query, cookie == null ? List.<String>of() : List.of(cookie));
+        }
 
         public static Presented of(List<Header> headers, String rawQuery) {
             String header = headers.stream().filter(h -> h.is(HEADER)).map(Header::value).findFirst().orElse(null);
             return new Presented(header, QueryString.value(rawQuery, QUERY).orElse(null),
-                    Cookies.value(headers, COOKIE).orElse(null));
+                    Cookies.values(headers, COOKIE));
         }
 
         @Override
         public String toString() {
-            return "Presented[header=" + (header != null) + ", query=" + (query != null) + ", cookie="
-                    + (cookie != null) + "]"; // never the keys
+            return "Presented[header=" + (header != null) + ", query=" + (query != null) + ", cookies="
+                    + cookies.size() + "]"; // never the keys
         }
     }
 
@@ -58,8 +71,10 @@ public final class ProxyAuthentication {
         if (matches(presented.query(), publicKey)) {
             return Optional.of(Source.QUERY);
         }
-        if (matches(presented.cookie(), publicKey)) {
-            return Optional.of(Source.COOKIE);
+        for (String cookie : presented.cookies()) {
+            if (matches(cookie, publicKey)) {
+                return Optional.of(Source.COOKIE);
+            }
         }
         return Optional.empty();
     }
@@ -80,6 +95,18 @@ public final class ProxyAuthentication {
      * only from the runtime's own pages: another runtime's page on the same site would otherwise
      * open it with this runtime's cookie.
      */
+    /**
+     * Whether a browser says the request comes from a page of the very host it asks: {@code Origin}
+     * equal to it, or {@code Sec-Fetch-Site: same-origin} (headers no page's script can set). Only
+     * then does the cookie sign in what changes state, and only where the host is the runtime's own
+     * (subdomain mode): on path mode's shared origin every runtime's page is "same origin".
+     */
+    public static boolean sentByOwnPage(String originHeader, String secFetchSite, String host) {
+        boolean origin = originHeader != null && !originHeader.isBlank() && fromOwnPages(originHeader, host);
+        return origin || (secFetchSite != null && secFetchSite.strip().equalsIgnoreCase("same-origin")
+                && (originHeader == null || originHeader.isBlank()));
+    }
+
     public static boolean fromOwnPages(String originHeader, String host) {
         if (originHeader == null || originHeader.isBlank()) {
             return true;

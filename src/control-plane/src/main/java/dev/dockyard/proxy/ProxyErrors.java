@@ -18,6 +18,7 @@ final class ProxyErrors {
         response.reset();
         response.setStatus(status);
         response.setContentType("application/json");
+        response.setHeader("X-Content-Type-Options", "nosniff");
         response.setCharacterEncoding("UTF-8");
         byte[] body = Json.createObjectBuilder().add("detail", detail).build().toString()
                 .getBytes(StandardCharsets.UTF_8);

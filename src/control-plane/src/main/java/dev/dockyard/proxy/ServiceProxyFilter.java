@@ -121,8 +121,12 @@ public class ServiceProxyFilter extends HttpFilter {
             return;
         }
         boolean upgrade = isUpgrade(request);
+        // the cookie signs in writes only from the runtime's own pages, where the origin is the runtime's own
+        boolean cookieWrites = route.get().ownHost() && ProxyAuthentication.sentByOwnPage(request.getHeader("Origin"),
+                request.getHeader("Sec-Fetch-Site"), request.getHeader("Host"));
         Admission admission = Admission.decide(target, route.get(), request.getMethod(),
-                ProxyAuthentication.Presented.of(headers, request.getQueryString()), asksForUpgrade(headers));
+                ProxyAuthentication.Presented.of(headers, request.getQueryString()), asksForUpgrade(headers),
+                cookieWrites);
         if (admission instanceof Admission.Refused refused) {
             ProxyErrors.write(response, refused.status(), refused.detail());
             return;

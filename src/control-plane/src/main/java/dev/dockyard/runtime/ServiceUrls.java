@@ -1,5 +1,7 @@
 package dev.dockyard.runtime;
 
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.util.Locale;
 
 /**
@@ -45,26 +47,71 @@ public final class ServiceUrls {
      *
      * @param configured dockyard.proxy.public-url, or null: where clients reach the listener from
      *                   outside (a front end's {@code https://sandboxes.example.com}); in subdomain
-     *                   mode its host is the domain runtimes' hosts go under
+     *                   mode its host is the domain runtimes' hosts go under, and it has no path
      * @param scheme     the scheme the client used for the API, when nothing is configured
      * @param host       the host the client used for the API (without port; IPv6 in brackets)
      * @param port       the services' port, when nothing is configured
+     * @throws IllegalStateException when the configured URL is not an http(s) URL with a host, or has
+     *                               a path in subdomain mode
      */
     public static String publicBase(Mode mode, String configured, String scheme, String host, int port) {
-        String base;
         if (configured != null && !configured.isBlank()) {
-            base = configured.strip();
-            while (base.endsWith("/")) {
-                base = base.substring(0, base.length() - 1);
-            }
-        } else {
-            base = scheme + "://" + host + ":" + port;
+            URI url = configuredUrl(configured.strip(), mode);
+            String base = url.getScheme() + "://" + url.getRawAuthority() + stripped(url.getRawPath());
+            return mode == Mode.PATH ? base : url.getScheme() + "://" + RUNTIME + "." + url.getRawAuthority();
         }
         if (mode == Mode.PATH) {
-            return base;
+            return scheme + "://" + host + ":" + port;
         }
-        int authority = base.indexOf("://") + 3;
-        return base.substring(0, authority) + RUNTIME + "." + base.substring(authority);
+        if (isLoopback(host)) {
+            // browsers resolve *.localhost to the loopback themselves
+            return scheme + "://" + RUNTIME + ".localhost:" + port;
+        }
+        if (isAddress(host)) {
+            // no host of its own can go under an address: path mode there
+            return scheme + "://" + host + ":" + port;
+        }
+        return scheme + "://" + RUNTIME + "." + host + ":" + port;
+    }
+
+    private static URI configuredUrl(String configured, Mode mode) {
+        URI url;
+        try {
+            url = new URI(configured);
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException("dockyard.proxy.public-url: '" + configured + "' is not a URL");
+        }
+        if (url.getHost() == null || !("http".equalsIgnoreCase(url.getScheme()) || "https".equalsIgnoreCase(url.getScheme()))
+                || url.getRawQuery() != null || url.getRawFragment() != null) {
+            throw new IllegalStateException("dockyard.proxy.public-url: '" + configured
+                    + "' must be http(s)://host[:port][/path]");
+        }
+        if (mode == Mode.SUBDOMAIN && !stripped(url.getRawPath()).isEmpty()) {
+            throw new IllegalStateException("dockyard.proxy.public-url: '" + configured + "' has a path; in subdomain "
+                    + "mode runtimes are hosts under its host, at their root");
+        }
+        if (mode == Mode.SUBDOMAIN && isAddress(url.getHost())) {
+            throw new IllegalStateException("dockyard.proxy.public-url: '" + configured + "' is an address; subdomain "
+                    + "mode needs a domain name runtimes' hosts can go under");
+        }
+        return url;
+    }
+
+    private static String stripped(String path) {
+        String p = path == null ? "" : path;
+        while (p.endsWith("/")) {
+            p = p.substring(0, p.length() - 1);
+        }
+        return p;
+    }
+
+    private static boolean isLoopback(String host) {
+        String h = host.toLowerCase(Locale.ROOT);
+        return h.equals("localhost") || h.startsWith("127.") || h.equals("[::1]") || h.equals("::1");
+    }
+
+    private static boolean isAddress(String host) {
+        return host.startsWith("[") || host.contains(":") || host.matches("[0-9.]+");
     }
 
     /** The runtime's URL: its main service. */

@@ -126,6 +126,29 @@ class KubernetesManifestsTest {
     }
 
     @Test
+    void shouldServeRuntimesServiceUrlsOnAPortOfTheirOwnThatTheServiceAndTheConfigMapName() throws IOException {
+        Container container = container();
+        ContainerPort services = container.getPorts().stream().filter(p -> "services".equals(p.getName())).findFirst()
+                .orElseThrow(() -> new AssertionError("no container port named services"));
+        String dockerfile = dockerfile();
+        Matcher m = Pattern.compile("<variable name=\"dockyard.proxy.port\" defaultValue=\"(\\d+)\"/>")
+                .matcher(Files.readString(ROOT.resolve("server.xml")));
+        assertTrue(m.find(), "server.xml names no default dockyard.proxy.port");
+        assertEquals(Integer.parseInt(m.group(1)), services.getContainerPort());
+        assertEquals(Integer.toString(services.getContainerPort()), env(dockerfile, "DOCKYARD_PROXY_PORT"));
+        assertTrue(dockerfile.matches("(?s).*EXPOSE [0-9 ]*\\b" + services.getContainerPort() + "\\b.*"),
+                "the image exposes the services' port");
+        Service service = load("service.yaml");
+        ServicePort exposed = service.getSpec().getPorts().stream().filter(p -> "services".equals(p.getName()))
+                .findFirst().orElseThrow(() -> new AssertionError("the Service has no services port"));
+        assertEquals("services", exposed.getTargetPort().getStrVal());
+        Map<String, String> data = ((ConfigMap) load("configmap.yaml")).getData();
+        assertFalse(data.containsKey("dockyard.public-url"), "the old name pointed at the API's port");
+        assertTrue(data.get("dockyard.proxy.public-url").endsWith(":" + exposed.getPort()),
+                "service URLs point at the Service's services port: " + data.get("dockyard.proxy.public-url"));
+    }
+
+    @Test
     void shouldProbeMicroProfileHealthOnTheNamedHttpPort() throws IOException {
         Container container = container();
         assertProbe(container.getStartupProbe(), "/health/started");

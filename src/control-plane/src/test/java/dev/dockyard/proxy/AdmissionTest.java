@@ -25,16 +25,16 @@ class AdmissionTest {
         return new ProxyTarget(RID, "u1", state, "PUBLIC", "INTERNAL", Map.of("main", MAIN, "vscode", VSCODE));
     }
 
-    static final Presented WITH_HEADER = new Presented("PUBLIC", null, null);
-    static final Presented NOTHING = new Presented(null, null, null);
+    static final Presented WITH_HEADER = Presented.one("PUBLIC", null, null);
+    static final Presented NOTHING = Presented.one(null, null, null);
 
     @Test
     void shouldAdmitTheHolderOfThePublicKeyWhereverItPresentsIt() {
         assertEquals(Optional.of(Source.HEADER), admitted("/x", "GET", WITH_HEADER).authenticatedBy());
-        assertEquals(Optional.of(Source.QUERY), admitted("/x", "GET", new Presented(null, "PUBLIC", null)).authenticatedBy());
-        assertEquals(Optional.of(Source.COOKIE), admitted("/x", "GET", new Presented(null, null, "PUBLIC")).authenticatedBy());
+        assertEquals(Optional.of(Source.QUERY), admitted("/x", "GET", Presented.one(null, "PUBLIC", null)).authenticatedBy());
+        assertEquals(Optional.of(Source.COOKIE), admitted("/x", "GET", Presented.one(null, null, "PUBLIC")).authenticatedBy());
         // any one right place is enough, the header first
-        assertEquals(Optional.of(Source.QUERY), admitted("/x", "GET", new Presented("wrong", "PUBLIC", "old")).authenticatedBy());
+        assertEquals(Optional.of(Source.QUERY), admitted("/x", "GET", Presented.one("wrong", "PUBLIC", "old")).authenticatedBy());
         Admitted a = admitted("/vscode/x", "POST", WITH_HEADER);
         assertEquals(VSCODE, a.service());
         assertTrue(a.authenticated());
@@ -42,9 +42,9 @@ class AdmissionTest {
 
     @Test
     void shouldRefuseMissingAndWrongKeys() {
-        for (Presented p : List.of(NOTHING, new Presented("public", null, null), new Presented("PUBLIC ", null, null),
-                new Presented("PUBLI", null, null), new Presented("INTERNAL", "INTERNAL", "INTERNAL"),
-                new Presented("", "", ""))) {
+        for (Presented p : List.of(NOTHING, Presented.one("public", null, null), Presented.one("PUBLIC ", null, null),
+                Presented.one("PUBLI", null, null), Presented.one("INTERNAL", "INTERNAL", "INTERNAL"),
+                Presented.one("", "", ""))) {
             assertRefused(401, decide(Optional.of(target(ProxyTarget.State.READY)), "/x", "GET", p));
         }
     }
@@ -53,7 +53,7 @@ class AdmissionTest {
     void shouldLetHealthProbesOfTheMainServiceInWithoutAKey() {
         Admitted a = admitted("/alive", "GET", NOTHING);
         assertFalse(a.authenticated());
-        assertFalse(admitted("/server_info", "HEAD", new Presented("wrong", null, null)).authenticated());
+        assertFalse(admitted("/server_info", "HEAD", Presented.one("wrong", null, null)).authenticated());
         assertTrue(admitted("/ready", "GET", WITH_HEADER).authenticated());
         assertRefused(401, decide(Optional.of(target(ProxyTarget.State.READY)), "/alive", "POST", NOTHING));
         assertRefused(401, decide(Optional.of(target(ProxyTarget.State.READY)), "/vscode/alive", "GET", NOTHING));
@@ -66,7 +66,7 @@ class AdmissionTest {
                 assertRefused(401, Admission.decide(Optional.of(target(ProxyTarget.State.READY)), route(path), method,
                         NOTHING, true));
                 assertRefused(401, Admission.decide(Optional.of(target(ProxyTarget.State.READY)), route(path), method,
-                        new Presented("wrong", null, null), true));
+                        Presented.one("wrong", null, null), true));
             }
         }
         // with the key an upgrade is admitted like anything else
@@ -104,14 +104,14 @@ class AdmissionTest {
     @Test
     void shouldMatchNothingWithAnEmptyKey() {
         ProxyTarget keyless = new ProxyTarget(RID, "u1", ProxyTarget.State.READY, "", "INTERNAL", Map.of("main", MAIN));
-        assertRefused(401, Admission.decide(Optional.of(keyless), route("/x"), "GET", new Presented("", "", "")));
+        assertRefused(401, Admission.decide(Optional.of(keyless), route("/x"), "GET", Presented.one("", "", "")));
     }
 
     @Test
     void shouldReadTheKeysFromHeaderQueryAndCookie() {
         Presented p = Presented.of(List.of(new Header("x-session-api-key", "H"),
                 new Header("Cookie", "a=1; dockyard_tkn=C; b=2")), "x=1&tkn=Q%3D&y");
-        assertEquals(new Presented("H", "Q=", "C"), p);
+        assertEquals(Presented.one("H", "Q=", "C"), p);
         assertEquals(NOTHING, Presented.of(List.of(new Header("Cookie", "vscode-tkn=V")), null));
         assertFalse(p.toString().contains("Q="), "the keys stay out of logs: " + p);
     }
@@ -126,18 +126,41 @@ class AdmissionTest {
 
     @Test
     void shouldTakeTheCookieForReadingOnly() {
-        Presented cookie = new Presented(null, null, "PUBLIC");
+        Presented cookie = Presented.one(null, null, "PUBLIC");
         assertEquals(Optional.of(Source.COOKIE), admitted("/x", "HEAD", cookie).authenticatedBy());
         for (String method : new String[] {"POST", "PUT", "PATCH", "DELETE", "OPTIONS", "get"}) {
             Admission refused = decide(Optional.of(target(ProxyTarget.State.READY)), "/x", method, cookie);
             assertRefused(401, refused);
             assertTrue(((Refused) refused).detail().contains("X-Session-API-Key"), refused.toString());
         }
+        // from a page of the runtime's own host (subdomain mode), the cookie signs in writes too
+        assertEquals(Optional.of(Source.COOKIE), assertInstanceOf(Admitted.class, Admission.decide(
+                Optional.of(target(ProxyTarget.State.READY)), route("/x"), "POST", cookie, false, true)).authenticatedBy());
         // the header still opens every method, whatever cookie comes along
-        assertEquals(Optional.of(Source.HEADER), admitted("/x", "POST", new Presented("PUBLIC", null, "PUBLIC"))
+        assertEquals(Optional.of(Source.HEADER), admitted("/x", "POST", Presented.one("PUBLIC", null, "PUBLIC"))
                 .authenticatedBy());
-        assertEquals(Optional.of(Source.QUERY), admitted("/x", "POST", new Presented(null, "PUBLIC", null))
+        assertEquals(Optional.of(Source.QUERY), admitted("/x", "POST", Presented.one(null, "PUBLIC", null))
                 .authenticatedBy());
+    }
+
+    @Test
+    void shouldFindTheRuntimesCookieAmongOnesASiblingHostTossedIn() {
+        Presented tossed = Presented.of(List.of(new Header("Cookie", "dockyard_tkn=planted; dockyard_tkn=PUBLIC")), null);
+        assertEquals(List.of("planted", "PUBLIC"), tossed.cookies());
+        assertEquals(Optional.of(Source.COOKIE), admitted("/x", "GET", tossed).authenticatedBy());
+        assertRefused(401, decide(Optional.of(target(ProxyTarget.State.READY)), "/x", "GET",
+                new Presented(null, null, List.of("planted", "other"))));
+    }
+
+    @Test
+    void shouldTellAPageOfTheRuntimesOwnHostFromAnyOther() {
+        String host = "work-1-rt-1.localhost:9081";
+        assertTrue(ProxyAuthentication.sentByOwnPage("http://" + host, null, host));
+        assertTrue(ProxyAuthentication.sentByOwnPage(null, "same-origin", host));
+        assertFalse(ProxyAuthentication.sentByOwnPage(null, null, host), "no word from the browser");
+        assertFalse(ProxyAuthentication.sentByOwnPage(null, "same-site", host));
+        assertFalse(ProxyAuthentication.sentByOwnPage("http://rt-1.localhost:9081", "same-origin", host));
+        assertFalse(ProxyAuthentication.sentByOwnPage("null", "same-origin", host));
     }
 
     @Test

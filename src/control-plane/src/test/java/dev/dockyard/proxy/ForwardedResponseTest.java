@@ -84,6 +84,8 @@ class ForwardedResponseTest {
         // the proxy's own cookie is never the service's to set, in any case
         assertEquals(null, ForwardedResponse.scopedCookie("dockyard_tkn=x; Path=/", root));
         assertEquals(null, ForwardedResponse.scopedCookie("DOCKYARD_TKN=x", root));
+        assertEquals(null, ForwardedResponse.scopedCookie("=dockyard_tkn=x; Path=/", root), "a nameless cookie");
+        assertEquals(null, ForwardedResponse.scopedCookie(" =x", root));
         // subdomain mode: the origin is the runtime's, every path is within it, no domain ever
         assertEquals("a=1; Path=/", ForwardedResponse.scopedCookie("a=1; Domain=.localhost; Path=/", "/"));
         assertEquals("a=1; Path=/x", ForwardedResponse.scopedCookie("a=1; Path=/x", "/"));

@@ -30,6 +30,26 @@ class ServiceUrlsTest {
     }
 
     @Test
+    void shouldNeverPutAHostUnderAnAddress() {
+        assertEquals("http://{runtime}.localhost:9081", ServiceUrls.publicBase(Mode.SUBDOMAIN, null, "http", "127.0.0.1", 9081));
+        assertEquals("http://{runtime}.localhost:9081", ServiceUrls.publicBase(Mode.SUBDOMAIN, null, "http", "[::1]", 9081));
+        assertEquals("http://10.1.2.3:9081", ServiceUrls.publicBase(Mode.SUBDOMAIN, null, "http", "10.1.2.3", 9081));
+        assertEquals("http://[fd00::1]:9081", ServiceUrls.publicBase(Mode.SUBDOMAIN, null, "http", "[fd00::1]", 9081));
+    }
+
+    @Test
+    void shouldRefuseAPublicUrlThatCannotBeOne() {
+        for (String bad : new String[] {"sandboxes.example.com", "ftp://x.example", "http://", "http://x/?a=1", "::"}) {
+            assertThrows(IllegalStateException.class, () -> ServiceUrls.publicBase(Mode.PATH, bad, "http", "h", 1), bad);
+        }
+        assertThrows(IllegalStateException.class,
+                () -> ServiceUrls.publicBase(Mode.SUBDOMAIN, "https://example.com/sb", "http", "h", 1));
+        assertThrows(IllegalStateException.class,
+                () -> ServiceUrls.publicBase(Mode.SUBDOMAIN, "http://10.0.0.5:9081", "http", "h", 1));
+        assertEquals("https://example.com/sb", ServiceUrls.publicBase(Mode.PATH, "https://example.com/sb/", "http", "h", 1));
+    }
+
+    @Test
     void shouldPreferTheConfiguredPublicUrl() {
         assertEquals("https://sandboxes.example.com",
                 ServiceUrls.publicBase(Mode.PATH, "https://sandboxes.example.com//", "http", "127.0.0.1", 9081));

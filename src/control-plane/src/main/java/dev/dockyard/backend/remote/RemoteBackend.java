@@ -169,6 +169,7 @@ public class RemoteBackend implements RuntimeBackend {
     public URI revive(String sandboxName, String sessionKey, String user, int executorPort) {
         String id = require(sandboxName);
         calls.idempotent(() -> remote.resume(id));
+        remote.forgetServiceUrl(id); // the remote may have been restarted with other settings meanwhile
         return endpoint(sandboxName, executorPort);
     }
 

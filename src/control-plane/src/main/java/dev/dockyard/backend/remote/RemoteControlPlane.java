@@ -27,6 +27,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -120,9 +121,13 @@ public class RemoteControlPlane {
                 .add("session_api_key", serviceKey).build();
         JsonObject started = json(send("POST", "/runtime-api/start", body, session, 200, 201));
         String id = read("its started runtime", () -> text(started, "runtime_id"));
-        String url = read("its started runtime's url", () -> optionalText(started, "url"));
-        if (url != null) {
-            serviceUrls.put(id, parsedServiceUrl(url));
+        try {
+            String url = optionalText(started, "url");
+            if (url != null) {
+                serviceUrls.put(id, parsedServiceUrl(url));
+            }
+        } catch (RuntimeException e) {
+            // the runtime is there: its url is asked again when it is needed, and refused then
         }
         return id;
     }
@@ -143,6 +148,16 @@ public class RemoteControlPlane {
         return url;
     }
 
+    /** Forgets what is known of the runtime's url: the next {@link #serviceUrl} asks again. */
+    public void forgetServiceUrl(String id) {
+        serviceUrls.remove(id);
+    }
+
+    /**
+     * A url the remote gave, taken only on the node's own scheme and host (or a host under it, its
+     * subdomain mode): the local control plane sends the runtime's key there, so a remote (or
+     * anyone between) may not point it at another machine or downgrade it to plain http.
+     */
     private URI parsedServiceUrl(String url) {
         URI parsed;
         try {
@@ -150,8 +165,13 @@ public class RemoteControlPlane {
         } catch (IllegalArgumentException e) {
             throw new BackendException("remote node '" + settings.node() + "' gave a runtime url that is no URL");
         }
-        if (parsed.getHost() == null || !("http".equals(parsed.getScheme()) || "https".equals(parsed.getScheme()))) {
-            throw new BackendException("remote node '" + settings.node() + "' gave a runtime url that is not http(s)");
+        String host = parsed.getHost() == null ? "" : parsed.getHost().toLowerCase(Locale.ROOT);
+        String nodeHost = settings.url().getHost().toLowerCase(Locale.ROOT);
+        if (!settings.url().getScheme().equalsIgnoreCase(parsed.getScheme())
+                || !(host.equals(nodeHost) || host.endsWith("." + nodeHost))) {
+            throw new BackendException("remote node '" + settings.node() + "' gave a runtime url on another scheme or "
+                    + "host than its own (" + parsed.getScheme() + "://" + host + "): only " + settings.url().getScheme()
+                    + "://" + nodeHost + " is trusted with the runtime's key");
         }
         return parsed;
     }

@@ -161,6 +161,22 @@ class RemoteBackendTest {
     }
 
     @Test
+    void shouldTakeTheRuntimesUrlFromTheRemoteOnItsOwnSchemeAndHostOnly() {
+        // its services' port, as the remote's answer says (asked again after a restart: nothing cached)
+        routes.put("GET /runtime-api/runtime/rt-remote1", (exchange, body) -> send(exchange, 200,
+                "{\"runtime_id\":\"rt-remote1\",\"url\":\"http://127.0.0.1:9081/rt-remote1\"}"));
+        assertEquals("http://127.0.0.1:9081/rt-remote1", backend.endpoint("dockyard-rt-a", 8000).toString());
+        // another machine, or plain http where the node is https, never gets the runtime's key
+        for (String elsewhere : new String[] {"http://10.0.0.9:9081/rt-remote1", "http://127.0.0.1.evil.example/x",
+                "https://127.0.0.1:9081/rt-remote1", "not a url"}) {
+            remote.forgetServiceUrl("rt-remote1");
+            routes.put("GET /runtime-api/runtime/rt-remote1", (exchange, body) -> send(exchange, 200,
+                    "{\"runtime_id\":\"rt-remote1\",\"url\":\"" + elsewhere + "\"}"));
+            assertThrows(BackendException.class, () -> backend.endpoint("dockyard-rt-a", 8000), elsewhere);
+        }
+    }
+
+    @Test
     void shouldRefuseAnImagesOwnProgramWithoutCallingTheRemote() {
         BackendException refused = assertThrows(BackendException.class, () -> backend.create(spec("rt-p",
                 new SandboxProcess(List.of("serve"), null, Map.of(), null))));

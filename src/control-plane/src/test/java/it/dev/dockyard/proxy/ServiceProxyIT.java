@@ -512,6 +512,13 @@ class ServiceProxyIT {
                 "nothing of the path was the runtime's");
         assertEquals(401, raw(B + ".dy.test:" + proxyPort(), contextPath() + "/echo", "X-Session-API-Key: " + PUBLIC_A)
                 .status());
+        // on its own host the cookie signs in a write from the runtime's own page, and from no other
+        String cookie = "Cookie: dockyard_tkn=" + PUBLIC_A;
+        assertEquals(200, rawRequest("POST", host, contextPath() + "/echo", cookie, "Origin: http://" + host,
+                "Content-Length: 0").status());
+        assertEquals(401, rawRequest("POST", host, contextPath() + "/echo", cookie,
+                "Origin: http://" + B + ".dy.test:" + proxyPort(), "Content-Length: 0").status());
+        assertEquals(401, rawRequest("POST", host, contextPath() + "/echo", cookie, "Content-Length: 0").status());
     }
 
     // --- helpers
@@ -573,9 +580,13 @@ class ServiceProxyIT {
 
     /** A GET with a Host header of the test's choosing (the JDK client sets its own), over a socket. */
     private RawAnswer raw(String host, String path, String... headerLines) throws IOException {
+        return rawRequest("GET", host, path, headerLines);
+    }
+
+    private RawAnswer rawRequest(String method, String host, String path, String... headerLines) throws IOException {
         try (Socket socket = new Socket(base.getHost(), proxyPort())) {
             socket.setSoTimeout(30_000);
-            StringBuilder request = new StringBuilder("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\n");
+            StringBuilder request = new StringBuilder(method + " " + path + " HTTP/1.1\r\nHost: " + host + "\r\n");
             for (String line : headerLines) {
                 request.append(line).append("\r\n");
             }
