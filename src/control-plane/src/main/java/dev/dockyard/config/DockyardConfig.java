@@ -403,6 +403,11 @@ public class DockyardConfig {
      * API with this scheme and host: the services' port on the same host, in the configured mode,
      * unless dockyard.proxy.public-url names where clients reach it.
      */
+    /** The services' listener's port (dockyard.proxy.port). */
+    public int proxyPort() {
+        return proxyPort;
+    }
+
     public String servicesBase(String scheme, String host) {
         String configured = proxyPublicUrl.map(String::strip).filter(u -> !u.isEmpty()).orElse(null);
         return ServiceUrls.publicBase(ServiceUrls.Mode.of(proxyMode), configured, scheme, host, proxyPort);

@@ -1,5 +1,6 @@
 package dev.dockyard.proxy;
 
+import dev.dockyard.config.DockyardConfig;
 import jakarta.annotation.PostConstruct;
 import jakarta.inject.Inject;
 import jakarta.servlet.FilterChain;
@@ -63,10 +64,9 @@ public class ServiceProxyFilter extends HttpFilter {
     @ConfigProperty(name = "dockyard.proxy.trusted-proxies")
     Optional<List<String>> trustedProxySetting;
 
-    /** The port of the services' listener (server.xml's second httpEndpoint). */
+    /** Where the services' listener is (dockyard.proxy.port, server.xml's second httpEndpoint). */
     @Inject
-    @ConfigProperty(name = "dockyard.proxy.port", defaultValue = "9081")
-    int proxyPort;
+    DockyardConfig config;
 
     /** Path mode's policy; {@code none} for none (an empty value reads as unset). */
     @Inject
@@ -87,6 +87,7 @@ public class ServiceProxyFilter extends HttpFilter {
         String uri = request.getRequestURI();
         String contextPath = request.getContextPath();
         String path = uri.startsWith(contextPath) ? uri.substring(contextPath.length()) : null;
+        int proxyPort = config.proxyPort();
         if (request.getLocalPort() != proxyPort) {
             if (ServiceRoute.parse(path).isPresent()) {
                 ProxyErrors.write(response, 404, "Runtime services are served on their own port (" + proxyPort

@@ -281,9 +281,7 @@ public class RemoteRuntimeResource {
      */
     private String base() {
         URI request = uri.getBaseUri();
-        String host = request.getHost();
-        return config.servicesBase(request.getScheme(), host != null && host.contains(":") && !host.startsWith("[")
-                ? "[" + host + "]" : host);
+        return config.servicesBase(request.getScheme(), request.getHost()); // an IPv6 host comes in brackets
     }
 
     private static Problem.ProblemException notFound(String detail) {

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.dockyard.proxy.ChunkedInputStream;
 import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -592,31 +594,16 @@ class ServiceProxyIT {
             }
             request.append("Connection: close\r\n\r\n");
             socket.getOutputStream().write(request.toString().getBytes(StandardCharsets.ISO_8859_1));
-            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            int end = answer.indexOf("\r\n\r\n");
-            String head = end < 0 ? answer : answer.substring(0, end);
-            String body = end < 0 ? "" : answer.substring(end + 4);
-            if (head.toLowerCase().contains("transfer-encoding: chunked")) {
-                body = unchunked(body);
-            }
+            byte[] answer = socket.getInputStream().readAllBytes();
+            String text = new String(answer, StandardCharsets.ISO_8859_1);
+            int end = text.indexOf("\r\n\r\n");
+            String head = end < 0 ? text : text.substring(0, end);
+            byte[] rest = end < 0 ? new byte[0] : Arrays.copyOfRange(answer, end + 4, answer.length);
+            String body = new String(head.toLowerCase().contains("transfer-encoding: chunked")
+                    ? new ChunkedInputStream(new ByteArrayInputStream(rest)).readAllBytes() : rest, StandardCharsets.UTF_8);
             int status = Integer.parseInt(head.substring(9, 12));
             return new RawAnswer(status, head.toLowerCase(), body);
         }
-    }
-
-    private static String unchunked(String chunked) {
-        StringBuilder out = new StringBuilder();
-        int at = 0;
-        while (at < chunked.length()) {
-            int eol = chunked.indexOf("\r\n", at);
-            int size = Integer.parseInt(chunked.substring(at, eol).split(";")[0].trim(), 16);
-            if (size == 0) {
-                break;
-            }
-            out.append(chunked, eol + 2, eol + 2 + size);
-            at = eol + 2 + size + 2;
-        }
-        return out.toString();
     }
 
     private String contextPath() {
