@@ -22,16 +22,21 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Every wait is bounded, and a waiting client holds no server thread: an action's timeout has a
  * maximum, and open event streams and idempotent retries waiting for a first answer leave the
- * control plane's threads free for actions.
+ * control plane's threads free for actions. On the disposable control plane, which no other suite
+ * uses meanwhile: its thread dump holds this suite's waits only.
  */
+@ExtendWith(DisposableControlPlane.Lifecycle.class)
+@ResourceLock(DisposableControlPlane.LOCK)
 class BoundedWaitsIT {
 
-    private static final DockyardApi API = new DockyardApi();
-    private static final String BASE = System.getProperty("dockyard.url", "http://127.0.0.1:19080") + "/api/v1/";
+    private static final DockyardApi API = DisposableControlPlane.api();
+    private static final String BASE = DisposableControlPlane.server().url() + "/api/v1/";
     private static final String KEY = System.getProperty("dockyard.admin-key", "it-admin-key-not-a-secret");
     private static final String RUN = UUID.randomUUID().toString().substring(0, 8);
     private static final List<String> CREATED = new ArrayList<>();
@@ -153,7 +158,7 @@ class BoundedWaitsIT {
      */
     private static List<String> threadsWaitingInRequestCode() throws Exception {
         Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                String.valueOf(ControlPlaneServer.pid()), "Thread.print").redirectErrorStream(true).start();
+                String.valueOf(DisposableControlPlane.server().pid().orElseThrow()), "Thread.print").redirectErrorStream(true).start();
         String dump;
         try (InputStream out = jcmd.getInputStream()) {
             dump = new String(out.readAllBytes(), StandardCharsets.UTF_8);

@@ -12,13 +12,16 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.FileVisitResult;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -68,20 +71,37 @@ class CanarySecretIT {
         assertFalse(sandboxLogs.contains(canary), "the sandbox's logs or process list show the secret");
         Path server = Path.of(System.getProperty("dockyard.server-output"), "dockyard");
         List<Path> leaking = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(server)) {
-            for (Path file : files.filter(Files::isRegularFile).toList()) {
-                if (contains(file, canary.getBytes(StandardCharsets.UTF_8))
-                        || contains(file, canary.getBytes(StandardCharsets.UTF_16BE))) {
+        // the server writes while this walks (a log rolled, a database segment replaced): a file gone
+        // meanwhile is skipped, its successor is walked
+        Files.walkFileTree(server, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) throws IOException {
+                if (attributes.isRegularFile() && (contains(file, canary.getBytes(StandardCharsets.UTF_8))
+                        || contains(file, canary.getBytes(StandardCharsets.UTF_16BE)))) {
                     leaking.add(server.relativize(file));
                 }
+                return FileVisitResult.CONTINUE;
             }
-        }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                if (e instanceof NoSuchFileException) {
+                    return FileVisitResult.CONTINUE;
+                }
+                throw e;
+            }
+        });
         assertEquals(List.of(), leaking, "server files (logs, FFDC, database) holding the secret in clear");
         assertTrue(Files.isDirectory(server.resolve("dockyard-db")), "the database was searched too");
     }
 
     private static boolean contains(Path file, byte[] needle) throws IOException {
-        byte[] data = Files.readAllBytes(file);
+        byte[] data;
+        try {
+            data = Files.readAllBytes(file);
+        } catch (NoSuchFileException gone) {
+            return false;
+        }
         outer:
         for (int i = 0; i <= data.length - needle.length; i++) {
             for (int j = 0; j < needle.length; j++) {

@@ -12,10 +12,12 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.awaitility.Awaitility;
 
 /** A thin client for the control plane under test: real HTTP on 127.0.0.1. */
 final class DockyardApi {
@@ -49,6 +51,19 @@ final class DockyardApi {
 
     DockyardApi withKey(String otherKey) {
         return new DockyardApi(base.toString().replace("/api/v1/", ""), otherKey);
+    }
+
+    /**
+     * A user of its own for a suite ({@code role} user or admin, id {@code prefix-<random>}), made by
+     * this (admin) client: what it lists and counts, no suite running beside it changes.
+     */
+    DockyardApi newUser(String prefix, String role) {
+        Answer user = post("users", Json.createObjectBuilder()
+                .add("userId", prefix + "-" + UUID.randomUUID().toString().substring(0, 8)).add("role", role).build());
+        if (user.status() != 201) {
+            throw new AssertionError("user " + prefix + ": " + user.status() + " " + user.body());
+        }
+        return withKey(user.json().getString("apiKey"));
     }
 
     Answer get(String path) {
@@ -167,6 +182,34 @@ final class DockyardApi {
             throw new AssertionError(e);
         }
         return text.toString();
+    }
+
+    /** Follows the event stream at {@code path}: read in the background until closed. */
+    EventFeed follow(String path) {
+        HttpRequest request = request(path).header("Accept", "text/event-stream").GET().build();
+        try {
+            HttpResponse<InputStream> answer = http.sendAsync(request, HttpResponse.BodyHandlers.ofInputStream())
+                    .get(60, TimeUnit.SECONDS);
+            if (answer.statusCode() != 200) {
+                throw new AssertionError("event stream " + path + ": " + answer.statusCode());
+            }
+            return new EventFeed(answer.body());
+        } catch (ExecutionException | TimeoutException e) {
+            throw new AssertionError("event stream failed: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /**
+     * Waits until GET /nodes shows {@code node} healthy: a node of a suite's own server (the
+     * Kubernetes mock, a remote control plane, an engine) is probed every 2 s once it runs.
+     */
+    void awaitHealthyNode(String node, Duration within) {
+        Awaitility.await().atMost(within).pollInterval(Duration.ofMillis(250)).until(() -> get("nodes").json()
+                .getJsonArray("nodes").getValuesAs(JsonObject.class).stream()
+                .anyMatch(n -> n.getString("name").equals(node) && n.getBoolean("healthy")));
     }
 
     private HttpRequest.Builder request(String path) {

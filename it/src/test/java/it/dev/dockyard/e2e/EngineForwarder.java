@@ -38,6 +38,11 @@ final class EngineForwarder implements AutoCloseable {
         return new EngineForwarder(socket, 0);
     }
 
+    /** One on a port fixed beforehand (the disposable control plane's node2, configured before it runs). */
+    static EngineForwarder on(Path socket, int port) throws IOException {
+        return new EngineForwarder(socket, port);
+    }
+
     /** A closed forwarder's engine back: a new forwarder on the same port (HealthIT). */
     EngineForwarder reopen(int port) throws IOException {
         return new EngineForwarder(socket, port);

@@ -8,22 +8,23 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * MicroProfile Health on the running control plane: {@code /health/ready} checks the database and
  * each backend node, {@code /health/live} the reconciler. node2's engine is reached through a TCP
  * forwarder this test stops and starts again: the readiness goes DOWN naming {@code node-node2}
- * within 15 s, and UP again within 15 s of the engine's return. The control plane is restarted
- * with the forwarder as node2 and restarted with the usual settings at the end.
+ * within 15 s, and UP again within 15 s of the engine's return. On the disposable control plane,
+ * whose node2 is that forwarder, so that the shared one's node2 stays up for the suites beside it.
  */
+@ExtendWith(DisposableControlPlane.Lifecycle.class)
+@ResourceLock(DisposableControlPlane.LOCK)
 class HealthIT {
 
-    private static final String NODE2_SOCKET = "/var/run/dockyard-node2.sock";
     private static final Duration WITHIN = Duration.ofSeconds(15);
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -41,7 +42,7 @@ class HealthIT {
 
     private static Health health(String which) throws Exception {
         HttpResponse<String> answer = HTTP.send(HttpRequest.newBuilder(
-                URI.create(System.getProperty("dockyard.url") + "/health/" + which))
+                URI.create(DisposableControlPlane.server().url() + "/health/" + which))
                 .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
         return new Health(answer.statusCode(), DockyardApi.parse(answer.body()));
     }
@@ -63,10 +64,11 @@ class HealthIT {
 
     @Test
     void shouldTurnReadyDownNamingTheNodeWhoseEngineStoppedAndUpWhenItIsBack() throws Exception {
-        EngineForwarder forwarder = EngineForwarder.to(Path.of(NODE2_SOCKET));
+        EngineForwarder forwarder = DisposableControlPlane.node2();
         int port = forwarder.port();
+        boolean cut = false;
         try {
-            ControlPlaneServer.restart(Map.of("DOCKYARD_NODE_NODE2_DOCKER_HOST", forwarder.dockerHost()));
+            untilNode2("UP");
             Health ready = health("ready");
             assertEquals(200, ready.status(), ready.body().toString());
             assertEquals("UP", ready.statusOf("database"));
@@ -74,6 +76,7 @@ class HealthIT {
             assertEquals("UP", ready.statusOf("node-node2"));
 
             forwarder.close();
+            cut = true;
             Duration down = untilNode2("DOWN");
             Health sick = health("ready");
             assertEquals(503, sick.status(), sick.body().toString());
@@ -85,13 +88,17 @@ class HealthIT {
             assertEquals("UP", sick.statusOf("database"));
 
             forwarder = forwarder.reopen(port);
+            DisposableControlPlane.node2(forwarder);
+            cut = false;
             Duration up = untilNode2("UP");
             assertEquals(200, health("ready").status());
             System.out.println("health: /health/ready DOWN naming node-node2 " + down.toMillis()
                     + " ms after its engine became unreachable, UP again " + up.toMillis() + " ms after it came back");
         } finally {
-            forwarder.close();
-            ControlPlaneServer.restart(Map.of());
+            if (cut) {
+                // failed while cut off: the engine back for the suites after this one
+                DisposableControlPlane.node2(forwarder.reopen(port));
+            }
         }
     }
 

@@ -19,6 +19,8 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Issue 17, strict input: a corpus of malformed and hostile requests, sent over a raw socket to the
@@ -31,12 +33,17 @@ import org.junit.jupiter.api.Test;
  * the web container's URI decoding): the user feature usr:dockyardProblems-1.0 answers those with
  * problems too. They are kept apart in {@link #transportCorpus()} because they depend on that
  * feature and on Liberty internals (README "Strict input"), and one keeps its status, 505.
+ *
+ * <p>On the disposable control plane, which no other suite uses meanwhile: the runtimes counted and
+ * the failures its log holds are this suite's only.
  */
+@ExtendWith(DisposableControlPlane.Lifecycle.class)
+@ResourceLock(DisposableControlPlane.LOCK)
 class HostileInputIT {
 
-    private static final DockyardApi API = new DockyardApi();
+    private static final DockyardApi API = DisposableControlPlane.api();
     private static final String KEY = System.getProperty("dockyard.admin-key", "it-admin-key-not-a-secret");
-    private static final RawHttp HTTP = new RawHttp(Integer.parseInt(System.getProperty("dockyard.http-port", "19080")));
+    private static final RawHttp HTTP = new RawHttp(DisposableControlPlane.server().port());
     private static final int MB = 1024 * 1024;
 
     private static String runtimeId;
@@ -149,7 +156,7 @@ class HostileInputIT {
     }
 
     private static long unexpectedFailuresLogged() throws IOException {
-        Path log = Path.of(System.getProperty("dockyard.server-log", "target/liberty-output/dockyard/logs/messages.log"));
+        Path log = DisposableControlPlane.serverLog();
         if (!Files.exists(log)) {
             return 0;
         }

@@ -31,15 +31,22 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The runtime image builder on the real engine: the reuse chain's four paths, reuse that never
  * crosses two tenants' extra dependencies, who may run build scripts, a base without Java, one
  * build for concurrent provisions, and clear failures. The test control plane tags into
  * {@code dockyard/it-runtime} and builds with a copy of the executor bundle that these tests may
- * change; everything tagged there is removed at the end.
+ * change; everything tagged there is removed at the end. It holds {@link #RUNTIME_IMAGES}: a suite
+ * building runtime images from the same base meanwhile would take the paths it asserts (and lose
+ * its images at the end).
  */
+@ResourceLock(ImageBuilderIT.RUNTIME_IMAGES)
 class ImageBuilderIT {
+
+    /** The lock of suites that build runtime images of the offline base into the tests' repository. */
+    static final String RUNTIME_IMAGES = "runtime-images";
 
     private static final DockyardApi API = new DockyardApi();
     private static final String BASE = "dockyard/sandbox-base:bookworm";

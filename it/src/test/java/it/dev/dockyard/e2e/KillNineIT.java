@@ -14,15 +14,20 @@ import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * kill -9 of the control plane while ten runtimes are being provisioned, then a restart: the
- * reconciler must bring the database and Docker back into agreement, leaking nothing.
+ * reconciler must bring the database and Docker back into agreement, leaking nothing. On the
+ * disposable control plane: the shared one never goes down.
  */
+@ExtendWith(DisposableControlPlane.Lifecycle.class)
+@ResourceLock(DisposableControlPlane.LOCK)
 class KillNineIT {
 
-    private static final DockyardApi API = new DockyardApi();
-    private static final String INSTANCE_LABEL = "dev.dockyard.control-plane=" + System.getProperty("dockyard.instance", "it");
+    private static final DockyardApi API = DisposableControlPlane.api();
+    private static final String INSTANCE_LABEL = "dev.dockyard.control-plane=" + DisposableControlPlane.INSTANCE;
 
     @Test
     void shouldLeaveNoSandboxWithoutRuntimeNorRuntimeWithoutSandboxAfterKillNine() throws Exception {
@@ -42,11 +47,11 @@ class KillNineIT {
         // kill once some sandboxes exist and the rest are still on their way
         Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                 .until(() -> sandboxesOf(ids).size() >= 3);
-        ControlPlaneServer.killNine();
+        DisposableControlPlane.server().killNine();
         int labelledAtKill = sandboxesOf(ids).size();
         assertTrue(labelledAtKill >= 3, "sandboxes at the kill: " + labelledAtKill);
         long restartedAt = System.nanoTime();
-        ControlPlaneServer.start();
+        DisposableControlPlane.server().start();
         // the reconciler's time counts from when the restarted server answers: its own boot (50 s seen
         // on a loaded CI machine) is Liberty's, and is printed beside it
         long upAt = System.nanoTime();

@@ -21,8 +21,6 @@ import io.fabric8.mockwebserver.http.RecordedRequest;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.net.InetAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -41,14 +39,15 @@ import org.junit.jupiter.api.Test;
 /**
  * A Kubernetes node end to end, through the Kubernetes API: fabric8's mock API server (CRUD mode,
  * in this JVM on 127.0.0.1) is the cluster, and {@link KubeletStandIn} its kubelet, running each
- * pod as real containers on the local Docker engine. The control plane is restarted with a
- * kubeconfig pointing at the mock and node "k8s" first (the default node), beside the Docker
- * nodes "local" and "node2"; it is restarted with its usual settings afterwards.
+ * pod as real containers on the local Docker engine. The shared control plane has node "k8s"
+ * (explicit placement, {@link ControlPlaneSettings#shared()}) with a kubeconfig pointing at the
+ * mock's fixed port, beside the Docker nodes "local" and "node2": unhealthy until this suite
+ * starts the mock, which is why each request here names the node.
  * No real cluster runs here: scheduling, kube-proxy and the cluster's own network are not tested.
  */
 class KubernetesNodeIT {
 
-    private static final String NAMESPACE = "dockyard-it";
+    private static final String NAMESPACE = ControlPlaneSettings.KUBERNETES_NAMESPACE;
     private static final Pattern EXEC = Pattern.compile("^/api/v1/namespaces/[^/]+/pods/([^/]+)/exec\\?(.*)$");
 
     private static final DockyardApi API = new DockyardApi();
@@ -57,7 +56,7 @@ class KubernetesNodeIT {
     private static KubeletStandIn kubelet;
 
     @BeforeAll
-    static void startClusterAndControlPlane() throws Exception {
+    static void startTheCluster() throws Exception {
         Map<ServerRequest, Queue<ServerResponse>> responses = new HashMap<>();
         KubernetesMixedDispatcher dispatcher = new KubernetesMixedDispatcher(responses) {
             @Override
@@ -74,56 +73,23 @@ class KubernetesNodeIT {
         };
         server = new KubernetesMockServer(new Context(Serialization.jsonMapper()), new MockWebServer(), responses,
                 dispatcher, false);
-        server.init(InetAddress.getLoopbackAddress(), 0);
+        server.init(InetAddress.getLoopbackAddress(), ControlPlaneSettings.KUBERNETES_PORT);
         cluster = server.createClient(b -> b.withHttpClientFactory(new JdkHttpClientFactory()));
         kubelet = new KubeletStandIn(cluster, NAMESPACE);
         kubelet.start();
-
-        Path kubeconfig = Path.of(System.getProperty("dockyard.server-output"), "..", "kubeconfig-it.yaml")
-                .normalize();
-        Files.writeString(kubeconfig, """
-                apiVersion: v1
-                kind: Config
-                clusters:
-                - name: mock
-                  cluster:
-                    server: http://127.0.0.1:%d
-                contexts:
-                - name: mock
-                  context:
-                    cluster: mock
-                    user: it
-                    namespace: %s
-                current-context: mock
-                users:
-                - name: it
-                  user:
-                    token: it-not-a-secret
-                """.formatted(server.getPort(), NAMESPACE));
-        ControlPlaneServer.restart(Map.of(
-                "DOCKYARD_NODES", "k8s,local,node2",
-                "DOCKYARD_NODE_K8S_TYPE", "kubernetes",
-                "DOCKYARD_NODE_K8S_KUBECONFIG", kubeconfig.toString(),
-                "DOCKYARD_NODE_K8S_CONTEXT", "mock",
-                "DOCKYARD_NODE_K8S_NAMESPACE", NAMESPACE,
-                "DOCKYARD_NODE_K8S_EXECUTOR_ACCESS", "pod-ip",
-                "DOCKYARD_NODE_K8S_START_TIMEOUT", "120"));
+        API.awaitHealthyNode("k8s", Duration.ofSeconds(60));
     }
 
     @AfterAll
-    static void restoreControlPlane() throws Exception {
-        try {
-            ControlPlaneServer.restart(Map.of());
-        } finally {
-            if (kubelet != null) {
-                kubelet.close();
-            }
-            if (cluster != null) {
-                cluster.close();
-            }
-            if (server != null) {
-                server.destroy();
-            }
+    static void stopTheCluster() {
+        if (kubelet != null) {
+            kubelet.close();
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
+        if (server != null) {
+            server.destroy();
         }
     }
 
@@ -172,7 +138,7 @@ class KubernetesNodeIT {
     void shouldRunARuntimeAsAPodThroughHibernationUntilDeleteLeavesNothing() {
         String conversation = "it-k8s-" + UUID.randomUUID();
         DockyardApi.Answer answer = API.provision(Json.createObjectBuilder().add("conversationId", conversation)
-                .add("sandbox", Json.createObjectBuilder()).build(), 180);
+                .add("node", "k8s").add("sandbox", Json.createObjectBuilder()).build(), 180);
         assertEquals(201, answer.status(), answer.body());
         String id = answer.json().getString("id");
         try {
@@ -235,12 +201,13 @@ class KubernetesNodeIT {
     void shouldNameAnImagePullFailureAndAnOomKillInTheError() {
         DockyardApi.Answer pull = API.provision(Json.createObjectBuilder()
                 .add("conversationId", "it-k8s-pull-" + UUID.randomUUID())
-                .add("sandbox", Json.createObjectBuilder().add("image", "registry.invalid/dockyard/nope:1")).build(), 180);
+                .add("node", "k8s").add("sandbox", Json.createObjectBuilder().add("image", "registry.invalid/dockyard/nope:1"))
+                .build(), 180);
         String pullId = pull.json().getString("id");
         String oomConversation = "it-k8s-oom-" + UUID.randomUUID();
         kubelet.failWith(oomConversation, "OOMKilled");
         DockyardApi.Answer oom = API.provision(Json.createObjectBuilder().add("conversationId", oomConversation)
-                .add("sandbox", Json.createObjectBuilder()).build(), 180);
+                .add("node", "k8s").add("sandbox", Json.createObjectBuilder()).build(), 180);
         String oomId = oom.json().getString("id");
         try {
             assertEquals("ERROR", pull.json().getString("status"), pull.body());
@@ -260,7 +227,7 @@ class KubernetesNodeIT {
     void shouldMigrateBetweenTheDockerAndKubernetesNodesKeepingTheWorkspace() {
         DockyardApi.Answer answer = API.provision(Json.createObjectBuilder()
                 .add("conversationId", "it-k8s-migrate-" + UUID.randomUUID())
-                .add("sandbox", Json.createObjectBuilder()).build(), 180);
+                .add("node", "k8s").add("sandbox", Json.createObjectBuilder()).build(), 180);
         assertEquals(201, answer.status(), answer.body());
         String onKubernetes = answer.json().getString("id");
         String onDocker = null;

@@ -25,20 +25,24 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The local backend (node {@code local1}, it/pom.xml): runtimes as host processes of the executor
  * bundle. Each runtime's process is found by the record the control plane keeps (pid and start
  * time) and checked in /proc, never by its name: DELETE and a kill -9 of the control plane must
  * leave no process and no directory; the sandbox user reads none of the control plane's files; a
- * warm pool keeps local sandboxes.
+ * warm pool keeps local sandboxes. On the disposable control plane (its kill -9), with a local root of its own.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ExtendWith(DisposableControlPlane.Lifecycle.class)
+@ResourceLock(DisposableControlPlane.LOCK)
 class LocalBackendIT {
 
-    private static final DockyardApi API = new DockyardApi();
+    private static final DockyardApi API = DisposableControlPlane.api();
     private static final String NODE = "local1";
-    private static final Path ROOT = Path.of(System.getProperty("dockyard.local-root", "/var/tmp/dockyard-local/it-local1"));
+    private static final Path ROOT = DisposableControlPlane.localRoot();
     private static final String RUN = UUID.randomUUID().toString().substring(0, 8);
     private static final List<String> CREATED = new ArrayList<>();
     private static final String POOL = "it-local";
@@ -166,8 +170,8 @@ class LocalBackendIT {
     @Order(2)
     void shouldKeepTheControlPlanesFilesFromTheSandboxUser() {
         String id = provisionReady("snoop").getString("id");
-        Path serverLog = Path.of(System.getProperty("dockyard.server-log"));
-        Path output = Path.of(System.getProperty("dockyard.server-output"));
+        Path serverLog = DisposableControlPlane.serverLog();
+        Path output = DisposableControlPlane.server().output();
         assertTrue(Files.isReadable(serverLog), "the test itself reads " + serverLog);
         for (String command : List.of("cat " + serverLog, "ls " + output, "ls " + output.resolve("dockyard"),
                 "cat " + ROOT.resolve("records").resolve("dockyard-" + id + ".properties"))) {
@@ -239,13 +243,13 @@ class LocalBackendIT {
         Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
                 .until(() -> booting.stream().anyMatch(id -> recorded(id).isPresent()));
         List<Recorded> atKill = new ArrayList<>();
-        ControlPlaneServer.killNine();
+        DisposableControlPlane.server().killNine();
         for (String id : booting) {
             recorded(id).ifPresent(atKill::add);
         }
         assertFalse(atKill.isEmpty());
         long restartedAt = System.nanoTime();
-        ControlPlaneServer.start();
+        DisposableControlPlane.server().start();
         // from when the restarted server answers: its own boot (over a minute on a loaded machine) is not the backend's
         long upAt = System.nanoTime();
 

@@ -22,16 +22,21 @@ import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * /metrics end to end: scraped (Prometheus text, no login) before and after one provisioning and
  * ten actions, the counters and timers moved by exactly what was done, and every label value of a
- * Dockyard metric comes from a closed set: no key, id or command text.
+ * Dockyard metric comes from a closed set: no key, id or command text. On the disposable control
+ * plane, which no other suite uses meanwhile: the counters count what this suite did and nothing else.
  */
+@ExtendWith(DisposableControlPlane.Lifecycle.class)
+@ResourceLock(DisposableControlPlane.LOCK)
 class MetricsIT {
 
-    private static final DockyardApi API = new DockyardApi();
-    private static final String BASE = System.getProperty("dockyard.url", "http://127.0.0.1:19080");
+    private static final DockyardApi API = DisposableControlPlane.api();
+    private static final String BASE = DisposableControlPlane.server().url();
     private static final String ADMIN_KEY = System.getProperty("dockyard.admin-key", "it-admin-key-not-a-secret");
     private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{(.*)})?\\s+(\\S+)$");
     private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");

@@ -220,7 +220,7 @@ class MigrationIT {
         try {
             DockyardApi.Answer unknown = API.migrate(id, "{\"node\": \"atlantis\"}", null, 0);
             assertEquals(400, unknown.status(), unknown.body());
-            assertTrue(unknown.json().getString("detail").contains("[local, node2, local1, cli1]"), unknown.body());
+            assertTrue(unknown.json().getString("detail").contains("[local, node2, local1, cli1, k8s, remote1, remote2, plain]"), unknown.body());
             DockyardApi.Answer same = API.migrate(id, "{\"node\": \"local\"}", null, 0);
             assertEquals(409, same.status(), same.body());
             assertTrue(same.json().getString("type").endsWith("/migration-refused"), same.body());

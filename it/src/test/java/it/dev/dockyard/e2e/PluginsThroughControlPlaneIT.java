@@ -10,8 +10,13 @@ import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
-/** Plugins asked for at provisioning: READY only once they are up, ERROR naming the one that failed. */
+/**
+ * Plugins asked for at provisioning: READY only once they are up, ERROR naming the one that failed.
+ * Its images are runtime images of the offline base, as ImageBuilderIT's: never built beside it.
+ */
+@ResourceLock(ImageBuilderIT.RUNTIME_IMAGES)
 class PluginsThroughControlPlaneIT {
 
     private static final DockyardApi API = new DockyardApi();

@@ -7,12 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -23,9 +19,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * Two control planes on this machine: the build's (A, port 19080) uses a second one (B, its own
- * port, instance and Derby database, started here) as its node {@code remote1}
- * ({@code dockyard.node.remote1.type=remote}), through a forwarder that can lose an answer. Every
+ * Two control planes on this machine: the shared one (A) uses a second one (B, its own port,
+ * instance and Derby database, started here) as its node {@code remote1}
+ * ({@code dockyard.node.remote1.type=remote}, {@link ControlPlaneSettings#shared()}: the key of B's
+ * user written to its key file once B runs), through a forwarder that can lose an answer. Every
  * runtime A places there is a runtime of B; nothing is left on either once deleted; a B that is
  * down disconnects A's runtimes there and takes no new ones, and they come back with it; a
  * workspace migrates from Docker to B and back with its files and modes.
@@ -33,8 +30,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RemoteNodeIT {
 
-    private static final SecondControlPlane B = new SecondControlPlane("remote-it-b", 19381);
-    private static final int FORWARDER_PORT = 19382;
+    private static final int B_PORT = ControlPlaneSettings.REMOTE1_PORT - 1;
+    private static final SecondControlPlane B = new SecondControlPlane("remote-it-b", B_PORT);
     private static final DockyardApi A = new DockyardApi();
     private static final String A_INSTANCE = System.getProperty("dockyard.instance", "it");
     /**
@@ -47,36 +44,26 @@ class RemoteNodeIT {
      */
     private static final Duration DISCONNECTED_WITHIN = Duration.ofSeconds(5 + 10 + 8);
     private static AnswerDroppingForwarder forwarder;
-    private static Path keyFile;
 
     @BeforeAll
-    static void startTheSecondControlPlaneAndUseItAsANode() throws Exception {
+    static void startTheSecondControlPlaneAsTheNode() throws Exception {
         B.startFresh();
         DockyardApi.Answer user = B.admin().post("users", Json.createObjectBuilder().add("userId", "node-" + A_INSTANCE)
                 .add("role", "user").build());
         assertEquals(201, user.status(), user.body());
-        keyFile = Files.createTempFile("remote1-key", "", PosixFilePermissions.asFileAttribute(
-                PosixFilePermissions.fromString("rw-------")));
-        Files.writeString(keyFile, user.json().getString("apiKey"));
-        forwarder = new AnswerDroppingForwarder(FORWARDER_PORT, 19381);
-        ControlPlaneServer.restart(Map.of(
-                "DOCKYARD_NODES", "local,node2,remote1",
-                "DOCKYARD_NODE_REMOTE1_TYPE", "remote",
-                "DOCKYARD_NODE_REMOTE1_URL", "http://127.0.0.1:" + FORWARDER_PORT,
-                "DOCKYARD_NODE_REMOTE1_API_KEY_FILE", keyFile.toString(),
-                "DOCKYARD_NODE_REMOTE1_DISCONNECT_AFTER", "5",
-                "DOCKYARD_NODES_HEALTH_INTERVAL", "2"));
+        ControlPlaneSettings.writeRemoteKey("remote1", user.json().getString("apiKey"));
+        forwarder = new AnswerDroppingForwarder(ControlPlaneSettings.REMOTE1_PORT, B_PORT);
+        A.awaitHealthyNode("remote1", Duration.ofSeconds(60));
     }
 
     @AfterAll
-    static void restoreTheBuildsControlPlaneAndStopTheSecond() throws Exception {
+    static void stopTheSecondControlPlane() throws Exception {
         try {
-            // a failed test may leave a live runtime on remote1, a node the restored control plane has not
+            // a failed test may leave a live runtime on remote1
             A.get("runtimes").json().getJsonArray("runtimes").stream().map(JsonValue::asJsonObject)
                     .filter(r -> "remote1".equals(r.getString("node", "")))
                     .filter(r -> !r.getString("status").equals("STOPPED") && !r.getString("status").equals("ERROR"))
                     .forEach(r -> A.delete("runtimes/" + r.getString("id")));
-            ControlPlaneServer.restart(Map.of());
         } finally {
             if (forwarder != null) {
                 forwarder.close();
@@ -84,9 +71,6 @@ class RemoteNodeIT {
             B.stop();
             for (String name : DockerCli.containersLabelled("dev.dockyard.control-plane=" + B.instance())) {
                 DockerCli.run("rm", "-f", "-v", name);
-            }
-            if (keyFile != null) {
-                Files.deleteIfExists(keyFile);
             }
         }
     }

@@ -15,9 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -37,7 +35,7 @@ class SandboxConfinementIT {
     private static final String EXTRA_NETWORK = "dockyard-it-extra";
 
     /** A node of the test's own, on an engine without gVisor. */
-    private static final String PLAIN = "plain";
+    private static final String PLAIN = ControlPlaneSettings.PLAIN_ENGINE;
 
     private static JsonObjectBuilder request(String name, JsonObjectBuilder sandbox) {
         return Json.createObjectBuilder().add("conversationId", "it-confine-" + name + "-" + UUID.randomUUID())
@@ -184,8 +182,8 @@ class SandboxConfinementIT {
 
     /**
      * A node whose engine has no runsc: an engine of this test's own (docker/ensure-extra-engine.sh
-     * gives its engines a configuration without the main engine's runtimes), added as node
-     * "plain" for the time of the test.
+     * gives its engines a configuration without the main engine's runtimes): the shared control
+     * plane's node "plain", healthy while this test has it running.
      */
     @Test
     void shouldRefuseGvisorOnANodeWhoseEngineHasNoRunsc() throws Exception {
@@ -200,11 +198,8 @@ class SandboxConfinementIT {
         try {
             assertTrue(!DockerCli.ok("-H", "unix:///var/run/dockyard-" + PLAIN + ".sock", "info", "--format",
                     "{{json .Runtimes}}").contains("runsc"), "the test's own engine must not have runsc");
-            Map<String, String> withPlain = new HashMap<>();
-            withPlain.put("DOCKYARD_NODES", "local,node2," + PLAIN);
-            withPlain.put("DOCKYARD_NODE_" + PLAIN.toUpperCase() + "_DOCKER_HOST", "unix:///var/run/dockyard-" + PLAIN
-                    + ".sock");
-            ControlPlaneServer.restart(withPlain);
+            // node "plain" of the shared control plane (ControlPlaneSettings): up once its engine is
+            API.awaitHealthyNode(PLAIN, Duration.ofSeconds(60));
             DockyardApi.Answer refused = API.provision(request("no-gvisor", Json.createObjectBuilder()
                     .add("runtimeClass", "gvisor")).add("node", PLAIN).build(), 30);
             assertEquals(400, refused.status(), refused.body());
@@ -215,7 +210,6 @@ class SandboxConfinementIT {
             assertEquals(400, API.provision(request("kata", Json.createObjectBuilder().add("runtimeClass", "kata"))
                     .build(), 30).status());
         } finally {
-            ControlPlaneServer.restart(Map.of());
             if (ours) {
                 // the engine this test started: stopped by its PID (its data stays for the next run)
                 ProcessHandle.of(Long.parseLong(Files.readString(pidFile).strip())).ifPresent(ProcessHandle::destroy);

@@ -43,6 +43,10 @@ final class SecondControlPlane {
         return instance;
     }
 
+    int port() {
+        return port;
+    }
+
     String url() {
         return "http://127.0.0.1:" + port;
     }
@@ -100,6 +104,14 @@ final class SecondControlPlane {
             Thread.sleep(200);
         }
         throw new AssertionError(instance + " never became ready");
+    }
+
+    /** SIGKILL: no shutdown hook, no transaction completes, nothing is cleaned up. */
+    void killNine() throws Exception {
+        ProcessHandle server = ProcessHandle.of(pid().orElseThrow(() -> new AssertionError(instance + " has no pid")))
+                .orElseThrow(() -> new AssertionError(instance + " is not running"));
+        server.destroyForcibly();
+        server.onExit().get(30, TimeUnit.SECONDS);
     }
 
     /** Stops it gracefully; one that will not stop is killed by its own pid. */

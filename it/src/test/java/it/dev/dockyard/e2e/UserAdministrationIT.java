@@ -8,9 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -102,26 +101,44 @@ class UserAdministrationIT {
     void shouldStreamTheTransitionsOfEveryRuntimeTheCallerMaySee() throws Exception {
         User alice = newUser("alice", "user");
         User bob = newUser("bob", "user");
-        CompletableFuture<String> adminFeed = CompletableFuture.supplyAsync(
-                () -> ADMIN.stream("runtimes/events", Duration.ofSeconds(40)));
-        CompletableFuture<String> bobFeed = CompletableFuture.supplyAsync(
-                () -> bob.api().stream("runtimes/events", Duration.ofSeconds(40)));
-        Thread.sleep(2000);
-        String runtime = provision(alice.api());
-        try {
-            String admins = adminFeed.get(60, TimeUnit.SECONDS);
-            String bobs = bobFeed.get(60, TimeUnit.SECONDS);
+        String runtime = null;
+        String bobsOwn = null;
+        try (EventFeed adminFeed = ADMIN.follow("runtimes/events");
+             EventFeed bobFeed = bob.api().follow("runtimes/events")) {
+            // each feed's first comment: both follow before anything happens
+            adminFeed.await(text -> !text.isEmpty(), Duration.ofSeconds(30));
+            bobFeed.await(text -> !text.isEmpty(), Duration.ofSeconds(30));
+            String id = provision(alice.api());
+            runtime = id;
+            String admins = adminFeed.await(text -> readyOf(text, id).isPresent(), Duration.ofSeconds(60));
             assertTrue(admins.lines().anyMatch(l -> l.matches("event: ?status")), admins);
-            String ready = admins.lines().filter(l -> l.startsWith("data:") && l.contains(runtime) && l.contains("READY"))
-                    .findFirst().orElseThrow(() -> new AssertionError("no READY of " + runtime + " in " + admins));
-            JsonObject event = DockyardApi.parse(ready.substring("data:".length()).trim());
+            JsonObject event = DockyardApi.parse(readyOf(admins, id).orElseThrow().substring("data:".length()).trim());
             assertEquals(alice.id(), event.getString("userId"));
-            assertFalse(bobs.contains(runtime), bobs);
+
+            // a feed sends in commit order: once bob's own runtime's first transition (committed after
+            // alice's READY) has come, alice's would have come before it, were it his to see
+            DockyardApi.Answer own = bob.api().post("runtimes", Json.createObjectBuilder()
+                    .add("conversationId", "it-users-" + UUID.randomUUID()).build());
+            assertEquals(202, own.status(), own.body());
+            String mine = own.json().getString("id");
+            bobsOwn = mine;
+            String bobs = bobFeed.await(text -> text.contains(mine), Duration.ofSeconds(60));
+            assertFalse(bobs.contains(id), bobs);
         } finally {
-            alice.api().delete("runtimes/" + runtime);
+            if (runtime != null) {
+                alice.api().delete("runtimes/" + runtime);
+            }
+            if (bobsOwn != null) {
+                bob.api().delete("runtimes/" + bobsOwn);
+            }
             ADMIN.delete("users/" + alice.id());
             ADMIN.delete("users/" + bob.id());
         }
+    }
+
+    /** The {@code data:} line of {@code runtime}'s READY in an event stream's text. */
+    private static Optional<String> readyOf(String text, String runtime) {
+        return text.lines().filter(l -> l.startsWith("data:") && l.contains(runtime) && l.contains("READY")).findFirst();
     }
 
     @Test

@@ -26,16 +26,21 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Warm pools on the real engine: concurrent claims beyond the pool, refill, a member killed by hand, an
  * image rebuilt under its tag, and a kill -9 of the control plane with a full pool. The pools use
- * a memory size no other test asks for, so no other test's runtime is served from them.
+ * a memory size no other test asks for, so no other test's runtime is served from them. On the
+ * disposable control plane (its kill -9).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ExtendWith(DisposableControlPlane.Lifecycle.class)
+@ResourceLock(DisposableControlPlane.LOCK)
 class WarmPoolIT {
 
-    private static final DockyardApi API = new DockyardApi();
+    private static final DockyardApi API = DisposableControlPlane.api();
     private static final String POOL = "it-warm";
     private static final int MEMORY = 640;
     /** Five members, claimed by twice as many clients: half the claims warm, half cold. Ten and twenty
@@ -44,7 +49,7 @@ class WarmPoolIT {
     private static final int CLAIMS = 2 * SIZE;
     private static final String REBUILT_POOL = "it-rebuild";
     private static final String REBUILT_IMAGE = "dockyard-it-pool:latest";
-    private static final String INSTANCE = System.getProperty("dockyard.instance", "it");
+    private static final String INSTANCE = DisposableControlPlane.INSTANCE;
 
     /** A local run that was stopped half-way leaves its pools in the database the next run reuses. */
     @BeforeAll
@@ -198,8 +203,8 @@ class WarmPoolIT {
     void shouldLeaveNoOrphanNorDoubleClaimAfterKillNineWithFullPool() throws Exception {
         awaitReady(POOL, SIZE);
         Set<String> before = members(POOL).keySet();
-        ControlPlaneServer.killNine();
-        ControlPlaneServer.start();
+        DisposableControlPlane.server().killNine();
+        DisposableControlPlane.server().start();
         awaitReady(POOL, SIZE);
         Map<String, String> after = members(POOL);
         assertEquals(SIZE, after.size(), "no orphan member: " + after.keySet());

@@ -11,6 +11,7 @@ import java.util.HexFormat;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * {@link BashProtocolIT} on a runtime of the cli node: the same persistent shell semantics, the
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * {@code ps -e} of it is longer than an observation keeps); there is no PID 1 of the runtime's own.
  */
 @SandboxTest.OnNode(value = "cli1", onThisHost = true)
+@ResourceLock(HostTmp.LOCK)
 class CliBashProtocolIT extends BashProtocolIT {
 
     @AfterAll

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import jakarta.json.JsonObject;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * {@link FileProtocolIT} (file actions: read, write, edit) on a runtime of the cli node, with the
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.Test;
  * plane's own (the it build runs it as the user running the tests), not the sandbox's.
  */
 @SandboxTest.OnNode(value = "cli1", onThisHost = true)
+@ResourceLock(HostTmp.LOCK)
 class CliFileProtocolIT extends FileProtocolIT {
 
     @AfterAll

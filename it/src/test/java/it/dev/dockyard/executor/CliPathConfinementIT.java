@@ -1,6 +1,7 @@
 package it.dev.dockyard.executor;
 
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * {@link PathConfinementIT}'s traversal corpus against a runtime of the cli node, on this host:
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.AfterAll;
  * the files at the top of {@code /tmp}.
  */
 @SandboxTest.OnNode(value = "cli1", onThisHost = true)
+@ResourceLock(HostTmp.LOCK)
 class CliPathConfinementIT extends PathConfinementIT {
 
     @AfterAll

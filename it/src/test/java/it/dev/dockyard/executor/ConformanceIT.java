@@ -64,7 +64,7 @@ class ConformanceIT extends SandboxTest {
         return files.stream().map(file -> DynamicTest.dynamicTest(file.getFileName().toString(), () -> check(file)));
     }
 
-    private static List<Path> fixtureFiles() throws IOException {
+    private List<Path> fixtureFiles() throws IOException {
         URL dir = ConformanceIT.class.getClassLoader().getResource(DIRECTORY);
         if (dir == null) {
             return List.of();
@@ -76,7 +76,7 @@ class ConformanceIT extends SandboxTest {
         }
     }
 
-    private static void check(Path file) throws IOException {
+    private void check(Path file) throws IOException {
         JsonObject fixture = parse(w(Files.readString(file))).asJsonObject();
         String name = DIRECTORY + "/" + file.getFileName();
         for (String key : List.of("source", "expect")) {
@@ -112,7 +112,7 @@ class ConformanceIT extends SandboxTest {
         }
     }
 
-    private static JsonObject answer(JsonObject request) {
+    private JsonObject answer(JsonObject request) {
         String method = request.getString("method", "GET");
         HttpRequest.Builder builder = sandbox.request(request.getString("path"));
         if (request.containsKey("body")) {

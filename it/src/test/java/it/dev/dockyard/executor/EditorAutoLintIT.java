@@ -36,7 +36,7 @@ class EditorAutoLintIT extends SandboxTest {
         return FIXTURES.stream().map(name -> DynamicTest.dynamicTest(name, () -> run(name)));
     }
 
-    private static void run(String name) throws IOException {
+    private void run(String name) throws IOException {
         JsonObject fixture;
         try (InputStream in = EditorAutoLintIT.class.getResourceAsStream("/conformance-auto-lint/" + name)) {
             fixture = read(new String(in.readAllBytes(), StandardCharsets.UTF_8));

@@ -13,11 +13,11 @@ import org.junit.jupiter.api.Test;
 class EditorProtocolIT extends SandboxTest {
 
 
-    private static String fresh(String name) {
+    private String fresh(String name) {
         return w("/workspace/edit-") + UUID.randomUUID().toString().substring(0, 8) + "-" + name;
     }
 
-    private static JsonObject edit(String command, String path, Object... pairs) {
+    private JsonObject edit(String command, String path, Object... pairs) {
         var args = Sandbox.args().add("command", command).add("path", path);
         for (int i = 0; i < pairs.length; i += 2) {
             if (pairs[i + 1] instanceof Integer n) {
@@ -29,7 +29,7 @@ class EditorProtocolIT extends SandboxTest {
         return sandbox.execute(Sandbox.action("edit", args));
     }
 
-    private static String cat(String path) {
+    private String cat(String path) {
         return sandbox.execute(Sandbox.action("run", Sandbox.args().add("command", "cat " + path)
                 .add("is_static", true))).getString("content");
     }

@@ -17,15 +17,15 @@ class FileProtocolIT extends SandboxTest {
         sandbox.reset();
     }
 
-    private static JsonObject read(String path, int start, int end) {
+    private JsonObject read(String path, int start, int end) {
         return sandbox.execute(Sandbox.action("read", Sandbox.args().add("path", path).add("start", start).add("end", end)));
     }
 
-    private static JsonObject write(String path, String content) {
+    private JsonObject write(String path, String content) {
         return sandbox.execute(Sandbox.action("write", Sandbox.args().add("path", path).add("content", content)));
     }
 
-    private static JsonObject edit(String command, String path, String... pairs) {
+    private JsonObject edit(String command, String path, String... pairs) {
         var args = Sandbox.args().add("command", command).add("path", path);
         for (int i = 0; i < pairs.length; i += 2) {
             if (pairs[i].equals("insert_line")) {

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class FileTransferIT extends SandboxTest {
 
 
-    private static HttpResponse<String> upload(String filename, byte[] content, String query) {
+    private HttpResponse<String> upload(String filename, byte[] content, String query) {
         Multipart multipart = new Multipart();
         return sandbox.send(sandbox.request("upload_file?" + query).header("Content-Type", multipart.contentType())
                 .POST(HttpRequest.BodyPublishers.ofByteArray(multipart.file(filename, content))));

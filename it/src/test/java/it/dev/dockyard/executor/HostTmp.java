@@ -13,9 +13,12 @@ import java.util.List;
  * The files the executor suites write into {@code /tmp} (BashProtocolIT, FileTransferIT,
  * PathConfinementIT), for suites whose runtime's shell runs on this host (a cli node): a container
  * would throw them away with itself, here they are removed before and after each suite, so that no
- * run sees another's.
+ * run sees another's. Such suites hold {@link #LOCK}: they run one at a time, never beside another
+ * writing the same paths.
  */
 final class HostTmp {
+
+    static final String LOCK = "host-tmp";
 
     private static final List<String> PATHS = List.of("/tmp/once.txt", "/tmp/typed.txt", "/tmp/deep",
             "/tmp/evil.txt", "/tmp/outside", "/tmp/marker");

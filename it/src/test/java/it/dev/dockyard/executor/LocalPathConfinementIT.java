@@ -48,7 +48,9 @@ class LocalPathConfinementIT extends PathConfinementIT {
             }
         }
         Path runtimeDir = Path.of(sandbox.workspace).getParent();
-        Path sandboxes = runtimeDir.getParent();
+        // every local sandbox's own directory, of this control plane's root or another's (the
+        // disposable control plane's runtimes run as the same sandbox user, beside this suite)
+        Path sandboxes = runtimeDir.getParent().getParent().getParent().resolve("*").resolve("sandboxes");
         String own = "-not -path '" + runtimeDir + "/liberty/*' -not -path '" + runtimeDir + "/home/*' -not -path '"
                 + runtimeDir + "/tmp/*' -not -path '" + runtimeDir + "/run/*'";
         String changed = sandbox.execute(Sandbox.action("run", Sandbox.args().add("is_static", true).add("command",

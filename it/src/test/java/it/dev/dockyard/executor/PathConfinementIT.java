@@ -57,7 +57,7 @@ class PathConfinementIT extends SandboxTest {
             "/workspace/tmp-link/../etc/passwd");
 
     @BeforeAll
-    static void plantLinksAndSecrets() {
+    void plantLinksAndSecrets() {
         sandbox.run(w("mkdir -p /tmp/outside /workspace/inside /workspace/deep && echo ") + SECRET
                 + w(" > /tmp/outside/secret.txt && ln -s /tmp /workspace/tmp-link && ln -s /tmp/outside/secret.txt ")
                 + w("/workspace/secret-link && ln -s ../ /workspace/up-link && ln -s /etc /workspace/deep/etc && ")

@@ -5,7 +5,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@link FileTransferIT} on a runtime of a remote node: the build's control plane provisions it
- * on {@code remote1}, another control plane started for this suite ({@link RemoteNodeFixture}), and
+ * on {@code remote2}, another control plane started for these suites ({@link RemoteNodeFixture}), and
  * the suite reaches it through the first control plane's proxy, then the second's. Same assertions.
  */
 @SandboxTest.OnNode(RemoteNodeFixture.NODE)

@@ -7,12 +7,14 @@ import java.lang.annotation.Target;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.TestInstance;
 
 /**
  * A suite that runs against one real sandbox container, started before its tests and removed after;
  * on the engine's default runtime, or on the one its class names with {@link OnRuntime} (a
  * subclass that runs the same suite on gVisor, say).
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class SandboxTest {
 
     /** The Docker runtime the suite's sandbox runs on (docker run --runtime). */
@@ -52,10 +54,10 @@ abstract class SandboxTest {
         String[] args() default {};
     }
 
-    static Sandbox sandbox;
+    Sandbox sandbox;
 
     @BeforeAll
-    static void startSandbox(TestInfo suite) {
+    void startSandbox(TestInfo suite) {
         OnNode node = suite.getTestClass().map(c -> c.getAnnotation(OnNode.class)).orElse(null);
         if (node != null) {
             if (node.onThisHost()) {
@@ -77,12 +79,12 @@ abstract class SandboxTest {
      * {@code text} with every "/workspace" replaced by the sandbox's workspace directory: the same
      * assertions then hold for a backend whose runtimes work in a host directory of their own.
      */
-    static String w(String text) {
+    String w(String text) {
         return text.replace("/workspace", sandbox.workspace);
     }
 
     @AfterAll
-    static void removeSandbox() {
+    void removeSandbox() {
         sandbox.close();
     }
 }

@@ -107,6 +107,16 @@ public class NodeHealth {
         return last;
     }
 
+    /**
+     * Whether {@code node}'s last probe failed. Never probes: for a pass over every node (the
+     * reconciler's, the workspace sweep's) that should not wait on a node known to be down, whose
+     * calls would only fail after their retries.
+     */
+    public boolean knownDown(String node) {
+        NodeReport last = reports.get(node);
+        return last != null && !last.healthy();
+    }
+
     /** How old the last probe may be before its node counts as failing: three intervals, at least 30 s. */
     Duration staleAfter() {
         Duration threeIntervals = config.nodeHealthInterval().multipliedBy(3);

@@ -1,8 +1,6 @@
 package dev.dockyard.backend.remote;
 
-import java.io.IOException;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -11,13 +9,14 @@ import org.eclipse.microprofile.config.Config;
 /**
  * How one remote node is reached: {@code dockyard.node.<name>.url} (the other control plane's
  * base URL), its API key from {@code .api-key} or, to keep it out of the environment,
- * {@code .api-key-file} (a file holding the key), {@code .disconnect-after} (seconds a remote may
+ * {@code .api-key-file} (a file holding the key; read again when it changes, so a rotated key, e.g.
+ * a mounted Secret's, is used without a restart), {@code .disconnect-after} (seconds a remote may
  * not answer before its runtimes are disconnected) and {@code .call-timeout} (seconds a call may
  * take; a start or a resume answers at once there, so this bounds no sandbox's boot).
  *
  * @param instance this control plane's instance: the prefix of its runtimes' sessions there
  */
-public record RemoteNodeConfig(String node, URI url, String apiKey, Duration disconnectAfter, Duration callTimeout,
+public record RemoteNodeConfig(String node, URI url, RemoteKey key, Duration disconnectAfter, Duration callTimeout,
                                String instance) {
 
     public RemoteNodeConfig {
@@ -46,11 +45,12 @@ public record RemoteNodeConfig(String node, URI url, String apiKey, Duration dis
             throw new IllegalStateException(prefix + "url: '" + url + "' must be http(s)://host[:port][/path], "
                     + "with no query and no credentials (the key is api-key or api-key-file)");
         }
-        Optional<String> key = value(config, prefix + "api-key");
+        Optional<RemoteKey> key = value(config, prefix + "api-key").map(RemoteKey::given);
         if (key.isEmpty()) {
-            key = value(config, prefix + "api-key-file").map(file -> readKey(prefix, file));
+            key = value(config, prefix + "api-key-file").map(file -> RemoteKey.inFile(prefix + "api-key-file",
+                    Path.of(file)));
         }
-        String apiKey = key.orElseThrow(() -> new IllegalStateException(prefix + "api-key or " + prefix
+        RemoteKey apiKey = key.orElseThrow(() -> new IllegalStateException(prefix + "api-key or " + prefix
                 + "api-key-file is required for a remote node: an API key of a user of the other control plane"));
         int disconnectAfter = config.getOptionalValue(prefix + "disconnect-after", Integer.class).orElse(30);
         int callTimeout = config.getOptionalValue(prefix + "call-timeout", Integer.class).orElse(30);
@@ -65,17 +65,9 @@ public record RemoteNodeConfig(String node, URI url, String apiKey, Duration dis
         return config.getOptionalValue(key, String.class).map(String::strip).filter(v -> !v.isEmpty());
     }
 
-    private static String readKey(String prefix, String file) {
-        try {
-            String key = Files.readString(Path.of(file)).strip();
-            if (key.isEmpty()) {
-                throw new IllegalStateException(prefix + "api-key-file: " + file + " is empty");
-            }
-            return key;
-        } catch (IOException e) {
-            throw new IllegalStateException(prefix + "api-key-file: cannot read " + file + ": "
-                    + e.getClass().getSimpleName());
-        }
+    /** The key to send now: the file's current content where it comes from a file. */
+    public String apiKey() {
+        return key.current();
     }
 
     @Override

@@ -7,6 +7,7 @@ import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.cluster.Leases;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.observability.DockyardMetrics;
+import dev.dockyard.placement.NodeHealth;
 import dev.dockyard.pool.PoolKeeper;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.RuntimeSecrets;
@@ -107,6 +108,9 @@ public class Reconciler {
     @Inject
     Leases leases;
 
+    @Inject
+    NodeHealth health;
+
     /** Nodes whose list failed, since when (a backend's {@link RuntimeBackend#disconnectAfter}). */
     private final Map<String, Instant> unlistedSince = new ConcurrentHashMap<>();
 
@@ -166,6 +170,11 @@ public class Reconciler {
     /** One node: its sandboxes against the live runtimes placed on it. */
     private Report pass(String node, List<SandboxRuntime> live, Set<String> poolMembers, BooleanSupplier mayAct) {
         RuntimeBackend backend = nodes.on(node);
+        if (health.knownDown(node)) {
+            // its last health probe failed: the pass spends no list (and its retries) on it; as when a
+            // list fails, its runtimes are disconnected after its disconnect-after, reconciled once it is back
+            return Report.SKIPPED.plus(unanswered(node, backend, live, mayAct));
+        }
         List<ManagedSandbox> sandboxes;
         try {
             sandboxes = backend.listManaged(config.instance());

@@ -4,6 +4,7 @@ import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.WorkspaceVolume;
 import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.placement.NodeHealth;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.provisioning.ProvisioningJournal;
 import dev.dockyard.workspace.WorkspaceRecords;
@@ -47,6 +48,9 @@ public class WorkspaceSweep {
     @Inject
     Clock clock;
 
+    @Inject
+    NodeHealth health;
+
     /** Returns how many volumes were removed. */
     public int sweep() {
         Set<String> spared = new HashSet<>();
@@ -60,6 +64,10 @@ public class WorkspaceSweep {
         Instant cutoff = clock.instant().minus(config.reconcilerGrace());
         int removed = 0;
         for (String node : nodes.names()) {
+            if (health.knownDown(node)) {
+                // swept once it is back: a node known to be down would only fail after its retries
+                continue;
+            }
             RuntimeBackend backend = nodes.on(node);
             List<WorkspaceVolume> volumes;
             try {

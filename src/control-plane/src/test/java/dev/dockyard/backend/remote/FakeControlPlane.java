@@ -77,7 +77,7 @@ final class FakeControlPlane implements AutoCloseable {
 
     RemoteBackend backend() {
         RemoteNodeConfig settings = new RemoteNodeConfig("remote1",
-                URI.create("http://127.0.0.1:" + server.getAddress().getPort()), RemoteBackendTest.API_KEY,
+                URI.create("http://127.0.0.1:" + server.getAddress().getPort()), RemoteKey.given(RemoteBackendTest.API_KEY),
                 Duration.ofSeconds(5), Duration.ofSeconds(5), "cp-a");
         return new RemoteBackend(settings, new RemoteControlPlane(settings), new RemoteCalls(), 8000, 1000);
     }

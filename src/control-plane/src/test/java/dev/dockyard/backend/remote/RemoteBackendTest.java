@@ -111,7 +111,7 @@ class RemoteBackendTest {
         });
         server.start();
         RemoteNodeConfig settings = new RemoteNodeConfig("remote1",
-                URI.create("http://127.0.0.1:" + server.getAddress().getPort()), API_KEY, Duration.ofSeconds(5),
+                URI.create("http://127.0.0.1:" + server.getAddress().getPort()), RemoteKey.given(API_KEY), Duration.ofSeconds(5),
                 Duration.ofSeconds(5), "cp-a");
         remote = new RemoteControlPlane(settings);
         backend = new RemoteBackend(settings, remote, new RemoteCalls(), 8000, 1000);

@@ -53,6 +53,27 @@ class RemoteNodeConfigTest {
     }
 
     @Test
+    void shouldSendARotatedKeyFromTheNextCallOnAndKeepTheLastOneWhileTheFileIsGone(@TempDir Path dir)
+            throws Exception {
+        Path keyFile = dir.resolve("key");
+        Files.writeString(keyFile, KEY);
+        RemoteNodeConfig node = RemoteNodeConfig.read(config(Map.of("dockyard.node.r.url", "http://h:1",
+                "dockyard.node.r.api-key-file", keyFile.toString())), "r", "cp-a");
+        assertEquals(KEY, node.apiKey());
+
+        String rotated = "dy_user_rotated0123456789abcdefghijklmnop";
+        Files.writeString(keyFile, rotated + "\n");
+        assertEquals(rotated, node.apiKey());
+        Files.delete(keyFile);
+        assertEquals(rotated, node.apiKey(), "the last key read while the file is being replaced");
+        Files.writeString(keyFile, "   ");
+        assertEquals(rotated, node.apiKey(), "an empty file is no key");
+        Files.writeString(keyFile, KEY);
+        assertEquals(KEY, node.apiKey());
+        assertFalse(node.toString().contains(KEY), node.toString());
+    }
+
+    @Test
     void shouldPreferTheKeyGivenInConfig() {
         RemoteNodeConfig node = RemoteNodeConfig.read(config(Map.of("dockyard.node.r.url", "https://cp.example:8443",
                 "dockyard.node.r.api-key", KEY, "dockyard.node.r.api-key-file", "/nonexistent")), "r", "cp-a");

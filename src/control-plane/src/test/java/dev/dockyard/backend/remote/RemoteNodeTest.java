@@ -15,7 +15,7 @@ class RemoteNodeTest {
     private static final String KEY = "dy_node_key_0123456789abcdefghijklmnop";
 
     private static RemoteNodeConfig node(String url, int callTimeout) {
-        return new RemoteNodeConfig("remote1", URI.create(url), KEY, Duration.ofSeconds(30),
+        return new RemoteNodeConfig("remote1", URI.create(url), RemoteKey.given(KEY), Duration.ofSeconds(30),
                 Duration.ofSeconds(callTimeout), "cp-a");
     }
 

@@ -18,6 +18,7 @@ import dev.dockyard.fakes.MutableClock;
 import dev.dockyard.fakes.NoPools;
 import dev.dockyard.fakes.TestConfig;
 import dev.dockyard.images.RuntimeImageBuilder;
+import dev.dockyard.placement.Placements;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -74,6 +75,7 @@ class KubernetesReconcilerTest {
         reconciler.journal = Journals.over(runtimes, clock, new RuntimeSecrets());
         reconciler.config = config;
         reconciler.clock = clock;
+        reconciler.health = Placements.health(reconciler.nodes, clock);
         reconciler.leases = new Leases(new FakeLeaseStore(), clock, ControlPlaneInstance.of("test", Duration.ofSeconds(30)));
         reconciler.secrets = new RuntimeSecrets();
         reconciler.provisioner = new Provisioner() {

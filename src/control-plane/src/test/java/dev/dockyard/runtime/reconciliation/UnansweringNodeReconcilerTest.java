@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.SandboxState.Phase;
 import dev.dockyard.cluster.ControlPlaneInstance;
 import dev.dockyard.cluster.Leases;
@@ -14,6 +15,7 @@ import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.fakes.MutableClock;
 import dev.dockyard.fakes.NoPools;
 import dev.dockyard.fakes.TestConfig;
+import dev.dockyard.placement.Placements;
 import dev.dockyard.runtime.PauseReason;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
@@ -50,6 +52,7 @@ class UnansweringNodeReconcilerTest {
         reconciler.journal = Journals.over(runtimes, clock, new RuntimeSecrets());
         reconciler.config = config;
         reconciler.clock = clock;
+        reconciler.health = Placements.health(reconciler.nodes, clock);
         reconciler.leases = new Leases(new FakeLeaseStore(), clock, ControlPlaneInstance.of("test", Duration.ofSeconds(30)));
         reconciler.secrets = new RuntimeSecrets();
         reconciler.provisioner = new Provisioner() {
@@ -110,6 +113,29 @@ class UnansweringNodeReconcilerTest {
         assertEquals(2, reconciler.pass().reconnected());
         assertEquals(RuntimeStatus.READY, statusOf(ready));
         assertEquals(RuntimeStatus.PAUSED, statusOf(paused));
+    }
+
+    @Test
+    void shouldSpendNoListOnANodeItsHealthProbeFoundDownYetDisconnectAfterTheGraceAndReconnectWhenItIsBack() {
+        remote.disconnectAfter(Duration.ofSeconds(5));
+        SandboxRuntime ready = onRemote(RuntimeStatus.RUNTIME_STARTED, RuntimeStatus.READY);
+        remote.unlistable();
+        remote.pingFails(new BackendException("connection refused", null));
+        reconciler.health.probe("remote1");
+
+        assertTrue(reconciler.pass().skipped());
+        clock.advance(Duration.ofSeconds(6));
+        assertEquals(1, reconciler.pass().disconnected());
+        assertEquals(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, statusOf(ready));
+        assertTrue(remote.calls().stream().noneMatch(c -> c.startsWith("list")), "a known-down node is not listed: "
+                + remote.calls());
+
+        remote.listableAgain();
+        remote.pingFails(null);
+        assertEquals(0, reconciler.pass().reconnected(), "until its next health probe it counts as down");
+        reconciler.health.probe("remote1");
+        assertEquals(1, reconciler.pass().reconnected());
+        assertEquals(RuntimeStatus.READY, statusOf(ready));
     }
 
     @Test

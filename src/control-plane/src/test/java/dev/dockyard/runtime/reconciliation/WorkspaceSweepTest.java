@@ -11,6 +11,7 @@ import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.fakes.MutableClock;
 import dev.dockyard.fakes.TestConfig;
 import dev.dockyard.images.RuntimeImageBuilder;
+import dev.dockyard.placement.Placements;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.StatusChange;
@@ -87,6 +88,7 @@ class WorkspaceSweepTest {
         sweep.journal = Journals.over(runtimes, clock, new RuntimeSecrets());
         sweep.config = config;
         sweep.clock = clock;
+        sweep.health = Placements.health(sweep.nodes, clock);
     }
 
     private void volume(String name, String runtimeId, Duration age, boolean inUse) {

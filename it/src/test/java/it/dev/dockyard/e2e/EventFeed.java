@@ -1,0 +1,53 @@
+package it.dev.dockyard.e2e;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.function.Predicate;
+import org.awaitility.Awaitility;
+
+/**
+ * An event stream read in the background while a test acts: the test waits for what it expects
+ * ({@link #await}) instead of reading for a fixed time, and closes the stream when done.
+ */
+final class EventFeed implements AutoCloseable {
+
+    private final InputStream body;
+    private final StringBuffer text = new StringBuffer();
+    private final Thread reader;
+
+    EventFeed(InputStream body) {
+        this.body = body;
+        reader = new Thread(this::read, "event-feed");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    private void read() {
+        byte[] chunk = new byte[8192];
+        try {
+            for (int n; (n = body.read(chunk)) >= 0; ) {
+                text.append(new String(chunk, 0, n, StandardCharsets.UTF_8));
+            }
+        } catch (IOException closed) {
+            // closed by the test, or by the server
+        }
+    }
+
+    /** What came so far. */
+    String text() {
+        return text.toString();
+    }
+
+    /** Waits until what came satisfies {@code condition}; what came by then. */
+    String await(Predicate<String> condition, Duration within) {
+        Awaitility.await().atMost(within).pollInterval(Duration.ofMillis(50)).until(() -> condition.test(text()));
+        return text();
+    }
+
+    @Override
+    public void close() throws IOException {
+        body.close();
+    }
+}
