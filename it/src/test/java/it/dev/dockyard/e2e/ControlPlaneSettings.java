@@ -25,20 +25,24 @@ import java.util.Map;
 final class ControlPlaneSettings {
 
     static final String ADMIN_KEY = System.getProperty("dockyard.admin-key", "it-admin-key-not-a-secret");
-    /** The mock Kubernetes API server's port (KubernetesNodeIT), written into the kubeconfig below. */
-    static final int KUBERNETES_PORT = port("dockyard.kube-mock-port", 19386);
-    /** RemoteNodeIT's answer-dropping forwarder, in front of its second control plane. */
-    static final int REMOTE1_PORT = port("dockyard.remote1-port", 19382);
+    /** The shared control plane's port (19080); the other servers of the run listen at fixed offsets from it. */
+    static final int BASE_PORT = Integer.getInteger("dockyard.http-port", 19080);
+    /** HighAvailabilityIT's two control planes (services 1000 above each, as for every server here). */
+    static final int HA_PORT = BASE_PORT + 201;
+    /** RemoteNodeIT's second control plane, and its answer-dropping forwarder in front of it (the node's URL). */
+    static final int REMOTE1_PORT = BASE_PORT + 302;
     /** The executor suites' remote node: a second control plane of the run ({@link RemoteNodeFixture}). */
-    static final int REMOTE2_PORT = port("dockyard.remote2-port", 19383);
+    static final int REMOTE2_PORT = BASE_PORT + 303;
+    /** PlacementIT's control plane. */
+    static final int PLACEMENT_PORT = BASE_PORT + 305;
+    /** The mock Kubernetes API server's port (KubernetesNodeIT), written into the kubeconfig below. */
+    static final int KUBERNETES_PORT = BASE_PORT + 306;
+    /** The disposable control plane, and its node2's forwarder one above. */
+    static final int DISPOSABLE_PORT = BASE_PORT + 310;
     static final String KUBERNETES_NAMESPACE = "dockyard-it";
     static final String PLAIN_ENGINE = "plain";
 
     private ControlPlaneSettings() {
-    }
-
-    private static int port(String property, int otherwise) {
-        return Integer.parseInt(System.getProperty(property, String.valueOf(otherwise)));
     }
 
     /** The kubeconfig of the {@code k8s} node: the mock API server on {@link #KUBERNETES_PORT}. */
@@ -102,8 +106,7 @@ final class ControlPlaneSettings {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("HTTP_PORT", String.valueOf(httpPort));
         // runtimes' service URLs: a port of their own (dockyard.proxy.port), 1000 above the API's
-        env.put("DOCKYARD_PROXY_PORT", System.getProperty("dockyard.proxy-port." + instance,
-                String.valueOf(httpPort + 1000)));
+        env.put("DOCKYARD_PROXY_PORT", String.valueOf(httpPort + 1000));
         env.put("DOCKYARD_BOOTSTRAP_ADMIN_KEY", ADMIN_KEY);
         env.put("DOCKYARD_INSTANCE", instance);
         // the suites share the bootstrap admin; TenancyIT tests quotas on its own users

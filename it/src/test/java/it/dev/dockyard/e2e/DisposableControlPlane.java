@@ -22,7 +22,7 @@ public final class DisposableControlPlane {
 
     public static final String LOCK = "disposable-control-plane";
     public static final String INSTANCE = System.getProperty("dockyard.instance", "it") + "-disposable";
-    private static final int PORT = Integer.parseInt(System.getProperty("dockyard.disposable-port", "19390"));
+    private static final int PORT = ControlPlaneSettings.DISPOSABLE_PORT;
     /** node2's forwarder: a fixed port, so that its settings are known before it runs. */
     private static final int NODE2_PORT = PORT + 1;
     private static final SecondControlPlane SERVER = new SecondControlPlane(INSTANCE, PORT, settings());

@@ -57,8 +57,8 @@ class HighAvailabilityIT {
 
     private static String jdbcUrl;
     private static String password;
-    private static final Server A = new Server("ha-a", 19281);
-    private static final Server B = new Server("ha-b", 19282);
+    private static final Server A = new Server("ha-a", ControlPlaneSettings.HA_PORT);
+    private static final Server B = new Server("ha-b", ControlPlaneSettings.HA_PORT + 1);
 
     /** One control-plane process: the build's Liberty server with an output directory and a port of its own. */
     record Server(String id, int port) {

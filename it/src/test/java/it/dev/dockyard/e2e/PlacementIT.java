@@ -72,7 +72,7 @@ class PlacementIT {
         String run = UUID.randomUUID().toString().substring(0, 8);
         List<String> ids = new ArrayList<>();
         EngineForwarder forwarder = EngineForwarder.to(Path.of(NODE2_SOCKET));
-        server = new SecondControlPlane("placement-it", 19385, Map.of(
+        server = new SecondControlPlane("placement-it", ControlPlaneSettings.PLACEMENT_PORT, Map.of(
                 "DOCKYARD_NODES", "local,node2",
                 "DOCKYARD_NODE_LOCAL_MAX_RUNTIMES", "2",
                 "DOCKYARD_NODE_NODE2_MAX_RUNTIMES", "2",
