@@ -21,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.parallel.ResourceLock;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * control plane's threads free for actions. On the disposable control plane, which no other suite
  * uses meanwhile: its thread dump holds this suite's waits only.
  */
+@Tag(DisposableControlPlane.PROFILE)
 @ExtendWith(DisposableControlPlane.Lifecycle.class)
 @ResourceLock(DisposableControlPlane.LOCK)
 class BoundedWaitsIT {

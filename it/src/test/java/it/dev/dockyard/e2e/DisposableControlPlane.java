@@ -15,12 +15,15 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * {@code node2} is reached through an {@link EngineForwarder} that HealthIT closes and reopens.
  *
  * <p>A suite that uses it takes {@code @ResourceLock(DisposableControlPlane.LOCK)}, so such suites
- * run one after the other (each leaves it running with its settings), and
- * {@code @ExtendWith(DisposableControlPlane.Lifecycle.class)}, which starts it for the first of them.
+ * run one after the other (each leaves it running with its settings),
+ * {@code @ExtendWith(DisposableControlPlane.Lifecycle.class)}, which starts it for the first of them,
+ * and {@code @Tag(DisposableControlPlane.PROFILE)}.
  */
 public final class DisposableControlPlane {
 
     public static final String LOCK = "disposable-control-plane";
+    /** The tag of its suites: {@code -Dgroups=disposable} runs them alone, {@code -DexcludedGroups=disposable} the rest. */
+    public static final String PROFILE = "disposable";
     public static final String INSTANCE = System.getProperty("dockyard.instance", "it") + "-disposable";
     private static final int PORT = ControlPlaneSettings.DISPOSABLE_PORT;
     /** node2's forwarder: a fixed port, so that its settings are known before it runs. */

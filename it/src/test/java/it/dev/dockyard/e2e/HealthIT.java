@@ -10,6 +10,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Optional;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.parallel.ResourceLock;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * within 15 s, and UP again within 15 s of the engine's return. On the disposable control plane,
  * whose node2 is that forwarder, so that the shared one's node2 stays up for the suites beside it.
  */
+@Tag(DisposableControlPlane.PROFILE)
 @ExtendWith(DisposableControlPlane.Lifecycle.class)
 @ResourceLock(DisposableControlPlane.LOCK)
 class HealthIT {

@@ -246,6 +246,7 @@ class HighAvailabilityIT {
         env.put("DOCKYARD_PROXY_PORT", String.valueOf(server.port() + 1000)); // its services' listener
         env.put("DOCKYARD_BOOTSTRAP_ADMIN_KEY", ADMIN_KEY);
         env.put("DOCKYARD_INSTANCE", DEPLOYMENT);
+        env.put("JVM_ARGS", ControlPlaneSettings.TEST_JVM);
         env.put("DOCKYARD_INSTANCE_ID", server.id());
         env.put("DOCKYARD_DB_KIND", "postgresql");
         env.put("DOCKYARD_DB_URL", jdbcUrl);

@@ -13,6 +13,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.parallel.ResourceLock;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * reconciler must bring the database and Docker back into agreement, leaking nothing. On the
  * disposable control plane: the shared one never goes down.
  */
+@Tag(DisposableControlPlane.PROFILE)
 @ExtendWith(DisposableControlPlane.Lifecycle.class)
 @ResourceLock(DisposableControlPlane.LOCK)
 class KillNineIT {

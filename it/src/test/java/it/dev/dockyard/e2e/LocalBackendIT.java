@@ -23,6 +23,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * warm pool keeps local sandboxes. On the disposable control plane (its kill -9), with a local root of its own.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Tag(DisposableControlPlane.PROFILE)
 @ExtendWith(DisposableControlPlane.Lifecycle.class)
 @ResourceLock(DisposableControlPlane.LOCK)
 class LocalBackendIT {

@@ -21,6 +21,7 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.parallel.ResourceLock;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * Dockyard metric comes from a closed set: no key, id or command text. On the disposable control
  * plane, which no other suite uses meanwhile: the counters count what this suite did and nothing else.
  */
+@Tag(DisposableControlPlane.PROFILE)
 @ExtendWith(DisposableControlPlane.Lifecycle.class)
 @ResourceLock(DisposableControlPlane.LOCK)
 class MetricsIT {

@@ -77,8 +77,12 @@ class SandboxConfinementIT {
             int homeMb = Integer.parseInt(run(id, "df -m --output=size \"$HOME\" | tail -1").getString("content")
                     .strip());
             assertTrue(homeMb > 900 && homeMb <= 1024, "home of " + homeMb + " MB");
-            JsonObject fill = run(id, "dd if=/dev/zero of=\"$HOME/fill\" bs=1M count=1100 2>&1; "
-                    + "echo \"dd=$?\"; rm -f \"$HOME/fill\"");
+            // blocking, up to 5 min: 1.1 GB written beside other suites can be silent for over the 10 s an
+            // ordinary command gets before it is returned still running
+            JsonObject fill = API.act(id, Json.createObjectBuilder().add("action", "run").add("args",
+                    Json.createObjectBuilder().add("command", "dd if=/dev/zero of=\"$HOME/fill\" bs=1M count=1100 "
+                            + "2>&1; echo \"dd=$?\"; rm -f \"$HOME/fill\"").add("blocking", true)).add("timeout", 300)
+                    .build());
             assertTrue(fill.getString("content").contains("No space left on device"), fill.toString());
             assertFalse(fill.getString("content").contains("dd=0"), fill.toString());
         } finally {

@@ -81,6 +81,7 @@ final class SecondControlPlane {
         env.put("DOCKYARD_PROXY_PORT", String.valueOf(port + 1000)); // its services' listener
         env.put("DOCKYARD_BOOTSTRAP_ADMIN_KEY", ADMIN_KEY);
         env.put("DOCKYARD_INSTANCE", instance);
+        env.put("JVM_ARGS", ControlPlaneSettings.TEST_JVM);
         env.put("DOCKYARD_NODES", "local");
         env.put("DOCKYARD_QUOTA_MAX_RUNTIMES", "100");
         env.put("DOCKYARD_QUOTA_MAX_CPUS", "100");

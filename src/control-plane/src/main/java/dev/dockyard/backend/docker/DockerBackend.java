@@ -464,13 +464,43 @@ public class DockerBackend implements RuntimeBackend {
     @Override
     public void pause(String sandboxName) {
         try {
-            docker.pauseContainerCmd(sandboxName).exec();
+            freezing(() -> docker.pauseContainerCmd(sandboxName).exec(), FREEZE_TRIES);
         } catch (ConflictException | NotModifiedException e) {
             // already paused
         } catch (NotFoundException e) {
             throw new BackendException("container '" + sandboxName + "' is gone", e);
         } catch (DockerException e) {
             throw new BackendException("Docker could not pause the container: " + describe(e), e);
+        }
+    }
+
+    /** How often a pause is tried when the kernel could not freeze the container's processes in time. */
+    static final int FREEZE_TRIES = 3;
+
+    /**
+     * Runs {@code pause}, again when the engine answers that it was "unable to freeze": runc gives a
+     * freeze a short time and thaws the container when its processes do not all stop within it
+     * (processes in I/O, a machine under load), which a moment later usually succeeds. Any other
+     * failure, or the last try's, is the caller's.
+     */
+    static void freezing(Runnable pause, int tries) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                pause.run();
+                return;
+            } catch (InternalServerErrorException e) {
+                if (attempt >= tries || !describe(e).contains("unable to freeze")) {
+                    throw e;
+                }
+                LOG.info("The container could not be frozen in time (try " + attempt + " of " + tries
+                        + "); trying again");
+                try {
+                    Thread.sleep(200L * attempt);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
         }
     }
 
