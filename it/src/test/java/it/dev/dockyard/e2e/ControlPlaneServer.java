@@ -1,15 +1,8 @@
 package it.dev.dockyard.e2e;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -22,69 +15,25 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 public final class ControlPlaneServer {
 
+    private static final ControlPlane SHARED = new ControlPlane(System.getProperty("dockyard.instance"),
+            ControlPlaneSettings.BASE_PORT, ControlPlaneSettings.shared(),
+            Path.of(System.getProperty("dockyard.server-output")));
+
     private ControlPlaneServer() {
     }
 
-    static Path output() {
-        return Path.of(System.getProperty("dockyard.server-output"));
-    }
-
     static long pid() throws IOException {
-        return Long.parseLong(Files.readString(output().resolve(".pid/dockyard.pid")).strip());
+        return SHARED.pid().orElseThrow(() -> new AssertionError("the shared control plane has no pid"));
     }
 
-    /** Starts it with the shared settings and waits until its API answers. */
+    /** Starts it with the shared settings (its nodes' kubeconfig and key files first) and waits until it answers. */
     static void start() throws Exception {
-        Files.createDirectories(output());
+        Files.createDirectories(SHARED.output());
         Files.writeString(ControlPlaneSettings.kubeconfig(), ControlPlaneSettings.kubeconfigText());
         for (String remote : new String[] {"remote1", "remote2"}) {
             ControlPlaneSettings.writeRemoteKey(remote, "no-user-there-yet");
         }
-        server("start", ControlPlaneSettings.shared());
-        awaitApi(System.getProperty("dockyard.url"), Duration.ofSeconds(300));
-    }
-
-    /** Stops it gracefully; one that will not stop is killed by its own pid. */
-    static void stop() throws Exception {
-        if (!server("stop", Map.of())) {
-            ProcessHandle.of(pid()).ifPresent(ProcessHandle::destroyForcibly);
-        }
-    }
-
-    private static boolean server(String action, Map<String, String> settings) throws Exception {
-        ProcessBuilder builder = new ProcessBuilder(System.getProperty("dockyard.wlp") + "/bin/server", action,
-                "dockyard").redirectErrorStream(true);
-        builder.environment().put("WLP_OUTPUT_DIR", output().toString());
-        builder.environment().putAll(settings);
-        Process process = builder.start();
-        String out = new String(process.getInputStream().readAllBytes());
-        boolean done = process.waitFor(120, TimeUnit.SECONDS) && process.exitValue() == 0;
-        if (!done) {
-            System.out.println("server " + action + " failed: " + out);
-        }
-        return done;
-    }
-
-    /**
-     * Waits until {@code url}'s API answers the admin ({@code GET /api/v1/nodes}): not
-     * {@code /health/ready}, which stays DOWN while a node of a suite that is not running is away.
-     */
-    static void awaitApi(String url, Duration within) throws Exception {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
-        HttpRequest nodes = HttpRequest.newBuilder(URI.create(url + "/api/v1/nodes"))
-                .header("X-API-Key", ControlPlaneSettings.ADMIN_KEY).timeout(Duration.ofSeconds(10)).build();
-        long deadline = System.nanoTime() + within.toNanos();
-        while (System.nanoTime() < deadline) {
-            try {
-                if (http.send(nodes, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
-                    return;
-                }
-            } catch (IOException notYet) {
-                // still starting
-            }
-            Thread.sleep(200);
-        }
-        throw new AssertionError(url + " never answered within " + within);
+        SHARED.start();
     }
 
     /** The server as a resource of the run: stopped when JUnit closes its root store. */
@@ -99,7 +48,7 @@ public final class ControlPlaneServer {
 
         @Override
         public void close() throws Exception {
-            stop();
+            SHARED.stop();
         }
     }
 

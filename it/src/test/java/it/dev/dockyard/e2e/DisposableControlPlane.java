@@ -28,7 +28,7 @@ public final class DisposableControlPlane {
     private static final int PORT = ControlPlaneSettings.DISPOSABLE_PORT;
     /** node2's forwarder: a fixed port, so that its settings are known before it runs. */
     private static final int NODE2_PORT = PORT + 1;
-    private static final SecondControlPlane SERVER = new SecondControlPlane(INSTANCE, PORT, settings());
+    private static final ControlPlane SERVER = new ControlPlane(INSTANCE, PORT, settings());
 
     private static volatile EngineForwarder node2;
 
@@ -42,7 +42,7 @@ public final class DisposableControlPlane {
     }
 
     /** The server (running once {@link Lifecycle} ran for the suite). */
-    static SecondControlPlane server() {
+    static ControlPlane server() {
         return SERVER;
     }
 
@@ -51,7 +51,7 @@ public final class DisposableControlPlane {
     }
 
     static Path serverLog() {
-        return SERVER.output().resolve("dockyard/logs/messages.log");
+        return SERVER.log();
     }
 
     /** The forwarder its node2 is reached through: HealthIT closes it; whoever closes it reopens it. */

@@ -38,7 +38,7 @@ class PlacementIT {
     private static final String LOCAL = "unix:///var/run/docker.sock";
 
     private static DockyardApi API;
-    private static SecondControlPlane server;
+    private static ControlPlane server;
 
     private static JsonObject node(String name) {
         DockyardApi.Answer nodes = API.get("nodes");
@@ -72,7 +72,7 @@ class PlacementIT {
         String run = UUID.randomUUID().toString().substring(0, 8);
         List<String> ids = new ArrayList<>();
         EngineForwarder forwarder = EngineForwarder.to(Path.of(NODE2_SOCKET));
-        server = new SecondControlPlane("placement-it", ControlPlaneSettings.PLACEMENT_PORT, Map.of(
+        server = new ControlPlane("placement-it", ControlPlaneSettings.PLACEMENT_PORT, Map.of(
                 "DOCKYARD_NODES", "local,node2",
                 "DOCKYARD_NODE_LOCAL_MAX_RUNTIMES", "2",
                 "DOCKYARD_NODE_NODE2_MAX_RUNTIMES", "2",

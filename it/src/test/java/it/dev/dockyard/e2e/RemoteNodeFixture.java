@@ -17,7 +17,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 public final class RemoteNodeFixture {
 
     public static final String NODE = "remote2";
-    private static final SecondControlPlane SECOND = new SecondControlPlane("remote-suite-b",
+    private static final ControlPlane SECOND = new ControlPlane("remote-suite-b",
             ControlPlaneSettings.REMOTE2_PORT);
 
     private RemoteNodeFixture() {

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 class RemoteNodeIT {
 
     private static final int B_PORT = ControlPlaneSettings.REMOTE1_PORT - 1;
-    private static final SecondControlPlane B = new SecondControlPlane("remote-it-b", B_PORT);
+    private static final ControlPlane B = new ControlPlane("remote-it-b", B_PORT);
     private static final DockyardApi A = new DockyardApi();
     private static final String A_INSTANCE = System.getProperty("dockyard.instance", "it");
     /**
@@ -46,7 +46,7 @@ class RemoteNodeIT {
     private static AnswerDroppingForwarder forwarder;
 
     @BeforeAll
-    static void startTheSecondControlPlaneAsTheNode() throws Exception {
+    static void startTheControlPlaneAsTheNode() throws Exception {
         B.startFresh();
         DockyardApi.Answer user = B.admin().post("users", Json.createObjectBuilder().add("userId", "node-" + A_INSTANCE)
                 .add("role", "user").build());
@@ -57,7 +57,7 @@ class RemoteNodeIT {
     }
 
     @AfterAll
-    static void stopTheSecondControlPlane() throws Exception {
+    static void stopTheControlPlane() throws Exception {
         try {
             // a failed test may leave a live runtime on remote1
             A.get("runtimes").json().getJsonArray("runtimes").stream().map(JsonValue::asJsonObject)

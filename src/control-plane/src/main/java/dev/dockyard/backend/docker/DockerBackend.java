@@ -464,7 +464,7 @@ public class DockerBackend implements RuntimeBackend {
     @Override
     public void pause(String sandboxName) {
         try {
-            freezing(() -> docker.pauseContainerCmd(sandboxName).exec(), FREEZE_TRIES);
+            freezing(() -> docker.pauseContainerCmd(sandboxName).exec(), FREEZE_TRIES, FREEZE_BACKOFF_MS);
         } catch (ConflictException | NotModifiedException e) {
             // already paused
         } catch (NotFoundException e) {
@@ -475,7 +475,9 @@ public class DockerBackend implements RuntimeBackend {
     }
 
     /** How often a pause is tried when the kernel could not freeze the container's processes in time. */
-    static final int FREEZE_TRIES = 3;
+    static final int FREEZE_TRIES = 5;
+    /** The wait before the n-th try again is n times this (0.5 + 1 + 1.5 + 2 s at most in all). */
+    static final long FREEZE_BACKOFF_MS = 500;
 
     /**
      * Runs {@code pause}, again when the engine answers that it was "unable to freeze": runc gives a
@@ -483,7 +485,7 @@ public class DockerBackend implements RuntimeBackend {
      * (processes in I/O, a machine under load), which a moment later usually succeeds. Any other
      * failure, or the last try's, is the caller's.
      */
-    static void freezing(Runnable pause, int tries) {
+    static void freezing(Runnable pause, int tries, long backoffMs) {
         for (int attempt = 1; ; attempt++) {
             try {
                 pause.run();
@@ -495,7 +497,7 @@ public class DockerBackend implements RuntimeBackend {
                 LOG.info("The container could not be frozen in time (try " + attempt + " of " + tries
                         + "); trying again");
                 try {
-                    Thread.sleep(200L * attempt);
+                    Thread.sleep(backoffMs * attempt);
                 } catch (InterruptedException interrupted) {
                     Thread.currentThread().interrupt();
                     throw e;

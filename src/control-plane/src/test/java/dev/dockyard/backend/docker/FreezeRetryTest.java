@@ -20,7 +20,7 @@ class FreezeRetryTest {
             if (calls.incrementAndGet() < 3) {
                 throw new InternalServerErrorException(UNABLE);
             }
-        }, 3);
+        }, 3, 1);
         assertEquals(3, calls.get());
     }
 
@@ -30,14 +30,14 @@ class FreezeRetryTest {
         assertThrows(InternalServerErrorException.class, () -> DockerBackend.freezing(() -> {
             calls.incrementAndGet();
             throw new InternalServerErrorException(UNABLE);
-        }, 3));
+        }, 3, 1));
         assertEquals(3, calls.get());
 
         AtomicInteger other = new AtomicInteger();
         assertThrows(InternalServerErrorException.class, () -> DockerBackend.freezing(() -> {
             other.incrementAndGet();
             throw new InternalServerErrorException("{\"message\":\"no space left on device\"}");
-        }, 3));
+        }, 3, 1));
         assertEquals(1, other.get());
     }
 }

@@ -15,11 +15,12 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Another control plane on this machine, started by a test beside the build's own: the build's
- * Liberty server with its own output directory (so its own embedded Derby database), port and
- * instance, on the same Docker engine. Started and stopped by the test that uses it, by its own pid.
+ * A control plane of these tests on this machine: the build's Liberty server with an output
+ * directory (so an embedded Derby database), port and instance of its own, on the same Docker
+ * engine; started, stopped and killed by its own pid. The shared one ({@link ControlPlaneServer}),
+ * the disposable one and those a suite starts for itself (RemoteNodeIT's, PlacementIT's) are each one.
  */
-final class SecondControlPlane {
+final class ControlPlane {
 
     private static final String ADMIN_KEY = System.getProperty("dockyard.admin-key", "it-admin-key-not-a-secret");
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
@@ -27,16 +28,24 @@ final class SecondControlPlane {
     private final String instance;
     private final int port;
     private final Map<String, String> settings;
+    private final Path output;
 
-    SecondControlPlane(String instance, int port) {
+    ControlPlane(String instance, int port) {
         this(instance, port, Map.of());
     }
 
     /** One with {@code settings} (environment variables, i.e. MP Config) over its usual ones. */
-    SecondControlPlane(String instance, int port, Map<String, String> settings) {
+    ControlPlane(String instance, int port, Map<String, String> settings) {
+        this(instance, port, settings, Path.of(System.getProperty("dockyard.server-output"))
+                .resolveSibling("second-output-" + instance));
+    }
+
+    /** One whose output directory (logs, database, pid) is {@code output}. */
+    ControlPlane(String instance, int port, Map<String, String> settings, Path output) {
         this.instance = instance;
         this.port = port;
         this.settings = Map.copyOf(settings);
+        this.output = output;
     }
 
     String instance() {
@@ -56,7 +65,11 @@ final class SecondControlPlane {
     }
 
     Path output() {
-        return Path.of(System.getProperty("dockyard.server-output")).resolveSibling("second-output-" + instance);
+        return output;
+    }
+
+    Path log() {
+        return output.resolve("dockyard/logs/messages.log");
     }
 
     Optional<Long> pid() throws IOException {
@@ -91,12 +104,21 @@ final class SecondControlPlane {
         Process process = builder.start();
         String out = new String(process.getInputStream().readAllBytes());
         assertTrue(process.waitFor(120, TimeUnit.SECONDS) && process.exitValue() == 0, "server start: " + out);
-        URI health = URI.create(url() + "/health/ready");
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        awaitApi(Duration.ofSeconds(300));
+    }
+
+    /**
+     * Waits until its API answers the admin ({@code GET /api/v1/nodes}). Not {@code /health/ready}:
+     * the shared one's stays DOWN while a node of a suite that is not running is away, and a boot
+     * beside other suites can take minutes on two cores.
+     */
+    private void awaitApi(Duration within) throws Exception {
+        HttpRequest nodes = HttpRequest.newBuilder(URI.create(url() + "/api/v1/nodes")).header("X-API-Key", ADMIN_KEY)
+                .timeout(Duration.ofSeconds(10)).build();
+        long deadline = System.nanoTime() + within.toNanos();
         while (System.nanoTime() < deadline) {
             try {
-                if (HTTP.send(HttpRequest.newBuilder(health).timeout(Duration.ofSeconds(5)).build(),
-                        HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                if (HTTP.send(nodes, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
                     return;
                 }
             } catch (IOException notYet) {
@@ -104,7 +126,7 @@ final class SecondControlPlane {
             }
             Thread.sleep(200);
         }
-        throw new AssertionError(instance + " never became ready");
+        throw new AssertionError(instance + " did not answer within " + within);
     }
 
     /** SIGKILL: no shutdown hook, no transaction completes, nothing is cleaned up. */
