@@ -37,8 +37,16 @@ class ApiContractIT {
 
     @Test
     void shouldRejectBadProvisionBodiesAndCreateNothing() {
-        // a user of its own: the suites beside this one provision as the admin
+        // a user of its own: the suites beside this one provision as the admin (validation is the same)
         DockyardApi user = API.newUser("it-contract", "user");
+        try {
+            rejectBadBodies(user);
+        } finally {
+            API.delete("users/" + user.get("users/me").json().getString("userId"));
+        }
+    }
+
+    private static void rejectBadBodies(DockyardApi user) {
         int before = user.get("runtimes").json().getJsonArray("runtimes").size();
         assertProblem(user.post("runtimes", Json.createObjectBuilder().build()), 400, "validation");
         assertProblem(user.post("runtimes", "{not json", null), 400, "validation");

@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The it control plane's cli node ({@code cli1}, see it/pom.xml): a runtime there is a directory
+ * The it control plane's cli node ({@code cli1}, see ControlPlaneSettings): a runtime there is a directory
  * and a shell on this very host, so this test looks at both directly. Runtime body, pause and
  * resume, migration to Docker and back, DELETE leaving nothing; and the refusals: a node that is
  * not configured, an image's own program on a cli node, a user the node is not open to (cli and
@@ -32,7 +32,7 @@ class CliBackendIT {
     private static final String BASE = System.getProperty("dockyard.url", "http://127.0.0.1:19080");
     private static final String ADMIN_KEY = System.getProperty("dockyard.admin-key", "it-admin-key-not-a-secret");
     private static final Path ROOT = Path.of(System.getProperty("dockyard.cli-runtimes", "target/cli-runtimes"));
-    /** The user dockyard.node.cli1.allowed-users grants (it/pom.xml, ControlPlaneServer). */
+    /** The user dockyard.node.cli1.allowed-users grants (ControlPlaneSettings). */
     static final String GRANTED_USER = "it-cli-granted";
 
     private static String run(String runtimeId, String command) {

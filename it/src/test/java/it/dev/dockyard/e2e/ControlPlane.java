@@ -22,13 +22,14 @@ import java.util.concurrent.TimeUnit;
  */
 final class ControlPlane {
 
-    private static final String ADMIN_KEY = System.getProperty("dockyard.admin-key", "it-admin-key-not-a-secret");
+    private static final String ADMIN_KEY = ControlPlaneSettings.ADMIN_KEY;
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
 
     private final String instance;
     private final int port;
     private final Map<String, String> settings;
     private final Path output;
+    private final boolean nodesComeAndGo;
 
     ControlPlane(String instance, int port) {
         this(instance, port, Map.of());
@@ -37,15 +38,20 @@ final class ControlPlane {
     /** One with {@code settings} (environment variables, i.e. MP Config) over its usual ones. */
     ControlPlane(String instance, int port, Map<String, String> settings) {
         this(instance, port, settings, Path.of(System.getProperty("dockyard.server-output"))
-                .resolveSibling("second-output-" + instance));
+                .resolveSibling("second-output-" + instance), false);
     }
 
-    /** One whose output directory (logs, database, pid) is {@code output}. */
-    ControlPlane(String instance, int port, Map<String, String> settings, Path output) {
+    /**
+     * One whose output directory (logs, database, pid) is {@code output}; {@code nodesComeAndGo}: it
+     * has nodes of suites that are not always running (the shared one), so its start waits for its
+     * API, not for {@code /health/ready}.
+     */
+    ControlPlane(String instance, int port, Map<String, String> settings, Path output, boolean nodesComeAndGo) {
         this.instance = instance;
         this.port = port;
         this.settings = Map.copyOf(settings);
         this.output = output;
+        this.nodesComeAndGo = nodesComeAndGo;
     }
 
     String instance() {
@@ -84,7 +90,7 @@ final class ControlPlane {
         start();
     }
 
-    /** Starts it (again, with its database as it was) and waits until it answers /health/ready. */
+    /** Starts it (again, with its database as it was) and waits until it is ready ({@link #await}). */
     void start() throws Exception {
         ProcessBuilder builder = new ProcessBuilder(System.getProperty("dockyard.wlp") + "/bin/server", "start",
                 "dockyard").redirectErrorStream(true);
@@ -104,17 +110,18 @@ final class ControlPlane {
         Process process = builder.start();
         String out = new String(process.getInputStream().readAllBytes());
         assertTrue(process.waitFor(120, TimeUnit.SECONDS) && process.exitValue() == 0, "server start: " + out);
-        awaitApi(Duration.ofSeconds(300));
+        await(Duration.ofSeconds(300));
     }
 
     /**
-     * Waits until its API answers the admin ({@code GET /api/v1/nodes}). Not {@code /health/ready}:
-     * the shared one's stays DOWN while a node of a suite that is not running is away, and a boot
-     * beside other suites can take minutes on two cores.
+     * Waits until it is ready ({@code /health/ready}), or for the shared one until its API answers
+     * the admin ({@code GET /api/v1/nodes}): its readiness stays DOWN while a node of a suite that is
+     * not running is away. A boot on a busy 2-core machine can take minutes.
      */
-    private void awaitApi(Duration within) throws Exception {
-        HttpRequest nodes = HttpRequest.newBuilder(URI.create(url() + "/api/v1/nodes")).header("X-API-Key", ADMIN_KEY)
-                .timeout(Duration.ofSeconds(10)).build();
+    private void await(Duration within) throws Exception {
+        HttpRequest nodes = (nodesComeAndGo
+                ? HttpRequest.newBuilder(URI.create(url() + "/api/v1/nodes")).header("X-API-Key", ADMIN_KEY)
+                : HttpRequest.newBuilder(URI.create(url() + "/health/ready"))).timeout(Duration.ofSeconds(10)).build();
         long deadline = System.nanoTime() + within.toNanos();
         while (System.nanoTime() < deadline) {
             try {

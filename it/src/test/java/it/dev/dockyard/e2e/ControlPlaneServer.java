@@ -1,6 +1,5 @@
 package it.dev.dockyard.e2e;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -17,17 +16,13 @@ public final class ControlPlaneServer {
 
     private static final ControlPlane SHARED = new ControlPlane(System.getProperty("dockyard.instance"),
             ControlPlaneSettings.BASE_PORT, ControlPlaneSettings.shared(),
-            Path.of(System.getProperty("dockyard.server-output")));
+            Path.of(System.getProperty("dockyard.server-output")), true);
 
     private ControlPlaneServer() {
     }
 
-    static long pid() throws IOException {
-        return SHARED.pid().orElseThrow(() -> new AssertionError("the shared control plane has no pid"));
-    }
-
     /** Starts it with the shared settings (its nodes' kubeconfig and key files first) and waits until it answers. */
-    static void start() throws Exception {
+    private static void start() throws Exception {
         Files.createDirectories(SHARED.output());
         Files.writeString(ControlPlaneSettings.kubeconfig(), ControlPlaneSettings.kubeconfigText());
         for (String remote : new String[] {"remote1", "remote2"}) {
@@ -41,7 +36,13 @@ public final class ControlPlaneServer {
 
         Running() throws Exception {
             long started = System.nanoTime();
-            start();
+            try {
+                start();
+            } catch (Exception | AssertionError e) {
+                // a server that started but never answered is not left behind
+                SHARED.stop();
+                throw e;
+            }
             System.out.printf("the shared control plane answered %.1f s after its start%n",
                     (System.nanoTime() - started) / 1e9);
         }

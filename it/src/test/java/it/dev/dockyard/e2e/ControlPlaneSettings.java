@@ -29,7 +29,9 @@ final class ControlPlaneSettings {
     static final int BASE_PORT = Integer.getInteger("dockyard.http-port", 19080);
     /** HighAvailabilityIT's two control planes (services 1000 above each, as for every server here). */
     static final int HA_PORT = BASE_PORT + 201;
-    /** RemoteNodeIT's second control plane, and its answer-dropping forwarder in front of it (the node's URL). */
+    /** RemoteNodeIT's second control plane ("B"). */
+    static final int REMOTE1_B_PORT = BASE_PORT + 301;
+    /** RemoteNodeIT's answer-dropping forwarder in front of B: node {@code remote1}'s URL. */
     static final int REMOTE1_PORT = BASE_PORT + 302;
     /** The executor suites' remote node: a second control plane of the run ({@link RemoteNodeFixture}). */
     static final int REMOTE2_PORT = BASE_PORT + 303;
@@ -171,10 +173,9 @@ final class ControlPlaneSettings {
      * on them by name (each of those suites names its node in every request).
      */
     static Map<String, String> shared() {
-        Map<String, String> env = common(System.getProperty("dockyard.instance"),
-                Integer.parseInt(System.getProperty("dockyard.http-port")));
+        Map<String, String> env = common(System.getProperty("dockyard.instance"), BASE_PORT);
         env.put("DOCKYARD_PROXY_PORT", System.getProperty("dockyard.proxy-port"));
-        env.put("DOCKYARD_NODES", "local,node2,local1,cli1,k8s,remote1,remote2," + PLAIN_ENGINE);
+        env.put("DOCKYARD_NODES", env.get("DOCKYARD_NODES") + ",k8s,remote1,remote2," + PLAIN_ENGINE);
         env.put("DOCKYARD_NODE_K8S_TYPE", "kubernetes");
         env.put("DOCKYARD_NODE_K8S_PLACEMENT", "explicit");
         env.put("DOCKYARD_NODE_K8S_KUBECONFIG", kubeconfig().toString());

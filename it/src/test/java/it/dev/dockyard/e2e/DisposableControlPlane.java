@@ -15,7 +15,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * {@code node2} is reached through an {@link EngineForwarder} that HealthIT closes and reopens.
  *
  * <p>A suite that uses it takes {@code @ResourceLock(DisposableControlPlane.LOCK)}, so such suites
- * run one after the other (each leaves it running with its settings),
+ * run one after the other (each leaves it running),
  * {@code @ExtendWith(DisposableControlPlane.Lifecycle.class)}, which starts it for the first of them,
  * and {@code @Tag(DisposableControlPlane.PROFILE)}.
  */
@@ -72,7 +72,14 @@ public final class DisposableControlPlane {
         Running() throws Exception {
             node2 = EngineForwarder.on(Path.of(DockerCli.NODE2.substring("unix://".length())), NODE2_PORT);
             long begun = System.nanoTime();
-            SERVER.startFresh();
+            try {
+                SERVER.startFresh();
+            } catch (Exception | AssertionError e) {
+                // neither a server that never answered nor the forwarder's port is left behind
+                SERVER.stop();
+                node2.close();
+                throw e;
+            }
             System.out.printf("the disposable control plane answered %.1f s after its start%n",
                     (System.nanoTime() - begun) / 1e9);
         }

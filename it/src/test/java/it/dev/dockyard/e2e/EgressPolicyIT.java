@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
  * makes (routed from the host through a veth pair), standing in for a metadata service, and one on
  * the host's side of the sandbox's own bridge. The rules are read back from the engine's host with
  * the egress helper image. The IT server lists 169.254.77.2:18080 as its only internal service
- * (it/pom.xml). The migration test's listed servers are the test JVM's own, on the address the test
+ * (ControlPlaneSettings). The migration test's listed servers are the test JVM's own, on the address the test
  * assigned to the host's end of its veth pair (node2 forwards nothing: ensure-extra-engine.sh). No
  * lookup leaves a sandbox for anything but its own network's gateway, and none is made in an open
  * sandbox.

@@ -2,6 +2,8 @@ package it.dev.dockyard.e2e;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.function.Predicate;
@@ -25,10 +27,11 @@ final class EventFeed implements AutoCloseable {
     }
 
     private void read() {
-        byte[] chunk = new byte[8192];
-        try {
-            for (int n; (n = body.read(chunk)) >= 0; ) {
-                text.append(new String(chunk, 0, n, StandardCharsets.UTF_8));
+        // one reader for the whole stream: a character split between two reads stays whole
+        char[] chunk = new char[8192];
+        try (Reader reader = new InputStreamReader(body, StandardCharsets.UTF_8)) {
+            for (int n; (n = reader.read(chunk)) >= 0; ) {
+                text.append(chunk, 0, n);
             }
         } catch (IOException closed) {
             // closed by the test, or by the server

@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Two control planes of one deployment on one PostgreSQL database (the one
- * {@code docker/ensure-postgresql.sh} runs, which the build started), beside the build's own server:
+ * {@code docker/ensure-postgresql.sh} runs, which the build started), beside the shared server:
  * kill -9 of the one that holds the reconciler's lease while it provisions ten runtimes and runs
  * twenty actions. The survivor answers for every READY runtime at once, takes the lease over,
  * fails the dead one's provisions cleanly, and leaves neither orphan sandboxes nor rows without

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
- * The local backend (node {@code local1}, it/pom.xml): runtimes as host processes of the executor
+ * The local backend (node {@code local1}, ControlPlaneSettings): runtimes as host processes of the executor
  * bundle. Each runtime's process is found by the record the control plane keeps (pid and start
  * time) and checked in /proc, never by its name: DELETE and a kill -9 of the control plane must
  * leave no process and no directory; the sandbox user reads none of the control plane's files; a

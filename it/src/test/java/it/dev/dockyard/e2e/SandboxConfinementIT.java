@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * plane's default configuration: a read-only root with a writable workspace, /tmp and home (a
  * volume of the sandbox's own), and a writable root for a runtime that asks; gVisor when asked
  * for, on the node whose engine has it (and a 400 naming the node that has not); GPUs as device
- * requests on the node that declares them (it/pom.xml: node2 declares 2; no GPU exists here, so
+ * requests on the node that declares them (ControlPlaneSettings: node2 declares 2; no GPU exists here, so
  * the engine refuses to start the container and the runtime ends in ERROR, leaving nothing); and
  * only the extra networks an admin allows, never the host's.
  */

@@ -1,6 +1,6 @@
 package it.dev.dockyard.executor;
 
-/** The it build's local backend node (it/pom.xml: {@code DOCKYARD_NODE_LOCAL1_TYPE=local}). */
+/** The it build's local backend node (ControlPlaneSettings: {@code DOCKYARD_NODE_LOCAL1_TYPE=local}). */
 final class LocalNode {
 
     static final String NAME = "local1";

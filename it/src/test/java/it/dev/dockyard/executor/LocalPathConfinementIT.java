@@ -48,13 +48,16 @@ class LocalPathConfinementIT extends PathConfinementIT {
             }
         }
         Path runtimeDir = Path.of(sandbox.workspace).getParent();
-        // every local sandbox's own directory, of this control plane's root or another's (the
-        // disposable control plane's runtimes run as the same sandbox user, beside this suite)
-        Path sandboxes = runtimeDir.getParent().getParent().getParent().resolve("*").resolve("sandboxes");
+        Path sandboxes = runtimeDir.getParent();
+        // the disposable control plane's local sandboxes too: its runtimes run as the same sandbox user,
+        // and may run beside this suite (LocalBackendIT)
+        Path disposables = sandboxes.getParent().resolveSibling(System.getProperty("dockyard.instance", "it")
+                + "-disposable-local1").resolve("sandboxes");
         String own = "-not -path '" + runtimeDir + "/liberty/*' -not -path '" + runtimeDir + "/home/*' -not -path '"
                 + runtimeDir + "/tmp/*' -not -path '" + runtimeDir + "/run/*'";
         String changed = sandbox.execute(Sandbox.action("run", Sandbox.args().add("is_static", true).add("command",
                 "find / -xdev -newer /tmp/marker -type f -user \"$(id -u)\" -not -path '" + sandboxes + "/*' "
+                        + "-not -path '" + disposables + "/*' "
                         + "-not -path '/proc/*' -not -path '/sys/*' 2>/dev/null; "
                         + "find " + runtimeDir + " -newer /tmp/marker -type f -not -path '" + sandbox.workspace + "/*' "
                         + own + " 2>/dev/null; "

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * {@link BashProtocolIT} on a runtime of a remote node: the build's control plane provisions it
+ * {@link BashProtocolIT} on a runtime of a remote node: the shared control plane provisions it
  * on {@code remote2}, another control plane started for these suites ({@link RemoteNodeFixture}), and
  * the suite reaches it through the first control plane's proxy, then the second's. Same assertions,
  * the raw-socket ones too (they post under the executor URI's path, a proxied runtime's), but for

@@ -4,7 +4,7 @@ import it.dev.dockyard.e2e.RemoteNodeFixture;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * {@link EditorProtocolIT} on a runtime of a remote node: the build's control plane provisions it
+ * {@link EditorProtocolIT} on a runtime of a remote node: the shared control plane provisions it
  * on {@code remote2}, another control plane started for these suites ({@link RemoteNodeFixture}), and
  * the suite reaches it through the first control plane's proxy, then the second's. Same assertions.
  */

@@ -109,8 +109,8 @@ public class NodeHealth {
 
     /**
      * Whether {@code node}'s last probe failed. Never probes: for a pass over every node (the
-     * reconciler's, the workspace sweep's) that should not wait on a node known to be down, whose
-     * calls would only fail after their retries.
+     * reconciler's, the workspace sweep's) that should not wait on a remote node known to be down,
+     * whose calls would only fail after their retries.
      */
     public boolean knownDown(String node) {
         NodeReport last = reports.get(node);

@@ -170,9 +170,11 @@ public class Reconciler {
     /** One node: its sandboxes against the live runtimes placed on it. */
     private Report pass(String node, List<SandboxRuntime> live, Set<String> poolMembers, BooleanSupplier mayAct) {
         RuntimeBackend backend = nodes.on(node);
-        if (health.knownDown(node)) {
-            // its last health probe failed: the pass spends no list (and its retries) on it; as when a
-            // list fails, its runtimes are disconnected after its disconnect-after, reconciled once it is back
+        if (backend.disconnectAfter().isPresent() && health.knownDown(node)) {
+            // a remote node whose last health probe went unanswered: the pass spends no list (and its
+            // retries, seconds per node) on it; as when a list fails, its runtimes are disconnected after
+            // its disconnect-after, and reconciled once a probe finds it back. Not a node of this host
+            // (local, cli), whose probe checks its files: a failed one still has processes to reconcile
             return Report.SKIPPED.plus(unanswered(node, backend, live, mayAct));
         }
         List<ManagedSandbox> sandboxes;

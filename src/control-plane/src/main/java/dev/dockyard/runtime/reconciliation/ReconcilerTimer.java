@@ -63,8 +63,10 @@ public class ReconcilerTimer {
                 return null;
             }
             Reconciler.Report report = reconciler.pass(() -> leases.fresh(Leases.RECONCILER));
-            if (!report.skipped()) {
-                // after the pass: volumes of the sandboxes it just removed are unused now
+            if (leases.fresh(Leases.RECONCILER)) {
+                // after the pass: volumes of the sandboxes it just removed are unused now. Also after a
+                // pass that could not list some node: the sweep skips that node itself, and a node that
+                // stays away (a remote control plane down for days) must not stop the others' sweeps
                 workspaceSweep.sweep();
             }
             turns.turned();

@@ -64,11 +64,11 @@ public class WorkspaceSweep {
         Instant cutoff = clock.instant().minus(config.reconcilerGrace());
         int removed = 0;
         for (String node : nodes.names()) {
-            if (health.knownDown(node)) {
-                // swept once it is back: a node known to be down would only fail after its retries
+            RuntimeBackend backend = nodes.on(node);
+            if (backend.disconnectAfter().isPresent() && health.knownDown(node)) {
+                // a remote node whose last probe went unanswered: swept once it is back, not after retries
                 continue;
             }
-            RuntimeBackend backend = nodes.on(node);
             List<WorkspaceVolume> volumes;
             try {
                 volumes = backend.listWorkspaces(config.instance());

@@ -10,6 +10,7 @@ import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -70,6 +71,12 @@ class RemoteNodeConfigTest {
         assertEquals(rotated, node.apiKey(), "an empty file is no key");
         Files.writeString(keyFile, KEY);
         assertEquals(KEY, node.apiKey());
+        // a key of the same length put in place whole, as a mounted Secret's update does: a new file
+        String sameLength = KEY.replace('0', '9');
+        Path next = dir.resolve("key.next");
+        Files.writeString(next, sameLength);
+        Files.move(next, keyFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        assertEquals(sameLength, node.apiKey());
         assertFalse(node.toString().contains(KEY), node.toString());
     }
 

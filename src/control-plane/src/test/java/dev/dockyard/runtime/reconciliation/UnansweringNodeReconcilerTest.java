@@ -139,6 +139,15 @@ class UnansweringNodeReconcilerTest {
     }
 
     @Test
+    void shouldStillListANodeOfThisHostWhoseProbeFailed() {
+        FakeBackend local = nodes.backend("local");
+        local.pingFails(new BackendException("the sandbox user cannot read the bundle", null));
+        reconciler.health.probe("local");
+        reconciler.pass();
+        assertTrue(local.calls().contains("list"), "a node without disconnect-after is reconciled: " + local.calls());
+    }
+
+    @Test
     void shouldStartTheGraceAnewAfterTheNodeAnsweredOnce() {
         remote.disconnectAfter(Duration.ofSeconds(5));
         SandboxRuntime ready = onRemote(RuntimeStatus.RUNTIME_STARTED, RuntimeStatus.READY);
