@@ -28,6 +28,16 @@ public interface RuntimeBackend {
     }
 
     /**
+     * Whether a failed {@link #ping} means the backend cannot be reached (an engine, a cluster or a
+     * control plane over a connection, whose calls then fail only after their retries), so that a
+     * pass over every node may leave it out until a probe finds it back. Not for a node of this host
+     * (local, cli): its probe checks its files, and its processes are still there to reconcile.
+     */
+    default boolean unreachableWhenPingFails() {
+        return true;
+    }
+
+    /**
      * How long this backend may fail to list its sandboxes before the runtimes on it count as
      * disconnected (a remote control plane that does not answer); empty, the default: never, the
      * runtimes are left as they are until the backend can be listed again (a Docker engine).

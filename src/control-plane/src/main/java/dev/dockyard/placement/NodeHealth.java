@@ -109,7 +109,7 @@ public class NodeHealth {
 
     /**
      * Whether {@code node}'s last probe failed. Never probes: for a pass over every node (the
-     * reconciler's, the workspace sweep's) that should not wait on a remote node known to be down,
+     * reconciler's, the workspace sweep's) that should not wait on a node known to be unreachable,
      * whose calls would only fail after their retries.
      */
     public boolean knownDown(String node) {

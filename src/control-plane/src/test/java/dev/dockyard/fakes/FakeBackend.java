@@ -93,6 +93,11 @@ public class FakeBackend implements RuntimeBackend {
     public String type = "fake";
 
     @Override
+    public boolean unreachableWhenPingFails() {
+        return !type.equals("cli") && !type.equals("local");
+    }
+
+    @Override
     public String name() {
         return type;
     }

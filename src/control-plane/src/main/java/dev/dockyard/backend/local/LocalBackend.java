@@ -150,6 +150,12 @@ public class LocalBackend implements RuntimeBackend {
     }
 
     @Override
+    public boolean unreachableWhenPingFails() {
+        // a node of this host: its probe checks files; its processes are reconciled whatever it says
+        return false;
+    }
+
+    @Override
     public void ping() {
         if (!Files.isExecutable(startScript())) {
             throw new BackendException("local node '" + config.node() + "': no executor bundle at " + config.bundle()

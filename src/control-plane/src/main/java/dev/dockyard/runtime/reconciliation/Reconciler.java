@@ -170,11 +170,11 @@ public class Reconciler {
     /** One node: its sandboxes against the live runtimes placed on it. */
     private Report pass(String node, List<SandboxRuntime> live, Set<String> poolMembers, BooleanSupplier mayAct) {
         RuntimeBackend backend = nodes.on(node);
-        if (backend.disconnectAfter().isPresent() && health.knownDown(node)) {
-            // a remote node whose last health probe went unanswered: the pass spends no list (and its
-            // retries, seconds per node) on it; as when a list fails, its runtimes are disconnected after
-            // its disconnect-after, and reconciled once a probe finds it back. Not a node of this host
-            // (local, cli), whose probe checks its files: a failed one still has processes to reconcile
+        if (backend.unreachableWhenPingFails() && health.knownDown(node)) {
+            // a node whose last health probe went unanswered: the pass spends no list (and its retries,
+            // seconds per node for a remote or Kubernetes one) on it; as when a list fails, a remote
+            // node's runtimes are disconnected after its disconnect-after, and it is reconciled once a
+            // probe finds it back
             return Report.SKIPPED.plus(unanswered(node, backend, live, mayAct));
         }
         List<ManagedSandbox> sandboxes;

@@ -65,8 +65,8 @@ public class WorkspaceSweep {
         int removed = 0;
         for (String node : nodes.names()) {
             RuntimeBackend backend = nodes.on(node);
-            if (backend.disconnectAfter().isPresent() && health.knownDown(node)) {
-                // a remote node whose last probe went unanswered: swept once it is back, not after retries
+            if (backend.unreachableWhenPingFails() && health.knownDown(node)) {
+                // a node whose last probe went unanswered: swept once it is back, not after retries
                 continue;
             }
             List<WorkspaceVolume> volumes;

@@ -141,6 +141,7 @@ class UnansweringNodeReconcilerTest {
     @Test
     void shouldStillListANodeOfThisHostWhoseProbeFailed() {
         FakeBackend local = nodes.backend("local");
+        local.type = "local";
         local.pingFails(new BackendException("the sandbox user cannot read the bundle", null));
         reconciler.health.probe("local");
         reconciler.pass();
