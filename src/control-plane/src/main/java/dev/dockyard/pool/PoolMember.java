@@ -54,7 +54,7 @@ public class PoolMember {
     @Column(name = "RUNTIME_IMAGE", length = 300)
     private String runtimeImage;
 
-    @Column(name = "IMAGE_ID", length = 100)
+    @Column(name = "IMAGE_ID", length = 4000)
     private String imageId;
 
     @Column(name = "CONTAINER_ID", length = 100)
