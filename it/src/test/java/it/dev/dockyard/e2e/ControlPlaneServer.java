@@ -56,17 +56,9 @@ public final class ControlPlaneServer {
     /** Before any suite: the shared control plane running (started once for the run, in any order). */
     public static final class Lifecycle implements BeforeAllCallback {
 
-        private static final ExtensionContext.Namespace RUN = ExtensionContext.Namespace.create(ControlPlaneServer.class);
-
         @Override
         public void beforeAll(ExtensionContext context) {
-            context.getRoot().getStore(RUN).getOrComputeIfAbsent(Running.class, type -> {
-                try {
-                    return new Running();
-                } catch (Exception e) {
-                    throw new IllegalStateException("the shared control plane did not start", e);
-                }
-            }, Running.class);
+            RunScope.once(context, Running.class, "the shared control plane", Running::new);
         }
     }
 }

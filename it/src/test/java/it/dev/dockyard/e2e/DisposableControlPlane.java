@@ -100,18 +100,9 @@ public final class DisposableControlPlane {
     /** Starts it before the first suite that needs it; it stops when the run ends. */
     public static final class Lifecycle implements BeforeAllCallback {
 
-        private static final ExtensionContext.Namespace RUN =
-                ExtensionContext.Namespace.create(DisposableControlPlane.class);
-
         @Override
         public void beforeAll(ExtensionContext context) {
-            context.getRoot().getStore(RUN).getOrComputeIfAbsent(Running.class, type -> {
-                try {
-                    return new Running();
-                } catch (Exception e) {
-                    throw new IllegalStateException("the disposable control plane did not start", e);
-                }
-            }, Running.class);
+            RunScope.once(context, Running.class, "the disposable control plane", Running::new);
         }
     }
 }

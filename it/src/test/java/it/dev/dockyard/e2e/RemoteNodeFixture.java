@@ -76,17 +76,9 @@ public final class RemoteNodeFixture {
      */
     public static final class Lifecycle implements BeforeAllCallback {
 
-        private static final ExtensionContext.Namespace RUN = ExtensionContext.Namespace.create(RemoteNodeFixture.class);
-
         @Override
         public void beforeAll(ExtensionContext context) throws Exception {
-            context.getRoot().getStore(RUN).getOrComputeIfAbsent(Running.class, type -> {
-                try {
-                    return new Running();
-                } catch (Exception e) {
-                    throw new IllegalStateException("the second control plane did not start", e);
-                }
-            }, Running.class);
+            RunScope.once(context, Running.class, "the second control plane", Running::new);
         }
     }
 }
