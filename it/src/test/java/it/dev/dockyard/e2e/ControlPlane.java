@@ -9,6 +9,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -86,7 +87,10 @@ final class ControlPlane {
     /** A fresh one: its output directory (and database) of an earlier run removed first. */
     void startFresh() throws Exception {
         new ProcessBuilder("rm", "-rf", output().toString()).start().waitFor(60, TimeUnit.SECONDS);
-        Files.createDirectories(output());
+        // the server's own: a local node's sandbox user reads nothing of it (LocalBackendIT), as when
+        // Liberty makes the directory itself
+        Files.createDirectories(output(), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(
+                "rwx------")));
         start();
     }
 

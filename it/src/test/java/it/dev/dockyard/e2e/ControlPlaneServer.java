@@ -23,7 +23,7 @@ public final class ControlPlaneServer {
 
     /** Starts it with the shared settings (its nodes' kubeconfig and key files first) and waits until it answers. */
     private static void start() throws Exception {
-        Files.createDirectories(SHARED.output());
+        Files.createDirectories(SHARED.output().getParent());
         Files.writeString(ControlPlaneSettings.kubeconfig(), ControlPlaneSettings.kubeconfigText());
         for (String remote : new String[] {"remote1", "remote2"}) {
             ControlPlaneSettings.writeRemoteKey(remote, "no-user-there-yet");
