@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Builds the self-contained executor bundle that every runtime image carries under /dockyard:
 #
-#   /dockyard/jre   a jlink-trimmed JRE (from a Temurin JDK when one is installed: built against
-#                   glibc 2.17, it runs on any glibc-based base, which needs no Java of its own)
-#   /dockyard/wlp   the minified Open Liberty with the executor WAR
-#   /dockyard/bin   start-executor, train-cds (AOT cache or AppCDS at image build), setup-runtime, jvm.options
+#   /dockyard/jre       a jlink-trimmed JRE (from a Temurin JDK when one is installed: built against
+#                       glibc 2.17, it runs on any glibc-based base, which needs no Java of its own)
+#   /dockyard/executor  the executor WAR, and the class path it lays itself out as to run itself
+#                       (java -jar executor.war --extract): the embedded executor server, the default
+#   /dockyard/wlp       the minified Open Liberty with the same WAR: the liberty executor server
+#   /dockyard/bin       start-executor (either server: DOCKYARD_EXECUTOR_SERVER), train-cds (AOT cache
+#                       or AppCDS of both at image build), setup-runtime, jvm.options
 #
-#   docker/build-executor-bundle.sh path/to/executor-server.zip OUT_DIR
+#   docker/build-executor-bundle.sh path/to/executor-server.zip OUT_DIR [path/to/executor.war]
 #
 # DOCKYARD_BUNDLE_JDK picks the JDK to jlink from. The JRE is cached (keyed by JDK release, module
 # list and options) under DOCKYARD_CACHE (default /var/tmp/dockyard-cache): jlink costs ~20 s.
@@ -15,6 +18,8 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 zip=${1:?usage: build-executor-bundle.sh EXECUTOR_SERVER_ZIP OUT_DIR}
 out=${2:?usage: build-executor-bundle.sh EXECUTOR_SERVER_ZIP OUT_DIR}
+war=${3:-$(dirname "$zip")/executor.war}
+[ -s "$war" ] || { echo "[executor-bundle] no executor WAR at $war" >&2; exit 1; }
 cache=${DOCKYARD_CACHE:-/var/tmp/dockyard-cache}
 log() { echo "[executor-bundle] $*" >&2; }
 
@@ -31,6 +36,8 @@ fi
 modules=java.base,java.compiler,java.desktop,java.instrument,java.logging,java.management,java.naming,java.net.http,java.prefs,java.rmi,java.scripting,java.security.jgss,java.security.sasl,java.sql,java.transaction.xa,java.xml,java.xml.crypto,jdk.attach,jdk.charsets,jdk.crypto.ec,jdk.jdi,jdk.localedata,jdk.management,jdk.management.agent,jdk.naming.dns,jdk.naming.rmi,jdk.unsupported,jdk.zipfs
 # jcmd: the memory figures (NMT) of a diagnostic run; attaching stays disabled in jvm.options
 modules=$modules,jdk.jcmd
+# jdk.httpserver: the embedded executor server (the WAR running itself)
+modules=$modules,jdk.httpserver
 # zip-6: 51 MB smaller than zip-0 and boots as fast (measured: ~1.75 s to /ready either way),
 # since the class archive serves nearly every class. jlink before 21 (a machine with only Debian's
 # JDK 17) knows only the numbered levels: 2 is its zip.
@@ -59,6 +66,10 @@ cp -a "$jre_cache" "$out/jre"
 unzip -q "$zip" -d "$out"
 find "$out/wlp/dev" -name '*-javadoc.zip' -delete
 rm -rf "$out/wlp/usr/servers/executor/logs" "$out/wlp/usr/servers/executor/workarea"
+# the WAR lays itself out with the bundle's own JRE: what runs it in the sandbox
+mkdir -p "$out/executor"
+cp "$war" "$out/executor/executor.war"
+"$out/jre/bin/java" -jar "$out/executor/executor.war" --extract "$out/executor/lib" >/dev/null
 cp -r "$here/sandbox/bin" "$out/bin"
 chmod 755 "$out"/bin/*
 # Readable by every user: a local backend node runs the bundle as its unprivileged sandbox user

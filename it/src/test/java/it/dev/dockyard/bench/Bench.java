@@ -11,6 +11,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -38,6 +40,8 @@ import java.util.regex.Pattern;
  */
 public final class Bench {
 
+    private static final String EMBEDDED = "embedded";
+    private static final String LIBERTY = "liberty";
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
     private static final Pattern ID = Pattern.compile("\"id\":\"(rt-[0-9a-f]+)\"");
@@ -436,24 +440,65 @@ public final class Bench {
      * heap, metaspace, code cache and thread stacks after boot and after the same work.
      */
     private void executorDirect(String image, int n, boolean nmt) throws Exception {
-        List<Double> boots = new ArrayList<>();
-        List<Double> booted = new ArrayList<>();
+        // the engine's own floor: docker run -d of a container that only sleeps, its port published
+        List<Double> floor = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            try (DirectExecutor executor = DirectExecutor.start(image, null)) {
-                boots.add(executor.bootMs);
-                booted.add(executor.settledMemoryMib());
+            String name = "dockyard-bench-floor-" + UUID.randomUUID().toString().substring(0, 8);
+            long start = System.nanoTime();
+            docker("run", "-d", "--name", name, "--init", "--label", "dev.dockyard.bench=true", "-p", "127.0.0.1::8000",
+                    "--entrypoint", "sleep", image, "60");
+            floor.add((System.nanoTime() - start) / 1e6);
+            docker("rm", "-f", name);
+        }
+        row("engine floor: docker run -d of an idle container", floor, "ms");
+        for (String server : List.of(EMBEDDED, LIBERTY)) {
+            List<Double> boots = new ArrayList<>();
+            List<Double> fromStart = new ArrayList<>();
+            List<Double> cpu = new ArrayList<>();
+            List<Double> booted = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                try (DirectExecutor executor = DirectExecutor.start(image, null, server)) {
+                    boots.add(executor.bootMs);
+                    fromStart.add(executor.startedToReadyMs);
+                    cpu.add(executor.cpuSeconds() * 1000);
+                    booted.add(executor.settledMemoryMib());
+                }
+            }
+            row("executor boot [" + server + "]: docker run → /ready 200", boots, "ms");
+            row("executor boot [" + server + "]: container started → /ready 200", fromStart, "ms");
+            row("executor boot [" + server + "]: CPU to /ready", cpu, "ms");
+            row("executor memory after boot [" + server + "] (container)", booted, "MiB");
+        }
+        for (String server : List.of(EMBEDDED, LIBERTY)) {
+            workingSession(image, n, server);
+        }
+        if (nmt) {
+            try (DirectExecutor executor = DirectExecutor.start(image,
+                    "-XX:NativeMemoryTracking=summary -XX:-DisableAttachMechanism", EMBEDDED)) {
+                System.out.println("JVM native memory after boot (NMT, committed):");
+                System.out.println(executor.nativeMemory());
+                try (KeepAlive connection = new KeepAlive(executor.uri)) {
+                    workingSession(executor, connection);
+                }
+                // settled first (the idle collection runs 2 s after the last action), then measured
+                String container = fmt(executor.settledMemoryMib());
+                System.out.println("JVM native memory after a working session (NMT, committed):");
+                System.out.println(executor.nativeMemory());
+                System.out.println("container: " + container + " MiB");
             }
         }
-        row("executor boot: docker run → /ready 200", boots, "ms");
-        row("executor memory after boot (container)", booted, "MiB");
-        try (DirectExecutor executor = DirectExecutor.start(image, null)) {
+    }
+
+    /** echo, the 1 MB write+read pair and a working session on one executor of {@code server}. */
+    private void workingSession(String image, int n, String server) throws Exception {
+        try (DirectExecutor executor = DirectExecutor.start(image, null, server)) {
             String echo = "{\"action\":{\"action\":\"run\",\"args\":{\"command\":\"echo hello\"}}}";
             String big = ("x".repeat(1023) + "\\n").repeat(1024);
             String write = "{\"action\":{\"action\":\"write\",\"args\":{\"path\":\"/workspace/bench.txt\","
                     + "\"content\":\"" + big + "\"}}}";
             String read = "{\"action\":{\"action\":\"read\",\"args\":{\"path\":\"/workspace/bench.txt\"}}}";
             try (KeepAlive connection = new KeepAlive(executor.uri)) {
-                row("echo direct to executor", time(n, () -> expectText(executor.post(connection, echo), "hello")), "ms");
+                row("echo direct to executor [" + server + "]", time(n, () -> expectText(executor.post(connection, echo), "hello")), "ms");
                 // 50 measured pairs after 100 warm-up ones: 20 swung the p50 by ±5 ms between runs. The
                 // bodies are encoded once and the answers checked as bytes, so that what is timed is the
                 // executor and the socket, not this client turning 2 MB a pair into strings.
@@ -478,27 +523,12 @@ public final class Bench {
                     reads.add((end - mid) / 1e6);
                 });
                 // time() also runs 2n warm-up steps: keep the measured ones only
-                row("1 MB write direct to executor", writes.subList(writes.size() - pairs, writes.size()), "ms");
-                row("1 MB read direct to executor", reads.subList(reads.size() - pairs, reads.size()), "ms");
-                row("1 MB write+read pair direct to executor", both, "ms");
+                row("1 MB write direct to executor [" + server + "]", writes.subList(writes.size() - pairs, writes.size()), "ms");
+                row("1 MB read direct to executor [" + server + "]", reads.subList(reads.size() - pairs, reads.size()), "ms");
+                row("1 MB write+read pair direct to executor [" + server + "]", both, "ms");
                 workingSession(executor, connection);
             }
-            row("executor memory after a working session", List.of(executor.settledMemoryMib()), "MiB");
-        }
-        if (nmt) {
-            try (DirectExecutor executor = DirectExecutor.start(image,
-                    "-XX:NativeMemoryTracking=summary -XX:-DisableAttachMechanism")) {
-                System.out.println("JVM native memory after boot (NMT, committed):");
-                System.out.println(executor.nativeMemory());
-                try (KeepAlive connection = new KeepAlive(executor.uri)) {
-                    workingSession(executor, connection);
-                }
-                // settled first (the idle collection runs 2 s after the last action), then measured
-                String container = fmt(executor.settledMemoryMib());
-                System.out.println("JVM native memory after a working session (NMT, committed):");
-                System.out.println(executor.nativeMemory());
-                System.out.println("container: " + container + " MiB");
-            }
+            row("executor memory after a working session [" + server + "]", List.of(executor.settledMemoryMib()), "MiB");
         }
     }
 
@@ -600,11 +630,13 @@ public final class Bench {
         final String key = UUID.randomUUID().toString();
         URI uri;
         double bootMs;
+        double startedToReadyMs;
 
-        static DirectExecutor start(String image, String jvmOptions) throws Exception {
+        static DirectExecutor start(String image, String jvmOptions, String server) throws Exception {
             DirectExecutor executor = new DirectExecutor();
             List<String> run = new ArrayList<>(List.of("run", "-d", "--name", executor.name, "--init", "--label",
-                    "dev.dockyard.bench=true", "-e", "SESSION_API_KEY=" + executor.key, "-p", "127.0.0.1::8000"));
+                    "dev.dockyard.bench=true", "-e", "SESSION_API_KEY=" + executor.key, "-p", "127.0.0.1::8000",
+                    "-e", "DOCKYARD_EXECUTOR_SERVER=" + server));
             if (jvmOptions != null) {
                 run.addAll(List.of("-e", "DOCKYARD_JVM_OPTIONS=" + jvmOptions));
             }
@@ -631,6 +663,10 @@ public final class Bench {
                     if (HTTP.send(HttpRequest.newBuilder(ready).header("X-Session-API-Key", key).build(),
                             HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
                         bootMs = (System.nanoTime() - start) / 1e6;
+                        Instant readyAt = Instant.now();
+                        // the engine's clock is this host's: from the container's start, the executor's own time
+                        Instant started = Instant.parse(docker("inspect", "-f", "{{.State.StartedAt}}", name).strip());
+                        startedToReadyMs = Duration.between(started, readyAt).toNanos() / 1e6;
                         return;
                     }
                 } catch (IOException notYet) {
@@ -645,6 +681,26 @@ public final class Bench {
 
         String post(KeepAlive connection, String body) throws IOException {
             return connection.post(uri.getPath(), "X-Session-API-Key", key, body);
+        }
+
+        /** The CPU time the container has used so far (its cgroup's cpuacct, v1 or v2), in seconds. */
+        double cpuSeconds() throws Exception {
+            String id = docker("inspect", "-f", "{{.Id}}", name).strip();
+            for (String file : List.of("/sys/fs/cgroup/cpuacct/docker/" + id + "/cpuacct.usage",
+                    "/sys/fs/cgroup/system.slice/docker-" + id + ".scope/cpu.stat", "/sys/fs/cgroup/docker/" + id + "/cpu.stat")) {
+                Path path = Path.of(file);
+                if (Files.isReadable(path)) {
+                    String text = Files.readString(path).strip();
+                    if (file.endsWith("cpuacct.usage")) {
+                        return Long.parseLong(text) / 1e9;
+                    }
+                    Matcher usage = Pattern.compile("usage_usec (\\d+)").matcher(text);
+                    if (usage.find()) {
+                        return Long.parseLong(usage.group(1)) / 1e6;
+                    }
+                }
+            }
+            return Double.NaN;
         }
 
         /** docker stats' figure (usage less inactive page cache), 3 s after the last request. */

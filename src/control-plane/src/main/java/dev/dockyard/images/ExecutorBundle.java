@@ -22,7 +22,7 @@ public record ExecutorBundle(Path dir, String contentHash, String dependencyLock
     /** Reads a bundle; a bundle that changed on disk gives another record. */
     public static ExecutorBundle read(Path dir) {
         if (!Files.isExecutable(dir.resolve("bin/start-executor")) || !Files.isDirectory(dir.resolve("jre"))
-                || !Files.isDirectory(dir.resolve("wlp"))) {
+                || !Files.isDirectory(dir.resolve("wlp")) || !Files.isRegularFile(dir.resolve("executor/lib/classpath"))) {
             throw new ImageBuildException("no executor bundle at " + dir + " (MP Config dockyard.images.bundle): "
                     + "build it with 'mvn -pl src/executor -am package' (target/executor-bundle)");
         }

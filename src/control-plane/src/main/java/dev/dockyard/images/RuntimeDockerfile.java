@@ -51,6 +51,8 @@ public final class RuntimeDockerfile {
         file.append("COPY dockyard/jre /dockyard/jre\n");
         file.append("COPY dockyard/bin /dockyard/bin\n");
         file.append("COPY --chown=").append(sandboxUid).append(':').append(sandboxUid)
+                .append(" dockyard/executor /dockyard/executor\n");
+        file.append("COPY --chown=").append(sandboxUid).append(':').append(sandboxUid)
                 .append(" dockyard/wlp /dockyard/wlp\n");
         file.append("RUN /dockyard/bin/setup-runtime ").append(sandboxUid).append('\n');
         file.append("USER ").append(sandboxUid).append('\n');

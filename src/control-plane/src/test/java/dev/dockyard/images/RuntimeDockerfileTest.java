@@ -22,6 +22,8 @@ class RuntimeDockerfileTest {
         int bundle = file.indexOf("COPY dockyard/jre /dockyard/jre");
         assertTrue(apt > 0 && script > apt && bundle > script, file);
         assertTrue(file.contains("COPY --chown=1000:1000 dockyard/wlp /dockyard/wlp\n"), file);
+        // the embedded executor server's class path, and its AOT cache written there by train-cds
+        assertTrue(file.contains("COPY --chown=1000:1000 dockyard/executor /dockyard/executor\n"), file);
         assertTrue(file.endsWith("ENTRYPOINT [\"/dockyard/bin/start-executor\"]\n"), file);
     }
 

@@ -5,6 +5,7 @@ import dev.dockyard.executor.ActionExecutor;
 import dev.dockyard.executor.ExecutorRequests;
 import dev.dockyard.executor.config.ExecutorSettings;
 import dev.dockyard.executor.files.PathGuard;
+import dev.dockyard.executor.http.ProtocolHttpServer;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -35,7 +36,7 @@ final class CliRuntime implements ExecutorRequests.Host {
     private volatile byte[] sessionKey;
     private volatile ActionExecutor executor;
     private volatile String failure;
-    private CliExecutorServer server;
+    private ProtocolHttpServer server;
     /** The port the control plane knows the executor by (a sandbox's container port): the one port served. */
     private volatile int executorPort;
     /** The terminal holder did not stop itself when frozen: it was stopped here (see {@link #signal}). */
@@ -80,7 +81,7 @@ final class CliRuntime implements ExecutorRequests.Host {
             failure = e.getMessage();
             throw e;
         }
-        server = CliExecutorServer.open(requests, threads);
+        server = ProtocolHttpServer.open(requests, threads);
         phase = SandboxState.Phase.RUNNING;
         return server.uri();
     }

@@ -13,7 +13,7 @@
  * returns, over HTTP, with the runtime's session key. Rather than an in-process channel beside
  * {@code ExecutorClient}, which every one of those paths would have to branch for, each runtime
  * gets what a Docker sandbox has: an executor answering PROTOCOL.md on a port of 127.0.0.1
- * ({@link dev.dockyard.backend.cli.CliExecutorServer}, the JDK's own HTTP server, bound to the
+ * ({@link dev.dockyard.executor.http.ProtocolHttpServer}, the JDK's own HTTP server, bound to the
  * loopback interface only, checking the session key). Nothing outside this package knows a cli
  * runtime from a Docker one. The request-to-answer mapping is the executor core's
  * ({@code ExecutorRequests}), shared with the executor WAR's JAX-RS face, so both answer the same

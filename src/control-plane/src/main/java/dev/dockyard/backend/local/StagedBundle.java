@@ -24,7 +24,7 @@ final class StagedBundle {
     private static final Logger LOG = Logger.getLogger(StagedBundle.class.getName());
     /** What tells one bundle from another: its launcher, its executor and server, its JRE. */
     private static final List<String> FINGERPRINTED = List.of("bin/start-executor", "bin/jvm.options",
-            "wlp/usr/servers/executor/apps/executor.war", "wlp/usr/servers/executor/server.xml", "jre/release");
+            "executor/executor.war", "executor/lib/classpath", "wlp/usr/servers/executor/apps/executor.war", "wlp/usr/servers/executor/server.xml", "jre/release");
 
     private StagedBundle() {
     }

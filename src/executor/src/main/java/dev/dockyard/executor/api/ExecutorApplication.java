@@ -15,7 +15,7 @@ public class ExecutorApplication extends Application {
     @Override
     public Set<Object> getSingletons() {
         ExecutorLifecycle lifecycle = ExecutorLifecycle.instance();
-        return Set.of(new SessionKeyFilter(lifecycle), new JsonObjectReader(), new HealthResource(lifecycle), new ActionResource(lifecycle),
+        return Set.of(new SessionKeyFilter(lifecycle), new HealthResource(lifecycle), new ActionResource(lifecycle),
                 new FileTransferResource(lifecycle), new ConfigureResource(lifecycle));
     }
 }

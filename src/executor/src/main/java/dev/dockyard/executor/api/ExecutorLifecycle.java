@@ -29,7 +29,7 @@ public class ExecutorLifecycle implements ExecutorRequests.Host {
      * The one executor of this sandbox. JAX-RS may construct the application more than once; the
      * session key file can be read only once, so the executor is started exactly once here.
      */
-    static synchronized ExecutorLifecycle instance() {
+    public static synchronized ExecutorLifecycle instance() {
         if (instance == null) {
             instance = new ExecutorLifecycle();
             instance.start();

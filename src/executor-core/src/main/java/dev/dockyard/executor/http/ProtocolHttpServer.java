@@ -1,4 +1,4 @@
-package dev.dockyard.backend.cli;
+package dev.dockyard.executor.http;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -27,21 +27,27 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * One cli runtime's executor over HTTP: PROTOCOL.md's paths on an ephemeral port of 127.0.0.1,
- * answered by the executor core's {@link ExecutorRequests} exactly as the executor WAR answers
- * them in a sandbox. This class only routes: method and path to a request, query and body parsed,
- * the {@link Reply} written back. The session key is checked before anything else; a caller
- * elsewhere cannot connect at all (loopback only).
+ * PROTOCOL.md over the JDK's own HTTP server: the executor's light face. It serves the executor
+ * WAR run as a program (the sandbox's {@code embedded} mode, {@code EmbeddedExecutor}) and a cli
+ * node's in-process executors (on an ephemeral port of 127.0.0.1), answered by the executor core's
+ * {@link ExecutorRequests} exactly as the WAR's JAX-RS resources answer them on Liberty: the same
+ * protocol suites run against both.
+ *
+ * <p>This class only routes, and the protocol's routes are all in {@link #route}: method and path
+ * to a request, query and body parsed, the {@link Reply} written back. The session key is checked
+ * before anything else. A JAX-RS runtime on this server was measured first (Jersey 4.0.2, RESTEasy
+ * 7.0.1): ~0.5 s of their own boot on top of the JVM's, where this face costs milliseconds (README,
+ * "Executor server modes").
  */
-final class CliExecutorServer implements AutoCloseable {
+public final class ProtocolHttpServer implements AutoCloseable {
 
-    private static final Logger LOG = Logger.getLogger(CliExecutorServer.class.getName());
+    private static final Logger LOG = Logger.getLogger(ProtocolHttpServer.class.getName());
     /** A request body the protocol reads whole (actions, configuration, listings): bounded. */
     private static final int MAX_JSON_BYTES = 16 * 1024 * 1024;
     /**
      * The JDK's server writes an answer's head and body apart: without TCP_NODELAY the body waits
      * for the client's delayed ACK of the head (40 ms an action). JVM-wide, read once by the first JDK
-     * server made: in the control plane, this class's.
+     * server made: in the control plane and in the embedded executor, this class's.
      */
     private static final String NO_DELAY = "sun.net.httpserver.nodelay";
 
@@ -53,25 +59,41 @@ final class CliExecutorServer implements AutoCloseable {
 
     private final HttpServer server;
     private final ExecutorRequests requests;
+    private final Runnable served;
 
-    private CliExecutorServer(HttpServer server, ExecutorRequests requests) {
+    private ProtocolHttpServer(HttpServer server, ExecutorRequests requests, Runnable served) {
         this.server = server;
         this.requests = requests;
+        this.served = served;
     }
 
-    /** Binds a free port of 127.0.0.1 and serves {@code requests} on {@code threads}. */
-    static CliExecutorServer open(ExecutorRequests requests, Executor threads) throws IOException {
-        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
-        CliExecutorServer face = new CliExecutorServer(server, requests);
+    /** Binds a free port of 127.0.0.1 and serves {@code requests} on {@code threads} (a cli node's executor). */
+    public static ProtocolHttpServer open(ExecutorRequests requests, Executor threads) throws IOException {
+        return open(requests, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), threads, () -> { });
+    }
+
+    /**
+     * Binds {@code address} and serves {@code requests} on {@code threads}; {@code served} runs after
+     * every action (the executor's idle collector counts from there).
+     */
+    public static ProtocolHttpServer open(ExecutorRequests requests, InetSocketAddress address, Executor threads,
+                                          Runnable served) throws IOException {
+        HttpServer server = HttpServer.create(address, 64);
+        ProtocolHttpServer face = new ProtocolHttpServer(server, requests, served);
         server.createContext("/", face::handle);
         server.setExecutor(threads);
         server.start();
         return face;
     }
 
-    /** Where the control plane reaches this executor, as it reaches a sandbox's published port. */
-    URI uri() {
+    /** Where a client on this host reaches this executor, as the control plane reaches a sandbox's published port. */
+    public URI uri() {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+    }
+
+    /** The port bound: the one asked for, or the one the system chose for port 0. */
+    public int port() {
+        return server.getAddress().getPort();
     }
 
     private void handle(HttpExchange exchange) throws IOException {
@@ -115,6 +137,9 @@ final class CliExecutorServer implements AutoCloseable {
                     yield requests.execute(body, exchange.getRequestHeaders().getFirst(ExecutorRequests.REQUEST_ID_HEADER));
                 } catch (InvalidActionException e) {
                     yield Reply.detail(400, e.getMessage());
+                } finally {
+                    // idle from the end of an action on, as the WAR's ActionResource counts it
+                    served.run();
                 }
             }
             case "POST configure", "POST list_files" -> {
