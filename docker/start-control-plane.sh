@@ -8,6 +8,7 @@
 #   HTTP_PORT, HTTP_HOST          where the API listens (default 9080 on 127.0.0.1)
 #   DOCKYARD_PROXY_PORT           where runtimes' service URLs are served (default 9081, same host)
 #   DOCKYARD_HOME                 where the server keeps its database and logs (default ~/.dockyard)
+#   DOCKYARD_BROWSER_IMAGE=skip   do not build the browser plugin's image variant
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 home="${DOCKYARD_HOME:-$HOME/.dockyard}"
@@ -18,6 +19,14 @@ bash "$root/docker/build-base-image.sh"
 echo "[start] building (mvn install -DskipTests)" >&2
 mvn -B -q -ntp -f "$root/pom.xml" install -DskipTests
 bash "$root/docker/build-sandbox-image.sh" "$root/src/executor/target/executor-bundle"
+# the browser plugin's image variant (the default image plus Debian's chromium), which a runtime
+# asking for the browser gets: built here so that such a runtime never ends in "image not found".
+# The first build downloads chromium (minutes); later ones reuse that layer. DOCKYARD_BROWSER_IMAGE=skip
+# leaves it out (the browser plugin then needs an image of your own: dockyard.sandbox.browser-image).
+if [ "${DOCKYARD_BROWSER_IMAGE:-build}" != skip ]; then
+  DOCKYARD_SANDBOX_IMAGE=dockyard/sandbox-browser:latest DOCKYARD_SANDBOX_EXTRA_PACKAGES="chromium fonts-liberation" \
+    bash "$root/docker/build-sandbox-image.sh" "$root/src/executor/target/executor-bundle"
+fi
 # installs the packet-filter rules of sandboxes' egress policies (sandbox.network)
 bash "$root/docker/build-egress-helper-image.sh"
 
