@@ -114,7 +114,7 @@ public class PoolResource {
         return Response.noContent().build();
     }
 
-    private PoolSettings read(String name, JsonObject body) {
+    PoolSettings read(String name, JsonObject body) {
         if (body == null) {
             throw invalid("a JSON object is required: {\"size\": N, ...}");
         }
