@@ -1,6 +1,7 @@
 package dev.dockyard.api;
 
 import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.pool.PoolDefinition;
 import dev.dockyard.pool.PoolProgram;
@@ -44,7 +45,9 @@ public class PoolResource {
 
     /** The members a pool body takes. */
     static final Set<String> FIELDS = Set.of("image", "cpus", "memoryMb", "plugins", "node", "size",
-            "maxBooting", "program");
+            "maxBooting", "program", "sandbox");
+    /** The members of a pool's {@code sandbox}: named as in a provision body, whose requests it serves. */
+    static final Set<String> SANDBOX_FIELDS = Set.of("executorServer");
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final Pattern USER = Pattern.compile("\\d{1,10}(:\\d{1,10})?");
     /** The sealed column holds 32000 characters; sealing adds a third and more. */
@@ -111,7 +114,7 @@ public class PoolResource {
         return Response.noContent().build();
     }
 
-    private PoolSettings read(String name, JsonObject body) {
+    PoolSettings read(String name, JsonObject body) {
         if (body == null) {
             throw invalid("a JSON object is required: {\"size\": N, ...}");
         }
@@ -121,13 +124,17 @@ public class PoolResource {
         }
         String image = JsonFields.string(body, "image", config.sandboxImage(), "image");
         ProvisionRequestReader.requireImage(image, "image");
+        JsonObject sandbox = JsonFields.object(body, "sandbox", "sandbox");
+        JsonFields.requireOnly(sandbox, SANDBOX_FIELDS, "sandbox");
+        // absent: the node's, settled as the pool is declared (WarmPools#declare)
+        ExecutorServer executorServer = ProvisionRequestReader.executorServer(sandbox);
         return new PoolSettings(name, image,
                 JsonFields.number(body, "cpus", config.sandboxCpus(), "cpus"),
                 JsonFields.integer(body, "memoryMb", config.sandboxMemoryMb(), "memoryMb"),
                 plugins(body),
                 JsonFields.string(body, "node", nodes.defaultNode(), "node"),
                 JsonFields.integer(body, "size", 0, "size"),
-                JsonFields.integer(body, "maxBooting", 2, "maxBooting"), program(body));
+                JsonFields.integer(body, "maxBooting", 2, "maxBooting"), program(body), executorServer);
     }
 
     /**
@@ -227,6 +234,8 @@ public class PoolResource {
                 .add("claimed", state.claimed())
                 .add("hits", state.hits())
                 .add("misses", state.misses());
+        d.executorServer().ifPresent(server -> view.add("sandbox",
+                Json.createObjectBuilder().add("executorServer", server.apiName())));
         d.program().ifPresent(p -> {
             JsonArrayBuilder command = Json.createArrayBuilder();
             p.command().forEach(command::add);

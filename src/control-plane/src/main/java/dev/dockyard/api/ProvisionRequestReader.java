@@ -4,6 +4,7 @@ import dev.dockyard.agents.AgentCatalog;
 import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.agents.LlmSettings;
 import dev.dockyard.backend.EgressPolicy;
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.BuildScriptPolicy;
@@ -38,7 +39,7 @@ final class ProvisionRequestReader {
             "workspace", "fromSnapshot", "node");
     /** {@code sandbox}'s members. */
     static final Set<String> SANDBOX_FIELDS = Set.of("image", "cpus", "memoryMb", "timeoutSeconds", "env", "plugins",
-            "extraDeps", "keepAlive", "idleTimeoutSeconds", "ttlSeconds", "diskMb", "enableAutoLint",
+            "extraDeps", "keepAlive", "idleTimeoutSeconds", "ttlSeconds", "diskMb", "enableAutoLint", "executorServer",
             // confinement: the egress policy (EgressRequestReader), the isolation (IsolationRequestReader)
             "network", "egress", "runtimeClass", "gpus", "networks", "readOnlyRoot");
     /** {@code llm}'s members. */
@@ -143,7 +144,21 @@ final class ProvisionRequestReader {
                 extra, List.copyOf(allPlugins), repository(body), replace, null).with(lifecycle(sandbox, config))
                 .withWorkspace(workspace(body, sandbox, config), null)
                 .withEgress(egress)
-                .withIsolation(isolation);
+                .withIsolation(isolation)
+                .withExecutorServer(executorServer(sandbox));
+    }
+
+    /**
+     * {@code sandbox.executorServer} (here and in a pool's body): how the sandbox starts its
+     * executor, one of {@link ExecutorServer#NAMES}; absent or null: as its node's sandboxes do.
+     */
+    static ExecutorServer executorServer(JsonObject sandbox) {
+        String name = JsonFields.string(sandbox, "executorServer", null, "sandbox.executorServer");
+        if (name == null) {
+            return null;
+        }
+        return ExecutorServer.named(name).orElseThrow(() -> invalid("sandbox.executorServer '" + name
+                + "' is not one of " + ExecutorServer.NAMES));
     }
 
     /**

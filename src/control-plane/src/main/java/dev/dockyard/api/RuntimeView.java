@@ -1,5 +1,6 @@
 package dev.dockyard.api;
 
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import jakarta.json.Json;
@@ -42,6 +43,10 @@ public final class RuntimeView {
         addNullable(b, "createdAt", r.createdAt());
         addNullable(b, "readyAt", r.readyAt());
         b.add("resources", Json.createObjectBuilder().add("cpus", r.cpus()).add("memoryMb", r.memoryMb()));
+        // how its sandbox starts the executor, as it does: null for another image's program, which runs none
+        JsonObjectBuilder sandbox = Json.createObjectBuilder();
+        addNullable(sandbox, "executorServer", r.executorServer().map(ExecutorServer::apiName).orElse(null));
+        b.add("sandbox", sandbox);
         // the egress policy, with an allowlist's names as the addresses they resolved to when it was asked for
         JsonArrayBuilder egress = Json.createArrayBuilder();
         r.egress().allowed().forEach(d -> egress.add(d.toString()));

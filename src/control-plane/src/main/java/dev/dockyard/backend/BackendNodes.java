@@ -47,6 +47,15 @@ public interface BackendNodes {
         }
     }
 
+    /**
+     * How {@code node}'s sandboxes run their executor when their request names no way
+     * ({@code dockyard.node.<name>.executor-server}, see {@link ExecutorServer}); null means the
+     * default node. The default, for nodes that know of no such setting: {@link ExecutorServer#DEFAULT}.
+     */
+    default ExecutorServer executorServer(String node) {
+        return ExecutorServer.DEFAULT;
+    }
+
     /** A node name that is not configured. */
     class UnknownNodeException extends IllegalArgumentException {
         private static final long serialVersionUID = 1L;

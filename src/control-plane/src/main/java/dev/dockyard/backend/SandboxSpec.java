@@ -8,8 +8,9 @@ import java.util.Map;
  * What a backend needs to create a sandbox. {@code bootCpus} is the CPU limit while it boots
  * (0: no limit), {@code cpus} the one it settles to once ready. The session key is handed to the executor through the
  * sandbox's file system, never as an environment variable or label, so that it does not show up in
- * {@code docker inspect}. There is no environment here on purpose: the sandbox's configuration,
- * the request's own variables included, goes in through the executor once it is ready.
+ * {@code docker inspect}. There is no environment here on purpose (but {@code executorServer}'s one
+ * variable, below): the sandbox's configuration, the request's own variables included, goes in
+ * through the executor once it is ready.
  * {@code plugins}: the executor plugins to start (PROTOCOL.md's /ready waits for them), handed to
  * the sandbox beside the key.
  *
@@ -27,14 +28,19 @@ import java.util.Map;
  *
  * <p>{@code egress}: where the sandbox may open connections ({@link EgressPolicy}; null is open).
  * <p>{@code isolation}: the runtime class, GPUs and extra networks asked for (null: the node's defaults).
+ * <p>{@code executorServer}: how an executor sandbox starts its executor ({@link ExecutorServer}; null
+ * is {@link ExecutorServer#DEFAULT}), the one variable a backend puts in its environment
+ * ({@link ExecutorServer#VARIABLE}): a choice of how to boot, not configuration, and no secret. A
+ * sandbox of another image's program has none.
  */
 public record SandboxSpec(String runtimeId, String conversationId, String controlPlane, String name, String image, double cpus,
                           double bootCpus, int memoryMb, long pidsLimit, String user, int executorPort,
                           String sessionKey, List<String> plugins, SandboxProcess process, List<Integer> servicePorts,
                           SandboxWorkspace workspace, Map<String, String> extraLabels, boolean background,
-                          EgressPolicy egress, SandboxIsolation isolation) {
+                          EgressPolicy egress, SandboxIsolation isolation, ExecutorServer executorServer) {
 
     public SandboxSpec {
+        executorServer = process != null ? null : executorServer == null ? ExecutorServer.DEFAULT : executorServer;
         egress = egress == null ? EgressPolicy.OPEN : egress;
         isolation = isolation == null ? SandboxIsolation.DEFAULT : isolation;
         plugins = List.copyOf(plugins);
@@ -48,7 +54,7 @@ public record SandboxSpec(String runtimeId, String conversationId, String contro
                        String sessionKey, List<String> plugins, SandboxProcess process, List<Integer> servicePorts,
                        SandboxWorkspace workspace, Map<String, String> extraLabels, boolean background) {
         this(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb, pidsLimit, user,
-                executorPort, sessionKey, plugins, process, servicePorts, workspace, extraLabels, background, null, null);
+                executorPort, sessionKey, plugins, process, servicePorts, workspace, extraLabels, background, null, null, null);
     }
 
     /** A sandbox whose workspace is a fresh volume of the backend's default size. */
@@ -56,42 +62,49 @@ public record SandboxSpec(String runtimeId, String conversationId, String contro
                        double cpus, double bootCpus, int memoryMb, long pidsLimit, String user, int executorPort,
                        String sessionKey, List<String> plugins, SandboxProcess process, List<Integer> servicePorts) {
         this(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb, pidsLimit, user,
-                executorPort, sessionKey, plugins, process, servicePorts, null, Map.of(), false, null, null);
+                executorPort, sessionKey, plugins, process, servicePorts, null, Map.of(), false, null, null, null);
     }
 
     /** The same sandbox with these labels beside Dockyard's own. */
     public SandboxSpec withLabels(Map<String, String> labels) {
         return new SandboxSpec(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb,
                 pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, workspace, labels, background,
-                egress, isolation);
+                egress, isolation, executorServer);
     }
 
     /** The same sandbox with its workspace elsewhere. */
     public SandboxSpec withWorkspace(SandboxWorkspace newWorkspace) {
         return new SandboxSpec(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb,
                 pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, newWorkspace, extraLabels,
-                background, egress, isolation);
+                background, egress, isolation, executorServer);
     }
 
     /** The same sandbox, booted in the background (see the class comment). */
     public SandboxSpec inBackground() {
         return new SandboxSpec(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb,
                 pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, workspace, extraLabels, true,
-                egress, isolation);
+                egress, isolation, executorServer);
     }
 
     /** The same sandbox under this egress policy. */
     public SandboxSpec withEgress(EgressPolicy policy) {
         return new SandboxSpec(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb,
                 pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, workspace, extraLabels,
-                background, policy, isolation);
+                background, policy, isolation, executorServer);
     }
 
     /** The same sandbox with the isolation its request asked for (see {@link SandboxIsolation}). */
     public SandboxSpec withIsolation(SandboxIsolation newIsolation) {
         return new SandboxSpec(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb,
                 pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, workspace, extraLabels,
-                background, egress, newIsolation);
+                background, egress, newIsolation, executorServer);
+    }
+
+    /** The same sandbox, its executor started on {@code server} (see {@link ExecutorServer}). */
+    public SandboxSpec withExecutorServer(ExecutorServer server) {
+        return new SandboxSpec(runtimeId, conversationId, controlPlane, name, image, cpus, bootCpus, memoryMb,
+                pidsLimit, user, executorPort, sessionKey, plugins, process, servicePorts, workspace, extraLabels,
+                background, egress, isolation, server);
     }
 
     public Map<String, String> labels() {
@@ -107,6 +120,7 @@ public record SandboxSpec(String runtimeId, String conversationId, String contro
     public String toString() {
         // never print the key
         return "SandboxSpec[runtimeId=" + runtimeId + ", name=" + name + ", image=" + image + ", cpus=" + cpus
-                + ", memoryMb=" + memoryMb + ", network=" + egress.mode().apiName() + "]";
+                + ", memoryMb=" + memoryMb + ", network=" + egress.mode().apiName()
+                + (executorServer == null ? "" : ", executorServer=" + executorServer.apiName()) + "]";
     }
 }

@@ -1,6 +1,7 @@
 package dev.dockyard.pool;
 
 import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.config.DockyardConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -13,8 +14,9 @@ import org.eclipse.microprofile.config.ConfigProvider;
 /**
  * The pools declared in MicroProfile Config: {@code dockyard.pools=name,...} and, per pool,
  * {@code dockyard.pool.<name>.size} (required), {@code .image}, {@code .cpus}, {@code .memory-mb},
- * {@code .plugins}, {@code .node}, {@code .max-booting} (the sandbox defaults otherwise). They are
- * written at every start, so configuration wins over what the API changed since.
+ * {@code .plugins}, {@code .node}, {@code .max-booting}, {@code .executor-server} (the sandbox
+ * defaults otherwise, and the node's executor server). They are written at every start, so
+ * configuration wins over what the API changed since.
  */
 @ApplicationScoped
 public class ConfiguredPools {
@@ -29,6 +31,15 @@ public class ConfiguredPools {
 
     @Inject
     WarmPools pools;
+
+    /** {@code .executor-server} of the pool, or null: its node's (see {@link WarmPools#declare}). */
+    private static ExecutorServer executorServer(Config source, String prefix) {
+        return source.getOptionalValue(prefix + "executor-server", String.class).map(String::strip)
+                .filter(v -> !v.isEmpty())
+                .map(v -> ExecutorServer.named(v).orElseThrow(() -> new IllegalArgumentException(prefix
+                        + "executor-server: '" + v + "' is not one of " + ExecutorServer.NAMES)))
+                .orElse(null);
+    }
 
     public void declare() {
         Config source = ConfigProvider.getConfig();
@@ -47,7 +58,8 @@ public class ConfiguredPools {
                         plugins,
                         source.getOptionalValue(prefix + "node", String.class).orElse(nodes.defaultNode()),
                         size,
-                        source.getOptionalValue(prefix + "max-booting", Integer.class).orElse(2));
+                        source.getOptionalValue(prefix + "max-booting", Integer.class).orElse(2), null,
+                        executorServer(source, prefix));
                 pools.declare(settings, "config");
                 LOG.info("Pool '" + name + "' declared from configuration: " + size + " warm sandboxes of "
                         + settings.image());

@@ -1,5 +1,6 @@
 package dev.dockyard.pool;
 
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.secrets.SealedString;
 import jakarta.persistence.Column;
 import jakarta.persistence.Convert;
@@ -15,8 +16,8 @@ import java.util.Optional;
 
 /**
  * What a warm pool keeps ready. A request whose effective settings equal its {@link #shape()}
- * (same image, CPUs, memory, plugins and node, no extra dependencies, Dockyard's executor) is
- * served from it. {@code source} says who declared it: {@code config} (MicroProfile Config, written
+ * (same image, CPUs, memory, plugins and node, no extra dependencies, Dockyard's executor started
+ * on the same {@link ExecutorServer}) is served from it. {@code source} says who declared it: {@code config} (MicroProfile Config, written
  * again at every start) or {@code api}.
  */
 @Entity
@@ -53,6 +54,14 @@ public class PoolDefinition {
     @Convert(converter = SealedString.class)
     private String program;
 
+    /**
+     * How its members start the executor ({@link ExecutorServer}'s name), settled when it is declared:
+     * its own choice, else its node's. Null for a pool of another image's program, and on rows older
+     * than the column (see {@link #executorServer()}).
+     */
+    @Column(name = "EXECUTOR_SERVER", length = 16)
+    private String executorServer;
+
     @Column(name = "SOURCE", length = 20)
     private String source;
 
@@ -75,6 +84,7 @@ public class PoolDefinition {
         redefine(settings.image(), settings.cpus(), settings.memoryMb(), settings.plugins(), settings.node(),
                 settings.size(), settings.maxBooting(), newSource, now);
         this.program = settings.program() == null ? null : settings.program().toJson();
+        this.executorServer = settings.executorServer() == null ? null : settings.executorServer().apiName();
     }
 
     private void redefine(String newImage, double newCpus, int newMemoryMb, List<String> newPlugins,
@@ -95,15 +105,35 @@ public class PoolDefinition {
      * booted with, and a member whose shape is no longer its pool's is drained.
      */
     public String shape() {
-        return shape(image, cpus, memoryMb, plugins(), node, program().orElse(null));
+        return shape(image, cpus, memoryMb, plugins(), node, program().orElse(null), executorServer().orElse(null));
     }
 
-    /** The shape of a sandbox of Dockyard's executor ({@code program} null) or of another image's program. */
+    /**
+     * The shape of a sandbox of Dockyard's executor ({@code program} null) started on
+     * {@code executorServer}, or of another image's program (no executor server). The server is
+     * part of it so that a claim never gets a member of the other server, and so that members
+     * booted before pools had one (they ran Liberty) are drained as of another shape.
+     */
     public static String shape(String image, double cpus, int memoryMb, List<String> plugins, String node,
-                               PoolProgram program) {
+                               PoolProgram program, ExecutorServer executorServer) {
         return image + "|" + String.format(Locale.ROOT, "%.3f", cpus) + "|" + memoryMb + "|"
                 + String.join(",", plugins.stream().sorted().distinct().toList()) + "|" + node
+                + (executorServer == null ? "" : "|executor:" + executorServer.apiName())
                 + (program == null ? "" : "|program:" + program.shape());
+    }
+
+    /**
+     * How its members start the executor; empty for a pool of another image's program. A pool
+     * declared before pools had a server gets the default one: its old members are drained
+     * (another shape) and its new ones boot as a request that names none starts on a node of
+     * the default setting; a node set to Liberty needs the pool declared again.
+     */
+    public Optional<ExecutorServer> executorServer() {
+        if (program != null) {
+            return Optional.empty();
+        }
+        return Optional.of(executorServer == null ? ExecutorServer.DEFAULT
+                : ExecutorServer.named(executorServer).orElseThrow());
     }
 
     public Optional<PoolProgram> program() {

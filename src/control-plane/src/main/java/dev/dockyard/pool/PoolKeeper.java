@@ -398,7 +398,9 @@ public class PoolKeeper {
                 spec = new SandboxSpec(member.id(), "", config.instance(), name, runtimeImage, pool.cpus(),
                         config.sandboxBootCpus(), pool.memoryMb(), config.sandboxPidsLimit(), config.sandboxUser(),
                         config.executorPort(), member.sessionKey(), pool.plugins(), null,
-                        config.runtimeApiWorkPorts()).withLabels(Map.of(Labels.POOL, pool.name())).inBackground();
+                        config.runtimeApiWorkPorts()).withLabels(Map.of(Labels.POOL, pool.name())).inBackground()
+                        // part of the pool's shape: a claim gets a member started as its runtime would be
+                        .withExecutorServer(pool.executorServer().orElse(null));
             } else {
                 runtimeImage = pool.image();
                 spec = dormantSpec(pool, program.get(), member);

@@ -1,6 +1,7 @@
 package dev.dockyard.pool;
 
 import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.observability.DockyardMetrics;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -73,15 +74,18 @@ public class WarmPools {
 
     /**
      * The pool that serves a runtime of these settings, if any: the same image, CPUs, memory,
-     * plugins and node, and for another image's program the same command, working directory and
-     * user (its environment comes with the init). Requests with extra dependencies never match.
+     * plugins and node, for Dockyard's executor the same executor server (the request's, else its
+     * node's: {@code executorServer}), and for another image's program the same command, working
+     * directory and user (its environment comes with the init). Requests with extra dependencies
+     * never match.
      */
     public Optional<String> match(String image, double cpus, int memoryMb, List<String> plugins, String node,
-                                  PoolProgram program) {
+                                  PoolProgram program, ExecutorServer executorServer) {
         if (!loaded) {
             refresh();
         }
-        return Optional.ofNullable(byShape.get(PoolDefinition.shape(image, cpus, memoryMb, plugins, node, program)));
+        return Optional.ofNullable(byShape.get(PoolDefinition.shape(image, cpus, memoryMb, plugins, node, program,
+                executorServer)));
     }
 
     /** The next warm sandbox of {@code pool} to try to claim, taken out of the queue; empty counts a miss. */
@@ -182,16 +186,19 @@ public class WarmPools {
 
     /**
      * Declares or redefines a pool; whether it was created. A redefinition drains the members of
-     * the old shape as the keeper next passes.
+     * the old shape as the keeper next passes. An executor pool that names no executor server
+     * takes its node's now, as the node's requests that name none do.
      *
      * @throws IllegalArgumentException naming what is wrong with the settings
      */
-    public boolean declare(PoolSettings settings, String source) {
-        validate(settings);
+    public boolean declare(PoolSettings declared, String source) {
+        validate(declared);
+        PoolSettings settings = declared.onNodeDefault(nodes.executorServer(declared.node()));
         for (PoolDefinition other : ledger.definitions()) {
             if (!other.name().equals(settings.name()) && other.shape().equals(settings.shape())) {
                 throw new IllegalArgumentException("pool '" + other.name() + "' already keeps sandboxes of these "
-                        + "settings (image, cpus, memoryMb, plugins, node); a request can be served by one pool only");
+                        + "settings (image, cpus, memoryMb, plugins, node, sandbox.executorServer); a request can be "
+                        + "served by one pool only");
             }
         }
         String before = ledger.definition(settings.name()).map(PoolDefinition::shape).orElse(null);
@@ -239,6 +246,10 @@ public class WarmPools {
         }
         if (s.program() != null && !s.plugins().isEmpty()) {
             throw new IllegalArgumentException("plugins are the executor's: a pool of another image's program has none");
+        }
+        if (s.program() != null && s.executorServer() != null) {
+            throw new IllegalArgumentException("sandbox.executorServer is the executor's: a pool of another image's "
+                    + "program runs none");
         }
         if (s.maxBooting() < 1 || s.maxBooting() > 32) {
             throw new IllegalArgumentException("maxBooting must be between 1 and 32");

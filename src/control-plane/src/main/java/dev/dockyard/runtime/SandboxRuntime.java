@@ -2,6 +2,7 @@ package dev.dockyard.runtime;
 
 import dev.dockyard.agents.LlmSettings;
 import dev.dockyard.backend.EgressPolicy;
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.backend.SandboxWorkspace;
 import dev.dockyard.images.ExtraDependencies;
@@ -172,6 +173,15 @@ public class SandboxRuntime {
     /** The runtime class, GPUs and extra networks asked for, as JSON; null: the node's defaults. */
     @Column(name = "SANDBOX_ISOLATION", length = 2000)
     private String isolation;
+
+    /**
+     * How its sandbox starts the executor ({@link ExecutorServer}'s name): the request's choice, else
+     * its node's at provisioning, kept so that the sandbox comes back the same way however it is
+     * brought back (revived, migrated, forked). Null for a runtime of another image's program, and
+     * on rows older than the column, whose sandboxes ran Liberty, then the only server.
+     */
+    @Column(name = "EXECUTOR_SERVER", length = 16)
+    private String executorServer;
 
     @Column(name = "WORKSPACE_VOLUME", length = 200)
     private String workspaceVolume;
@@ -514,6 +524,22 @@ public class SandboxRuntime {
     /** The runtime class, GPUs and extra networks its request asked for. */
     public SandboxIsolation isolation() {
         return RuntimeSettingsJson.isolation(isolation);
+    }
+
+    public void startsExecutorOn(ExecutorServer server) {
+        this.executorServer = server == null ? null : server.apiName();
+    }
+
+    /**
+     * How its sandbox starts the executor; empty for a runtime of another image's program, which
+     * runs none. A row older than the choice is {@link ExecutorServer#LIBERTY}: what its sandbox ran.
+     */
+    public Optional<ExecutorServer> executorServer() {
+        if (program != null) {
+            return Optional.empty();
+        }
+        return Optional.of(executorServer == null ? ExecutorServer.LIBERTY
+                : ExecutorServer.named(executorServer).orElseThrow());
     }
 
     public void runsProgram(SandboxProgram newProgram) {

@@ -4,6 +4,7 @@ import dev.dockyard.api.JsonFields;
 import dev.dockyard.api.Problem;
 import dev.dockyard.api.SafeIds;
 import dev.dockyard.application.remote.RemoteStart;
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.backend.SandboxIsolation;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonNumber;
@@ -29,15 +30,16 @@ import java.util.regex.Pattern;
  * backend node to run on, as in /api/v1; placement chooses when it is absent) and
  * {@code session_api_key} (the service key, chosen by a control plane that uses this one as a
  * remote node), {@code network} and {@code egress} (the egress policy, read as /api/v1's
- * {@code sandbox.network} and {@code sandbox.egress} by the resource). Anything malformed is a 400
- * naming the member.
+ * {@code sandbox.network} and {@code sandbox.egress} by the resource), {@code executor_server}
+ * (/api/v1's {@code sandbox.executorServer}: {@code embedded} or {@code liberty}; a remote node's
+ * control plane sends its runtime's). Anything malformed is a 400 naming the member.
  */
 final class StartRequestReader {
 
     /** What OpenHands' clients send to /start; image_pull_policy is taken and ignored. */
     static final Set<String> FIELDS = Set.of("image", "command", "working_dir", "environment", "session_id",
             "resource_factor", "run_as_user", "run_as_group", "fs_group", "runtime_class", "image_pull_policy", "node",
-            "session_api_key", "network", "egress");
+            "session_api_key", "network", "egress", "executor_server");
     /** OpenHands' name for gVisor's runtime class (config.sandbox.remote_runtime_class, the SDK's runtime_class). */
     static final String GVISOR = "gvisor";
     /** A chosen service key: as long and of the alphabet of the keys Dockyard makes (URL-safe base64). */
@@ -98,8 +100,12 @@ final class StartRequestReader {
             // the value is never echoed: it is a secret
             throw invalid("session_api_key must be 32 to 200 URL-safe base64 characters (A-Z a-z 0-9 _ -)");
         }
+        String server = string(body, "executor_server");
+        ExecutorServer executorServer = server == null ? null : ExecutorServer.named(server).orElseThrow(() ->
+                invalid("executor_server '" + server + "' is not one of " + ExecutorServer.NAMES));
         return new RemoteStart(sessionId, image, command, workingDir, environment, factor, user,
-                fsGroup == null ? null : fsGroup.longValue(), publicBase, runtimeClass, node, serviceKey);
+                fsGroup == null ? null : fsGroup.longValue(), publicBase, runtimeClass, node, serviceKey)
+                .withExecutorServer(executorServer);
     }
 
     private static List<String> command(JsonValue value) {

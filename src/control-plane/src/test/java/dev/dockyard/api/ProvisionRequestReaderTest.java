@@ -1,6 +1,7 @@
 package dev.dockyard.api;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,6 +9,7 @@ import dev.dockyard.agents.AgentCatalog;
 import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.agents.LlmSettings;
 import dev.dockyard.backend.EgressPolicy;
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
 import dev.dockyard.security.SecurityPolicy;
@@ -147,6 +149,31 @@ class ProvisionRequestReaderTest {
         assertEquals(Boolean.FALSE, r.isolation().readOnlyRoot());
         assertEquals(List.of("lab"), read("""
                 {"conversationId":"c","sandbox":{"networks":["lab"]}}""").isolation().networks());
+    }
+
+    @Test
+    void shouldTakeTheExecutorServerAskedForAndLeaveItToTheNodeOtherwise() {
+        assertEquals(ExecutorServer.LIBERTY, read("""
+                {"conversationId":"c","sandbox":{"executorServer":"liberty"}}""").executorServer());
+        assertEquals(ExecutorServer.EMBEDDED, read("""
+                {"conversationId":"c","sandbox":{"executorServer":"embedded"}}""").executorServer());
+        // null: the node's setting, settled where the runtime is placed
+        assertNull(read("{\"conversationId\":\"c\"}").executorServer());
+        assertNull(read("""
+                {"conversationId":"c","sandbox":{"executorServer":null}}""").executorServer());
+    }
+
+    @Test
+    void shouldRefuseAnUnknownExecutorServerWithA400NamingTheFieldAndTheKnownOnes() {
+        Problem unknown = problem("""
+                {"conversationId":"c","sandbox":{"executorServer":"tomcat"}}""");
+        assertEquals(Problem.Kind.VALIDATION, unknown.kind());
+        assertEquals(400, unknown.kind().status());
+        assertEquals("sandbox.executorServer 'tomcat' is not one of [embedded, liberty]", unknown.detail());
+        assertEquals("sandbox.executorServer 'Liberty' is not one of [embedded, liberty]", problem("""
+                {"conversationId":"c","sandbox":{"executorServer":"Liberty"}}""").detail());
+        assertEquals("sandbox.executorServer must be a string", problem("""
+                {"conversationId":"c","sandbox":{"executorServer":true}}""").detail());
     }
 
     @Test

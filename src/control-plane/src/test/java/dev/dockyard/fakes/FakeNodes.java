@@ -1,6 +1,7 @@
 package dev.dockyard.fakes;
 
 import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.images.RuntimeImageBuilder;
 import java.util.LinkedHashMap;
@@ -11,6 +12,7 @@ import java.util.Map;
 public class FakeNodes implements BackendNodes {
 
     private final Map<String, FakeBackend> backends = new LinkedHashMap<>();
+    private final Map<String, ExecutorServer> executorServers = new LinkedHashMap<>();
 
     public FakeNodes(String... names) {
         for (String name : names) {
@@ -40,6 +42,18 @@ public class FakeNodes implements BackendNodes {
             throw new UnknownNodeException(name, names());
         }
         return backend;
+    }
+
+    /** The node's {@code executor-server} setting from now on (unset: the default). */
+    public FakeNodes executorServer(String node, ExecutorServer server) {
+        executorServers.put(node, server);
+        return this;
+    }
+
+    @Override
+    public ExecutorServer executorServer(String node) {
+        on(node);
+        return executorServers.getOrDefault(node == null ? defaultNode() : node, ExecutorServer.DEFAULT);
     }
 
     @Override

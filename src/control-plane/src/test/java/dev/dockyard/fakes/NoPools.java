@@ -1,5 +1,6 @@
 package dev.dockyard.fakes;
 
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.pool.PoolKeeper;
 import dev.dockyard.pool.PoolProgram;
 import dev.dockyard.pool.WarmPools;
@@ -17,7 +18,7 @@ public final class NoPools {
         return new WarmPools() {
             @Override
             public Optional<String> match(String image, double cpus, int memoryMb, List<String> plugins, String node,
-                                          PoolProgram program) {
+                                          PoolProgram program, ExecutorServer executorServer) {
                 return Optional.empty();
             }
         };

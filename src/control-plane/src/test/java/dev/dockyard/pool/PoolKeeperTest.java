@@ -3,9 +3,11 @@ package dev.dockyard.pool;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxState;
 import dev.dockyard.fakes.FakeBackend;
@@ -294,6 +296,76 @@ class PoolKeeperTest {
         assertTrue(now.get(0).shape().contains("|2.000|"), now.get(0).shape());
     }
 
+    /** Pools declared as the API and configuration do, through {@link WarmPools#declare} and its checks. */
+    private void declaring() {
+        pools.config = new TestConfig() {
+            @Override
+            public double maxCpus() {
+                return 8;
+            }
+
+            @Override
+            public int maxMemoryMb() {
+                return 16384;
+            }
+
+            @Override
+            public int poolMaxSize() {
+                return 100;
+            }
+        };
+    }
+
+    @Test
+    void shouldKeepAPoolThatNamesNoServerOnItsNodesAndServeOnlyRequestsOfIt() {
+        declaring();
+        nodes.executorServer("local", ExecutorServer.LIBERTY);
+        pools.declare(new PoolSettings("p", "img", 1.0, 512, List.of(), "local", 1, 1), "api");
+        keeper.tend();
+
+        assertEquals(Optional.of(ExecutorServer.LIBERTY), ledger.definition("p").orElseThrow().executorServer());
+        assertEquals(List.of(ExecutorServer.LIBERTY), backend.createdSpecs().stream().map(SandboxSpec::executorServer)
+                .toList());
+        assertEquals(1, members(PoolMember.Status.READY).size());
+        assertEquals(Optional.of("p"), pools.match("img", 1.0, 512, List.of(), "local", null, ExecutorServer.LIBERTY));
+        assertEquals(Optional.empty(), pools.match("img", 1.0, 512, List.of(), "local", null,
+                ExecutorServer.EMBEDDED), "an embedded request never gets a Liberty member");
+    }
+
+    @Test
+    void shouldDrainTheMembersOfTheOtherServerWhenAPoolChangesItsServer() {
+        // saved without a server, as pools declared before the choice: the default one
+        declaring();
+        define("p", 1, 1);
+        keeper.tend();
+        assertEquals(Optional.of(ExecutorServer.EMBEDDED), ledger.definition("p").orElseThrow().executorServer());
+        String embedded = members(PoolMember.Status.READY).get(0).id();
+
+        pools.declare(new PoolSettings("p", "img", 1.0, 512, List.of(), "local", 1, 1, null, ExecutorServer.LIBERTY),
+                "api");
+        keeper.tend();
+
+        assertTrue(backend.calls().contains("remove dockyard-" + embedded), "another server: drained");
+        List<PoolMember> now = members(PoolMember.Status.READY);
+        assertEquals(1, now.size());
+        assertTrue(now.get(0).shape().endsWith("|executor:liberty"), now.get(0).shape());
+        assertEquals(ExecutorServer.LIBERTY, backend.createdSpecs().get(1).executorServer());
+        assertEquals(Optional.empty(), pools.match("img", 1.0, 512, List.of(), "local", null, ExecutorServer.EMBEDDED));
+    }
+
+    @Test
+    void shouldRefuseAnExecutorServerForAPoolOfAnotherImagesProgram() {
+        declaring();
+        PoolProgram program = new PoolProgram(List.of("serve"), null, null, Map.of());
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> pools.declare(
+                new PoolSettings("d", "agent:1", 1.0, 512, List.of(), "local", 1, 1, program, ExecutorServer.LIBERTY),
+                "api"));
+        assertTrue(refused.getMessage().contains("sandbox.executorServer"), refused.getMessage());
+
+        pools.declare(new PoolSettings("d", "agent:1", 1.0, 512, List.of(), "local", 0, 1, program, null), "api");
+        assertEquals(Optional.empty(), ledger.definition("d").orElseThrow().executorServer(), "it runs no executor");
+    }
+
     @Test
     void shouldDoNothingWhenTheNodeCannotBeListed() {
         define("p", 2, 2);
@@ -311,7 +383,7 @@ class PoolKeeperTest {
     @Test
     void shouldDropABootInterruptedByARestartOnlyAfterTheGrace() {
         define("p", 0, 1);
-        PoolMember orphan = new PoolMember("rt-interrupted", "p", "local", config.instance, "img|1.000|512||local",
+        PoolMember orphan = new PoolMember("rt-interrupted", "p", "local", config.instance, "img|1.000|512||local|executor:embedded",
                 "key", clock.instant());
         ledger.booting(orphan);
         backend.put(orphan.containerName(), orphan.id(), clock.instant(), SandboxState.Phase.CREATED);

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.dockyard.api.Problem;
 import dev.dockyard.application.remote.RemoteStart;
 import dev.dockyard.backend.EgressPolicy;
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.backend.SandboxIsolation;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
@@ -104,6 +105,18 @@ class StartRequestReaderTest {
         assertNull(start.egress(), "read by the resource, as /api/v1's sandbox.network");
         assertEquals(EgressPolicy.Mode.NONE, start.withEgress(new EgressPolicy(EgressPolicy.Mode.NONE, List.of()))
                 .egress().mode());
+    }
+
+    @Test
+    void shouldTakeDockyardsExecutorServerExtensionAndRefuseAnUnknownOne() {
+        assertNull(StartRequestReader.read(json("{'image':'a/b:c','session_id':'s1'}"), "http://h:1")
+                .executorServer(), "the node's");
+        assertEquals(ExecutorServer.LIBERTY, StartRequestReader.read(json("{'image':'a/b:c','session_id':'s1',"
+                + "'executor_server':'liberty'}"), "http://h:1").executorServer());
+        assertEquals(ExecutorServer.LIBERTY, StartRequestReader.read(json("{'image':'a/b:c','session_id':'s1',"
+                + "'executor_server':'liberty'}"), "http://h:1").withEgress(null).executorServer());
+        String refused = refusal("{'image':'a/b:c','session_id':'s1','executor_server':'tomcat'}");
+        assertTrue(refused.contains("executor_server 'tomcat' is not one of [embedded, liberty]"), refused);
     }
 
     @Test

@@ -148,6 +148,10 @@ public class RemoteRuntimes {
         if (start.egress() != null) {
             request = request.withEgress(start.egress());
         }
+        if (executor) {
+            // another image's program runs no executor: the choice is for Dockyard's alone
+            request = request.withExecutorServer(start.executorServer());
+        }
         SandboxRuntime started;
         try {
             started = lifecycle.provision(request);

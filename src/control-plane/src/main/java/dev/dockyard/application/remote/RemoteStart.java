@@ -1,6 +1,7 @@
 package dev.dockyard.application.remote;
 
 import dev.dockyard.backend.EgressPolicy;
+import dev.dockyard.backend.ExecutorServer;
 import java.util.List;
 import java.util.Map;
 
@@ -23,11 +24,14 @@ import java.util.Map;
  *                       this one as a remote node), or null: Dockyard makes one
  * @param egress         where the sandbox may connect (Dockyard's extension {@code network}/{@code egress}, as
  *                       {@code sandbox.network} on /api/v1), or null: open
+ * @param executorServer how a sandbox of Dockyard's executor starts it (Dockyard's extension
+ *                       {@code executor_server}, as {@code sandbox.executorServer} on /api/v1; a control
+ *                       plane that uses this one as a remote node sends its runtime's), or null: the node's
  */
 public record RemoteStart(String sessionId, String image, List<String> command, String workingDir,
                           Map<String, String> environment, int resourceFactor, String user, Long fsGroup,
                           String publicBase, String runtimeClass, String node, String serviceKey,
-                          EgressPolicy egress) {
+                          EgressPolicy egress, ExecutorServer executorServer) {
 
     public RemoteStart {
         command = List.copyOf(command);
@@ -39,13 +43,19 @@ public record RemoteStart(String sessionId, String image, List<String> command, 
                        Map<String, String> environment, int resourceFactor, String user, Long fsGroup,
                        String publicBase, String runtimeClass, String node, String serviceKey) {
         this(sessionId, image, command, workingDir, environment, resourceFactor, user, fsGroup, publicBase,
-                runtimeClass, node, serviceKey, null);
+                runtimeClass, node, serviceKey, null, null);
     }
 
     /** The same start with the egress policy {@code policy}. */
     public RemoteStart withEgress(EgressPolicy policy) {
         return new RemoteStart(sessionId, image, command, workingDir, environment, resourceFactor, user, fsGroup,
-                publicBase, runtimeClass, node, serviceKey, policy);
+                publicBase, runtimeClass, node, serviceKey, policy, executorServer);
+    }
+
+    /** The same start, an executor sandbox's server {@code server}. */
+    public RemoteStart withExecutorServer(ExecutorServer server) {
+        return new RemoteStart(sessionId, image, command, workingDir, environment, resourceFactor, user, fsGroup,
+                publicBase, runtimeClass, node, serviceKey, egress, server);
     }
 
     /** A start whose service key Dockyard makes. */

@@ -222,7 +222,9 @@ public class Snapshots {
                 null, WorkspaceRequest.of(0, null, snapshot.id()))
                 // the fork may reach what the source could, no more; it is isolated like its source
                 .withEgress(source.egress())
-                .withIsolation(source.isolation());
+                .withIsolation(source.isolation())
+                // and its executor starts as the source's did, whatever the node's setting now
+                .withExecutorServer(source.executorServer().orElse(null));
         return lifecycle.provision(request);
     }
 }

@@ -19,6 +19,7 @@ import com.github.dockerjava.api.model.Ports;
 import com.github.dockerjava.api.model.RestartPolicy;
 import com.github.dockerjava.api.model.Volume;
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.backend.Labels;
 import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.RuntimeBackend;
@@ -184,6 +185,8 @@ public class DockerBackend implements RuntimeBackend {
             }
             if (process != null) {
                 ProcessLaunch.configure(create, process, imageCommand(spec.image(), process));
+            } else {
+                chooseExecutorServer(create, spec);
             }
             SandboxConfinement.apply(create, host, spec, settings);
             id = create.exec().getId();
@@ -342,6 +345,17 @@ public class DockerBackend implements RuntimeBackend {
             return labels != null && "true".equals(labels.get(Labels.PROCESS));
         } catch (NotFoundException e) {
             throw new BackendException("container '" + sandboxName + "' is gone", e);
+        }
+    }
+
+    /**
+     * An executor sandbox's one variable: how the image's start script boots the executor
+     * ({@link ExecutorServer}). No secret, so {@code docker inspect} may show it; a revived (restarted)
+     * container keeps it, and with it its way of starting.
+     */
+    static void chooseExecutorServer(CreateContainerCmd create, SandboxSpec spec) {
+        if (spec.executorServer() != null) {
+            create.withEnv(ExecutorServer.VARIABLE + "=" + spec.executorServer().apiName());
         }
     }
 

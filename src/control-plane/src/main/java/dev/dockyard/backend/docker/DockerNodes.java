@@ -7,6 +7,7 @@ import com.github.dockerjava.zerodep.ZerodepDockerHttpClient;
 import com.github.dockerjava.api.exception.NotFoundException;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.backend.NodeType;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxIsolation;
@@ -51,7 +52,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * ({@link KubernetesNode}); one of {@code type=remote} is another Dockyard control plane
  * ({@link RemoteNode}), one of {@code type=local} host processes ({@link LocalNode}), one of
  * {@code type=cli} the control plane's own host ({@link CliNode}); the rest of this class is about
- * Docker nodes.
+ * Docker nodes. Nodes of every type have {@code executor-server} ({@link ExecutorServer}).
  */
 @ApplicationScoped
 public class DockerNodes implements BackendNodes {
@@ -73,11 +74,14 @@ public class DockerNodes implements BackendNodes {
     private final List<KubernetesNode> clusters = new ArrayList<>();
     private final List<CliNode> hosts = new ArrayList<>();
     private final Map<String, SandboxHostSettings> settings = new LinkedHashMap<>();
+    private final Map<String, ExecutorServer> executorServers = new LinkedHashMap<>();
 
     @PostConstruct
     void connect() {
         List<String> names = config.nodes();
         for (String name : names) {
+            // every type of node has one, a cli node too (it ignores it: its executor is in-process)
+            executorServers.put(name, ExecutorServer.of(ConfigProvider.getConfig(), name));
             if (NodeType.of(ConfigProvider.getConfig(), name) == NodeType.KUBERNETES) {
                 KubernetesNode cluster = new KubernetesNode(KubernetesNodeConfig.read(ConfigProvider.getConfig(), name,
                         config.sandboxDiskMb()), clock);
@@ -279,6 +283,15 @@ public class DockerNodes implements BackendNodes {
             throw new UnknownNodeException(node, names());
         }
         return backend;
+    }
+
+    @Override
+    public ExecutorServer executorServer(String node) {
+        ExecutorServer server = executorServers.get(node == null ? defaultNode() : node);
+        if (server == null) {
+            throw new UnknownNodeException(node, names());
+        }
+        return server;
     }
 
     @Override

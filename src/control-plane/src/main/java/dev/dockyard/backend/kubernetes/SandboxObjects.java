@@ -1,6 +1,7 @@
 package dev.dockyard.backend.kubernetes;
 
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.backend.Labels;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxWorkspace;
@@ -35,7 +36,8 @@ import java.util.regex.Pattern;
  * The Kubernetes objects of one sandbox, built from its {@link SandboxSpec} and the node's
  * settings: a Secret with the session key, a PersistentVolumeClaim for its workspace, and the Pod.
  *
- * <p>The key never travels in the pod's environment. The Secret is mounted only into a small init
+ * <p>The key never travels in the pod's environment, which holds only how the executor starts
+ * ({@link ExecutorServer#VARIABLE}, no secret). The Secret is mounted only into a small init
  * container, which copies it into a memory-backed emptyDir at the executor's key directory; the
  * executor reads the copy and deletes it (as on Docker), so the agent's shell finds no key later,
  * while a restarted pod (a woken hibernation) gets it again from the Secret.
@@ -157,6 +159,11 @@ final class SandboxObjects {
                 .endReadinessProbe()
                 .addNewVolumeMount().withName("run").withMountPath(KEY_DIR).endVolumeMount()
                 .addNewVolumeMount().withName("workspace").withMountPath(WORKSPACE).endVolumeMount();
+        if (spec.executorServer() != null) {
+            // how the image's start script boots the executor: no secret, and kept in the pod template a
+            // woken hibernation makes the pod from again, so the sandbox comes back the same way
+            executor.addNewEnv().withName(ExecutorServer.VARIABLE).withValue(spec.executorServer().apiName()).endEnv();
+        }
         node.imagePullPolicy().ifPresent(policy -> {
             executor.withImagePullPolicy(policy);
             keyCopy.setImagePullPolicy(policy);

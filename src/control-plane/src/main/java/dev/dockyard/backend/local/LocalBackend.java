@@ -2,6 +2,7 @@ package dev.dockyard.backend.local;
 
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.EgressPolicy;
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.backend.Labels;
 import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.RuntimeBackend;
@@ -260,7 +261,8 @@ public class LocalBackend implements RuntimeBackend {
                 handKey(name, spec.sessionKey(), spec.plugins());
                 chown(dir);
                 Map<String, String> labels = new LinkedHashMap<>(spec.labels());
-                writeRecord(new SandboxRecord(name, labels, 0, clock.instant(), null, false, spec.memoryMb()));
+                writeRecord(new SandboxRecord(name, labels, 0, clock.instant(), null, false, spec.memoryMb(),
+                        spec.executorServer()));
                 // the boot may use more CPU than the steady limit settle() applies (SandboxSpec.bootCpus)
                 cgroups.prepare(name, spec.bootCpus() == 0 ? 0 : Math.max(spec.bootCpus(), spec.cpus()),
                         spec.memoryMb(), spec.pidsLimit());
@@ -340,13 +342,14 @@ public class LocalBackend implements RuntimeBackend {
                 return endpointOf(record.port());
             }
             int port = freePort();
-            ProcessIdentity started = launch(name, port, record.memoryMb());
+            ProcessIdentity started = launch(name, port, record);
             writeRecord(record.running(started, port));
             return endpointOf(port);
         }
     }
 
-    private ProcessIdentity launch(String name, int port, int memoryMb) {
+    private ProcessIdentity launch(String name, int port, SandboxRecord record) {
+        int memoryMb = record.memoryMb();
         Path dir = sandboxDir(name);
         List<String> command = new ArrayList<>();
         // joins its cgroups before anything else runs, so every process it starts is inside; the
@@ -387,6 +390,10 @@ public class LocalBackend implements RuntimeBackend {
         env.put("EXECUTOR_PORT", Integer.toString(port));
         env.put("EXECUTOR_HOST", "127.0.0.1");
         env.put(SANDBOX_VARIABLE, name);
+        // how the bundle's start script boots the executor, the same at every start (a revive too);
+        // a record older than the choice was a sandbox of Liberty, then the only server
+        env.put(ExecutorServer.VARIABLE, (record.executorServer() == null ? ExecutorServer.LIBERTY
+                : record.executorServer()).apiName());
         if (memoryMb > 0) {
             // the JVM sizes its heap as in a container of the sandbox's memory (the cgroup's limit
             // is not what it reads on a host)

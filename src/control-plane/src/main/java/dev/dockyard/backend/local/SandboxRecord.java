@@ -1,5 +1,6 @@
 package dev.dockyard.backend.local;
 
+import dev.dockyard.backend.ExecutorServer;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.StringReader;
@@ -22,9 +23,11 @@ import java.util.TreeMap;
  * @param frozen  paused (SIGSTOP) by the control plane
  * @param memoryMb the sandbox's memory: the executor JVM sizes itself for it as it would in a
  *                 container of that memory (0: the host's)
+ * @param executorServer how its executor starts, every time it is started ({@link ExecutorServer}); null
+ *                 on a record older than the choice
  */
 public record SandboxRecord(String name, Map<String, String> labels, int port, Instant createdAt,
-                            ProcessIdentity process, boolean frozen, int memoryMb) {
+                            ProcessIdentity process, boolean frozen, int memoryMb, ExecutorServer executorServer) {
 
     private static final String NAME = "name";
     private static final String PORT = "port";
@@ -33,22 +36,29 @@ public record SandboxRecord(String name, Map<String, String> labels, int port, I
     private static final String START_TIME = "start-time";
     private static final String FROZEN = "frozen";
     private static final String MEMORY = "memory-mb";
+    private static final String EXECUTOR_SERVER = "executor-server";
     private static final String LABEL = "label.";
 
     public SandboxRecord {
         labels = Map.copyOf(labels);
     }
 
+    /** A record that says nothing of how the executor starts (one older than the choice). */
+    public SandboxRecord(String name, Map<String, String> labels, int port, Instant createdAt,
+                         ProcessIdentity process, boolean frozen, int memoryMb) {
+        this(name, labels, port, createdAt, process, frozen, memoryMb, null);
+    }
+
     public SandboxRecord running(ProcessIdentity started, int newPort) {
-        return new SandboxRecord(name, labels, newPort, createdAt, started, false, memoryMb);
+        return new SandboxRecord(name, labels, newPort, createdAt, started, false, memoryMb, executorServer);
     }
 
     public SandboxRecord stopped() {
-        return new SandboxRecord(name, labels, port, createdAt, null, false, memoryMb);
+        return new SandboxRecord(name, labels, port, createdAt, null, false, memoryMb, executorServer);
     }
 
     public SandboxRecord frozen(boolean isFrozen) {
-        return new SandboxRecord(name, labels, port, createdAt, process, isFrozen, memoryMb);
+        return new SandboxRecord(name, labels, port, createdAt, process, isFrozen, memoryMb, executorServer);
     }
 
     public String format() {
@@ -62,6 +72,9 @@ public record SandboxRecord(String name, Map<String, String> labels, int port, I
         }
         p.setProperty(FROZEN, Boolean.toString(frozen));
         p.setProperty(MEMORY, Integer.toString(memoryMb));
+        if (executorServer != null) {
+            p.setProperty(EXECUTOR_SERVER, executorServer.apiName());
+        }
         new TreeMap<>(labels).forEach((k, v) -> p.setProperty(LABEL + k, v));
         StringWriter out = new StringWriter();
         try {
@@ -92,7 +105,9 @@ public record SandboxRecord(String name, Map<String, String> labels, int port, I
                     : new ProcessIdentity(Long.parseLong(pid), Long.parseLong(p.getProperty(START_TIME)));
             return Optional.of(new SandboxRecord(name, labels, Integer.parseInt(p.getProperty(PORT)),
                     Instant.parse(p.getProperty(CREATED)), process, Boolean.parseBoolean(p.getProperty(FROZEN)),
-                    Integer.parseInt(p.getProperty(MEMORY, "0"))));
+                    Integer.parseInt(p.getProperty(MEMORY, "0")),
+                    p.getProperty(EXECUTOR_SERVER) == null ? null
+                            : ExecutorServer.named(p.getProperty(EXECUTOR_SERVER)).orElseThrow()));
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }

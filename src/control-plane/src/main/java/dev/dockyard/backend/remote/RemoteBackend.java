@@ -102,7 +102,9 @@ public class RemoteBackend implements RuntimeBackend {
         String session = session(spec.name());
         // the session makes a repeated start answer the same runtime, and the Idempotency-Key (the
         // session) makes a retry after a lost answer replay it: never a second sandbox
-        String id = calls.idempotent(() -> remote.start(session, spec.image(), spec.sessionKey()));
+        // its executor server goes along: the runtime's, which the remote's own node setting must not change
+        String id = calls.idempotent(() -> remote.start(session, spec.image(), spec.sessionKey(),
+                spec.executorServer()));
         remoteIds.put(spec.name(), id);
         return id;
     }

@@ -1,10 +1,12 @@
 package dev.dockyard.backend.remote;
 
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.ExecutorServer;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
 import java.io.ByteArrayInputStream;
@@ -114,11 +116,17 @@ public class RemoteControlPlane {
 
     /**
      * Starts (or, for a session that has a live runtime there, finds) the runtime of {@code session}
-     * running Dockyard's executor of {@code image}, whose service key is {@code serviceKey}; answers its id.
+     * running Dockyard's executor of {@code image} on {@code executorServer} (null: as the remote's
+     * node does; Dockyard's extension {@code executor_server}), whose service key is
+     * {@code serviceKey}; answers its id.
      */
-    public String start(String session, String image, String serviceKey) {
-        JsonObject body = Json.createObjectBuilder().add("image", image).add("session_id", session)
-                .add("session_api_key", serviceKey).build();
+    public String start(String session, String image, String serviceKey, ExecutorServer executorServer) {
+        JsonObjectBuilder request = Json.createObjectBuilder().add("image", image).add("session_id", session)
+                .add("session_api_key", serviceKey);
+        if (executorServer != null) {
+            request.add("executor_server", executorServer.apiName());
+        }
+        JsonObject body = request.build();
         JsonObject started = json(send("POST", "/runtime-api/start", body, session, 200, 201));
         String id = read("its started runtime", () -> text(started, "runtime_id"));
         try {

@@ -63,6 +63,10 @@
  * <p><b>Plain http.</b> The API key and the runtimes' session keys cross the network with every
  * call: a {@code http://} URL to any host but this machine's loopback is warned about at startup.
  *
+ * <p>Carried: the runtime's executor server ({@code executor_server} of the start, see
+ * {@code ExecutorServer}), so that the remote's own node setting does not decide it behind this
+ * side's record; a remote of a version before the choice refuses the member (400).
+ *
  * <p>Not carried: images are the remote's (none is built or pushed from here), sandboxes of an
  * image's own program, kept workspaces, snapshots, isolation options and resource sizes beyond
  * the remote's defaults (its runtime API sizes runtimes by a factor only).

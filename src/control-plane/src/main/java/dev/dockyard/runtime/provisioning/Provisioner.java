@@ -3,6 +3,7 @@ package dev.dockyard.runtime.provisioning;
 import dev.dockyard.agents.LlmSettings;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxProcess;
 import dev.dockyard.backend.SandboxSpec;
@@ -236,6 +237,7 @@ public class Provisioner {
         runtime.withEgress(request.egress());
         runtime.withRepository(request.repository());
         runtime.runsProgram(request.program());
+        runtime.startsExecutorOn(executorServer(request, node));
         runtime.isolatedAs(request.isolation());
         runtime.publishesPorts(request.servicePorts());
         runtime.withWorkspace(request.workspace().sandboxWorkspace());
@@ -251,6 +253,17 @@ public class Provisioner {
                     + " from pool '" + warm.pool() + "'");
         }
         return runtime;
+    }
+
+    /**
+     * How the request's sandbox on {@code node} starts its executor: as the request asks, else as
+     * the node's sandboxes do; null for another image's program, which runs no executor.
+     */
+    private ExecutorServer executorServer(ProvisioningRequest request, String node) {
+        if (request.program() != null) {
+            return null;
+        }
+        return request.executorServer() != null ? request.executorServer() : nodes.executorServer(node);
     }
 
     /**
@@ -323,10 +336,12 @@ public class Provisioner {
         }
         PoolProgram shapeOfProgram = program == null ? null
                 : new PoolProgram(program.command(), program.workingDir(), program.user(), Map.of());
+        // a member started on the other executor server is not this request's (the shape holds it)
+        ExecutorServer server = executorServer(request, node);
         Optional<String> pool = pools.match(request.image(), request.cpus(), request.memoryMb(), request.plugins(),
-                node, shapeOfProgram);
+                node, shapeOfProgram, server);
         String shape = PoolDefinition.shape(request.image(), request.cpus(), request.memoryMb(), request.plugins(),
-                node, shapeOfProgram);
+                node, shapeOfProgram, server);
         if (pool.isEmpty() || !placement.hasFreeSlot(node)) {
             // a full node provisions cold: placement then finds another node or refuses
             return Optional.empty();
@@ -571,6 +586,8 @@ public class Provisioner {
         migrated.withEgress(source.egress());
         source.repository().ifPresent(migrated::withRepository);
         migrated.runsProgram(source.program().orElse(null));
+        // the executor server it was given, whatever the target node's setting: it moves, it does not change
+        migrated.startsExecutorOn(source.executorServer().orElse(null));
         migrated.isolatedAs(source.isolation());
         migrated.publishesPorts(source.servicePorts());
         // the TTL caps the conversation's runtime, moved or not: what is left of it moves along
@@ -818,7 +835,7 @@ public class Provisioner {
                     image, runtime.cpus(), config.sandboxBootCpus(), runtime.memoryMb(), config.sandboxPidsLimit(),
                     config.sandboxUser(), config.executorPort(), runtime.sessionKey(), runtime.plugins(), null,
                     servicePorts).withWorkspace(runtime.workspace()).withEgress(runtime.egress())
-                    .withIsolation(runtime.isolation());
+                    .withIsolation(runtime.isolation()).withExecutorServer(runtime.executorServer().orElse(null));
         }
         Map<String, String> environment = programEnvironment(runtime, program);
         SandboxProcess process = new SandboxProcess(program.command(), program.workingDir(), environment,

@@ -3,6 +3,7 @@ package dev.dockyard.runtime.provisioning;
 import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.agents.LlmSettings;
 import dev.dockyard.backend.EgressPolicy;
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.runtime.SandboxProgram;
@@ -28,6 +29,7 @@ import java.util.Map;
  * @param workspace      the workspace asked for (size, a kept one, a snapshot)
  * @param egress         where the sandbox may open connections (null: open)
  * @param isolation      the runtime class, GPUs and extra networks asked for (the node's defaults when none)
+ * @param executorServer how the sandbox starts its executor ({@link ExecutorServer}), or null: as its node's do
  */
 public record ProvisioningRequest(String userId, Role role, String conversationId,
                                   AgentProfile agent, LlmSettings llm, String image, double cpus, int memoryMb,
@@ -37,7 +39,7 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
                                   boolean replace,
                                   ProvisioningStep failAt, SandboxProgram program, Map<String, Integer> servicePorts,
                                   Lifecycle lifecycle, WorkspaceRequest workspace, EgressPolicy egress,
-                                  SandboxIsolation isolation) {
+                                  SandboxIsolation isolation, ExecutorServer executorServer) {
 
     /** The request's idle lifecycle (API.md: {@code sandbox.keepAlive}, {@code idleTimeoutSeconds}, {@code ttlSeconds}). */
     public record Lifecycle(boolean keepAlive, int idleTimeoutSeconds, int ttlSeconds) {
@@ -60,14 +62,14 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
                                Lifecycle lifecycle, WorkspaceRequest workspace) {
         this(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds, environment,
                 extraDependencies, plugins, repository, replace, failAt, program, servicePorts, lifecycle, workspace,
-                null, null);
+                null, null, null);
     }
 
     /** The same request under this egress policy. */
     public ProvisioningRequest withEgress(EgressPolicy policy) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
                 environment, extraDependencies, plugins, repository, replace, failAt, program, servicePorts, lifecycle,
-                workspace, policy, isolation);
+                workspace, policy, isolation, executorServer);
     }
 
     /** A request with the configured idle lifecycle and a fresh workspace of the default size. */
@@ -77,7 +79,8 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
                                List<String> plugins, RepositorySpec repository, boolean replace,
                                ProvisioningStep failAt, SandboxProgram program, Map<String, Integer> servicePorts) {
         this(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds, environment,
-                extraDependencies, plugins, repository, replace, failAt, program, servicePorts, null, null, null, null);
+                extraDependencies, plugins, repository, replace, failAt, program, servicePorts, null, null, null, null,
+                null);
     }
 
     /** A request for a runtime of Dockyard's executor with no further services. */
@@ -87,34 +90,41 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
                                List<String> plugins, RepositorySpec repository, boolean replace,
                                ProvisioningStep failAt) {
         this(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds, environment,
-                extraDependencies, plugins, repository, replace, failAt, null, Map.of(), null, null, null, null);
+                extraDependencies, plugins, repository, replace, failAt, null, Map.of(), null, null, null, null, null);
     }
 
     /** The same request with its own idle lifecycle. */
     public ProvisioningRequest with(Lifecycle requested) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
                 environment, extraDependencies, plugins, repository, replace, failAt, program, servicePorts, requested,
-                workspace, egress, isolation);
+                workspace, egress, isolation, executorServer);
     }
 
     /** The same request, failing {@code step} on purpose (fault injection). */
     public ProvisioningRequest failingAt(ProvisioningStep step) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
                 environment, extraDependencies, plugins, repository, replace, step, program, servicePorts, lifecycle,
-                workspace, egress, isolation);
+                workspace, egress, isolation, executorServer);
     }
 
     /** The same request with its workspace as given (and the image a snapshot was taken of, if not null). */
     public ProvisioningRequest withWorkspace(WorkspaceRequest newWorkspace, String newImage) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, newImage == null ? image : newImage,
                 cpus, memoryMb, timeoutSeconds, environment, extraDependencies, plugins, repository, replace, failAt,
-                program, servicePorts, lifecycle, newWorkspace, egress, isolation);
+                program, servicePorts, lifecycle, newWorkspace, egress, isolation, executorServer);
     }
 
     /** The same request with the runtime class, GPUs and extra networks it asked for. */
     public ProvisioningRequest withIsolation(SandboxIsolation requested) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
                 environment, extraDependencies, plugins, repository, replace, failAt, program, servicePorts, lifecycle,
-                workspace, egress, requested);
+                workspace, egress, requested, executorServer);
+    }
+
+    /** The same request, its executor started on {@code server} (null: as its node's sandboxes do). */
+    public ProvisioningRequest withExecutorServer(ExecutorServer server) {
+        return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
+                environment, extraDependencies, plugins, repository, replace, failAt, program, servicePorts, lifecycle,
+                workspace, egress, isolation, server);
     }
 }

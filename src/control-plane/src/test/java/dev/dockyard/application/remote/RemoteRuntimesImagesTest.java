@@ -2,11 +2,17 @@ package dev.dockyard.application.remote;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dockyard.agents.AgentCatalog;
+import dev.dockyard.agents.AgentProfile;
+import dev.dockyard.agents.LlmSettings;
 import dev.dockyard.application.Refused;
+import dev.dockyard.application.RuntimeService;
 import dev.dockyard.application.images.ImageAccess;
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.backend.Labels;
 import dev.dockyard.fakes.FakeImages;
 import dev.dockyard.fakes.FakeNodes;
@@ -14,8 +20,12 @@ import dev.dockyard.fakes.TestConfig;
 import dev.dockyard.images.RuntimeImageBuilder;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.provisioning.ProvisioningJournal;
+import dev.dockyard.runtime.provisioning.ProvisioningRequest;
 import dev.dockyard.tenancy.Role;
 import dev.dockyard.workspace.WorkspaceRecords;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -82,6 +92,73 @@ class RemoteRuntimesImagesTest {
         assertTrue(runtimes.image("dockyard/snapshot:snap-a", "root", true).isPresent());
         assertTrue(runtimes.image("dockyard/it-foreign:x", "bob", false).isPresent(), "allow-listed");
         assertTrue(runtimes.image("dockyard/sandbox:latest", "bob", false).isPresent());
+    }
+
+    @Test
+    void shouldStartDockyardsExecutorOnTheServerTheStartNamesAndGiveAnotherImagesProgramNone() {
+        List<ProvisioningRequest> asked = new ArrayList<>();
+        runtimes.lifecycle = new RuntimeService() {
+            @Override
+            public SandboxRuntime provision(ProvisioningRequest request) {
+                asked.add(request);
+                return new SandboxRuntime(request.conversationId(), request.userId(), "fake", request.image(), 1, 1024,
+                        120, Instant.EPOCH);
+            }
+        };
+        runtimes.agents = new AgentCatalog() {
+            @Override
+            public Optional<AgentProfile> find(String name) {
+                return Optional.of(new AgentProfile(name, LlmSettings.NONE, null, null, List.of()));
+            }
+
+            @Override
+            public String defaultAgent() {
+                return "CodeActAgent";
+            }
+        };
+        runtimes.config = new TestConfig() {
+            @Override
+            public double sandboxCpus() {
+                return 1;
+            }
+
+            @Override
+            public int sandboxMemoryMb() {
+                return 1024;
+            }
+
+            @Override
+            public double maxCpus() {
+                return 8;
+            }
+
+            @Override
+            public int maxMemoryMb() {
+                return 16384;
+            }
+
+            @Override
+            public Duration sandboxTimeout() {
+                return Duration.ofSeconds(120);
+            }
+
+            @Override
+            public List<Integer> runtimeApiWorkPorts() {
+                return List.of();
+            }
+        };
+        RemoteStart executor = new RemoteStart("s1", "dockyard/sandbox:latest", List.of(), null, Map.of(), 1, null,
+                null, "http://x", null);
+        RemoteStart program = new RemoteStart("s2", "dockyard/it-foreign:x", List.of("serve"), null, Map.of(), 1, null,
+                null, "http://x", null);
+
+        runtimes.start("bob", Role.USER, executor.withExecutorServer(ExecutorServer.LIBERTY));
+        runtimes.start("bob", Role.USER, executor);
+        runtimes.start("bob", Role.USER, program.withExecutorServer(ExecutorServer.LIBERTY));
+
+        assertEquals(ExecutorServer.LIBERTY, asked.get(0).executorServer(), "as a remote node's control plane asks");
+        assertNull(asked.get(1).executorServer(), "none named: the node's");
+        assertNull(asked.get(2).executorServer(), "its program runs no executor");
     }
 
     @Test

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.backend.Labels;
 import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.SandboxSpec;
@@ -15,6 +16,7 @@ import dev.dockyard.backend.SandboxState;
 import dev.dockyard.backend.SandboxWorkspace;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSecurityContext;
@@ -96,7 +98,10 @@ class KubernetesBackendTest {
             assertEquals("RuntimeDefault", security.getSeccompProfile().getType(), container.getName());
             assertEquals("IfNotPresent", container.getImagePullPolicy(), container.getName());
             assertEquals(spec.image(), container.getImage());
-            assertTrue(container.getEnv() == null || container.getEnv().isEmpty(), "no environment at all");
+            // no secret in any environment: the executor's holds only how it starts, the key copy's nothing
+            List<EnvVar> env = container.getEnv() == null ? List.of() : container.getEnv();
+            assertEquals(container.getName().equals(SandboxObjects.EXECUTOR)
+                    ? List.of(new EnvVar(ExecutorServer.VARIABLE, "embedded", null)) : List.of(), env, container.getName());
             assertTrue(container.getEnvFrom() == null || container.getEnvFrom().isEmpty(), "no envFrom");
             Map<String, Quantity> limits = container.getResources().getLimits();
             assertEquals(new Quantity("1500m"), limits.get("cpu"));
@@ -214,6 +219,29 @@ class KubernetesBackendTest {
                     .withName("dockyard-r9-key").get().getData().get("session-key")));
             assertEquals("dockyard-r9-ws", volume(cluster.pod("dockyard-r9"), "workspace").getPersistentVolumeClaim()
                     .getClaimName());
+        } finally {
+            kubelet.interrupt();
+        }
+    }
+
+    @Test
+    void shouldStartTheExecutorOnItsServerAndKeepItThroughAHibernation() {
+        KubernetesBackend backend = cluster.backend(MockCluster.settings());
+        Thread kubelet = cluster.runEveryPod();
+        try {
+            backend.create(MockCluster.spec("r10", KEY).withExecutorServer(ExecutorServer.LIBERTY));
+            backend.start("dockyard-r10", 8000);
+            assertEquals(List.of(new EnvVar("DOCKYARD_EXECUTOR_SERVER", "liberty", null)),
+                    cluster.pod("dockyard-r10").getSpec().getContainers().get(0).getEnv());
+            List<EnvVar> keyCopy = cluster.pod("dockyard-r10").getSpec().getInitContainers().get(0).getEnv();
+            assertTrue(keyCopy == null || keyCopy.isEmpty(), "the key copy starts no executor");
+
+            backend.stop("dockyard-r10");
+            backend.revive("dockyard-r10", "sk-new-key", "1000", 8000);
+
+            // the pod is made again from its template: the same server
+            assertEquals(List.of(new EnvVar("DOCKYARD_EXECUTOR_SERVER", "liberty", null)),
+                    cluster.pod("dockyard-r10").getSpec().getContainers().get(0).getEnv());
         } finally {
             kubelet.interrupt();
         }

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.EgressPolicy;
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.SandboxProcess;
 import dev.dockyard.backend.SandboxSpec;
@@ -228,6 +229,42 @@ class LocalBackendTest {
             }
         });
         assertEquals(SandboxState.Phase.RUNNING, backend.inspect("sb-a").phase());
+    }
+
+    @Test
+    void shouldStartTheExecutorOnItsServerAtEveryStartARevivalToo() throws Exception {
+        Files.writeString(dir.resolve("bundle/bin/start-executor"), """
+                #!/bin/bash
+                rm -f "$SESSION_API_KEY_FILE"
+                echo "${DOCKYARD_EXECUTOR_SERVER-unset}" > "$DOCKYARD_WORKSPACE/../tmp/server"
+                exec sleep 300
+                """);
+        backend.create(spec("sb-a", "cp").withExecutorServer(ExecutorServer.LIBERTY));
+        backend.start("sb-a", 8000);
+        Path server = backend.sandboxDir("sb-a").resolve("tmp/server");
+        waitFor(() -> Files.exists(server) && processesOf("sb-a").size() == 1);
+        assertEquals("liberty", Files.readString(server).strip());
+
+        backend.stop("sb-a");
+        Files.delete(server);
+        backend.revive("sb-a", "new-key", "1000", 8000);
+        waitFor(() -> Files.exists(server));
+        assertEquals("liberty", Files.readString(server).strip(), "the record keeps it: no spec at a revival");
+
+        backend.create(spec("sb-b", "cp"));
+        backend.start("sb-b", 8000);
+        Path defaulted = backend.sandboxDir("sb-b").resolve("tmp/server");
+        waitFor(() -> Files.exists(defaulted));
+        assertEquals("embedded", Files.readString(defaulted).strip());
+
+        // a sandbox recorded before the choice ran Liberty, the only server then: it comes back on it
+        backend.stop("sb-b");
+        Path record = dir.resolve("root/records/sb-b.properties");
+        Files.writeString(record, Files.readString(record).replace("executor-server=embedded", ""));
+        Files.delete(defaulted);
+        backend.revive("sb-b", "new-key", "1000", 8000);
+        waitFor(() -> Files.exists(defaulted));
+        assertEquals("liberty", Files.readString(defaulted).strip());
     }
 
     @Test

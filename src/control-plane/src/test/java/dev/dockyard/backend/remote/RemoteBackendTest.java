@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.SandboxProcess;
 import dev.dockyard.backend.SandboxSpec;
@@ -156,8 +157,17 @@ class RemoteBackendTest {
         assertTrue(start.startsWith("POST /runtime-api/start key=true idem=cp-a:dockyard-rt-a "), start);
         assertTrue(start.contains("\"session_id\":\"cp-a:dockyard-rt-a\""), start);
         assertTrue(start.contains("\"session_api_key\":\"" + SESSION_KEY + "\""), start);
+        // the runtime's executor server, not the remote node's own setting
+        assertTrue(start.contains("\"executor_server\":\"embedded\""), start);
         assertEquals("/rt-remote1", backend.start("dockyard-rt-a", 8000).getPath());
         assertThrows(BackendException.class, () -> backend.endpoint("dockyard-rt-a", 12000));
+    }
+
+    @Test
+    void shouldPassTheRuntimesExecutorServerToTheRemote() {
+        backend.create(spec("rt-l", null).withExecutorServer(ExecutorServer.LIBERTY));
+
+        assertTrue(seen.get(0).contains("\"executor_server\":\"liberty\""), seen.get(0));
     }
 
     @Test

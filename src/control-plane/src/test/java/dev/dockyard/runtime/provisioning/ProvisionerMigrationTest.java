@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxState.Phase;
 import dev.dockyard.cluster.ControlPlaneInstance;
@@ -38,6 +39,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.BeforeEach;
@@ -166,6 +168,28 @@ class ProvisionerMigrationTest {
         assertEquals(RuntimeStatus.STOPPED, runtimes.find(old.id()).orElseThrow().status());
         assertEquals(Phase.MISSING, source.phase(old.containerName()));
         assertFalse(gates.isMigrating(old.id()));
+    }
+
+    @Test
+    void shouldMoveARuntimeOnTheExecutorServerItWasGivenWhateverTheTargetNodesSetting() {
+        old.startsExecutorOn(ExecutorServer.EMBEDDED);
+        nodes.executorServer("node2", ExecutorServer.LIBERTY);
+
+        SandboxRuntime moved = provisioner.migrate(old.id(), "node2", null, "alice", Role.USER);
+
+        assertEquals(Optional.of(ExecutorServer.EMBEDDED), runtimes.find(moved.id()).orElseThrow().executorServer());
+        assertEquals(ExecutorServer.EMBEDDED, target.createdSpecs().get(0).executorServer());
+    }
+
+    @Test
+    void shouldMoveARuntimeRecordedBeforeTheChoiceOnLibertyWhatItRan() {
+        // old was recorded without a server, as rows before the column were
+        assertEquals(Optional.of(ExecutorServer.LIBERTY), old.executorServer());
+
+        SandboxRuntime moved = provisioner.migrate(old.id(), "node2", null, "alice", Role.USER);
+
+        assertEquals(Optional.of(ExecutorServer.LIBERTY), runtimes.find(moved.id()).orElseThrow().executorServer());
+        assertEquals(ExecutorServer.LIBERTY, target.createdSpecs().get(0).executorServer());
     }
 
     @Test

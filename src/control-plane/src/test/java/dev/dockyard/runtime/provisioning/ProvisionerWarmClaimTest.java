@@ -2,12 +2,14 @@ package dev.dockyard.runtime.provisioning;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.agents.LlmSettings;
 import dev.dockyard.backend.EgressPolicy;
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxState.Phase;
 import dev.dockyard.cluster.ControlPlaneInstance;
@@ -75,7 +77,9 @@ class ProvisionerWarmClaimTest {
     private QuotaExceededException overQuota;
     /** A member whose claim ends in a database error (a lock timeout): its transaction rolls back. */
     private String lockedMember;
-    private static final String SHAPE = PoolDefinition.shape("img", 1, 512, List.of(), "local", null);
+    /** The one pool's members: the request's settings, started on the default (embedded) executor server. */
+    private static final String SHAPE = PoolDefinition.shape("img", 1, 512, List.of(), "local", null,
+            ExecutorServer.EMBEDDED);
 
     private static ManagedExecutorService inline() {
         return (ManagedExecutorService) Proxy.newProxyInstance(ProvisionerWarmClaimTest.class.getClassLoader(),
@@ -132,8 +136,10 @@ class ProvisionerWarmClaimTest {
         provisioner.pools = new WarmPools() {
             @Override
             public Optional<String> match(String image, double cpus, int memoryMb, List<String> plugins, String node,
-                                          PoolProgram program) {
-                return image.equals("img") ? Optional.of("p") : Optional.empty();
+                                          PoolProgram program, ExecutorServer executorServer) {
+                // as WarmPools matches: by the whole shape
+                return PoolDefinition.shape(image, cpus, memoryMb, plugins, node, program, executorServer).equals(SHAPE)
+                        ? Optional.of("p") : Optional.empty();
             }
 
             @Override
@@ -203,11 +209,15 @@ class ProvisionerWarmClaimTest {
         return sandbox;
     }
 
-    private SandboxRuntime provision(String conversation) {
-        return provisioner.provision(new ProvisioningRequest("alice", Role.USER, conversation,
+    private static ProvisioningRequest request(String conversation) {
+        return new ProvisioningRequest("alice", Role.USER, conversation,
                 new AgentProfile("CodeActAgent", new LlmSettings(null, null, null), null, null, List.of()),
                 new LlmSettings(null, null, null), "img", 1, 512, 60, Map.of(), ExtraDependencies.NONE, List.of(), null,
-                false, null));
+                false, null);
+    }
+
+    private SandboxRuntime provision(String conversation) {
+        return provisioner.provision(request(conversation));
     }
 
     @Test
@@ -227,6 +237,40 @@ class ProvisionerWarmClaimTest {
                 history);
         assertTrue(runtime.statusMessage().contains("from pool 'p'"), runtime.statusMessage());
         assertFalse(provisioner.isInFlight(runtime.id()));
+    }
+
+    @Test
+    void shouldNeverServeARequestForLibertyFromAPoolOfEmbeddedMembersNorTheOtherWayRound() {
+        warm("rt-embedded");
+
+        SandboxRuntime liberty = provisioner.provision(request("conv-l").withExecutorServer(ExecutorServer.LIBERTY));
+
+        assertNotEquals("rt-embedded", liberty.id());
+        SandboxRuntime cold = runtimes.find(liberty.id()).orElseThrow();
+        assertEquals(RuntimeStatus.READY, cold.status(), cold.statusMessage());
+        assertEquals(Optional.empty(), cold.pool());
+        assertEquals(Optional.of(ExecutorServer.LIBERTY), cold.executorServer());
+        assertEquals(List.of(ExecutorServer.LIBERTY), backend.createdSpecs().stream().map(s -> s.executorServer())
+                .toList(), "booted cold on the server it asked for");
+        assertTrue(claimable.contains("rt-embedded"), "the member waits for a request of its own server");
+
+        SandboxRuntime embedded = provisioner.provision(request("conv-e").withExecutorServer(ExecutorServer.EMBEDDED));
+
+        assertEquals("rt-embedded", embedded.id());
+        assertEquals(Optional.of(ExecutorServer.EMBEDDED), embedded.executorServer());
+    }
+
+    @Test
+    void shouldMatchARequestThatNamesNoServerOnItsNodesSetting() {
+        nodes.executorServer("local", ExecutorServer.LIBERTY);
+        warm("rt-embedded");
+
+        SandboxRuntime runtime = provision("conv-n");
+
+        assertNotEquals("rt-embedded", runtime.id(), "the node's runtimes start on Liberty: not this member");
+        assertEquals(Optional.of(ExecutorServer.LIBERTY), runtimes.find(runtime.id()).orElseThrow().executorServer());
+        assertEquals(ExecutorServer.LIBERTY, backend.createdSpecs().get(0).executorServer());
+        assertTrue(claimable.contains("rt-embedded"));
     }
 
     @Test
