@@ -35,8 +35,9 @@ class ExecutableWarIT {
     private static final Path WAR = Path.of(System.getProperty("dockyard.executor.war", "../src/executor/target/executor.war"));
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
+    /** Static: JUnit fills an instance field only after the class's {@code @BeforeAll} ran. */
     @TempDir
-    Path tmp;
+    static Path tmp;
 
     private final String key = UUID.randomUUID().toString();
     private Process executor;
