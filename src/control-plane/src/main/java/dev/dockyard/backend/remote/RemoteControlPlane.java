@@ -116,14 +116,16 @@ public class RemoteControlPlane {
 
     /**
      * Starts (or, for a session that has a live runtime there, finds) the runtime of {@code session}
-     * running Dockyard's executor of {@code image} on {@code executorServer} (null: as the remote's
-     * node does; Dockyard's extension {@code executor_server}), whose service key is
-     * {@code serviceKey}; answers its id.
+     * running Dockyard's executor of {@code image} on {@code executorServer} (Dockyard's extension
+     * {@code executor_server}), whose service key is {@code serviceKey}; answers its id. The member
+     * is sent only for a server other than the default: a remote of an earlier version, which
+     * refuses members it does not know, still takes every default start, and refuses (400) only
+     * what it could not honour.
      */
     public String start(String session, String image, String serviceKey, ExecutorServer executorServer) {
         JsonObjectBuilder request = Json.createObjectBuilder().add("image", image).add("session_id", session)
                 .add("session_api_key", serviceKey);
-        if (executorServer != null) {
+        if (executorServer != null && executorServer != ExecutorServer.DEFAULT) {
             request.add("executor_server", executorServer.apiName());
         }
         JsonObject body = request.build();

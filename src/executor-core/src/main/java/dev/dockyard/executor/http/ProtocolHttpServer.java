@@ -42,8 +42,11 @@ import java.util.logging.Logger;
 public final class ProtocolHttpServer implements AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(ProtocolHttpServer.class.getName());
-    /** A request body the protocol reads whole (actions, configuration, listings): bounded. */
-    private static final int MAX_JSON_BYTES = 16 * 1024 * 1024;
+    /**
+     * A request body the protocol reads whole (actions, configuration, listings): bounded, at the
+     * size the WAR's ActionResource still reads in one allocation. A larger one is a 413.
+     */
+    static final int MAX_JSON_BYTES = 64 * 1024 * 1024;
     /**
      * The JDK's server writes an answer's head and body apart: without TCP_NODELAY the body waits
      * for the client's delayed ACK of the head (40 ms an action). JVM-wide, read once by the first JDK
@@ -104,12 +107,19 @@ public final class ProtocolHttpServer implements AutoCloseable {
             if (!requests.authorised(path, exchange.getRequestHeaders().getFirst(ExecutorRequests.SESSION_HEADER))) {
                 reply = ExecutorRequests.forbidden();
             } else {
-                reply = route(exchange, exchange.getRequestMethod(), path);
+                try {
+                    reply = route(exchange, exchange.getRequestMethod(), path);
+                } catch (RuntimeException e) {
+                    // a defect, not the client's doing: answered as an app server would (500), and logged
+                    LOG.log(Level.WARNING, "executor request " + exchange.getRequestMethod() + " /" + path + " failed", e);
+                    reply = Reply.detail(500, "Internal Server Error");
+                }
             }
             send(exchange, reply);
         } catch (IOException | RuntimeException e) {
-            // the client went away mid-answer, or a body could not be written: nothing to answer
-            LOG.log(Level.FINE, "cli executor request failed", e);
+            // the client went away mid-answer, or a streamed body failed after its head was sent:
+            // nothing more can be answered on this exchange
+            LOG.log(Level.FINE, "executor answer not delivered", e);
         }
     }
 
@@ -131,7 +141,7 @@ public final class ProtocolHttpServer implements AutoCloseable {
             case "POST execute_action" -> {
                 byte[] body = exchange.getRequestBody().readNBytes(MAX_JSON_BYTES + 1);
                 if (body.length > MAX_JSON_BYTES) {
-                    yield Reply.detail(400, "The body must be a JSON object");
+                    yield tooLarge();
                 }
                 try {
                     yield requests.execute(body, exchange.getRequestHeaders().getFirst(ExecutorRequests.REQUEST_ID_HEADER));
@@ -146,6 +156,8 @@ public final class ProtocolHttpServer implements AutoCloseable {
                 JsonObject body;
                 try {
                     body = jsonBody(exchange.getRequestBody());
+                } catch (BodyTooLarge e) {
+                    yield tooLarge();
                 } catch (JsonException | IllegalArgumentException e) {
                     yield Reply.detail(400, "The body must be a JSON object");
                 }
@@ -156,6 +168,17 @@ public final class ProtocolHttpServer implements AutoCloseable {
                     Boolean.parseBoolean(query.getOrDefault("recursive", "false")));
             default -> isKnown(path) ? Reply.detail(405, "Method Not Allowed") : Reply.detail(404, "Not Found");
         };
+    }
+
+    private static Reply tooLarge() {
+        return Reply.detail(413, "The body is larger than " + (MAX_JSON_BYTES >> 20) + " MiB");
+    }
+
+    /** A body past {@link #MAX_JSON_BYTES}. */
+    private static final class BodyTooLarge extends IllegalArgumentException {
+        BodyTooLarge() {
+            super("body too large");
+        }
     }
 
     private static boolean isKnown(String path) {
@@ -170,7 +193,7 @@ public final class ProtocolHttpServer implements AutoCloseable {
     private static JsonObject jsonBody(InputStream in) throws IOException {
         byte[] bytes = in.readNBytes(MAX_JSON_BYTES + 1);
         if (bytes.length > MAX_JSON_BYTES) {
-            throw new IllegalArgumentException("body too large");
+            throw new BodyTooLarge();
         }
         if (bytes.length == 0) {
             return null;

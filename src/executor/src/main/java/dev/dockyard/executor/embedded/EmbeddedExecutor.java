@@ -6,11 +6,9 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
@@ -18,7 +16,7 @@ import java.util.logging.Logger;
  * {@code liberty} deploys the same WAR on Open Liberty instead). The same executor
  * ({@link ExecutorLifecycle}: settings, session key, shell, idle collector) answers PROTOCOL.md
  * through {@link ProtocolHttpServer} on the JDK's own HTTP server: no servlet container and no
- * OSGi, so the boot is the JVM's and the shell's, and an idle sandbox holds a few MiB of heap.
+ * OSGi, so the boot is the JVM's and the shell's (~0.3 s), and an idle sandbox ~20 MiB.
  *
  * <p>Listens where Liberty's {@code server.xml} does: {@code EXECUTOR_HOST} (every interface by
  * default; a local node's host process sets 127.0.0.1) and {@code EXECUTOR_PORT} (8000).
@@ -29,12 +27,6 @@ public final class EmbeddedExecutor {
     static final int DEFAULT_PORT = 8000;
     /** Exit code when the port cannot be bound: the container ends and says why, as when the executor cannot start. */
     static final int CANNOT_LISTEN = 65;
-    /**
-     * Requests served at once. Each action holds its thread until it ends (a command may run for
-     * minutes) while {@code /alive} and uploads must still be answered; past this many a connection
-     * is refused rather than a thread made.
-     */
-    static final int MAX_THREADS = 200;
 
     private EmbeddedExecutor() {
     }
@@ -50,15 +42,16 @@ public final class EmbeddedExecutor {
             System.exit(CANNOT_LISTEN);
             return;
         }
+        // every interface, IPv6 as well as IPv4 (Liberty's "*"), unless an address is named
+        InetSocketAddress address = host == null ? new InetSocketAddress(port) : new InetSocketAddress(host, port);
         // first: the settings and the session key are read and the shell starts on its own thread
         // while the server binds
         ExecutorLifecycle lifecycle = ExecutorLifecycle.instance();
         ProtocolHttpServer server;
         try {
-            server = ProtocolHttpServer.open(lifecycle.requests(), new InetSocketAddress(host, port), threads(),
-                    lifecycle::served);
+            server = ProtocolHttpServer.open(lifecycle.requests(), address, threads(), lifecycle::served);
         } catch (IOException | RuntimeException e) {
-            LOG.log(Level.SEVERE, "Executor could not listen on " + host + ":" + port + ": " + e.getMessage());
+            LOG.severe("Executor could not listen on " + address + ": " + e.getMessage());
             System.exit(CANNOT_LISTEN);
             return;
         }
@@ -67,26 +60,33 @@ public final class EmbeddedExecutor {
             server.close();
             stopped.countDown();
         }, "executor-server-stop"));
-        LOG.info("Executor listening on " + host + ":" + server.port());
+        LOG.info("Executor listening on " + (host == null ? "*" : host) + ":" + server.port());
         // the server's threads are daemons: this thread holds the JVM up until it is signalled
         stopped.await();
     }
 
-    private static ThreadPoolExecutor threads() {
+    /**
+     * A thread per request in flight, made when needed and ended after a minute idle. Unbounded on
+     * purpose: an action holds its thread until it ends (a command may run for minutes) while
+     * {@code /alive}, {@code /ready} and uploads must still be answered; the JDK's server would
+     * close a connection a bounded pool refused without any answer. The control plane bounds what
+     * it sends one sandbox, and the sandbox's pids limit bounds the rest.
+     */
+    private static ExecutorService threads() {
         AtomicInteger count = new AtomicInteger();
-        return new ThreadPoolExecutor(0, MAX_THREADS, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), task -> {
+        return Executors.newCachedThreadPool(task -> {
             Thread thread = new Thread(task, "executor-http-" + count.incrementAndGet());
             thread.setDaemon(true);
             return thread;
         });
     }
 
-    /** Liberty's {@code *} (every interface) as the JDK server's wildcard address. */
+    /** The address named in {@code EXECUTOR_HOST}; null for Liberty's {@code *} or none: every interface. */
     static String listenHost(String configured) {
-        if (configured == null || configured.isBlank() || configured.equals("*")) {
-            return "0.0.0.0";
+        if (configured == null || configured.isBlank() || configured.strip().equals("*")) {
+            return null;
         }
-        return configured.trim();
+        return configured.strip();
     }
 
     static int listenPort(String configured) {

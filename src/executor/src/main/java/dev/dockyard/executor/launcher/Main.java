@@ -10,14 +10,24 @@ import java.net.URISyntaxException;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Enumeration;
+import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Set;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
+import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 
@@ -31,7 +41,9 @@ import java.util.zip.ZipFile;
  *
  * <ul>
  *   <li>{@code java -jar executor.war}: lays out once under {@code DOCKYARD_EXECUTOR_HOME} (default:
- *       a directory in {@code java.io.tmpdir} named after the WAR's size and date), then runs.</li>
+ *       {@code ~/.cache/dockyard-executor/<the WAR's SHA-256>}, in a directory only its user may
+ *       enter: a class path another user could write is code run with this one's session key),
+ *       then runs.</li>
  *   <li>{@code java -jar executor.war --extract DIR}: lays out under {@code DIR} and exits. The
  *       sandbox image does this at build time, and {@code start-executor} starts the JVM on the
  *       jars {@code DIR/classpath} names (one a line, relative to {@code DIR}) directly: its class archive (the AOT cache) needs jars named on the
@@ -60,13 +72,49 @@ public final class Main {
             System.exit(2);
         }
         String home = System.getenv("DOCKYARD_EXECUTOR_HOME");
-        Path dir = home != null && !home.isBlank() ? Path.of(home)
-                : Path.of(System.getProperty("java.io.tmpdir"),
-                        "dockyard-executor-" + Files.size(war) + "-" + Files.getLastModifiedTime(war).toMillis());
+        Path dir = home != null && !home.isBlank() ? Path.of(home) : privateCache().resolve(digest(war));
         if (!Files.isRegularFile(dir.resolve(CLASSPATH_FILE))) {
             extract(war, dir);
         }
         run(dir, args);
+    }
+
+    /**
+     * {@code ~/.cache/dockyard-executor}, mode 700 and this user's: refused otherwise, since whoever
+     * can write there chooses the code this JVM runs.
+     */
+    static Path privateCache() throws IOException {
+        Path cache = Path.of(System.getProperty("user.home"), ".cache", "dockyard-executor");
+        Files.createDirectories(cache.getParent());
+        if (!Files.isDirectory(cache)) {
+            try {
+                Files.createDirectory(cache, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            } catch (FileAlreadyExistsException raced) {
+                // another JVM made it first: checked below like any other
+            }
+        }
+        UserPrincipal me = cache.getFileSystem().getUserPrincipalLookupService()
+                .lookupPrincipalByName(System.getProperty("user.name"));
+        if (!Files.getOwner(cache, LinkOption.NOFOLLOW_LINKS).equals(me)
+                || !Files.getPosixFilePermissions(cache, LinkOption.NOFOLLOW_LINKS).equals(PosixFilePermissions.fromString("rwx------"))) {
+            throw new IOException(cache + " must be a directory of " + me.getName() + " with mode 700: the executor "
+                    + "would run the jars in it (set DOCKYARD_EXECUTOR_HOME to lay the WAR out elsewhere)");
+        }
+        return cache;
+    }
+
+    /** The WAR's SHA-256 (16 hex digits): another build is laid out apart, never over a running one. */
+    static String digest(Path war) throws IOException {
+        try (InputStream in = Files.newInputStream(war)) {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            byte[] buffer = new byte[65536];
+            for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+                sha.update(buffer, 0, n);
+            }
+            return HexFormat.of().formatHex(sha.digest(), 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static Path ownWar() throws URISyntaxException {
@@ -78,6 +126,12 @@ public final class Main {
      * so that a second JVM laying out the same WAR at the same time never starts from half a copy.
      */
     static void extract(Path war, Path dir) throws IOException {
+        if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS) && !isLayout(dir)) {
+            // never a tree of someone's files (DOCKYARD_EXECUTOR_HOME=$HOME, --extract .): only a
+            // directory this launcher laid out is replaced
+            throw new IOException(dir + " is neither empty nor a layout of the executor WAR (no " + CLASSPATH_FILE
+                    + " file): choose an empty or new directory");
+        }
         Path parent = dir.toAbsolutePath().getParent();
         Files.createDirectories(parent);
         Path staging = Files.createTempDirectory(parent, dir.getFileName() + ".");
@@ -117,18 +171,47 @@ public final class Main {
         try (OutputStream out = Files.newOutputStream(staging.resolve(CLASSPATH_FILE))) {
             out.write(path.toString().getBytes(StandardCharsets.UTF_8));
         }
-        if (Files.exists(dir)) {
-            deleteTree(dir);
+        if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+            removeLayout(dir);
         }
         try {
             Files.move(staging, dir, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
-            deleteTree(staging);
+            removeLayout(staging);
             if (!Files.isRegularFile(dir.resolve(CLASSPATH_FILE))) {
                 throw e;
             }
             // another JVM laid the same WAR out first: use its copy
         }
+    }
+
+    /** An empty directory, or one whose files are all named by its class path file (and that file). */
+    private static boolean isLayout(Path dir) throws IOException {
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+            return false;
+        }
+        Set<String> ours = new HashSet<>();
+        Path classpath = dir.resolve(CLASSPATH_FILE);
+        if (Files.isRegularFile(classpath, LinkOption.NOFOLLOW_LINKS)) {
+            ours.add(CLASSPATH_FILE);
+            for (String line : Files.readAllLines(classpath, StandardCharsets.UTF_8)) {
+                ours.add(line.trim());
+            }
+        }
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.allMatch(f -> ours.contains(f.getFileName().toString())
+                    && Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS));
+        }
+    }
+
+    /** Removes a layout {@link #isLayout} accepted: its files, then the directory. */
+    private static void removeLayout(Path dir) throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path file : files.toList()) {
+                Files.delete(file);
+            }
+        }
+        Files.delete(dir);
     }
 
     private static boolean isLibrary(String name, String folder) {
@@ -157,14 +240,6 @@ public final class Main {
                 throw exception;
             }
             throw (Error) e.getCause();
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        try (var walk = Files.walk(dir)) {
-            for (Path p : walk.sorted((a, b) -> b.getNameCount() - a.getNameCount()).toList()) {
-                Files.deleteIfExists(p);
-            }
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.dockyard.executor.embedded;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.junit.jupiter.api.Test;
@@ -10,10 +11,11 @@ class EmbeddedExecutorTest {
 
     @Test
     void shouldListenOnEveryInterfaceUnlessAHostIsNamed() {
-        assertEquals("0.0.0.0", EmbeddedExecutor.listenHost(null));
-        assertEquals("0.0.0.0", EmbeddedExecutor.listenHost("*"));
-        assertEquals("0.0.0.0", EmbeddedExecutor.listenHost(" "));
-        assertEquals("127.0.0.1", EmbeddedExecutor.listenHost("127.0.0.1"));
+        // null: the wildcard address, IPv6 and IPv4, as Liberty's "*"
+        assertNull(EmbeddedExecutor.listenHost(null));
+        assertNull(EmbeddedExecutor.listenHost("*"));
+        assertNull(EmbeddedExecutor.listenHost(" "));
+        assertEquals("127.0.0.1", EmbeddedExecutor.listenHost(" 127.0.0.1"));
     }
 
     @Test

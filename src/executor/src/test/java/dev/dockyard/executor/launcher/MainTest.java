@@ -3,6 +3,7 @@ package dev.dockyard.executor.launcher;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -12,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.jar.JarFile;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
@@ -64,11 +66,38 @@ class MainTest {
         }
     }
 
+    @Test
+    void shouldNeverReplaceADirectoryItDidNotLayOut() throws IOException {
+        Path home = Files.createDirectories(tmp.resolve("home"));
+        Files.writeString(home.resolve("notes.txt"), "mine");
+        IOException refused = assertThrows(IOException.class, () -> Main.extract(war(Map.of()), home));
+        assertTrue(refused.getMessage().contains("neither empty nor a layout"), refused.getMessage());
+        assertEquals("mine", Files.readString(home.resolve("notes.txt")));
+        // a layout with a file its class path does not name is not taken for one either
+        Path dir = tmp.resolve("out");
+        Main.extract(war(Map.of("WEB-INF/lib/a.jar", "a")), dir);
+        Files.writeString(dir.resolve("extra.txt"), "x");
+        assertThrows(IOException.class, () -> Main.extract(war(Map.of()), dir));
+        assertTrue(Files.exists(dir.resolve("extra.txt")));
+    }
+
+    @Test
+    void shouldNameALayoutByTheWarsContent() throws IOException {
+        String first = Main.digest(war(Map.of("WEB-INF/lib/a.jar", "a")));
+        String same = Main.digest(war(Map.of("WEB-INF/lib/a.jar", "a")));
+        String other = Main.digest(war(Map.of("WEB-INF/lib/a.jar", "b")));
+        assertEquals(16, first.length());
+        assertEquals(first, same);
+        assertFalse(first.equals(other));
+    }
+
     private Path war(Map<String, String> entries) throws IOException {
         Path war = tmp.resolve("war.war");
         try (OutputStream file = Files.newOutputStream(war); ZipOutputStream zip = new ZipOutputStream(file)) {
-            for (Map.Entry<String, String> e : entries.entrySet()) {
-                zip.putNextEntry(new ZipEntry(e.getKey()));
+            for (Map.Entry<String, String> e : new TreeMap<>(entries).entrySet()) {
+                ZipEntry entry = new ZipEntry(e.getKey());
+                entry.setTime(0);
+                zip.putNextEntry(entry);
                 zip.write(e.getValue().getBytes(StandardCharsets.UTF_8));
                 zip.closeEntry();
             }
