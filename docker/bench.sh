@@ -29,6 +29,15 @@ export DOCKYARD_QUOTA_MAX_RUNTIMES=400 DOCKYARD_QUOTA_MAX_CPUS=400 DOCKYARD_QUOT
 export DOCKYARD_POOLS_TEND_INTERVAL=1
 export DOCKYARD_BOOTSTRAP_ADMIN_KEY="bench-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 "$wlp/bin/server" start dockyard >/dev/null
-trap '"$wlp/bin/server" stop dockyard >/dev/null; rm -rf "$WLP_OUTPUT_DIR"' EXIT
+# After the server stops: what its last deletions and pool drains had not removed yet is removed
+# by its labels (instance "bench": only this bench's sandboxes, volumes and networks)
+reap() {
+  "$wlp/bin/server" stop dockyard >/dev/null
+  docker ps -aq --filter label=dev.dockyard.control-plane=bench | xargs -r docker rm -f >/dev/null 2>&1 || true
+  docker volume ls -q --filter label=dev.dockyard.control-plane=bench | xargs -r docker volume rm >/dev/null 2>&1 || true
+  docker network ls -q --filter label=dev.dockyard.control-plane=bench | xargs -r docker network rm >/dev/null 2>&1 || true
+  rm -rf "$WLP_OUTPUT_DIR"
+}
+trap reap EXIT
 java "$root/it/src/test/java/it/dev/dockyard/bench/Bench.java" "http://127.0.0.1:$HTTP_PORT/api/v1" \
   "$DOCKYARD_BOOTSTRAP_ADMIN_KEY" "${1:-5}" "${2:-100}" "${3:-100}"
