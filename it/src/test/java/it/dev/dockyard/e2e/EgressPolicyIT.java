@@ -116,12 +116,22 @@ class EgressPolicyIT {
     @AfterAll
     static void stopThem() throws Exception {
         // a fork leaves the snapshot it was made from (snapshots outlive their runtimes until deleted):
-        // its image would stay on the engine after the run
-        API.get("snapshots").json().getJsonArray("snapshots").getValuesAs(JsonObject.class).stream()
-                .filter(snapshot -> RUNTIMES.contains(snapshot.getString("runtimeId", "")))
-                .forEach(snapshot -> API.delete("snapshots/" + snapshot.getString("id")));
+        // its image would stay on the engine after the run. Deleted once the runtimes are, since the
+        // fork's container still uses its image until then.
+        List<String> snapshots = API.get("snapshots").json().getJsonArray("snapshots").getValuesAs(JsonObject.class)
+                .stream().filter(snapshot -> RUNTIMES.contains(snapshot.getString("runtimeId", "")))
+                .map(snapshot -> snapshot.getString("id")).toList();
         for (String id : RUNTIMES) {
             API.delete("runtimes/" + id);
+        }
+        for (String snapshot : snapshots) {
+            for (int attempt = 0; attempt < 20; attempt++) {
+                int status = API.delete("snapshots/" + snapshot).status();
+                if (status == 204 || status == 404) {
+                    break;
+                }
+                Thread.sleep(500);
+            }
         }
         for (Process p : SERVERS) {
             p.destroy();
