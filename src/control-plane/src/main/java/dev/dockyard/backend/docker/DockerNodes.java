@@ -278,28 +278,25 @@ public class DockerNodes implements BackendNodes {
 
     @Override
     public RuntimeBackend on(String node) {
-        RuntimeBackend backend = nodes.get(node == null ? defaultNode() : node);
-        if (backend == null) {
-            throw new UnknownNodeException(node, names());
-        }
-        return backend;
+        return of(nodes, node);
     }
 
     @Override
     public ExecutorServer executorServer(String node) {
-        ExecutorServer server = executorServers.get(node == null ? defaultNode() : node);
-        if (server == null) {
-            throw new UnknownNodeException(node, names());
-        }
-        return server;
+        return of(executorServers, node);
     }
 
     @Override
     public RuntimeImageBuilder images(String node) {
-        RuntimeImageBuilder builder = builders.get(node == null ? defaultNode() : node);
-        if (builder == null) {
+        return of(builders, node);
+    }
+
+    /** A node's entry of one of the per-node maps: the default node's for null, refused for an unknown name. */
+    private <T> T of(Map<String, T> perNode, String node) {
+        T value = perNode.get(node == null ? defaultNode() : node);
+        if (value == null) {
             throw new UnknownNodeException(node, names());
         }
-        return builder;
+        return value;
     }
 }
