@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonString;
 import java.io.IOException;
 import java.io.StringReader;
@@ -56,6 +57,9 @@ class ImageBuilderIT {
 
     @BeforeAll
     static void baseWithoutJava() throws IOException {
+        // what a run stopped half-way left: an unchanged build makes the same bundle (hash, source
+        // tag), so its images would be found where these tests expect a build
+        removeWhatWasBuilt();
         // the offline base minus every JDK/JRE package: the runtime image must bring its own Java
         Path dir = Files.createTempDirectory("it-base");
         Files.writeString(dir.resolve("Dockerfile"), "FROM " + BASE + "\nRUN apt-get purge -y -q 'openjdk-*' "
@@ -226,9 +230,14 @@ class ImageBuilderIT {
         List<CompletableFuture<DockyardApi.Answer>> answers = new ArrayList<>();
         try {
             for (int i = 0; i < 2; i++) {
+                // the second on Liberty: the image is trained for the node's server (embedded) only,
+                // and the other server still boots on it, without a class archive
+                JsonObjectBuilder sandbox = Json.createObjectBuilder().add("image", NO_JAVA_BASE).add("extraDeps", extraDeps);
+                if (i == 1) {
+                    sandbox.add("executorServer", "liberty");
+                }
                 JsonObject body = Json.createObjectBuilder().add("conversationId", "it-image-" + UUID.randomUUID())
-                        .add("sandbox", Json.createObjectBuilder().add("image", NO_JAVA_BASE).add("extraDeps", extraDeps))
-                        .build();
+                        .add("sandbox", sandbox).build();
                 answers.add(CompletableFuture.supplyAsync(() -> API.provision(body, 0)));
             }
             for (CompletableFuture<DockyardApi.Answer> answer : answers) {
@@ -260,8 +269,17 @@ class ImageBuilderIT {
             stream.get(30, TimeUnit.SECONDS);
             assertTrue(progress.stream().anyMatch(p -> p.contains("\"line\":\"Step ")), progress.toString());
 
-            JsonObject java = API.act(ids.get(0), DockyardApi.run("command -v java || echo no java; echo $((6 * 7))"));
-            assertEquals("no java\n42", java.getString("content").strip());
+            for (String id : ids) {
+                JsonObject java = API.act(id, DockyardApi.run("command -v java || echo no java; echo $((6 * 7))"));
+                assertEquals("no java\n42", java.getString("content").strip());
+            }
+            assertEquals("liberty", API.get("runtimes/" + ids.get(1)).json().getJsonObject("sandbox")
+                    .getString("executorServer"));
+            // what the build trained: the node's (embedded) server's archive, not Liberty's
+            assertEquals("trained: embedded", DockerCli.ok("run", "--rm", "--entrypoint", "/bin/sh", runtimeImage, "-c",
+                    "a=/dockyard/executor; l=/dockyard/wlp/usr/servers/executor; echo trained:"
+                            + " $(test -s $a/executor.aot -o -s $a/executor.jsa && echo embedded)"
+                            + " $(test -s $l/executor.aot -o -s $l/executor.jsa && echo liberty)").strip());
             assertEquals(List.of(runtimeImage), ids.stream().map(id -> DockerCli.inspect("dockyard-" + id,
                     "{{.Config.Image}}")).distinct().toList());
         } finally {

@@ -1,6 +1,7 @@
 package dev.dockyard.images;
 
 import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.backend.Labels;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.observability.DockyardMetrics;
@@ -11,10 +12,12 @@ import jakarta.inject.Inject;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -175,7 +178,8 @@ public class RuntimeImages {
             return;
         }
         String source = tags.image(tags.source());
-        String dockerfile = RuntimeDockerfile.render(plan.from(), plan.install(), config.sandboxUid());
+        String dockerfile = RuntimeDockerfile.render(plan.from(), plan.install(), config.sandboxUid(),
+                trainedFor(build.node()));
         long started = System.nanoTime();
         LOG.info("Building runtime image " + source + " on node '" + build.node() + "' from " + plan.from() + " (path "
                 + plan.path() + ")");
@@ -183,6 +187,16 @@ public class RuntimeImages {
                 Map.of(Labels.RUNTIME_IMAGE, "true", Labels.BASE_IMAGE, build.baseImage(),
                         RuntimeImageTags.EXTRA_DEPS_LABEL, tags.extraDeps()), build::output);
         LOG.info("Built runtime image " + source + " in " + (System.nanoTime() - started) / 1_000_000 + " ms");
+    }
+
+    /**
+     * The executor servers a runtime image built for {@code node} carries a class archive of: the
+     * default one and the node's. A sandbox that asks for the other (a request's or a pool's
+     * {@code executorServer}) boots on it without an archive; training Liberty's costs ~12 s and
+     * ~20 CPU-s of every build, for a mode most nodes never start.
+     */
+    Set<ExecutorServer> trainedFor(String node) {
+        return EnumSet.of(ExecutorServer.DEFAULT, nodes.executorServer(node));
     }
 
     /** The tags of a base's runtime image with the bundle as it is on disk now. */

@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dockyard.backend.ExecutorServer;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class RuntimeDockerfileTest {
@@ -32,6 +34,18 @@ class RuntimeDockerfileTest {
         String file = RuntimeDockerfile.render("dockyard/runtime:dy_v1_abc", ExtraDependencies.NONE, 1000);
         assertFalse(file.contains("apt-get"), file);
         assertEquals(1, file.lines().filter(l -> l.startsWith("FROM ")).count());
+    }
+
+    @Test
+    void shouldTrainTheClassArchivesOfTheServersAsked() {
+        assertTrue(RuntimeDockerfile.render("b", ExtraDependencies.NONE, 1000)
+                .contains("\nRUN /dockyard/bin/train-cds embedded liberty\n"));
+        String embedded = RuntimeDockerfile.render("b", ExtraDependencies.NONE, 1000, Set.of(ExecutorServer.EMBEDDED));
+        assertTrue(embedded.contains("\nRUN /dockyard/bin/train-cds embedded\n"), embedded);
+        // both servers' files are in the image whatever is trained: either still boots
+        assertTrue(embedded.contains("COPY --chown=1000:1000 dockyard/wlp /dockyard/wlp\n"), embedded);
+        assertThrows(IllegalArgumentException.class,
+                () -> RuntimeDockerfile.render("b", ExtraDependencies.NONE, 1000, Set.of()));
     }
 
     @Test

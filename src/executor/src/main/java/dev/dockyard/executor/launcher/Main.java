@@ -147,7 +147,11 @@ public final class Main {
                     continue;
                 }
                 if (name.startsWith("WEB-INF/classes/")) {
-                    classes.putNextEntry(new JarEntry(name.substring("WEB-INF/classes/".length())));
+                    // the WAR's own entry time (fixed by the build's outputTimestamp): the same WAR
+                    // lays out byte for byte the same jar, so an image's layer of it is reused
+                    JarEntry copy = new JarEntry(name.substring("WEB-INF/classes/".length()));
+                    copy.setTime(entry.getTime());
+                    classes.putNextEntry(copy);
                     try (InputStream in = zip.getInputStream(entry)) {
                         in.transferTo(classes);
                     }
