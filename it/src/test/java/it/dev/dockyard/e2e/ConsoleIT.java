@@ -33,12 +33,14 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.pagefactory.ByChained;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
@@ -94,6 +96,17 @@ class ConsoleIT {
 
     private static WebElement shown(String id) {
         return waiting(Duration.ofSeconds(20)).until(ExpectedConditions.visibilityOfElementLocated(By.id(id)));
+    }
+
+    /**
+     * Clicks what {@code target} finds, found again if the page re-rendered it between the find and
+     * the click (the lists refresh themselves: under load a row can be replaced in that instant).
+     */
+    private static void click(By target) {
+        waiting(Duration.ofSeconds(20)).ignoring(StaleElementReferenceException.class).until(d -> {
+            d.findElement(target).click();
+            return true;
+        });
     }
 
     private static void textIn(String id, String expected, Duration within) {
@@ -188,7 +201,7 @@ class ConsoleIT {
         screenshot("02-runtimes");
 
         // the runtime's page: the terminal runs echo
-        browser.findElement(By.linkText(runtimeId)).click();
+        click(By.linkText(runtimeId));
         textIn("runtime-status", "READY", Duration.ofSeconds(20));
         textIn("history", "READY", Duration.ofSeconds(20));
         shown("command").sendKeys("echo hello-from-the-console");
@@ -204,8 +217,7 @@ class ConsoleIT {
         browser.findElement(By.id("upload-button")).click();
         textIn("files-message", "Uploaded console-note.txt", Duration.ofSeconds(60));
         textIn("file-list", "console-note.txt", Duration.ofSeconds(30));
-        browser.findElements(By.cssSelector("#file-list button.file")).stream()
-                .filter(b -> b.getText().equals("console-note.txt")).findFirst().orElseThrow().click();
+        click(By.xpath("//*[@id='file-list']//button[contains(concat(' ', @class, ' '), ' file ') and normalize-space(.)='console-note.txt']"));
         assertEquals("/workspace/console-note.txt", browser.findElement(By.id("download-path")).getAttribute("value"));
         browser.findElement(By.id("download-button")).click();
         textIn("files-message", "Downloaded", Duration.ofSeconds(60));
@@ -297,14 +309,14 @@ class ConsoleIT {
         browser.findElement(By.id("nav-users")).click();
         By row = By.cssSelector("tr[data-user-id='" + userId + "']");
         waiting(Duration.ofSeconds(20)).until(ExpectedConditions.textToBePresentInElementLocated(row, "1 /"));
-        browser.findElement(row).findElement(By.cssSelector("button.rotate")).click();
+        click(new ByChained(row, By.cssSelector("button.rotate")));
         confirm();
         textIn("new-key-value", "dy_", Duration.ofSeconds(20));
         String rotated = browser.findElement(By.id("new-key-value")).getText();
         assertEquals(401, user.get("users/me").status());
         assertEquals(userId, ADMIN.withKey(rotated).get("users/me").json().getString("userId"));
         screenshot("04-users");
-        browser.findElement(row).findElement(By.cssSelector("button.delete-user")).click();
+        click(new ByChained(row, By.cssSelector("button.delete-user")));
         confirm();
         textIn("users-message", "deleted", Duration.ofSeconds(120));
         // the list reloads after the message: wait for the row to go (a TimeoutException fails the test)

@@ -24,12 +24,14 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The control plane's own image (docker/build-control-plane-image.sh) as docker/kubernetes/ runs it:
@@ -40,11 +42,13 @@ import org.junit.jupiter.api.TestMethodOrder;
  * what a working installation reports; no runtime is provisioned through it.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ResourceLock(ControlPlane.OWN_SERVERS)
 class ControlPlaneImageIT {
 
     private static final String CONTAINER = "dockyard-it-control-plane-image";
     private static final String VOLUME = "dockyard-it-control-plane-data";
-    private static final Duration BOOT = Duration.ofSeconds(150);
+    /** As every test server's ({@code ControlPlane}): a fresh boot on a busy 2-core machine can take minutes. */
+    private static final Duration BOOT = Duration.ofSeconds(300);
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private static String adminKey;
@@ -180,8 +184,13 @@ class ControlPlaneImageIT {
 
     /** Until the application answers (health answers before the application is deployed). */
     private static void awaitApi() {
-        await().atMost(BOOT).pollInterval(Duration.ofSeconds(1)).ignoreExceptions()
-                .until(() -> call("GET", "/api/v1/runtimes", null, null).statusCode() == 401);
+        try {
+            await().atMost(BOOT).pollInterval(Duration.ofSeconds(1)).ignoreExceptions()
+                    .until(() -> call("GET", "/api/v1/runtimes", null, null).statusCode() == 401);
+        } catch (ConditionTimeoutException slow) {
+            throw new AssertionError("the control plane's container did not answer within " + BOOT + "; its log:\n"
+                    + DockerCli.run("logs", "--tail", "40", CONTAINER).output(), slow);
+        }
     }
 
     private static HttpResponse<String> call(String method, String path, String key, String json) throws Exception {

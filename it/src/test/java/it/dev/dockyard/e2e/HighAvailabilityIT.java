@@ -37,6 +37,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Two control planes of one deployment on one PostgreSQL database (the one
@@ -46,6 +47,7 @@ import org.junit.jupiter.api.Test;
  * fails the dead one's provisions cleanly, and leaves neither orphan sandboxes nor rows without
  * sandbox within 60 s; at no sampled moment do two instances hold a fresh reconciler lease.
  */
+@ResourceLock(ControlPlane.OWN_SERVERS)
 class HighAvailabilityIT {
 
     private static final String DATABASE = "dockyard_ha_it";

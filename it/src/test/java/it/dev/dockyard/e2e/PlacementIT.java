@@ -21,6 +21,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Placement across two real Docker engines ("local" and "node2", the second reached through a
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Test;
  * capacity counts every live runtime on it, so on the shared server a runtime another suite left
  * would take one of the four slots.
  */
+@ResourceLock(ControlPlane.OWN_SERVERS)
 class PlacementIT {
 
     private static final String NODE2_SOCKET = "/var/run/dockyard-node2.sock";

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Two control planes on this machine: the shared one (A) uses a second one (B, its own port,
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * workspace migrates from Docker to B and back with its files and modes.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ResourceLock(ControlPlane.OWN_SERVERS)
 class RemoteNodeIT {
 
     private static final int B_PORT = ControlPlaneSettings.REMOTE1_B_PORT;
