@@ -24,10 +24,11 @@ import java.util.concurrent.TimeUnit;
 final class ControlPlane {
 
     /**
-     * The lock of suites that boot control planes of their own for their whole class (RemoteNodeIT's
-     * B, HighAvailabilityIT's two, PlacementIT's, ControlPlaneImageIT's container): a boot is ~20–60
+     * The lock of suites that boot control planes of their own for their whole class
+     * (HighAvailabilityIT's two, PlacementIT's, ControlPlaneImageIT's container): a boot is ~20–60
      * CPU-s, and two of them beside each other on a 2-core machine, with the other suites running,
-     * stretched one past minutes. Suites run two at a time; these take turns.
+     * stretched one past minutes. Suites run two at a time; these take turns. (RemoteNodeIT, which
+     * restarts its second control plane within a grace, runs alone: {@code @Isolated}.)
      */
     static final String OWN_SERVERS = "control-planes-of-their-own";
 

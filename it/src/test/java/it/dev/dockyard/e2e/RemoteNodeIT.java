@@ -17,7 +17,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /**
  * Two control planes on this machine: the shared one (A) uses a second one (B, its own port,
@@ -29,7 +29,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * workspace migrates from Docker to B and back with its files and modes.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@ResourceLock(ControlPlane.OWN_SERVERS)
+@Isolated
 class RemoteNodeIT {
 
     private static final int B_PORT = ControlPlaneSettings.REMOTE1_B_PORT;
@@ -215,7 +215,8 @@ class RemoteNodeIT {
             assertTrue(refused.body().contains("node-unavailable"), refused.body());
 
             // back on its own database within the shared control plane's release grace (30 s): a boot of
-            // B beside other suites on two cores can take longer, one of the reasons suites run one at a time
+            // B beside other suites on two cores took longer (measured: released at 30 s), which is why
+            // this suite runs alone (@Isolated) while the others run two at a time
             B.start();
             JsonObject back = null;
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
