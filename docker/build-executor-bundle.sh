@@ -70,7 +70,9 @@ rm -rf "$out/wlp/usr/servers/executor/logs" "$out/wlp/usr/servers/executor/worka
 # keystore the executor server never creates: it has no TLS feature) goes, so that an unchanged
 # build is the same bundle byte for byte and the images' layers of it stay Docker cache hits
 rm -f "$out"/wlp/lib/versions/package_*.txt
-sed -i '/^keystore_password=/d' "$out/wlp/usr/servers/executor/server.env"
+if [ -f "$out/wlp/usr/servers/executor/server.env" ]; then
+  sed -i '/^keystore_password=/d' "$out/wlp/usr/servers/executor/server.env"
+fi
 # the WAR lays itself out with the bundle's own JRE: what runs it in the sandbox
 mkdir -p "$out/executor"
 cp "$war" "$out/executor/executor.war"
