@@ -27,8 +27,8 @@ final class ControlPlane {
      * The lock of suites that boot control planes of their own for their whole class
      * (HighAvailabilityIT's two, PlacementIT's, ControlPlaneImageIT's container): a boot is ~20–60
      * CPU-s, and two of them beside each other on a 2-core machine, with the other suites running,
-     * stretched one past minutes. Suites run two at a time; these take turns. (RemoteNodeIT, which
-     * restarts its second control plane within a grace, runs alone: {@code @Isolated}.)
+     * stretched one past minutes. Suites run two at a time; these take turns. (RemoteNodeIT's second
+     * control plane is one boot and a restart whose timing nothing asserts: it runs beside anything.)
      */
     static final String OWN_SERVERS = "control-planes-of-their-own";
 

@@ -500,6 +500,21 @@ public class DockyardConfig {
         return Duration.ofSeconds(disconnectedGraceSeconds);
     }
 
+    /**
+     * {@code dockyard.node.<name>.disconnected-grace} (seconds, 1 or more): the {@link
+     * #disconnectedGrace()} of the runtimes on that node, for a node that is expected to be away longer
+     * than a sandbox is (a remote control plane restarted for an upgrade); {@link #disconnectedGrace()}
+     * when not set.
+     */
+    public Duration disconnectedGrace(String node) {
+        String key = "dockyard.node." + node + ".disconnected-grace";
+        Optional<Integer> seconds = nodeLimit(node, "disconnected-grace");
+        if (seconds.isPresent() && seconds.get() < 1) {
+            throw new IllegalStateException(key + " is seconds, 1 or more");
+        }
+        return seconds.map(Duration::ofSeconds).orElseGet(this::disconnectedGrace);
+    }
+
     /** How long a migration waits for the actions running in the source to finish before it is refused. */
     public Duration migrationDrainTimeout() {
         return Duration.ofSeconds(migrationDrainSeconds);

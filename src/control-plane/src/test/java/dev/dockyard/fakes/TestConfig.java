@@ -16,6 +16,8 @@ public class TestConfig extends DockyardConfig {
     public Duration migrationDrain = Duration.ofMillis(200);
     public Duration hibernateAfter = Duration.ZERO;
     public Duration poolRefillDelay = Duration.ZERO;
+    /** dockyard.node.<name>.disconnected-grace by node. */
+    public Map<String, Duration> nodeDisconnectedGraces = new HashMap<>();
     /** dockyard.node.<name>.placement by node. */
     public Map<String, String> nodePlacements = new HashMap<>();
     /** dockyard.node.<name>.allowed-users by node. */
@@ -34,6 +36,11 @@ public class TestConfig extends DockyardConfig {
     @Override
     public Duration disconnectedGrace() {
         return disconnectedGrace;
+    }
+
+    @Override
+    public Duration disconnectedGrace(String node) {
+        return nodeDisconnectedGraces.getOrDefault(node, disconnectedGrace);
     }
 
     @Override

@@ -178,7 +178,8 @@ public class Hibernation {
             LOG.warning("Waking runtime " + id + " from hibernation failed: " + secrets.redact(runtime, e.getMessage()));
             journal.transitionIf(id, EnumSet.of(RuntimeStatus.HIBERNATED), RuntimeStatus.ERROR_RUNTIME_DISCONNECTED,
                     "Waking from hibernation failed: " + e.getMessage() + "; released "
-                            + config.disconnectedGrace().toSeconds() + " s after this unless its sandbox answers again");
+                            + config.disconnectedGrace(runtime.node() == null ? nodes.defaultNode() : runtime.node()).toSeconds()
+                            + " s after this unless its sandbox answers again");
         }
         return current(id);
     }

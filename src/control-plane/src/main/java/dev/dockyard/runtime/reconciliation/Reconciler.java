@@ -54,7 +54,7 @@ import java.util.logging.Logger;
  *       started again, its key handed anew; one whose sandbox runs and answers {@code /ready}
  *       becomes READY (PAUSED if its sandbox is frozen: asleep, woken by the next action, when a
  *       remote node paused it on its own); one still disconnected after
- *       {@link DockyardConfig#disconnectedGrace()} is released: ERROR, its sandbox removed, its
+ *       {@link DockyardConfig#disconnectedGrace(String)} of its node is released: ERROR, its sandbox removed, its
  *       conversation and quota freed.</li>
  *   <li>Workspace volumes left behind (a crash between a sandbox's removal and its volume's) are
  *       swept after the pass by {@link WorkspaceSweep}, under the same rules.</li>
@@ -208,17 +208,17 @@ public class Reconciler {
                         report = report.plus(new Report(0, 0, 1, 0, 0, 0, false));
                     }
                 } else if (SERVING.contains(runtime.status())) {
-                    if (disconnect(runtime, sandbox)) {
+                    if (disconnect(runtime, sandbox, node)) {
                         report = report.plus(new Report(0, 0, 0, 1, 0, 0, false));
                     }
                 } else if (runtime.status() == RuntimeStatus.HIBERNATED) {
-                    if (sandbox == null && disconnect(runtime, null)) {
+                    if (sandbox == null && disconnect(runtime, null, node)) {
                         report = report.plus(new Report(0, 0, 0, 1, 0, 0, false));
                     }
                 } else if (runtime.status() == RuntimeStatus.ERROR_RUNTIME_DISCONNECTED) {
                     if (reconnect(runtime, sandbox, backend)) {
                         report = report.plus(new Report(0, 0, 0, 0, 1, 0, false));
-                    } else if (release(runtime, sandbox, backend, now)) {
+                    } else if (release(runtime, sandbox, backend, node, now)) {
                         liveById.remove(runtime.id());
                         removed.add(runtime.containerName());
                         report = report.plus(new Report(0, 0, 0, 0, 0, 1, false));
@@ -316,7 +316,7 @@ public class Reconciler {
     }
 
     /** A serving runtime whose sandbox is gone or stopped (frozen is neither). */
-    private boolean disconnect(SandboxRuntime runtime, ManagedSandbox sandbox) {
+    private boolean disconnect(SandboxRuntime runtime, ManagedSandbox sandbox, String node) {
         String why;
         if (sandbox == null) {
             why = "its container is gone";
@@ -328,7 +328,7 @@ public class Reconciler {
         // only from the status this pass saw: a pause or resume recorded since is not a disconnection
         return journal.transitionIf(runtime.id(), EnumSet.of(runtime.status()),
                 RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, "The runtime is disconnected: " + why
-                        + "; it is released " + config.disconnectedGrace().toSeconds()
+                        + "; it is released " + config.disconnectedGrace(node).toSeconds()
                         + " s after this unless its sandbox answers again");
     }
 
@@ -388,8 +388,9 @@ public class Reconciler {
     }
 
     /** Disconnected for longer than the grace: the runtime ends and lets its conversation and quota go. */
-    private boolean release(SandboxRuntime runtime, ManagedSandbox sandbox, RuntimeBackend backend, Instant now) {
-        Duration grace = config.disconnectedGrace();
+    private boolean release(SandboxRuntime runtime, ManagedSandbox sandbox, RuntimeBackend backend, String node,
+            Instant now) {
+        Duration grace = config.disconnectedGrace(node);
         if (!runtime.updatedAt().plus(grace).isBefore(now)) {
             return false;
         }

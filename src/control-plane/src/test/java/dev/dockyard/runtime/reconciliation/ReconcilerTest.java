@@ -209,6 +209,25 @@ class ReconcilerTest {
     }
 
     @Test
+    void shouldReleaseOnTheGraceOfTheRuntimesNodeWhereItHasOne() {
+        // a node expected to be away longer than a sandbox (a remote control plane restarted)
+        config.nodeDisconnectedGraces.put("local", Duration.ofSeconds(900));
+        SandboxRuntime runtime = ready();
+        backend.remove(runtime.containerName());
+        reconciler.pass();
+        assertTrue(runtimes.find(runtime.id()).orElseThrow().statusMessage().contains("released 900 s after"),
+                runtimes.find(runtime.id()).orElseThrow().statusMessage());
+
+        clock.advance(config.disconnectedGrace.plusSeconds(1));
+        assertEquals(0, reconciler.pass().released(), "the node's grace, not the default, applies");
+        assertEquals(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, statusOf(runtime));
+
+        clock.advance(Duration.ofSeconds(600));
+        assertEquals(1, reconciler.pass().released());
+        assertTrue(runtimes.find(runtime.id()).orElseThrow().statusMessage().startsWith("Released after 900 s"));
+    }
+
+    @Test
     void shouldLeaveRuntimesOfAnotherControlPlaneAlone() {
         SandboxRuntime theirs = runtime(RuntimeStatus.RUNTIME_STARTED, RuntimeStatus.READY);
         theirs.ownedBy("other-instance");
