@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the egress helper image: the sandbox base plus iptables. The control plane runs it as a
 # short-lived container in the engine host's network namespace (NET_ADMIN, NET_RAW, nothing else)
-# to install and remove the packet-filter rules of sandboxes' egress policies (README: "Egress
-# policy"). Every Docker node that runs sandboxes of a mode other than open needs it; for a remote
+# to install and remove the packet-filter rules of sandboxes' egress policies (docs/user-guide.md:
+# "Egress policy"). Every Docker node that runs sandboxes of a mode other than open needs it; for a remote
 # node run this with DOCKER_HOST pointing at it. Skips when the tag exists; idempotent.
 set -euo pipefail
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Ensures this host can give sandboxes size-bounded workspaces (README: "Workspaces, disk limits,
-# snapshots and forks"): loop devices, mkfs.ext4/debugfs (e2fsprogs), losetup/fsfreeze
+# Ensures this host can give sandboxes size-bounded workspaces (docs/user-guide.md:
+# "Workspaces, disk limits, snapshots and forks"): loop devices, mkfs.ext4/debugfs (e2fsprogs), losetup/fsfreeze
 # (util-linux) and the disk directory. Installs what is missing on Debian as root. Never fatal: the
 # control plane then runs with unbounded workspaces and says so in its log; this says why here.
 set -uo pipefail

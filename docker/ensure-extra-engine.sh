@@ -16,7 +16,7 @@
 # main engine draws from too, and not every engine version checks the host's routes before it takes
 # a subnet: two engines on one kernel could put one subnet on two bridges.
 #
-# Egress policies (README: "Egress policy"): pass dockyard/egress-helper:latest among the IMAGEs. The
+# Egress policies (docs/user-guide.md: "Egress policy"): pass dockyard/egress-helper:latest among the IMAGEs. The
 # engine runs in the host's network namespace with --iptables=false: the bridges of its sandbox
 # networks are host interfaces, and the helper it runs (--network host) edits the host's tables,
 # where the main engine made DOCKER-USER, so a sandbox's rules are installed and hold (every

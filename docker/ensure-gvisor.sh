@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Ensures the Docker engine offers gVisor as the runtime "runsc" (README: "gVisor"): installs
+# Ensures the Docker engine offers gVisor as the runtime "runsc" (docs/backends.md: "Sandbox confinement", gVisor): installs
 # Debian's runsc package if missing, registers it in /etc/docker/daemon.json and makes running
 # engines reload that file (SIGHUP: runtimes are reloadable, running containers are not touched).
 # Run after ensure-engine.sh. Idempotent; exits non-zero with a clear message where it cannot.
@@ -25,7 +25,7 @@ if [[ "$registered" == *"--platform=$platform"* && "$registered" == *"--network=
   exit 0
 fi
 if [ "$(id -u)" != 0 ]; then
-  log "the engine has no runsc runtime and I am not root: register gVisor yourself (README: gVisor)"
+  log "the engine has no runsc runtime and I am not root: register gVisor yourself (docs/backends.md: gVisor)"
   exit 1
 fi
 if ! command -v runsc >/dev/null 2>&1; then

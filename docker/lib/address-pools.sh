@@ -1,4 +1,4 @@
-# Address pools of the engines the project's scripts start (README: "Egress policy", address pools).
+# Address pools of the engines the project's scripts start (docs/user-guide.md: "Egress policy", address pools).
 # Sourced by ensure-engine.sh and ensure-extra-engine.sh; needs `ip` (iproute2), and jq or python3
 # to add a key to an existing daemon.json.
 #
@@ -149,7 +149,7 @@ pool_ensure() {
     return 0
   elif ! base=$(pool_choose "$@"); then
     log "address pools: every candidate /12 of 10.0.0.0/8 overlaps this host's networks; Docker's defaults"
-    log "kept: set $override_name to a free CIDR (README: Egress policy)"
+    log "kept: set $override_name to a free CIDR (docs/user-guide.md: Egress policy)"
     return 0
   fi
   if pool_write "$config" "$base"; then
@@ -165,6 +165,6 @@ pool_hint() {
   local config=$1 restart=$2
   if ! pool_configured "$config"; then
     log "hint: $config sets no default-address-pools: Docker's defaults hold about 30 networks, so about"
-    log "  30 concurrent sandboxes of a mode but open (README: Egress policy). $restart"
+    log "  30 concurrent sandboxes of a mode but open (docs/user-guide.md: Egress policy). $restart"
   fi
 }

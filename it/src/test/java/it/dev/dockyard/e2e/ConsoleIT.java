@@ -48,7 +48,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * The operations console in a real browser: Debian's chromium, headless at 1280×800, driven through
  * its chromedriver against the IT's control plane and real sandboxes. The browser may reach
  * 127.0.0.1 only: everything else goes to a proxy port where nothing listens. Screenshots go to
- * {@code target/console-screenshots} (the README's come from there).
+ * {@code target/console-screenshots} (docs/operations.md's come from there).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ConsoleIT {

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * <p>A few requests are refused by Liberty before any application code runs (its HTTP channel and
  * the web container's URI decoding): the user feature usr:dockyardProblems-1.0 answers those with
  * problems too. They are kept apart in {@link #transportCorpus()} because they depend on that
- * feature and on Liberty internals (README "Strict input"), and one keeps its status, 505.
+ * feature and on Liberty internals (docs/user-guide.md "Strict input"), and one keeps its status, 505.
  *
  * <p>On the disposable control plane, which no other suite uses meanwhile: the runtimes counted and
  * the failures its log holds are this suite's only.
@@ -110,7 +110,7 @@ class HostileInputIT {
             String problem = answer.status() != c.expected() ? "expected " + c.expected() : problemBodyFault(c, answer);
             if (problem != null) {
                 wrong.add(c.name() + ": " + problem + " — got " + answer.status() + " " + answer.contentType() + " "
-                        + abbreviate(answer.body()) + " — is usr:dockyardProblems-1.0 installed (README \"Strict input\")?");
+                        + abbreviate(answer.body()) + " — is usr:dockyardProblems-1.0 installed (docs/user-guide.md \"Strict input\")?");
             }
         }
         System.out.println("HostileInputIT, refused by Liberty before the application:\n" + table);
@@ -380,7 +380,7 @@ class HostileInputIT {
         return c;
     }
 
-    /** What Liberty refuses before any application code; usr:dockyardProblems-1.0 answers (README "Strict input"). */
+    /** What Liberty refuses before any application code; usr:dockyardProblems-1.0 answers (docs/user-guide.md "Strict input"). */
     static List<Case> transportCorpus() {
         List<Case> c = new ArrayList<>();
         String key = "X-API-Key: " + KEY + "\r\n";
@@ -411,7 +411,7 @@ class HostileInputIT {
         c.add(new Case("garbage request line", "garbage\r\n", new byte[0], 400, head));
         // ambiguous body framing (issue 26, item 10): refused by the feature before Liberty picks a framing.
         // Not here: "Transfer-Encoding : chunked" and chunked beside Content-Length, which Liberty has
-        // normalised before the feature sees them (README "Strict input"; TransportProblemsIT checks
+        // normalised before the feature sees them (docs/user-guide.md "Strict input"; TransportProblemsIT checks
         // that Liberty reads them as chunked and closes the connection)
         String post = "POST /api/v1/runtimes HTTP/1.1\r\nHost: 127.0.0.1\r\n" + key
                 + "Content-Type: application/json\r\n";

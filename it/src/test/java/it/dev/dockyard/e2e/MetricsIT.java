@@ -120,7 +120,7 @@ class MetricsIT {
                         Json.createObjectBuilder().add("path", "/workspace/it-metrics-" + i)).build());
             }
             Scrape after = scrape(null);
-            // kept as a test artefact: the README's sample comes from it
+            // kept as a test artefact: the sample in docs/operations.md comes from it
             Files.createDirectories(Path.of("target"));
             Files.writeString(Path.of("target", "metrics-after.txt"), after.text());
 

@@ -167,7 +167,7 @@ class RemoteRuntimeApiConformanceIT {
             // A-new lists before every start (pause_old_sandboxes): /list must answer, empty for a new user
             assertEquals(List.of(), api.listed());
 
-            // a member no OpenHands client sends is refused by name, as everywhere in the API (README "Strict input")
+            // a member no OpenHands client sends is refused by name, as everywhere in the API (docs/user-guide.md "Strict input")
             DockyardApi.Answer unknown = api.start(Json.createObjectBuilder(sdkStart(image, sdkSession))
                     .add("it_unknown_field", true).build());
             assertEquals(400, unknown.status(), unknown.body());

@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The confinement of sandboxes on real engines (README: "Sandbox confinement"), on the control
+ * The confinement of sandboxes on real engines (docs/backends.md: "Sandbox confinement"), on the control
  * plane's default configuration: a read-only root with a writable workspace, /tmp and home (a
  * volume of the sandbox's own), and a writable root for a runtime that asks; gVisor when asked
  * for, on the node whose engine has it (and a 400 naming the node that has not); GPUs as device

@@ -290,7 +290,7 @@ class BashProtocolIT extends SandboxTest {
 
     /**
      * The median an {@code echo} may take on one kept-alive socket. Speed is the benchmark's to judge
-     * (docker/bench.sh, the README's table: ~1-2 ms straight to the executor, 4-5 ms under gVisor);
+     * (docker/bench.sh, docs/benchmarks.md's table: ~1-2 ms straight to the executor, 4-5 ms under gVisor);
      * this bound only catches a change of kind, such as a shell read by polling again (OpenHands'
      * server: ~630 ms), and holds on a loaded machine under gVisor or behind two proxies (21 ms seen
      * under gVisor at load 12).

@@ -13,14 +13,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * on {@code remote2}, another control plane started for these suites ({@link RemoteNodeFixture}), and
  * the suite reaches it through the first control plane's proxy, then the second's. Same assertions,
  * the raw-socket ones too (they post under the executor URI's path, a proxied runtime's), but for
- * what the proxy decides, not the remote node: a wrong key is answered by the proxy (401, README
- * "Service URLs") before any executor sees it.
+ * what the proxy decides, not the remote node: a wrong key is answered by the proxy (401,
+ * docs/user-guide.md "Service URLs") before any executor sees it.
  */
 @SandboxTest.OnNode(RemoteNodeFixture.NODE)
 @ExtendWith(RemoteNodeFixture.Lifecycle.class)
 class RemoteBashProtocolIT extends BashProtocolIT {
 
-    /** No key reaches the executor's own refusal; a wrong one is the proxy's 401 (README "Service URLs"). */
+    /** No key reaches the executor's own refusal; a wrong one is the proxy's 401 (docs/user-guide.md "Service URLs"). */
     @Test
     @Override
     void shouldRefuseWrongOrMissingSessionKey() {

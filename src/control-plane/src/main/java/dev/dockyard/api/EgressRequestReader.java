@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  * Reads a provision body's {@code sandbox.network} (a mode: none, internal, allowlist, open; the
  * MP Config default when absent) and {@code sandbox.egress} (the allowlist: {@code "host:port"}
  * strings) into an {@link EgressPolicy}. Names are resolved here, once, when the runtime is asked
- * for: the rules hold addresses, so a name that later moves is not followed (README: threat model).
+ * for: the rules hold addresses, so a name that later moves is not followed (docs/user-guide.md: Egress policy, threat model).
  */
 public final class EgressRequestReader {
 

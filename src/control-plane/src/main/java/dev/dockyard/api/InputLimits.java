@@ -6,7 +6,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * How much of a request body the API reads and how deep its JSON may nest (MicroProfile Config,
- * README "Configuration"). Past the size the answer is 413 before the rest is read; past the depth
+ * docs/configuration.md). Past the size the answer is 413 before the rest is read; past the depth
  * a 400, before any object is built (a 20,000-deep body would otherwise exhaust the parser's stack).
  */
 @ApplicationScoped

@@ -406,7 +406,7 @@ public class RuntimeResource {
     /**
      * {@code text/event-stream} of the transitions of every runtime the caller may see (admins: all,
      * users: their own), one {@code status} event each with the runtime's id, owner and node; no
-     * history, no end (README "Extensions to the contracts").
+     * history, no end (docs/user-guide.md "Extensions to the contracts").
      */
     @GET
     @Path("events")

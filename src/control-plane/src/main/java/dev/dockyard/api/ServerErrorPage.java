@@ -14,7 +14,7 @@ import java.nio.charset.StandardCharsets;
  * failures before a resource runs. It turns the container's HTML into the same problem+json the
  * API gives. The request's URI and the container's message are not echoed: both may carry what a
  * hostile caller sent. What Liberty's HTTP transport answers before the web container sees the
- * request (oversized headers) never reaches here; the README lists those answers.
+ * request (oversized headers) never reaches here; docs/user-guide.md ("Strict input") lists those answers.
  */
 @WebServlet(name = "DockyardErrorPage", urlPatterns = ServerErrorPage.PATH)
 public class ServerErrorPage extends HttpServlet {

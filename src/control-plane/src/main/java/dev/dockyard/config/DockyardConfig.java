@@ -25,7 +25,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 /**
  * Every knob of the control plane, from MicroProfile Config (system properties, environment
  * variables such as {@code DOCKYARD_SANDBOX_IMAGE}, server.xml variables, then the defaults in
- * META-INF/microprofile-config.properties). The README lists them all.
+ * META-INF/microprofile-config.properties). docs/configuration.md lists them all.
  */
 @ApplicationScoped
 public class DockyardConfig {
@@ -65,7 +65,7 @@ public class DockyardConfig {
     /**
      * An executor sandbox's root file system is read-only unless its request says otherwise
      * (sandbox.readOnlyRoot); its writable places are the workspace and home volumes, tmpfs and
-     * the key directory's volume (README: Sandbox confinement).
+     * the key directory's volume (docs/backends.md: Sandbox confinement).
      */
     @Inject
     @ConfigProperty(name = "dockyard.sandbox.read-only-root", defaultValue = "true")
@@ -664,7 +664,7 @@ public class DockyardConfig {
         return Duration.ofSeconds(Math.max(1, sweepIntervalSeconds));
     }
 
-    // Workspaces, disk limits and snapshots (README: "Workspaces, disk limits, snapshots and forks")
+    // Workspaces, disk limits and snapshots (docs/user-guide.md: "Workspaces, disk limits, snapshots and forks")
 
     @Inject
     @ConfigProperty(name = "dockyard.sandbox.disk-mb", defaultValue = "4096")

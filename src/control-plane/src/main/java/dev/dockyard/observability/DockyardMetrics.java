@@ -19,7 +19,7 @@ import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.metrics.Tag;
 
 /**
- * Dockyard's application metrics (README "Metrics" lists them). The services call one method per
+ * Dockyard's application metrics (docs/operations.md "Metrics" lists them). The services call one method per
  * event; the registry turns names like {@code dockyard.actions} into Prometheus'
  * {@code dockyard_actions_total}. Timers are Prometheus summaries (count, sum, max, quantiles) and,
  * where {@code mp.metrics.distribution.timer.buckets} names them, histograms.

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The analyzer measured on corpora: ordinary agent commands (at most 1% held at the default
- * confirm level) and dangerous ones (all held). The figures printed here are the README's.
+ * confirm level) and dangerous ones (all held). The figures printed here are docs/security.md's.
  */
 class SecurityAnalyzerCorpusTest {
 

@@ -21,8 +21,8 @@ import java.util.function.Function;
  * whitespace before its colon ({@code Transfer-Encoding : chunked}) arrives trimmed
  * ({@code BNFHeadersImpl.parseHeaderName}), a header line ended by a bare CR arrives as two headers,
  * and a {@code Content-Length} beside {@code Transfer-Encoding: chunked} has been removed (the
- * channel reads the body as chunked and closes the connection after the answer). See README
- * "Strict input".
+ * channel reads the body as chunked and closes the connection after the answer). See
+ * docs/user-guide.md "Strict input".
  */
 final class FramingRefusals {
 

@@ -29,8 +29,8 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Two things here rest on what no API promises, so a Liberty upgrade that changes them fails
  * this test rather than production: that the feature's container is asked before the web
- * container, and that the HTTP channel still consults the error page service (README "Strict
- * input"). A second endpoint ({@code problems.it.plain-port}) reaches the same application through
+ * container, and that the HTTP channel still consults the error page service
+ * (docs/user-guide.md "Strict input"). A second endpoint ({@code problems.it.plain-port}) reaches the same application through
  * a virtual host the feature is not on: there Liberty answers as it does without the feature, and
  * the feature must refuse exactly the paths the web container refuses there.
  */
@@ -175,7 +175,7 @@ class TransportProblemsIT {
             }
         });
         assertTrue(wrong.isEmpty(), String.join("\n", wrong));
-        // What the feature cannot see (README "Strict input"): the channel drops a Content-Length beside
+        // What the feature cannot see (docs/user-guide.md "Strict input"): the channel drops a Content-Length beside
         // chunked, also when the name was written "Transfer-Encoding :", reads the body as chunked and
         // closes the connection after answering, so whatever a front end took for a second request is
         // never served. Should a Liberty upgrade change that, this fails.

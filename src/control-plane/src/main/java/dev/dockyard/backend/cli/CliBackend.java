@@ -173,7 +173,7 @@ public final class CliBackend implements RuntimeBackend {
 
     @Override
     public void settle(String sandboxName, double cpus) {
-        // no cgroup of its own: nothing to settle (README "CLI backend": no resource limits)
+        // no cgroup of its own: nothing to settle (docs/backends.md "CLI backend": no resource limits)
     }
 
     @Override

@@ -27,7 +27,7 @@ public record CliNodeConfig(String node, Path root, String runtimeImage, int san
         if (!acknowledged) {
             throw new IllegalStateException(prefix + "type=cli runs agents' commands on this host as the control "
                     + "plane's own user, with no sandbox; set " + prefix + ACKNOWLEDGEMENT + "=true to accept that "
-                    + "(README \"CLI backend\")");
+                    + "(docs/backends.md \"CLI backend\")");
         }
         Optional<String> root = config.getOptionalValue(prefix + "root", String.class).map(String::strip)
                 .filter(r -> !r.isEmpty());

@@ -3,7 +3,7 @@
  * runtime's actions in its own process with the executor core ({@code dev.dockyard.executor}):
  * one persistent shell and one directory per runtime under the node's root, as the control
  * plane's own user, on its own host. No isolation: an agent's command can read and change
- * whatever that user can (README "CLI backend"), so such a node exists only when an administrator
+ * whatever that user can (docs/backends.md "CLI backend"), so such a node exists only when an administrator
  * configures it and says so ({@code dockyard.node.<name>.i-understand-no-isolation=true}), and it
  * takes only runtimes that name it ({@code placement=explicit} by default).
  *

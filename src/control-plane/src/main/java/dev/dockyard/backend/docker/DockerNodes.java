@@ -182,7 +182,7 @@ public class DockerNodes implements BackendNodes {
             if (!runtimes.containsKey(runtime)) {
                 throw new UnsupportedIsolationException(name, "backend node '" + name + "' does not offer runtime class '"
                         + runtimeClass + "': its engine has no '" + runtime + "' runtime (it has " + runtimes.keySet()
-                        + "; README: gVisor)");
+                        + "; docs/backends.md: gVisor)");
             }
         }
         if (isolation.gpus() != null) {
@@ -218,7 +218,7 @@ public class DockerNodes implements BackendNodes {
 
     /**
      * The node's workspace volumes: bounded ext4 disks where this host can make them for that
-     * engine (README: which applies and why), else plain volumes; the choice is logged.
+     * engine (docs/user-guide.md, "Disk limit": which applies and why), else plain volumes; the choice is logged.
      */
     private WorkspaceVolumes workspaces(String name, DockerClient client, Optional<String> host) {
         String mode = config.diskLimit();

@@ -23,7 +23,7 @@ import java.util.logging.Logger;
  *
  * <p>Why not the engine's own {@code --storage-opt size=}: it needs overlay2 on XFS mounted with
  * {@code pquota}, and ext4 project quotas need a kernel with quota support; neither is assumed (see
- * the README). The local driver mounts with mount(2), which knows no {@code loop} option, so the
+ * docs/user-guide.md, "Disk limit"). The local driver mounts with mount(2), which knows no {@code loop} option, so the
  * loop device is attached here, and the volume names a stable link to it
  * ({@code <dir>/<volume>.dev}): after a host reboot the device is attached again and the link
  * moved, while the volume's options stay as they were created.

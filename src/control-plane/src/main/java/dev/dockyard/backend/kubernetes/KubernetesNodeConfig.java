@@ -10,7 +10,7 @@ import java.util.Optional;
 import org.eclipse.microprofile.config.Config;
 
 /**
- * One Kubernetes node's settings ({@code dockyard.node.<name>.*}, README "Kubernetes nodes"): which
+ * One Kubernetes node's settings ({@code dockyard.node.<name>.*}, docs/backends.md "Kubernetes nodes"): which
  * cluster (the pod's own service account, or a kubeconfig file and context), which namespace, and
  * what every sandbox pod there gets.
  *

@@ -577,7 +577,7 @@ public class LocalBackend implements RuntimeBackend {
      * with every process descending from it now (its variable dropped or not), those carrying its
      * variable (of its user) wherever they were reparented, and those in its cgroup. A recorded pid
      * now held by another process is never among them. What dropped the variable and left the
-     * tree (a double fork) is found only by the cgroup, or by the pid namespace's end (README,
+     * tree (a double fork) is found only by the cgroup, or by the pid namespace's end (docs/backends.md,
      * "Local backend").
      */
     List<Long> members(SandboxRecord record) {

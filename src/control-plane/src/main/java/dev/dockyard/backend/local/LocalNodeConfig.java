@@ -7,7 +7,7 @@ import java.util.List;
 import org.eclipse.microprofile.config.Config;
 
 /**
- * A local node's settings, {@code dockyard.node.<name>.*} (README, "Local backend"):
+ * A local node's settings, {@code dockyard.node.<name>.*} (docs/backends.md, "Local backend"):
  * {@code root} (its sandboxes' directories and records), {@code bundle} (the executor bundle,
  * default {@code dockyard.images.bundle}), {@code user} (the unprivileged user sandboxes run as
  * when the control plane is root), {@code stop-grace} (seconds between SIGTERM and SIGKILL),

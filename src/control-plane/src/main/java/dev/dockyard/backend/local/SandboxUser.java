@@ -10,7 +10,7 @@ import java.util.logging.Logger;
  * Who a local node's sandboxes run as. A control plane running as root runs them as an
  * unprivileged user of their own ({@code dockyard-sandbox} by default), created here when missing
  * (a system user, no home, no login shell); one that is not root cannot switch users, so its
- * sandboxes run as itself: the README says what that means.
+ * sandboxes run as itself: docs/backends.md ("Local backend") says what that means.
  *
  * @param switched whether sandboxes run as another user than the control plane
  */

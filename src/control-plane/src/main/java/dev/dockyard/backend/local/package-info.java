@@ -21,7 +21,7 @@
  * sent there only once {@code /proc} shows every socket listening on it to be held by the
  * recorded executor or a descendant ({@link LocalBackend#listensAt}).
  *
- * <p>What it does not give (README, "Local backend"): no file-system, network or pid namespace;
+ * <p>What it does not give (docs/backends.md, "Local backend"): no file-system, network or pid namespace;
  * sandboxes share one user, so they can read each other's files; egress policies, snapshots,
  * runtime classes and images' own programs are refused.
  */

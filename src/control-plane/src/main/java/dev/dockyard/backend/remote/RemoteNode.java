@@ -44,7 +44,7 @@ public final class RemoteNode {
         if ("http".equalsIgnoreCase(settings.url().getScheme()) && !loopback(settings.url())) {
             warnings.add("Node '" + settings.node() + "': " + settings.url() + " is plain http to another host: the "
                     + "node's API key (a user key of that control plane) and the runtimes' session keys cross the "
-                    + "network in clear; use https (README \"Remote nodes\")");
+                    + "network in clear; use https (docs/backends.md \"Remote nodes\")");
         }
         if (retriesAfterTimeout < RemoteCalls.MAX_RETRIES) {
             warnings.add("Node '" + settings.node() + "': a call that takes its whole call-timeout ("

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * docker/lib/address-pools.sh, the address pools the project's scripts give the engines they start
- * (README: Egress policy, Address pools), run by bash against a host whose routes and addresses an
+ * (docs/user-guide.md: Egress policy, Address pools), run by bash against a host whose routes and addresses an
  * {@code ip} of the test's own describes, on daemon.json files in a temporary directory.
  */
 class EngineAddressPoolsTest {

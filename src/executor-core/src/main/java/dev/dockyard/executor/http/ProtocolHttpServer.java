@@ -36,8 +36,8 @@ import java.util.logging.Logger;
  * <p>This class only routes, and the protocol's routes are all in {@link #route}: method and path
  * to a request, query and body parsed, the {@link Reply} written back. The session key is checked
  * before anything else. A JAX-RS runtime on this server was measured first (Jersey 4.0.2, RESTEasy
- * 7.0.1): ~0.5 s of their own boot on top of the JVM's, where this face costs milliseconds (README,
- * "Executor server modes").
+ * 7.0.1): ~0.5 s of their own boot on top of the JVM's, where this face costs milliseconds (docs/executor.md,
+ * "Executor servers").
  */
 public final class ProtocolHttpServer implements AutoCloseable {
 
