@@ -160,6 +160,9 @@ final class SandboxNetworks {
         for (Container c : docker.listContainersCmd().withShowAll(true)
                 .withLabelFilter(Map.of(Labels.EGRESS_HELPER, "true")).withStatusFilter(List.of("exited", "dead"))
                 .exec()) {
+            if (!leftBehind(c.getCreated(), cutoff)) {
+                continue;
+            }
             try {
                 docker.removeContainerCmd(c.getId()).withForce(true).exec();
             } catch (DockerException e) {
@@ -167,6 +170,19 @@ final class SandboxNetworks {
             }
         }
         return removed;
+    }
+
+    /**
+     * Whether an exited helper container is one its runner left behind (a control plane that died
+     * while it ran), not one whose runner is still reading its output: every control plane on the
+     * engine sweeps, and a helper removed between its exit and the read of its log failed that
+     * runner's sandbox (measured: "No such container" at a provision's create step while another
+     * control plane swept). Its runner removes it within {@link EgressHelper#TIMEOUT_SECONDS} and
+     * a few seconds of logs; twice that before the cutoff, it is nobody's.
+     */
+    static boolean leftBehind(Long createdEpochSeconds, Instant cutoff) {
+        return createdEpochSeconds != null && Instant.ofEpochSecond(createdEpochSeconds)
+                .isBefore(cutoff.minusSeconds(2L * EgressHelper.TIMEOUT_SECONDS));
     }
 
     /** The default bridge's link-local refusal: once per node, again after a failure (logged, not fatal). */
