@@ -11,6 +11,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,6 +34,10 @@ public class FakeBackend implements RuntimeBackend {
     }
 
     private final Map<String, Sandbox> sandboxes = new LinkedHashMap<>();
+    /** What a created sandbox's spec said (a sandbox {@link #put} there has none: every control plane lists it). */
+    private final Map<String, SandboxSpec> specsByName = new HashMap<>();
+    /** The key each sandbox's executor took: its spec's, or the one its revival handed. */
+    private final Map<String, String> keys = new HashMap<>();
     private final List<String> calls = new ArrayList<>();
     private final List<SandboxSpec> specs = new ArrayList<>();
     private boolean listable = true;
@@ -132,6 +137,8 @@ public class FakeBackend implements RuntimeBackend {
     public synchronized String create(SandboxSpec spec) {
         called("create " + spec.name());
         specs.add(spec);
+        specsByName.put(spec.name(), spec);
+        keys.put(spec.name(), spec.sessionKey());
         put(spec.name(), spec.runtimeId(), Instant.EPOCH, SandboxState.Phase.CREATED);
         return "id-" + spec.name();
     }
@@ -200,7 +207,13 @@ public class FakeBackend implements RuntimeBackend {
             throw new BackendException("container '" + sandboxName + "' is gone", null);
         }
         sandboxes.computeIfPresent(sandboxName, (n, s) -> s.with(SandboxState.Phase.RUNNING));
+        keys.put(sandboxName, sessionKey);
         return endpoint(sandboxName, executorPort);
+    }
+
+    /** The key the sandbox's executor took, or null. */
+    public synchronized String keyOf(String sandboxName) {
+        return keys.get(sandboxName);
     }
 
     @Override
@@ -265,8 +278,11 @@ public class FakeBackend implements RuntimeBackend {
         if (!listable) {
             throw new BackendException("the engine does not answer", null);
         }
-        return sandboxes.values().stream().map(s -> new ManagedSandbox(s.name(), s.runtimeId(), "conv", s.createdAt(),
-                s.phase())).toList();
+        return sandboxes.values().stream().filter(s -> {
+            SandboxSpec spec = specsByName.get(s.name());
+            return spec == null || spec.controlPlane().equals(controlPlane);
+        }).map(s -> new ManagedSandbox(s.name(), s.runtimeId(), specsByName.containsKey(s.name())
+                ? specsByName.get(s.name()).conversationId() : "conv", s.createdAt(), s.phase())).toList();
     }
 
     @Override
@@ -289,5 +305,7 @@ public class FakeBackend implements RuntimeBackend {
     public synchronized void remove(String sandboxName) {
         called("remove " + sandboxName);
         sandboxes.remove(sandboxName);
+        specsByName.remove(sandboxName);
+        keys.remove(sandboxName);
     }
 }
