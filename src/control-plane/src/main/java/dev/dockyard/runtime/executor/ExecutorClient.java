@@ -1,10 +1,10 @@
 package dev.dockyard.runtime.executor;
 
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.provisioning.SandboxConfiguration;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
@@ -73,7 +73,7 @@ public class ExecutorClient {
         try {
             HttpResponse<String> answer = http.send(request, HttpResponse.BodyHandlers.ofString());
             if (answer.statusCode() == 503 && answer.body().contains("\"failed\"")) {
-                try (var reader = Json.createReader(new StringReader(answer.body()))) {
+                try (var reader = Jsonp.createReader(new StringReader(answer.body()))) {
                     JsonObject failed = reader.readObject();
                     if ("failed".equals(failed.getString("status", ""))) {
                         throw new PluginFailedException(failed.getString("plugin", "?"), failed.getString("detail", ""));
@@ -107,7 +107,7 @@ public class ExecutorClient {
      */
     public ExecutorAnswer execute(URI executor, String sessionKey, JsonObject action, Duration hardTimeout,
                                   String requestId) {
-        byte[] body = Json.createObjectBuilder().add("action", action).build().toString()
+        byte[] body = Jsonp.createObjectBuilder().add("action", action).build().toString()
                 .getBytes(StandardCharsets.UTF_8);
         // HttpURLConnection rather than java.net.http for the hot path: it answers on the calling
         // thread over a kept-alive connection, with no hand-off to a selector thread and back
@@ -118,7 +118,10 @@ public class ExecutorClient {
             connection.setConnectTimeout(2_000);
             connection.setReadTimeout((int) Math.min(Integer.MAX_VALUE, hardTimeout.plus(ANSWER_GRACE).toMillis()));
             connection.setDoOutput(true);
-            connection.setFixedLengthStreamingMode(body.length);
+            // not in streaming mode: streaming sends the headers and the body as two segments, and the
+            // body waited for the executor's delayed ACK of the first (measured 2026-11-29, straight to
+            // an embedded executor: echo p50 3.2 ms streamed, 0.85 ms buffered); the body is in memory
+            // anyway, and buffered it goes out with the headers
             connection.setRequestProperty(SESSION_HEADER, sessionKey);
             connection.setRequestProperty("Content-Type", "application/json");
             if (requestId != null && !requestId.isBlank()) {
@@ -148,9 +151,9 @@ public class ExecutorClient {
      */
     public void configure(URI executor, String sessionKey,
                           SandboxConfiguration configuration) {
-        JsonObjectBuilder vars = Json.createObjectBuilder();
+        JsonObjectBuilder vars = Jsonp.createObjectBuilder();
         configuration.env().forEach(vars::add);
-        JsonObjectBuilder body = Json.createObjectBuilder().add("env", vars);
+        JsonObjectBuilder body = Jsonp.createObjectBuilder().add("env", vars);
         if (configuration.fileAccess() != null) {
             body.add("fileAccess", configuration.fileAccess());
         }
