@@ -1,7 +1,7 @@
 package dev.dockyard.api;
 
 import dev.dockyard.audit.AuditEntry;
-import jakarta.json.Json;
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
@@ -14,9 +14,9 @@ final class AuditView {
     }
 
     static JsonObject of(List<AuditEntry> entries) {
-        JsonArrayBuilder list = Json.createArrayBuilder();
+        JsonArrayBuilder list = Jsonp.createArrayBuilder();
         for (AuditEntry e : entries) {
-            JsonObjectBuilder b = Json.createObjectBuilder()
+            JsonObjectBuilder b = Jsonp.createObjectBuilder()
                     .add("at", e.at().toString())
                     .add("userId", e.userId())
                     .add("runtimeId", e.runtimeId())
@@ -26,7 +26,7 @@ final class AuditView {
                     .add("status", e.status())
                     .add("durationMs", e.durationMs())
                     .add("bytesOut", e.bytesOut());
-            JsonArrayBuilder reasons = Json.createArrayBuilder();
+            JsonArrayBuilder reasons = Jsonp.createArrayBuilder();
             if (e.reasons() != null && !e.reasons().isEmpty()) {
                 for (String reason : e.reasons().split("; ")) {
                     reasons.add(reason);
@@ -40,6 +40,6 @@ final class AuditView {
             }
             list.add(b);
         }
-        return Json.createObjectBuilder().add("entries", list).build();
+        return Jsonp.createObjectBuilder().add("entries", list).build();
     }
 }

@@ -1,7 +1,7 @@
 package dev.dockyard.api;
 
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.PreMatching;
@@ -43,7 +43,7 @@ public class BodyLimitFilter implements ContainerRequestFilter {
 
     static Problem tooLarge(int max) {
         return Problem.of(Problem.Kind.PAYLOAD_TOO_LARGE, "The body is larger than " + max + " bytes "
-                + "(dockyard.api.max-body-bytes)").with("maxBytes", Json.createValue(max));
+                + "(dockyard.api.max-body-bytes)").with("maxBytes", Jsonp.createValue(max));
     }
 
     /**

@@ -3,9 +3,9 @@ package dev.dockyard.api;
 import dev.dockyard.credentials.CredentialException;
 import dev.dockyard.credentials.Credentials;
 import dev.dockyard.credentials.StoredCredential;
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
@@ -79,9 +79,9 @@ public class CredentialResource {
 
     @GET
     public JsonObject list() {
-        JsonArrayBuilder items = Json.createArrayBuilder();
+        JsonArrayBuilder items = Jsonp.createArrayBuilder();
         for (StoredCredential c : credentials.of(caller.userId())) {
-            JsonObjectBuilder item = Json.createObjectBuilder().add("name", c.name()).add("type", c.type());
+            JsonObjectBuilder item = Jsonp.createObjectBuilder().add("name", c.name()).add("type", c.type());
             if (c.expiresAt() == null) {
                 item.addNull("expiresAt");
             } else {
@@ -89,7 +89,7 @@ public class CredentialResource {
             }
             items.add(item);
         }
-        return Json.createObjectBuilder().add("credentials", items).build();
+        return Jsonp.createObjectBuilder().add("credentials", items).build();
     }
 
     @DELETE

@@ -9,10 +9,10 @@ import dev.dockyard.images.ImageBuild;
 import dev.dockyard.images.ImageBuildException;
 import dev.dockyard.images.RuntimeImageBuilder;
 import dev.dockyard.images.RuntimeImages;
+import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.placement.NodeAccess;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
@@ -72,7 +72,7 @@ public class ImageResource {
     /** The runtime images on a node, with their tags. */
     @GET
     public JsonObject list(@QueryParam("node") String node) {
-        JsonArrayBuilder list = Json.createArrayBuilder();
+        JsonArrayBuilder list = Jsonp.createArrayBuilder();
         String on = known(node);
         for (RuntimeImageBuilder.ImageInfo image : images.list(on)) {
             // other users' builds are tagged in the same repository: theirs, not listed
@@ -80,7 +80,7 @@ public class ImageResource {
                 list.add(view(image));
             }
         }
-        return Json.createObjectBuilder().add("node", known(node)).add("images", list).build();
+        return Jsonp.createObjectBuilder().add("node", known(node)).add("images", list).build();
     }
 
     @GET
@@ -89,7 +89,7 @@ public class ImageResource {
         ProvisionRequestReader.requireImage(image, "image");
         // an image the caller may not use (or named by an id prefix) exists no more than an absent one
         var found = access.usable(known(node), image, caller.userId(), caller.isAdmin());
-        JsonObjectBuilder answer = Json.createObjectBuilder().add("image", image).add("node", known(node))
+        JsonObjectBuilder answer = Jsonp.createObjectBuilder().add("image", image).add("node", known(node))
                 .add("exists", found.isPresent());
         found.ifPresent(i -> answer.add("runtimeImage", "true".equals(i.labels().get(Labels.RUNTIME_IMAGE)))
                 .add("id", i.id()).add("sizeBytes", i.sizeBytes()));
@@ -156,9 +156,9 @@ public class ImageResource {
     }
 
     private static JsonObject view(RuntimeImageBuilder.ImageInfo image) {
-        JsonArrayBuilder tags = Json.createArrayBuilder();
+        JsonArrayBuilder tags = Jsonp.createArrayBuilder();
         image.tags().stream().sorted().forEach(tags::add);
-        JsonObjectBuilder b = Json.createObjectBuilder().add("id", image.id()).add("tags", tags)
+        JsonObjectBuilder b = Jsonp.createObjectBuilder().add("id", image.id()).add("tags", tags)
                 .add("sizeBytes", image.sizeBytes());
         String base = image.labels().get(Labels.BASE_IMAGE);
         if (base != null) {
@@ -168,13 +168,13 @@ public class ImageResource {
     }
 
     static JsonObject view(ImageBuild build) {
-        JsonObjectBuilder b = Json.createObjectBuilder()
+        JsonObjectBuilder b = Jsonp.createObjectBuilder()
                 .add("id", build.id())
                 .add("node", build.node())
                 .add("baseImage", build.baseImage())
                 .add("status", build.status().name())
                 .add("image", build.tags().image(build.tags().source()))
-                .add("tags", Json.createObjectBuilder()
+                .add("tags", Jsonp.createObjectBuilder()
                         .add("versioned", build.tags().image(build.tags().versioned()))
                         .add("lock", build.tags().image(build.tags().lock()))
                         .add("source", build.tags().image(build.tags().source())))
@@ -191,7 +191,7 @@ public class ImageResource {
         if (build.error() != null) {
             b.add("error", build.error());
         }
-        JsonArrayBuilder log = Json.createArrayBuilder();
+        JsonArrayBuilder log = Jsonp.createArrayBuilder();
         build.logTail().forEach(log::add);
         return b.add("logTail", log).build();
     }

@@ -1,7 +1,7 @@
 package dev.dockyard.api;
 
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
@@ -84,7 +84,7 @@ public class JsonBodyReader implements MessageBodyReader<JsonValue> {
         }
         scan(text);
         JsonValue value;
-        try (JsonReader reader = Json.createReader(new StringReader(text))) {
+        try (JsonReader reader = Jsonp.createReader(new StringReader(text))) {
             value = reader.readValue();
         } catch (JsonException e) {
             throw invalid("The body is not valid JSON");
@@ -103,7 +103,7 @@ public class JsonBodyReader implements MessageBodyReader<JsonValue> {
         int maxDepth = limits.maxDepth();
         Deque<Set<String>> names = new ArrayDeque<>();
         int depth = 0;
-        try (JsonParser parser = Json.createParser(new StringReader(text))) {
+        try (JsonParser parser = Jsonp.createParser(new StringReader(text))) {
             while (parser.hasNext()) {
                 switch (parser.next()) {
                     case START_OBJECT, START_ARRAY -> {

@@ -1,6 +1,6 @@
 package dev.dockyard.api;
 
-import jakarta.json.Json;
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
@@ -38,8 +38,8 @@ public final class JsonFields {
             return;
         }
         String prefix = where == null || where.isEmpty() ? "" : where + ".";
-        JsonArrayBuilder names = Json.createArrayBuilder();
-        JsonObjectBuilder suggestions = Json.createObjectBuilder();
+        JsonArrayBuilder names = Jsonp.createArrayBuilder();
+        JsonObjectBuilder suggestions = Jsonp.createObjectBuilder();
         StringBuilder detail = new StringBuilder(unknown.size() == 1 ? "Unknown field " : "Unknown fields ");
         for (int i = 0; i < unknown.size(); i++) {
             String name = prefix + JsonBodyReader.printable(unknown.get(i));

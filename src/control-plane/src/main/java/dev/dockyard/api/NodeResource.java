@@ -1,10 +1,10 @@
 package dev.dockyard.api;
 
+import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.placement.NodeState;
 import dev.dockyard.placement.Placement;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
@@ -34,13 +34,13 @@ public class NodeResource {
         if (!caller.isAdmin()) {
             throw Problem.of(Problem.Kind.FORBIDDEN, "Only admins read the backend nodes").toException();
         }
-        JsonArrayBuilder nodes = Json.createArrayBuilder();
+        JsonArrayBuilder nodes = Jsonp.createArrayBuilder();
         placement.states().forEach(s -> nodes.add(view(s)));
-        return Json.createObjectBuilder().add("nodes", nodes).build();
+        return Jsonp.createObjectBuilder().add("nodes", nodes).build();
     }
 
     static JsonObject view(NodeState s) {
-        JsonObjectBuilder view = Json.createObjectBuilder()
+        JsonObjectBuilder view = Jsonp.createObjectBuilder()
                 .add("name", s.name())
                 .add("type", s.type())
                 .add("healthy", s.health().healthy())
@@ -50,13 +50,13 @@ public class NodeResource {
         }
         return view.add("runtimes", s.usage().runtimes())
                 .add("memoryMb", s.usage().memoryMb())
-                .add("capacity", Json.createObjectBuilder()
+                .add("capacity", Jsonp.createObjectBuilder()
                         .add("maxRuntimes", limit(s.capacity().maxRuntimes()))
                         .add("maxMemoryMb", limit(s.capacity().maxMemoryMb())))
                 .build();
     }
 
     private static JsonValue limit(Integer max) {
-        return max == null ? JsonValue.NULL : Json.createValue(max);
+        return max == null ? JsonValue.NULL : Jsonp.createValue(max);
     }
 }

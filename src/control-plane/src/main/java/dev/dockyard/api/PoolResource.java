@@ -3,13 +3,13 @@ package dev.dockyard.api;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.pool.PoolDefinition;
 import dev.dockyard.pool.PoolProgram;
 import dev.dockyard.pool.PoolSettings;
 import dev.dockyard.pool.WarmPools;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
@@ -71,9 +71,9 @@ public class PoolResource {
     @GET
     public JsonObject list() {
         requireAdmin();
-        JsonArrayBuilder list = Json.createArrayBuilder();
+        JsonArrayBuilder list = Jsonp.createArrayBuilder();
         pools.states().forEach(s -> list.add(view(s)));
-        return Json.createObjectBuilder().add("pools", list).build();
+        return Jsonp.createObjectBuilder().add("pools", list).build();
     }
 
     @GET
@@ -216,9 +216,9 @@ public class PoolResource {
 
     static JsonObject view(WarmPools.PoolState state) {
         PoolDefinition d = state.definition();
-        JsonArrayBuilder plugins = Json.createArrayBuilder();
+        JsonArrayBuilder plugins = Jsonp.createArrayBuilder();
         d.plugins().forEach(plugins::add);
-        JsonObjectBuilder view = Json.createObjectBuilder()
+        JsonObjectBuilder view = Jsonp.createObjectBuilder()
                 .add("name", d.name())
                 .add("image", d.image())
                 .add("cpus", d.cpus())
@@ -235,11 +235,11 @@ public class PoolResource {
                 .add("hits", state.hits())
                 .add("misses", state.misses());
         d.executorServer().ifPresent(server -> view.add("sandbox",
-                Json.createObjectBuilder().add("executorServer", server.apiName())));
+                Jsonp.createObjectBuilder().add("executorServer", server.apiName())));
         d.program().ifPresent(p -> {
-            JsonArrayBuilder command = Json.createArrayBuilder();
+            JsonArrayBuilder command = Jsonp.createArrayBuilder();
             p.command().forEach(command::add);
-            JsonObjectBuilder program = Json.createObjectBuilder().add("command", command).add("deferredInit", true);
+            JsonObjectBuilder program = Jsonp.createObjectBuilder().add("command", command).add("deferredInit", true);
             if (p.workingDir() != null) {
                 program.add("workingDir", p.workingDir());
             }
@@ -247,7 +247,7 @@ public class PoolResource {
                 program.add("user", p.user());
             }
             // the environment's names only: its values may be an admin's secrets
-            JsonArrayBuilder names = Json.createArrayBuilder();
+            JsonArrayBuilder names = Jsonp.createArrayBuilder();
             p.environment().keySet().forEach(names::add);
             view.add("program", program.add("environmentNames", names));
         });

@@ -1,6 +1,6 @@
 package dev.dockyard.api;
 
-import jakarta.json.Json;
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
@@ -127,7 +127,7 @@ public final class Problem {
 
     /** The problem document itself. */
     public JsonObject toJson() {
-        JsonObjectBuilder body = Json.createObjectBuilder()
+        JsonObjectBuilder body = Jsonp.createObjectBuilder()
                 .add("type", kind.type())
                 .add("title", kind.title)
                 .add("status", kind.status);

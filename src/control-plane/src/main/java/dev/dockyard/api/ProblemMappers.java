@@ -3,11 +3,11 @@ package dev.dockyard.api;
 import dev.dockyard.application.Refused;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.UnsupportedIsolationException;
+import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.placement.NodeForbiddenException;
 import dev.dockyard.placement.PlacementRefusedException;
 import dev.dockyard.protocol.InvalidActionException;
 import dev.dockyard.runtime.lifecycle.RuntimeGates;
-import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.json.bind.JsonbException;
 import jakarta.json.stream.JsonParsingException;
@@ -164,7 +164,7 @@ public final class ProblemMappers {
                 case TOO_LARGE -> Problem.Kind.VALIDATION;
             }, e.getMessage());
             if (e.node() != null) {
-                problem.with("node", Json.createValue(e.node()));
+                problem.with("node", Jsonp.createValue(e.node()));
             }
             Response.ResponseBuilder answer = Response.fromResponse(problem.toResponse());
             if (e.retryAfterSeconds() > 0) {
@@ -181,7 +181,7 @@ public final class ProblemMappers {
         public Response toResponse(NodeForbiddenException e) {
             Problem problem = Problem.of(Problem.Kind.FORBIDDEN, e.getMessage());
             if (e.node() != null) {
-                problem.with("node", Json.createValue(e.node()));
+                problem.with("node", Jsonp.createValue(e.node()));
             }
             return problem.toResponse();
         }
@@ -192,7 +192,7 @@ public final class ProblemMappers {
     public static class ForUnsupportedIsolation implements ExceptionMapper<UnsupportedIsolationException> {
         @Override
         public Response toResponse(UnsupportedIsolationException e) {
-            return Problem.of(Problem.Kind.VALIDATION, e.getMessage()).with("node", Json.createValue(e.node()))
+            return Problem.of(Problem.Kind.VALIDATION, e.getMessage()).with("node", Jsonp.createValue(e.node()))
                     .toResponse();
         }
     }

@@ -11,6 +11,7 @@ import dev.dockyard.application.idempotency.IdempotentRequests;
 import dev.dockyard.application.idempotency.IdempotentRequests.StoredAnswer;
 import dev.dockyard.audit.AuditTrail;
 import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.persistence.RuntimeRepository;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -23,7 +24,6 @@ import dev.dockyard.tenancy.QuotaExceededException;
 import dev.dockyard.tenancy.Role;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.ws.rs.Consumes;
@@ -167,9 +167,9 @@ public class RuntimeResource {
                     .with("runtime", RuntimeView.of(e.existing())).toException();
         } catch (QuotaExceededException e) {
             throw Problem.of(Problem.Kind.QUOTA_EXCEEDED, e.getMessage())
-                    .with("limit", Json.createValue(e.limit()))
-                    .with("allowed", Json.createValue(e.allowed().doubleValue()))
-                    .with("inUse", Json.createValue(e.inUse().doubleValue())).toException();
+                    .with("limit", Jsonp.createValue(e.limit()))
+                    .with("allowed", Jsonp.createValue(e.allowed().doubleValue()))
+                    .with("inUse", Jsonp.createValue(e.inUse().doubleValue())).toException();
         }
     }
 
@@ -206,7 +206,7 @@ public class RuntimeResource {
                 .type(status >= 400 ? Problem.MEDIA_TYPE : MediaType.APPLICATION_JSON_TYPE)
                 .header(REPLAYED_HEADER, "true");
         if (status == 201 || status == 202) {
-            try (var reader = Json.createReader(new StringReader(first.body()))) {
+            try (var reader = Jsonp.createReader(new StringReader(first.body()))) {
                 again.location(location(base, reader.readObject().getString("id")));
             }
         }
@@ -303,10 +303,10 @@ public class RuntimeResource {
                         + Arrays.toString(RuntimeStatus.values())).toException();
             }
         }
-        JsonArrayBuilder items = Json.createArrayBuilder();
+        JsonArrayBuilder items = Jsonp.createArrayBuilder();
         runtimes.list(caller.isAdmin() ? null : caller.userId(), conversationId, wanted)
                 .forEach(r -> items.add(RuntimeView.of(r)));
-        return Json.createObjectBuilder().add("runtimes", items).build();
+        return Jsonp.createObjectBuilder().add("runtimes", items).build();
     }
 
     @GET
@@ -377,9 +377,9 @@ public class RuntimeResource {
     @GET
     @Path("{id}/microagents")
     public JsonObject microagents(@PathParam("id") String id) {
-        JsonArrayBuilder list = Json.createArrayBuilder();
+        JsonArrayBuilder list = Jsonp.createArrayBuilder();
         files.microagents(visible(id)).forEach(m -> list.add(m.toJson()));
-        return Json.createObjectBuilder().add("microagents", list).build();
+        return Jsonp.createObjectBuilder().add("microagents", list).build();
     }
 
     /** The runtime's audit trail, newest first (at most {@code limit}, default 100, up to 1000). */

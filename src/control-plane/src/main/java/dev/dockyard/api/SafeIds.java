@@ -1,6 +1,6 @@
 package dev.dockyard.api;
 
-import jakarta.json.Json;
+import dev.dockyard.jsonp.Jsonp;
 import java.util.regex.Pattern;
 
 /**
@@ -29,7 +29,7 @@ public final class SafeIds {
     public static String require(String id, String field) {
         if (!isSafe(id)) {
             throw Problem.of(Problem.Kind.VALIDATION, field + " must be an id of " + ALPHABET + " characters")
-                    .with("field", Json.createValue(field)).toException();
+                    .with("field", Jsonp.createValue(field)).toException();
         }
         return id;
     }

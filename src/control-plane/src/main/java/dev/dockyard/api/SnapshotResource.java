@@ -1,9 +1,9 @@
 package dev.dockyard.api;
 
 import dev.dockyard.application.workspaces.Snapshots;
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.ws.rs.DELETE;
@@ -28,9 +28,9 @@ public class SnapshotResource {
 
     @GET
     public JsonObject list() {
-        JsonArrayBuilder items = Json.createArrayBuilder();
+        JsonArrayBuilder items = Jsonp.createArrayBuilder();
         snapshots.list(caller.userId(), caller.isAdmin()).forEach(s -> items.add(WorkspaceView.of(s)));
-        return Json.createObjectBuilder().add("snapshots", items).build();
+        return Jsonp.createObjectBuilder().add("snapshots", items).build();
     }
 
     @GET

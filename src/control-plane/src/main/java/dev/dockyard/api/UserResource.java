@@ -1,12 +1,12 @@
 package dev.dockyard.api;
 
 import dev.dockyard.application.UserAdministration;
+import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.tenancy.Accounts;
 import dev.dockyard.tenancy.Role;
 import dev.dockyard.tenancy.UserAccount;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
@@ -49,10 +49,10 @@ public class UserResource {
     @GET
     public JsonObject list() {
         requireAdmin();
-        JsonArrayBuilder items = Json.createArrayBuilder();
-        users.list().forEach(u -> items.add(Json.createObjectBuilder(view(u.account())).add("usage",
-                Json.createObjectBuilder().add("runtimes", u.runtimes()).add("cpus", u.cpus()).add("memoryMb", u.memoryMb()))));
-        return Json.createObjectBuilder().add("users", items).build();
+        JsonArrayBuilder items = Jsonp.createArrayBuilder();
+        users.list().forEach(u -> items.add(Jsonp.createObjectBuilder(view(u.account())).add("usage",
+                Jsonp.createObjectBuilder().add("runtimes", u.runtimes()).add("cpus", u.cpus()).add("memoryMb", u.memoryMb()))));
+        return Jsonp.createObjectBuilder().add("users", items).build();
     }
 
     /**
@@ -67,7 +67,7 @@ public class UserResource {
         }
         String key = users.rotateKey(userId);
         return Response.status(Response.Status.CREATED)
-                .entity(Json.createObjectBuilder().add("userId", userId).add("apiKey", key).build()).build();
+                .entity(Jsonp.createObjectBuilder().add("userId", userId).add("apiKey", key).build()).build();
     }
 
     /**
@@ -108,7 +108,7 @@ public class UserResource {
         }
         String key = users.create(id, role);
         return Response.status(Response.Status.CREATED)
-                .entity(Json.createObjectBuilder().add("userId", id).add("apiKey", key).build()).build();
+                .entity(Jsonp.createObjectBuilder().add("userId", id).add("apiKey", key).build()).build();
     }
 
     /**
@@ -157,13 +157,13 @@ public class UserResource {
     }
 
     private static JsonObject view(UserAccount account) {
-        JsonObjectBuilder quota = Json.createObjectBuilder();
+        JsonObjectBuilder quota = Jsonp.createObjectBuilder();
         addOrNull(quota, "maxRuntimes", account.maxRuntimes());
         addOrNull(quota, "maxCpus", account.maxCpus());
         addOrNull(quota, "maxMemoryMb", account.maxMemoryMb());
         addOrNull(quota, "maxSnapshots", account.maxSnapshots());
         addOrNull(quota, "maxSnapshotMb", account.maxSnapshotMb());
-        return Json.createObjectBuilder().add("userId", account.userId()).add("role", account.role().name().toLowerCase(Locale.ROOT))
+        return Jsonp.createObjectBuilder().add("userId", account.userId()).add("role", account.role().name().toLowerCase(Locale.ROOT))
                 .add("quota", quota).build();
     }
 
@@ -172,14 +172,14 @@ public class UserResource {
             b.addNull(key);
         } else {
             b.add(key, value.doubleValue() == Math.rint(value.doubleValue()) && !(value instanceof Double)
-                    ? Json.createValue(value.longValue()) : Json.createValue(value.doubleValue()));
+                    ? Jsonp.createValue(value.longValue()) : Jsonp.createValue(value.doubleValue()));
         }
     }
 
     @GET
     @Path("me")
     public JsonObject me() {
-        return accounts.find(caller.userId()).map(UserResource::view).orElseGet(() -> Json.createObjectBuilder()
+        return accounts.find(caller.userId()).map(UserResource::view).orElseGet(() -> Jsonp.createObjectBuilder()
                 .add("userId", caller.userId()).add("role", caller.role().name().toLowerCase(Locale.ROOT)).build());
     }
 

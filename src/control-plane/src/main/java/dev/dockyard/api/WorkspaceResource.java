@@ -1,10 +1,10 @@
 package dev.dockyard.api;
 
 import dev.dockyard.application.workspaces.Workspaces;
+import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.workspace.KeptWorkspace;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.ws.rs.DELETE;
@@ -29,11 +29,11 @@ public class WorkspaceResource {
 
     @GET
     public JsonObject list() {
-        JsonArrayBuilder items = Json.createArrayBuilder();
+        JsonArrayBuilder items = Jsonp.createArrayBuilder();
         for (KeptWorkspace w : workspaces.list(caller.userId(), caller.isAdmin())) {
             items.add(WorkspaceView.of(w, workspaces.inUse(w)));
         }
-        return Json.createObjectBuilder().add("workspaces", items).build();
+        return Jsonp.createObjectBuilder().add("workspaces", items).build();
     }
 
     @GET

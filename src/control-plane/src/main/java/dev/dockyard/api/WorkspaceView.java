@@ -1,8 +1,8 @@
 package dev.dockyard.api;
 
+import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.workspace.KeptWorkspace;
 import dev.dockyard.workspace.Snapshot;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 
@@ -13,7 +13,7 @@ final class WorkspaceView {
     }
 
     static JsonObject of(KeptWorkspace w, boolean inUse) {
-        JsonObjectBuilder b = Json.createObjectBuilder()
+        JsonObjectBuilder b = Jsonp.createObjectBuilder()
                 .add("id", w.id())
                 .add("userId", w.userId())
                 .add("node", w.node() == null ? "" : w.node())
@@ -32,7 +32,7 @@ final class WorkspaceView {
     }
 
     static JsonObject of(Snapshot s) {
-        return Json.createObjectBuilder()
+        return Jsonp.createObjectBuilder()
                 .add("id", s.id())
                 .add("name", s.name())
                 .add("runtimeId", s.runtimeId())

@@ -5,6 +5,7 @@ import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.audit.AuditEntry;
 import dev.dockyard.audit.AuditTrail;
 import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.observability.DockyardMetrics;
 import dev.dockyard.protocol.Action;
 import dev.dockyard.protocol.ProtocolJson;
@@ -15,7 +16,6 @@ import dev.dockyard.security.SecurityAnalyzer;
 import dev.dockyard.security.SecurityPolicy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -145,7 +145,7 @@ public class ActionService {
         if (!(requestedSeconds <= maximum.toSeconds())) {
             throw new Refused(Refused.Reason.INVALID_ACTION, "timeout must be at most " + maximum.toSeconds()
                     + " seconds (dockyard.actions.max-timeout-seconds), not " + requestedSeconds)
-                    .with("maximum", Json.createValue(maximum.toSeconds()));
+                    .with("maximum", Jsonp.createValue(maximum.toSeconds()));
         }
         return Duration.ofMillis((long) (requestedSeconds * 1000));
     }
@@ -164,10 +164,10 @@ public class ActionService {
     }
 
     private static Refused refusal(Refused.Reason reason, String detail, Assessment assessment) {
-        JsonArrayBuilder reasons = Json.createArrayBuilder();
+        JsonArrayBuilder reasons = Jsonp.createArrayBuilder();
         assessment.reasons().forEach(reasons::add);
-        return new Refused(reason, detail).with("risk", Json.createValue(assessment.risk().name()))
-                .with("securityRisk", Json.createValue(assessment.risk().wireValue())).with("reasons", reasons.build());
+        return new Refused(reason, detail).with("risk", Jsonp.createValue(assessment.risk().name()))
+                .with("securityRisk", Jsonp.createValue(assessment.risk().wireValue())).with("reasons", reasons.build());
     }
 
     private void audit(String userId, SandboxRuntime runtime, Action action, Assessment assessment,
@@ -180,7 +180,7 @@ public class ActionService {
 
     /** The {@code detail} of an executor's problem answer, or the start of whatever it answered. */
     static String detail(String body) {
-        try (var reader = Json.createReader(new StringReader(body))) {
+        try (var reader = Jsonp.createReader(new StringReader(body))) {
             return reader.readObject().getString("detail", body);
         } catch (RuntimeException e) {
             return body.length() > 500 ? body.substring(0, 500) : body;

@@ -3,6 +3,7 @@ package dev.dockyard.application;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.lifecycle.Activity;
@@ -10,7 +11,6 @@ import dev.dockyard.runtime.lifecycle.IdleLifecycle;
 import dev.dockyard.runtime.lifecycle.RuntimeGates;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import java.net.URI;
 import java.util.function.Function;
 
@@ -190,6 +190,6 @@ public class ReadyRuntimes {
 
     private static Refused notReady(SandboxRuntime runtime) {
         return new Refused(Refused.Reason.RUNTIME_NOT_READY, "Runtime " + runtime.id() + " is " + runtime.status()
-                + "; this needs READY").with("runtimeStatus", Json.createValue(runtime.status().name()));
+                + "; this needs READY").with("runtimeStatus", Jsonp.createValue(runtime.status().name()));
     }
 }

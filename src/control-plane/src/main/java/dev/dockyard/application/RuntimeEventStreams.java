@@ -1,5 +1,6 @@
 package dev.dockyard.application;
 
+import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.persistence.RuntimeRepository;
 import dev.dockyard.runtime.RuntimeProgress;
 import dev.dockyard.runtime.StatusChange;
@@ -10,7 +11,6 @@ import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.sse.Sse;
@@ -110,7 +110,7 @@ public class RuntimeEventStreams {
         protected void deliver(Object next) {
             if (next instanceof RuntimeProgress progress) {
                 send(sse.newEventBuilder().name("progress").mediaType(MediaType.APPLICATION_JSON_TYPE)
-                        .data(String.class, Json.createObjectBuilder().add("build", progress.buildId())
+                        .data(String.class, Jsonp.createObjectBuilder().add("build", progress.buildId())
                                 .add("step", progress.step()).add("steps", progress.steps())
                                 .add("line", progress.line()).build().toString()).build());
             } else if (next instanceof StatusChange change) {
@@ -123,7 +123,7 @@ public class RuntimeEventStreams {
             if (!sent.add(change.id())) {
                 return false;
             }
-            JsonObject data = Json.createObjectBuilder().add("status", change.status().name())
+            JsonObject data = Jsonp.createObjectBuilder().add("status", change.status().name())
                     .add("message", change.message() == null ? "" : change.message())
                     .add("at", change.at().toString()).build();
             send(sse.newEventBuilder().name("status").id(change.id()).mediaType(MediaType.APPLICATION_JSON_TYPE)

@@ -1,5 +1,6 @@
 package dev.dockyard.application;
 
+import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.persistence.RuntimeRepository;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.StatusChange;
@@ -10,7 +11,6 @@ import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.sse.Sse;
@@ -94,7 +94,7 @@ public class RuntimeFeed {
             if (ownerId != null && !ownerId.equals(owner)) {
                 return;
             }
-            JsonObjectBuilder data = Json.createObjectBuilder().add("runtimeId", change.runtimeId())
+            JsonObjectBuilder data = Jsonp.createObjectBuilder().add("runtimeId", change.runtimeId())
                     .add("status", change.status().name())
                     .add("message", change.message() == null ? "" : change.message())
                     .add("at", change.at().toString());

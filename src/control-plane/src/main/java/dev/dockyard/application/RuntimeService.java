@@ -5,6 +5,7 @@ import dev.dockyard.application.workspaces.Snapshots;
 import dev.dockyard.application.workspaces.Workspaces;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.persistence.RuntimeRepository;
 import dev.dockyard.placement.NodeAccess;
 import dev.dockyard.placement.PlacementRefusedException;
@@ -24,7 +25,6 @@ import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -259,6 +259,6 @@ public class RuntimeService {
 
     private static Refused notReady(String id, IllegalTransitionException e, String rule) {
         return new Refused(Refused.Reason.RUNTIME_NOT_READY, "Runtime " + id + " is " + e.from() + "; " + rule)
-                .with("runtimeStatus", Json.createValue(e.from().name()));
+                .with("runtimeStatus", Jsonp.createValue(e.from().name()));
     }
 }

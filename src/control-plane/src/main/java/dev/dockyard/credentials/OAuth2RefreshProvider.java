@@ -1,8 +1,8 @@
 package dev.dockyard.credentials;
 
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
@@ -71,7 +71,7 @@ public class OAuth2RefreshProvider implements CredentialProvider {
         PinnedCall.Answer response = exchange(credential, endpoint(credential), headers,
                 form.getBytes(StandardCharsets.UTF_8));
         JsonObject token;
-        try (var reader = Json.createReader(new ByteArrayInputStream(response.body()))) {
+        try (var reader = Jsonp.createReader(new ByteArrayInputStream(response.body()))) {
             token = reader.readObject();
         } catch (RuntimeException e) {
             throw new CredentialException("credential " + credential.name() + ": the token endpoint answered "

@@ -1,7 +1,7 @@
 package dev.dockyard.images;
 
 import dev.dockyard.backend.ExecutorServer;
-import jakarta.json.Json;
+import dev.dockyard.jsonp.Jsonp;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
@@ -82,6 +82,6 @@ public final class RuntimeDockerfile {
     }
 
     private static String jsonString(String s) {
-        return Json.createValue(s).toString();
+        return Jsonp.createValue(s).toString();
     }
 }

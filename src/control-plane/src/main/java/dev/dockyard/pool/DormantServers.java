@@ -1,7 +1,7 @@
 package dev.dockyard.pool;
 
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
@@ -70,11 +70,11 @@ public class DormantServers {
     /** The body of {@code POST /api/init} for a runtime with this key and environment. */
     static JsonObject initRequest(String sessionKey, Map<String, String> environment, String webUrl,
                                   List<String> sessionKeyVariables) {
-        JsonObjectBuilder env = Json.createObjectBuilder();
+        JsonObjectBuilder env = Jsonp.createObjectBuilder();
         Map<Integer, JsonObjectBuilder> webhooks = new TreeMap<>();
         Map<Integer, String> cors = new TreeMap<>();
-        JsonObjectBuilder body = Json.createObjectBuilder()
-                .add("session_api_keys", Json.createArrayBuilder().add(sessionKey))
+        JsonObjectBuilder body = Jsonp.createObjectBuilder()
+                .add("session_api_keys", Jsonp.createArrayBuilder().add(sessionKey))
                 .add("secret_key", sessionKey);
         boolean webUrlSet = false;
         for (Map.Entry<String, String> e : environment.entrySet()) {
@@ -84,7 +84,7 @@ public class DormantServers {
             Matcher origin = CORS.matcher(name);
             if (webhook.matches()) {
                 String member = webhook.group(2).toLowerCase();
-                webhooks.computeIfAbsent(Integer.valueOf(webhook.group(1)), i -> Json.createObjectBuilder())
+                webhooks.computeIfAbsent(Integer.valueOf(webhook.group(1)), i -> Jsonp.createObjectBuilder())
                         .add(member, typed(member, value));
             } else if (origin.matches()) {
                 cors.put(Integer.valueOf(origin.group(1)), value);
@@ -100,12 +100,12 @@ public class DormantServers {
             }
         }
         if (!webhooks.isEmpty()) {
-            JsonArrayBuilder list = Json.createArrayBuilder();
+            JsonArrayBuilder list = Jsonp.createArrayBuilder();
             webhooks.values().forEach(list::add);
             body.add("webhooks", list);
         }
         if (!cors.isEmpty()) {
-            JsonArrayBuilder list = Json.createArrayBuilder();
+            JsonArrayBuilder list = Jsonp.createArrayBuilder();
             cors.values().forEach(list::add);
             body.add("allow_cors_origins", list);
         }
@@ -118,19 +118,19 @@ public class DormantServers {
     private static JsonValue typed(String member, String value) {
         if (NUMERIC.contains(member)) {
             try {
-                return Json.createValue(Double.parseDouble(value.strip()));
+                return Jsonp.createValue(Double.parseDouble(value.strip()));
             } catch (NumberFormatException e) {
-                return Json.createValue(value);
+                return Jsonp.createValue(value);
             }
         }
         if (member.equals("headers")) {
-            try (var reader = Json.createReader(new StringReader(value))) {
+            try (var reader = Jsonp.createReader(new StringReader(value))) {
                 return reader.readObject();
             } catch (RuntimeException e) {
-                return Json.createValue(value);
+                return Jsonp.createValue(value);
             }
         }
-        return Json.createValue(value);
+        return Jsonp.createValue(value);
     }
 
     public void initialize(URI server, String initKey, String sessionKey, Map<String, String> environment,

@@ -11,6 +11,7 @@ import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.images.RuntimeImageBuilder;
 import dev.dockyard.images.RuntimeImages;
+import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.placement.Placement;
 import dev.dockyard.placement.WarmMembers;
 import dev.dockyard.runtime.RuntimeKeys;
@@ -23,7 +24,6 @@ import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.net.URI;
 import java.time.Clock;
@@ -456,8 +456,8 @@ public class PoolKeeper {
      */
     private void warmUp(URI endpoint, String sessionKey) {
         executors.configure(endpoint, sessionKey, EMPTY_CONFIGURATION);
-        JsonObject action = Json.createObjectBuilder().add("action", "run")
-                .add("args", Json.createObjectBuilder().add("command", "true")).build();
+        JsonObject action = Jsonp.createObjectBuilder().add("action", "run")
+                .add("args", Jsonp.createObjectBuilder().add("command", "true")).build();
         for (int i = 0; i < WARM_UP_ACTIONS; i++) {
             ExecutorClient.ExecutorAnswer answer = executors.execute(endpoint, sessionKey, action,
                     Duration.ofSeconds(30), null);

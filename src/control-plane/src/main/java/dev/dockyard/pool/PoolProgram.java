@@ -1,6 +1,6 @@
 package dev.dockyard.pool;
 
-import jakarta.json.Json;
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
@@ -37,11 +37,11 @@ public record PoolProgram(List<String> command, String workingDir, String user, 
     }
 
     String toJson() {
-        JsonArrayBuilder args = Json.createArrayBuilder();
+        JsonArrayBuilder args = Jsonp.createArrayBuilder();
         command.forEach(args::add);
-        JsonObjectBuilder env = Json.createObjectBuilder();
+        JsonObjectBuilder env = Jsonp.createObjectBuilder();
         environment.forEach(env::add);
-        JsonObjectBuilder json = Json.createObjectBuilder().add("command", args).add("environment", env);
+        JsonObjectBuilder json = Jsonp.createObjectBuilder().add("command", args).add("environment", env);
         if (workingDir != null) {
             json.add("workingDir", workingDir);
         }
@@ -52,7 +52,7 @@ public record PoolProgram(List<String> command, String workingDir, String user, 
     }
 
     static PoolProgram fromJson(String text) {
-        try (var reader = Json.createReader(new StringReader(text))) {
+        try (var reader = Jsonp.createReader(new StringReader(text))) {
             JsonObject json = reader.readObject();
             List<String> command = json.getJsonArray("command").getValuesAs(JsonString.class).stream()
                     .map(JsonString::getString).toList();

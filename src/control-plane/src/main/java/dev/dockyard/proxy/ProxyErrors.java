@@ -1,6 +1,6 @@
 package dev.dockyard.proxy;
 
-import jakarta.json.Json;
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -20,7 +20,7 @@ final class ProxyErrors {
         response.setContentType("application/json");
         response.setHeader("X-Content-Type-Options", "nosniff");
         response.setCharacterEncoding("UTF-8");
-        byte[] body = Json.createObjectBuilder().add("detail", detail).build().toString()
+        byte[] body = Jsonp.createObjectBuilder().add("detail", detail).build().toString()
                 .getBytes(StandardCharsets.UTF_8);
         response.setContentLength(body.length);
         response.getOutputStream().write(body);

@@ -2,7 +2,7 @@ package dev.dockyard.runtime;
 
 import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.images.ExtraDependencies;
-import jakarta.json.Json;
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;
@@ -27,7 +27,7 @@ final class RuntimeSettingsJson {
         if (environment.isEmpty()) {
             return null;
         }
-        JsonObjectBuilder json = Json.createObjectBuilder();
+        JsonObjectBuilder json = Jsonp.createObjectBuilder();
         environment.forEach(json::add);
         return json.build().toString();
     }
@@ -45,9 +45,9 @@ final class RuntimeSettingsJson {
         if (extra.aptPackages().isEmpty() && extra.script().isEmpty()) {
             return null;
         }
-        JsonArrayBuilder apt = Json.createArrayBuilder();
+        JsonArrayBuilder apt = Jsonp.createArrayBuilder();
         extra.aptPackages().forEach(apt::add);
-        return Json.createObjectBuilder().add("apt", apt).add("script", extra.script()).build().toString();
+        return Jsonp.createObjectBuilder().add("apt", apt).add("script", extra.script()).build().toString();
     }
 
     static ExtraDependencies extraDependencies(String json) {
@@ -63,11 +63,11 @@ final class RuntimeSettingsJson {
         if (program == null) {
             return null;
         }
-        JsonArrayBuilder command = Json.createArrayBuilder();
+        JsonArrayBuilder command = Jsonp.createArrayBuilder();
         program.command().forEach(command::add);
-        JsonObjectBuilder environment = Json.createObjectBuilder();
+        JsonObjectBuilder environment = Jsonp.createObjectBuilder();
         program.environment().forEach(environment::add);
-        JsonObjectBuilder json = Json.createObjectBuilder().add("command", command).add("environment", environment)
+        JsonObjectBuilder json = Jsonp.createObjectBuilder().add("command", command).add("environment", environment)
                 .add("mainPort", program.mainPort());
         if (program.workingDir() != null) {
             json.add("workingDir", program.workingDir());
@@ -101,7 +101,7 @@ final class RuntimeSettingsJson {
         if (ports.isEmpty()) {
             return null;
         }
-        JsonObjectBuilder json = Json.createObjectBuilder();
+        JsonObjectBuilder json = Jsonp.createObjectBuilder();
         ports.forEach(json::add);
         return json.build().toString();
     }
@@ -116,7 +116,7 @@ final class RuntimeSettingsJson {
     }
 
     private static JsonObject read(String json) {
-        try (JsonReader reader = Json.createReader(new StringReader(json))) {
+        try (JsonReader reader = Jsonp.createReader(new StringReader(json))) {
             return reader.readObject();
         }
     }
@@ -125,19 +125,19 @@ final class RuntimeSettingsJson {
         if (isolation == null || isolation.isDefault()) {
             return null;
         }
-        JsonObjectBuilder json = Json.createObjectBuilder();
+        JsonObjectBuilder json = Jsonp.createObjectBuilder();
         if (isolation.runtimeClass() != null) {
             json.add("runtimeClass", isolation.runtimeClass());
         }
         if (isolation.gpus() != null) {
-            JsonArrayBuilder ids = Json.createArrayBuilder();
+            JsonArrayBuilder ids = Jsonp.createArrayBuilder();
             isolation.gpus().deviceIds().forEach(ids::add);
-            json.add("gpus", Json.createObjectBuilder().add("count", isolation.gpus().count()).add("deviceIds", ids));
+            json.add("gpus", Jsonp.createObjectBuilder().add("count", isolation.gpus().count()).add("deviceIds", ids));
         }
         if (isolation.readOnlyRoot() != null) {
             json.add("readOnlyRoot", isolation.readOnlyRoot());
         }
-        JsonArrayBuilder networks = Json.createArrayBuilder();
+        JsonArrayBuilder networks = Jsonp.createArrayBuilder();
         isolation.networks().forEach(networks::add);
         return json.add("networks", networks).build().toString();
     }

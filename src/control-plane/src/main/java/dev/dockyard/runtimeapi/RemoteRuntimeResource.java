@@ -11,13 +11,13 @@ import dev.dockyard.application.remote.ContextBuilds;
 import dev.dockyard.application.remote.RemoteRuntimes;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.RuntimeImageBuilder;
+import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.provisioning.ConversationBusyException;
 import dev.dockyard.tenancy.ApiKeyRecord;
 import dev.dockyard.tenancy.QuotaExceededException;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
@@ -132,7 +132,7 @@ public class RemoteRuntimeResource {
     @GET
     @Path("sessions/batch")
     public String batch(@QueryParam("ids") List<String> ids) {
-        JsonArrayBuilder list = Json.createArrayBuilder();
+        JsonArrayBuilder list = Jsonp.createArrayBuilder();
         Set<String> distinct = new LinkedHashSet<>(ids);
         String base = base();
         for (String id : distinct) {
@@ -152,11 +152,11 @@ public class RemoteRuntimeResource {
     @GET
     @Path("list")
     public JsonObject list() {
-        JsonArrayBuilder items = Json.createArrayBuilder();
+        JsonArrayBuilder items = Jsonp.createArrayBuilder();
         List<SandboxRuntime> live = runtimes.live(caller.userId());
         String base = base();
         live.forEach(r -> items.add(RemoteRuntimeView.of(r, base)));
-        return Json.createObjectBuilder().add("runtimes", items).add("total", live.size()).build();
+        return Jsonp.createObjectBuilder().add("runtimes", items).add("total", live.size()).build();
     }
 
     @GET
@@ -189,7 +189,7 @@ public class RemoteRuntimeResource {
     @GET
     @Path("registry_prefix")
     public JsonObject registryPrefix() {
-        return Json.createObjectBuilder().add("registry_prefix", builds.registryPrefix()).build();
+        return Jsonp.createObjectBuilder().add("registry_prefix", builds.registryPrefix()).build();
     }
 
     @GET
@@ -200,8 +200,8 @@ public class RemoteRuntimeResource {
         }
         Optional<RuntimeImageBuilder.ImageInfo> found = runtimes.image(image.strip(), caller.userId(),
                 caller.isAdmin());
-        JsonObjectBuilder answer = Json.createObjectBuilder().add("exists", found.isPresent());
-        found.ifPresent(i -> answer.add("image", Json.createObjectBuilder().add("id", i.id())
+        JsonObjectBuilder answer = Jsonp.createObjectBuilder().add("exists", found.isPresent());
+        found.ifPresent(i -> answer.add("image", Jsonp.createObjectBuilder().add("id", i.id())
                 .add("image_size_bytes", i.sizeBytes()).addNull("upload_time")));
         return answer.build();
     }
@@ -235,7 +235,7 @@ public class RemoteRuntimeResource {
             ContextBuilds.Build build = builds.submit(caller.userId(), caller.isAdmin(), context, target.strip(),
                     tags.stream().map(String::strip).toList());
             context = null; // the build owns it now
-            return Json.createObjectBuilder().add("build_id", build.id()).build();
+            return Jsonp.createObjectBuilder().add("build_id", build.id()).build();
         } catch (IOException e) {
             throw Problem.of(Problem.Kind.VALIDATION, "the build context could not be read: " + e.getMessage())
                     .toException();
@@ -249,7 +249,7 @@ public class RemoteRuntimeResource {
     public JsonObject buildStatus(@QueryParam("build_id") String buildId) {
         ContextBuilds.Build build = builds.find(caller.userId(), caller.isAdmin(), buildId == null ? "" : buildId)
                 .orElseThrow(() -> notFound("no build " + buildId));
-        JsonObjectBuilder answer = Json.createObjectBuilder().add("build_id", build.id()).add("status", build.status())
+        JsonObjectBuilder answer = Jsonp.createObjectBuilder().add("build_id", build.id()).add("status", build.status())
                 .add("image", build.image());
         if (build.error() == null) {
             answer.addNull("error");

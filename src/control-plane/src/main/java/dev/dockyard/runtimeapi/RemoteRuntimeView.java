@@ -1,9 +1,9 @@
 package dev.dockyard.runtimeapi;
 
 import dev.dockyard.application.remote.RemoteRuntimes;
+import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.ServiceUrls;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 
@@ -44,7 +44,7 @@ final class RemoteRuntimeView {
     static JsonObject of(SandboxRuntime runtime, String base) {
         String url = ServiceUrls.runtimeUrl(base, runtime.id());
         Status status = status(runtime);
-        JsonObjectBuilder workHosts = Json.createObjectBuilder();
+        JsonObjectBuilder workHosts = Jsonp.createObjectBuilder();
         Integer work1 = runtime.servicePorts().get(RemoteRuntimes.WORK_1);
         Integer work2 = runtime.servicePorts().get(RemoteRuntimes.WORK_2);
         if (work1 != null) {
@@ -53,7 +53,7 @@ final class RemoteRuntimeView {
         if (work2 != null) {
             workHosts.add(ServiceUrls.serviceUrl(base, runtime.id(), RemoteRuntimes.WORK_2), work2);
         }
-        JsonObjectBuilder json = Json.createObjectBuilder()
+        JsonObjectBuilder json = Jsonp.createObjectBuilder()
                 .add("runtime_id", runtime.id())
                 .add("id", runtime.id())
                 .add("session_id", runtime.conversationId())
@@ -61,7 +61,7 @@ final class RemoteRuntimeView {
                 .add("status", status.status())
                 .add("pod_status", status.podStatus())
                 .add("restart_count", 0)
-                .add("restart_reasons", Json.createArrayBuilder())
+                .add("restart_reasons", Jsonp.createArrayBuilder())
                 .add("work_hosts", workHosts)
                 .add("image", runtime.image());
         if (runtime.serviceKey() == null) {

@@ -1,8 +1,8 @@
 package dev.dockyard.workspace;
 
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
@@ -47,9 +47,9 @@ public class Microagents {
     public record Microagent(String source, String name, String type, String agent, List<String> triggers,
                              String content) {
         public JsonObject toJson() {
-            JsonArrayBuilder t = Json.createArrayBuilder();
+            JsonArrayBuilder t = Jsonp.createArrayBuilder();
             triggers.forEach(t::add);
-            JsonObjectBuilder b = Json.createObjectBuilder().add("name", name).add("type", type).add("source", source)
+            JsonObjectBuilder b = Jsonp.createObjectBuilder().add("name", name).add("type", type).add("source", source)
                     .add("triggers", t).add("content", content);
             if (agent != null) {
                 b.add("agent", agent);

@@ -1,6 +1,6 @@
 package dev.dockyard.workspace;
 
-import jakarta.json.Json;
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import java.io.StringReader;
@@ -63,7 +63,7 @@ public record RepositorySpec(String url, String branch, String newBranch, String
     }
 
     public String toJson() {
-        JsonObjectBuilder b = Json.createObjectBuilder().add("url", url);
+        JsonObjectBuilder b = Jsonp.createObjectBuilder().add("url", url);
         if (branch != null) {
             b.add("branch", branch);
         }
@@ -77,7 +77,7 @@ public record RepositorySpec(String url, String branch, String newBranch, String
     }
 
     public static RepositorySpec fromJson(String json) {
-        try (var reader = Json.createReader(new StringReader(json))) {
+        try (var reader = Jsonp.createReader(new StringReader(json))) {
             JsonObject o = reader.readObject();
             return new RepositorySpec(o.getString("url"), o.getString("branch", null), o.getString("newBranch", null),
                     o.getString("credential", null));

@@ -2,10 +2,10 @@ package dev.dockyard.workspace;
 
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.runtime.executor.ExecutorClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
 import java.io.StringReader;
@@ -47,8 +47,8 @@ public class WorkspaceSetup {
 
     /** Runs one command (static: not in the agent's shell); fails with its output unless it exits 0. */
     String run(URI executor, String sessionKey, String what, String command, Duration timeout) {
-        JsonObject action = Json.createObjectBuilder().add("action", "run").add("timeout", timeout.toSeconds())
-                .add("args", Json.createObjectBuilder().add("command", command).add("is_static", true)
+        JsonObject action = Jsonp.createObjectBuilder().add("action", "run").add("timeout", timeout.toSeconds())
+                .add("args", Jsonp.createObjectBuilder().add("command", command).add("is_static", true)
                         .add("cwd", WORKSPACE).add("hidden", true)).build();
         ExecutorClient.ExecutorAnswer answer;
         try {
@@ -60,7 +60,7 @@ public class WorkspaceSetup {
             throw new BackendException(what + ": the executor answered " + answer.status());
         }
         JsonObject observation;
-        try (var reader = Json.createReader(new StringReader(answer.body()))) {
+        try (var reader = Jsonp.createReader(new StringReader(answer.body()))) {
             observation = reader.readObject();
         } catch (JsonException | ClassCastException e) {
             throw new BackendException(what + ": the executor's answer is not an observation");

@@ -12,6 +12,7 @@ import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SnapshotCapture;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.ExtraDependencies;
+import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.persistence.RuntimeRepository;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -25,7 +26,6 @@ import dev.dockyard.workspace.Snapshot;
 import dev.dockyard.workspace.WorkspaceRecords;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import java.time.Clock;
 import java.util.HashMap;
 import java.util.List;
@@ -124,7 +124,7 @@ public class Snapshots {
             if (now.status() != RuntimeStatus.READY && now.status() != RuntimeStatus.PAUSED) {
                 throw new Refused(Refused.Reason.RUNTIME_NOT_READY, "Runtime " + runtime.id() + " is " + now.status()
                         + "; only a READY or PAUSED runtime can be snapshotted")
-                        .with("runtimeStatus", Json.createValue(now.status().name()));
+                        .with("runtimeStatus", Jsonp.createValue(now.status().name()));
             }
             boolean wasPaused = now.status() == RuntimeStatus.PAUSED;
             backend.pause(now.containerName());
@@ -186,9 +186,9 @@ public class Snapshots {
     private static Refused quota(String limit, long allowed, long inUse) {
         return new Refused(Refused.Reason.QUOTA_EXCEEDED, "Quota " + limit + " exceeded: " + inUse + " in use, "
                 + allowed + " allowed; delete snapshots first")
-                .with("limit", Json.createValue(limit))
-                .with("allowed", Json.createValue(allowed))
-                .with("inUse", Json.createValue(inUse));
+                .with("limit", Jsonp.createValue(limit))
+                .with("allowed", Jsonp.createValue(allowed))
+                .with("inUse", Jsonp.createValue(inUse));
     }
 
     private void removeQuietly(Snapshot snapshot) {

@@ -7,6 +7,7 @@ import dev.dockyard.backend.Labels;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxWorkspace;
 import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.persistence.RuntimeRepository;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.provisioning.Provisioner;
@@ -17,7 +18,6 @@ import dev.dockyard.workspace.Snapshot;
 import dev.dockyard.workspace.WorkspaceRecords;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.HashMap;
@@ -111,7 +111,7 @@ public class Workspaces {
             // its provisioning would remove what it built meanwhile: there is nothing worth keeping yet
             throw new Refused(Refused.Reason.RUNTIME_NOT_READY, "Runtime " + runtime.id() + " is still "
                     + runtime.status() + "; delete it without keepWorkspace, or wait until it is READY")
-                    .with("runtimeStatus", Json.createValue(runtime.status().name()));
+                    .with("runtimeStatus", Jsonp.createValue(runtime.status().name()));
         }
         RuntimeBackend backend = nodes.on(runtime.node());
         SandboxWorkspace mounted = runtime.workspace();

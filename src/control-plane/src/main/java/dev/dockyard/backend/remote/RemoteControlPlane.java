@@ -2,7 +2,7 @@ package dev.dockyard.backend.remote;
 
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.ExecutorServer;
-import jakarta.json.Json;
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
@@ -123,7 +123,7 @@ public class RemoteControlPlane {
      * what it could not honour.
      */
     public String start(String session, String image, String serviceKey, ExecutorServer executorServer) {
-        JsonObjectBuilder request = Json.createObjectBuilder().add("image", image).add("session_id", session)
+        JsonObjectBuilder request = Jsonp.createObjectBuilder().add("image", image).add("session_id", session)
                 .add("session_api_key", serviceKey);
         if (executorServer != null && executorServer != ExecutorServer.DEFAULT) {
             request.add("executor_server", executorServer.apiName());
@@ -303,7 +303,7 @@ public class RemoteControlPlane {
     /** A {@code status} event's data ({@code {"status", "message", "at"}}) as the runtime's status. */
     private RemoteRuntime statusOf(String id, String data) {
         JsonObject change;
-        try (var reader = Json.createReader(new StringReader(data))) {
+        try (var reader = Jsonp.createReader(new StringReader(data))) {
             change = reader.readObject();
         } catch (JsonException e) {
             throw new BackendException("remote node '" + settings.node() + "' sent an event of runtime " + id
@@ -430,7 +430,7 @@ public class RemoteControlPlane {
 
     /** The remote's problem detail, when its answer is one. */
     private static String detail(String body) {
-        try (var reader = Json.createReader(new StringReader(body))) {
+        try (var reader = Jsonp.createReader(new StringReader(body))) {
             JsonValue detail = reader.readObject().get("detail");
             return detail instanceof JsonString s ? ": " + s.getString() : "";
         } catch (RuntimeException notJson) {
@@ -439,7 +439,7 @@ public class RemoteControlPlane {
     }
 
     private JsonObject json(HttpResponse<String> answer) {
-        try (var reader = Json.createReader(new StringReader(answer.body()))) {
+        try (var reader = Jsonp.createReader(new StringReader(answer.body()))) {
             return reader.readObject();
         } catch (RuntimeException e) {
             throw new BackendException("remote node '" + settings.node() + "' answered something that is not a "
