@@ -508,11 +508,23 @@ public class DockyardConfig {
      */
     public Duration disconnectedGrace(String node) {
         String key = "dockyard.node." + node + ".disconnected-grace";
-        Optional<Integer> seconds = nodeLimit(node, "disconnected-grace");
-        if (seconds.isPresent() && seconds.get() < 1) {
-            throw new IllegalStateException(key + " is seconds, 1 or more");
-        }
-        return seconds.map(Duration::ofSeconds).orElseGet(this::disconnectedGrace);
+        return seconds(key, ConfigProvider.getConfig().getOptionalValue(key, String.class))
+                .orElseGet(this::disconnectedGrace);
+    }
+
+    /** A setting of whole seconds, 1 or more; empty when not set (or blank). */
+    static Optional<Duration> seconds(String key, Optional<String> value) {
+        return value.map(String::strip).filter(v -> !v.isEmpty()).map(v -> {
+            try {
+                long seconds = Long.parseLong(v);
+                if (seconds >= 1) {
+                    return Duration.ofSeconds(seconds);
+                }
+            } catch (NumberFormatException e) {
+                // said below
+            }
+            throw new IllegalStateException(key + ": '" + v + "' is not a whole number of seconds, 1 or more");
+        });
     }
 
     /** How long a migration waits for the actions running in the source to finish before it is refused. */

@@ -80,6 +80,8 @@ public class DockerNodes implements BackendNodes {
     void connect() {
         List<String> names = config.nodes();
         for (String name : names) {
+            // read at start, so that a wrong value stops the start rather than every reconciler pass later
+            config.disconnectedGrace(name);
             // every type of node has one, a cli node too (it ignores it: its executor is in-process)
             executorServers.put(name, ExecutorServer.of(ConfigProvider.getConfig(), name));
             if (NodeType.of(ConfigProvider.getConfig(), name) == NodeType.KUBERNETES) {

@@ -178,10 +178,14 @@ public class Hibernation {
             LOG.warning("Waking runtime " + id + " from hibernation failed: " + secrets.redact(runtime, e.getMessage()));
             journal.transitionIf(id, EnumSet.of(RuntimeStatus.HIBERNATED), RuntimeStatus.ERROR_RUNTIME_DISCONNECTED,
                     "Waking from hibernation failed: " + e.getMessage() + "; released "
-                            + config.disconnectedGrace(runtime.node() == null ? nodes.defaultNode() : runtime.node()).toSeconds()
-                            + " s after this unless its sandbox answers again");
+                            + graceOf(runtime).toSeconds() + " s after this unless its sandbox answers again");
         }
         return current(id);
+    }
+
+    /** The disconnected grace of the runtime's node. */
+    private Duration graceOf(SandboxRuntime runtime) {
+        return config.disconnectedGrace(runtime.node() == null ? nodes.defaultNode() : runtime.node());
     }
 
     /**
