@@ -10,14 +10,16 @@ import com.tngtech.archunit.library.freeze.FreezingArchRule;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Properties;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * The control plane's shape, checked on its compiled classes (docs/architecture.md "Rings").
+ * The control plane's shape, checked on its compiled classes (docs/architecture.md, "Where things go").
  *
  * <p>The edges hold today and are plain rules: each engine's client library stays in its backend
  * package. The middle does not hold yet (issue "The house"): package cycles, JAX-RS and servlets
@@ -35,10 +37,36 @@ class ArchitectureTest {
             .importPath(Path.of(System.getProperty("user.dir"), "target", "classes"));
 
     private static final String CYCLES = "architecture/package-cycles.txt";
+    /** The frozen rules, by the description their record is kept under. */
+    private static final List<String> FROZEN = List.of("requests, SSE and servlets only in the interface ring",
+            "the EntityManager only in persistence, behind repository ports");
 
     /** Where the outside world calls in: the REST resources, the Remote Runtime API, the console, the service proxy. */
     private static final String[] INTERFACE_RING = {"dev.dockyard.api..", "dev.dockyard.runtimeapi..",
             "dev.dockyard.console..", "dev.dockyard.proxy..", "dev.dockyard.observability.."};
+
+    @Test
+    void shouldSeeTheControlPlanesClasses() {
+        // an empty import (no build output where expected) would pass every rule below
+        assertTrue(CLASSES.size() > 300, "classes imported from target/classes: " + CLASSES.size());
+    }
+
+    /**
+     * A frozen rule whose record is missing would record today's violations as it runs (the store
+     * allows updates), so a renamed or new rule must bring its record: one line in stored.rules each.
+     */
+    @Test
+    void shouldHaveARecordForEveryFrozenRule() throws IOException {
+        Properties stored = new Properties();
+        try (InputStream in = Files.newInputStream(Path.of(System.getProperty("user.dir"),
+                "src/test/archunit-store/stored.rules"))) {
+            stored.load(in);
+        }
+        for (String rule : FROZEN) {
+            assertTrue(stored.containsKey(rule), "no record of frozen rule '" + rule + "' in stored.rules: "
+                    + stored.keySet());
+        }
+    }
 
     @Test
     void shouldKeepDockerJavaInTheDockerBackend() {
@@ -85,14 +113,14 @@ class ArchitectureTest {
         frozen(noClasses().that().resideOutsideOfPackages(INTERFACE_RING)
                 .should().dependOnClassesThat().resideInAnyPackage("jakarta.ws.rs.container..", "jakarta.ws.rs.sse..",
                         "jakarta.servlet..")
-                .as("requests, SSE and servlets only in the interface ring")).check(CLASSES);
+                .as(FROZEN.get(0))).check(CLASSES);
     }
 
     @Test
     void shouldReachTheDatabaseOnlyThroughPersistence() {
         frozen(noClasses().that().resideOutsideOfPackage("dev.dockyard.persistence..")
                 .should().dependOnClassesThat().haveFullyQualifiedName("jakarta.persistence.EntityManager")
-                .as("the EntityManager only in persistence, behind repository ports")).check(CLASSES);
+                .as(FROZEN.get(1))).check(CLASSES);
     }
 
     private static ArchRule frozen(ArchRule rule) {

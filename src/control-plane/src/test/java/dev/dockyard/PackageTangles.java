@@ -53,27 +53,26 @@ final class PackageTangles {
         return edges;
     }
 
-    /** The tangles among the packages under {@code root}. */
-    static List<Set<String>> of(JavaClasses classes, String root) {
-        return tangles(graph(classes, root));
-    }
-
     private static Map<String, Set<String>> graph(JavaClasses classes, String root) {
         Map<String, Set<String>> graph = new TreeMap<>();
         for (JavaClass origin : classes) {
             String from = origin.getPackageName();
-            if (!from.startsWith(root)) {
+            if (!under(from, root)) {
                 continue;
             }
             Set<String> targets = graph.computeIfAbsent(from, p -> new TreeSet<>());
             for (Dependency dependency : origin.getDirectDependenciesFromSelf()) {
                 String to = dependency.getTargetClass().getPackageName();
-                if (to.startsWith(root) && !to.equals(from)) {
+                if (under(to, root) && !to.equals(from)) {
                     targets.add(to);
                 }
             }
         }
         return graph;
+    }
+
+    private static boolean under(String pkg, String root) {
+        return pkg.equals(root) || pkg.startsWith(root + ".");
     }
 
     private static List<Set<String>> tangles(Map<String, Set<String>> graph) {

@@ -28,7 +28,8 @@ final class ControlPlane {
      * (HighAvailabilityIT's two, PlacementIT's, ControlPlaneImageIT's container): a boot is ~20–60
      * CPU-s, and two of them beside each other on a 2-core machine, with the other suites running,
      * stretched one past minutes. Suites run two at a time; these take turns. (RemoteNodeIT's second
-     * control plane is one boot and a restart whose timing nothing asserts: it runs beside anything.)
+     * control plane is one boot and a restart, which remote1's 300 s disconnected grace leaves room
+     * for: it runs beside anything.)
      */
     static final String OWN_SERVERS = "control-planes-of-their-own";
 

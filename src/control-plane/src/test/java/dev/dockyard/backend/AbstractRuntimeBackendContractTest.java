@@ -114,6 +114,8 @@ public abstract class AbstractRuntimeBackendContractTest {
         assertEquals(SandboxState.Phase.EXITED, backend.inspect(spec.name()).phase());
         assertEquals(List.of(spec.name()), backend.listManaged(CONTROL_PLANE).stream().map(ManagedSandbox::name).toList(),
                 "a stopped sandbox is still its control plane's");
+        assertEquals(List.of(SandboxState.Phase.EXITED), backend.listManaged(CONTROL_PLANE).stream()
+                .map(ManagedSandbox::phase).toList());
 
         URI revived = backend.revive(spec.name(), NEW_KEY, spec.user(), EXECUTOR_PORT);
 

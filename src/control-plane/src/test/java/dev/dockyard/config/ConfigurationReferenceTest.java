@@ -33,7 +33,7 @@ class ConfigurationReferenceTest {
      * A full setting name as the code spells it: an injected property, a lookup, or a constant named
      * a setting (metric names are constants too, and not settings).
      */
-    private static final Pattern READ = Pattern.compile("(?:@ConfigProperty\\(name\\s*=\\s*|get(?:Optional)?Value\\("
+    private static final Pattern READ = Pattern.compile("(?:@ConfigProperty\\(\\s*name\\s*=\\s*|get(?:Optional)?Value\\("
             + "|String [A-Z_]*SETTING\\s*=\\s*)\"(dockyard\\.[a-z0-9.-]*[a-z0-9])\"");
     /** A row of the reference: its first cell starts with the setting's name in backticks. */
     private static final Pattern ROW = Pattern.compile("^\\|\\s*`(dockyard\\.[^`]+)`");
@@ -56,7 +56,9 @@ class ConfigurationReferenceTest {
             if (key.contains("<")) {
                 // dockyard.node.<name>.cpus: the code builds the prefix and spells the suffix
                 String suffix = key.substring(key.lastIndexOf('>') + 2);
-                if (!sources.contains("\"" + suffix + "\"") && !sources.contains("." + suffix + "\"")) {
+                // appended to the prefix ("+ \"cpus\""), the end of a longer name, or a constant's value
+                if (!Pattern.compile("([+=]\\s*\"" + Pattern.quote(suffix) + "\")|(\\.\\Q" + suffix + "\\E\")")
+                        .matcher(sources).find()) {
                     stale.add(key);
                 }
             } else if (!read.contains(key) && !serverConfig.contains("${" + key + "}")

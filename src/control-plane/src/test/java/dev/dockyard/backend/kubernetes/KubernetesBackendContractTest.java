@@ -22,8 +22,9 @@ class KubernetesBackendContractTest extends AbstractRuntimeBackendContractTest {
     }
 
     @Override
-    protected void closeNode() {
+    protected void closeNode() throws InterruptedException {
         kubelet.interrupt();
+        kubelet.join(5_000);
         cluster.close();
     }
 

@@ -100,18 +100,26 @@ public final class MockCluster implements AutoCloseable {
         });
     }
 
-    /** Marks every pod without a status running, in the background, until {@code stop} is called. */
+    /**
+     * Marks every pod without a status running, in the background, until the thread is interrupted
+     * (or for two minutes at most: no test runs longer).
+     */
     public Thread runEveryPod() {
         Thread loop = new Thread(() -> {
-            while (!Thread.currentThread().isInterrupted()) {
+            long end = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+            while (!Thread.currentThread().isInterrupted() && System.nanoTime() < end) {
                 try {
                     for (Pod pod : kubelet.pods().inNamespace(NAMESPACE).list().getItems()) {
                         if (pod.getStatus() == null || pod.getStatus().getPhase() == null) {
                             markRunning(pod.getMetadata().getName(), "10.1.2.3");
                         }
                     }
+                } catch (RuntimeException e) {
+                    // a pod deleted or changed between the list and the edit: the next round sees it anew
+                }
+                try {
                     Thread.sleep(50);
-                } catch (InterruptedException | RuntimeException e) {
+                } catch (InterruptedException e) {
                     return;
                 }
             }

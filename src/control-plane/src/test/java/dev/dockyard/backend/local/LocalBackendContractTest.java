@@ -1,5 +1,7 @@
 package dev.dockyard.backend.local;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import dev.dockyard.backend.AbstractRuntimeBackendContractTest;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxSpec;
@@ -51,6 +53,8 @@ class LocalBackendContractTest extends AbstractRuntimeBackendContractTest {
         for (int i = 0; i < 100 && !settled(sandboxName); i++) {
             TimeUnit.MILLISECONDS.sleep(50);
         }
+        // settled, its key-seen is the one this start wrote, not an earlier start's
+        assertTrue(settled(sandboxName), "the stand-in executor did not settle within 5 s");
         Path seen = local.sandboxDir(sandboxName).resolve("tmp/key-seen");
         return Files.exists(seen) && Files.readString(seen).equals(key);
     }
