@@ -8,9 +8,6 @@ import dev.dockyard.backend.SandboxSpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,14 +27,7 @@ class LocalBackendContractTest extends AbstractRuntimeBackendContractTest {
 
     @Override
     protected RuntimeBackend node() throws IOException {
-        Path bin = Files.createDirectories(dir.resolve("bundle/bin"));
-        Files.writeString(bin.resolve("start-executor"), LocalBackendTest.START_EXECUTOR);
-        Files.setPosixFilePermissions(bin.resolve("start-executor"), PosixFilePermissions.fromString("rwxr-xr-x"));
-        LocalNodeConfig config = new LocalNodeConfig("local1", "unit", dir.resolve("root"), dir.resolve("bundle"),
-                "ignored", Duration.ofSeconds(1), List.of("dockyard/sandbox:latest"), false, dir, "1000");
-        long uid = (Integer) Files.getAttribute(dir, "unix:uid");
-        local = new LocalBackend(config, new SandboxUser("self", (int) uid, 0, false), processes,
-                CgroupLimits.off("test"), Clock.systemUTC());
+        local = LocalBackendTest.standIn(dir, processes);
         return local;
     }
 
@@ -50,24 +40,13 @@ class LocalBackendContractTest extends AbstractRuntimeBackendContractTest {
     /** Once its executor settled (its two sleeps, up to 5 s), the key it copied. */
     @Override
     protected boolean takesKey(String sandboxName, String key) throws Exception {
-        for (int i = 0; i < 100 && !settled(sandboxName); i++) {
+        for (int i = 0; i < 100 && !LocalBackendTest.standInSettled(processes, sandboxName); i++) {
             TimeUnit.MILLISECONDS.sleep(50);
         }
         // settled, its key-seen is the one this start wrote, not an earlier start's
-        assertTrue(settled(sandboxName), "the stand-in executor did not settle within 5 s");
+        assertTrue(LocalBackendTest.standInSettled(processes, sandboxName),
+                "the stand-in executor did not settle within 5 s");
         Path seen = local.sandboxDir(sandboxName).resolve("tmp/key-seen");
         return Files.exists(seen) && Files.readString(seen).equals(key);
-    }
-
-    /** Its processes are the stand-in's two sleeps and nothing else (bash forks on its way there). */
-    private boolean settled(String sandboxName) {
-        List<Long> pids = processes.carrying(LocalBackend.SANDBOX_VARIABLE, sandboxName, null);
-        return pids.size() == 2 && pids.stream().allMatch(pid -> {
-            try {
-                return Files.readString(Path.of("/proc/" + pid + "/cmdline")).startsWith("sleep");
-            } catch (IOException e) {
-                return false;
-            }
-        });
     }
 }

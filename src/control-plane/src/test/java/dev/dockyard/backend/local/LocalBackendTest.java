@@ -65,13 +65,18 @@ class LocalBackendTest {
 
     @BeforeEach
     void setUp() throws Exception {
+        backend = standIn(dir, processes);
+    }
+
+    /** A local node under {@code dir} whose bundle's start-executor is {@link #START_EXECUTOR}. */
+    static LocalBackend standIn(Path dir, ProcessTable processes) throws IOException {
         Path bin = Files.createDirectories(dir.resolve("bundle/bin"));
         Files.writeString(bin.resolve("start-executor"), START_EXECUTOR);
         Files.setPosixFilePermissions(bin.resolve("start-executor"), PosixFilePermissions.fromString("rwxr-xr-x"));
         LocalNodeConfig config = new LocalNodeConfig("local1", "unit", dir.resolve("root"), dir.resolve("bundle"),
                 "ignored", Duration.ofSeconds(1), List.of("dockyard/sandbox:latest"), false, dir, "1000");
         long uid = (Integer) Files.getAttribute(dir, "unix:uid");
-        backend = new LocalBackend(config, new SandboxUser("self", (int) uid, 0, false), processes,
+        return new LocalBackend(config, new SandboxUser("self", (int) uid, 0, false), processes,
                 CgroupLimits.off("test"), Clock.systemUTC());
     }
 
@@ -105,7 +110,12 @@ class LocalBackendTest {
 
     /** The fake executor is up: its two sleeps and nothing else (bash forks on its way there). */
     private boolean executorUp(String name) {
-        List<Long> pids = processesOf(name);
+        return standInSettled(processes, name);
+    }
+
+    /** {@link #START_EXECUTOR} of sandbox {@code name} settled: its two sleeps and nothing else. */
+    static boolean standInSettled(ProcessTable processes, String name) {
+        List<Long> pids = processes.carrying(LocalBackend.SANDBOX_VARIABLE, name, null);
         return pids.size() == 2 && pids.stream().allMatch(p -> {
             try {
                 return Files.readString(Path.of("/proc/" + p + "/cmdline")).startsWith("sleep");
