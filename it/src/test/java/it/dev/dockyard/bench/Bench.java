@@ -312,10 +312,11 @@ public final class Bench {
             deleteAll(twenty);
 
             progress("bursts of 10 and 50 against a pool of 10");
+            // exactly ten: the surplus of the larger pool is given back first
             putPool(pool, 10, 4);
-            awaitPool(pool, 10);
+            awaitPoolOf(pool, 10);
             row("burst of 10 with a pool of 10: all READY", List.of(burstUntilAllReady(10)), "ms");
-            awaitPool(pool, 10);
+            awaitPoolOf(pool, 10);
             row("burst of 50 with a pool of 10: all READY", List.of(burstUntilAllReady(50)), "ms");
         } finally {
             send(request("pools/" + pool).DELETE());
@@ -347,6 +348,24 @@ public final class Bench {
             }
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("pool never filled: " + body);
+            }
+            Thread.sleep(500);
+        }
+    }
+
+    /** Waits until the pool holds exactly {@code size} ready members and boots none. */
+    private void awaitPoolOf(String pool, int size) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+        Pattern ready = Pattern.compile("\"ready\":(\\d+)");
+        Pattern booting = Pattern.compile("\"booting\":(\\d+)");
+        while (true) {
+            String body = send(request("pools/" + pool)).body();
+            if (String.valueOf(size).equals(find(ready, body)) && "0".equals(find(booting, body))) {
+                Thread.sleep(2000);
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the pool never held exactly " + size + ": " + body);
             }
             Thread.sleep(500);
         }
@@ -422,20 +441,22 @@ public final class Bench {
                 try {
                     HttpResponse<String> answer = send(post("runtimes", "{\"conversationId\":\"bench-burst-"
                             + UUID.randomUUID() + "\"}").header("Prefer", "wait=300"));
-                    if (answer.statusCode() != 201) {
+                    if (answer.statusCode() != 201 || !answer.body().contains("\"status\":\"READY\"")) {
                         throw new IllegalStateException("provision: " + answer.statusCode() + " " + answer.body());
                     }
-                    return find(ID, answer.body());
+                    return answer.body();
                 } catch (IOException | InterruptedException e) {
                     throw new IllegalStateException(e);
                 }
             }, threads));
         }
-        List<String> ids = posts.stream().map(CompletableFuture::join).toList();
+        List<String> bodies = posts.stream().map(CompletableFuture::join).toList();
         double ms = (System.nanoTime() - start) / 1e6;
         threads.shutdown();
-        for (String id : ids) {
-            send(request("runtimes/" + id).DELETE());
+        long warm = bodies.stream().filter(b -> b.contains("from pool")).count();
+        progress("burst of " + n + ": all READY, " + warm + " from the pool, " + (n - warm) + " cold");
+        for (String body : bodies) {
+            send(request("runtimes/" + find(ID, body)).DELETE());
         }
         return ms;
     }

@@ -211,6 +211,10 @@ public class DockyardConfig {
     int disconnectedGraceSeconds;
 
     @Inject
+    @ConfigProperty(name = "dockyard.provisioning.max-concurrent-boots")
+    Optional<String> maxConcurrentBoots;
+
+    @Inject
     @ConfigProperty(name = "dockyard.migration.drain-timeout", defaultValue = "10")
     int migrationDrainSeconds;
 
@@ -514,17 +518,36 @@ public class DockyardConfig {
 
     /** A setting of whole seconds, 1 or more; empty when not set (or blank). */
     static Optional<Duration> seconds(String key, Optional<String> value) {
+        return positive(key, value, "seconds").map(Duration::ofSeconds);
+    }
+
+    /** A setting that is a whole number ({@code what}), 1 or more; empty when not set (or blank). */
+    static Optional<Long> positive(String key, Optional<String> value, String what) {
         return value.map(String::strip).filter(v -> !v.isEmpty()).map(v -> {
             try {
-                long seconds = Long.parseLong(v);
-                if (seconds >= 1) {
-                    return Duration.ofSeconds(seconds);
+                long number = Long.parseLong(v);
+                if (number >= 1) {
+                    return number;
                 }
             } catch (NumberFormatException e) {
                 // said below
             }
-            throw new IllegalStateException(key + ": '" + v + "' is not a whole number of seconds, 1 or more");
+            throw new IllegalStateException(key + ": '" + v + "' is not a whole number of " + what + ", 1 or more");
         });
+    }
+
+    /**
+     * {@code dockyard.node.<name>.max-concurrent-boots}, else {@code
+     * dockyard.provisioning.max-concurrent-boots}, else twice this machine's processors: how many
+     * sandboxes the node boots at once (BootTurns); the others wait their turn, and their readiness
+     * limit counts from it.
+     */
+    public int maxConcurrentBoots(String node) {
+        String own = "dockyard.node." + node + ".max-concurrent-boots";
+        return positive(own, ConfigProvider.getConfig().getOptionalValue(own, String.class), "boots")
+                .or(() -> positive("dockyard.provisioning.max-concurrent-boots", maxConcurrentBoots, "boots"))
+                .map(n -> (int) Math.min(n, Integer.MAX_VALUE))
+                .orElseGet(() -> 2 * Runtime.getRuntime().availableProcessors());
     }
 
     /** How long a migration waits for the actions running in the source to finish before it is refused. */

@@ -12,6 +12,7 @@ import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.images.RuntimeImageBuilder;
 import dev.dockyard.images.RuntimeImages;
 import dev.dockyard.jsonp.Jsonp;
+import dev.dockyard.placement.BootTurns;
 import dev.dockyard.placement.Placement;
 import dev.dockyard.placement.WarmMembers;
 import dev.dockyard.runtime.RuntimeKeys;
@@ -30,8 +31,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -98,6 +101,9 @@ public class PoolKeeper {
 
     @Inject
     Placement placement;
+
+    @Inject
+    BootTurns turns;
 
     @Resource
     ManagedExecutorService executor;
@@ -214,6 +220,23 @@ public class PoolKeeper {
             alive.merge(member.pool(), 1, Integer::sum);
             if (member.status() == PoolMember.Status.READY) {
                 current.computeIfAbsent(member.pool(), p -> new ArrayList<>()).add(WarmSandbox.of(member));
+            }
+        }
+        // a pool made smaller gives its surplus back: the ready members that ready longest ago go first
+        // (members still booting count, and go on a later pass if they are still too many then)
+        for (PoolDefinition pool : definitions) {
+            List<WarmSandbox> ready = current.getOrDefault(pool.name(), new ArrayList<>());
+            int surplus = alive.getOrDefault(pool.name(), 0) - pool.size();
+            ready.sort(Comparator.comparing(WarmSandbox::readyAt, Comparator.nullsFirst(Comparator.naturalOrder())));
+            for (Iterator<WarmSandbox> it = ready.iterator(); surplus > 0 && it.hasNext(); ) {
+                WarmSandbox extra = it.next();
+                PoolMember member = memberOf(members, extra.id());
+                if (member != null && drain(member, "its pool was made smaller (size " + pool.size() + ")")) {
+                    it.remove();
+                    drained++;
+                    surplus--;
+                    alive.merge(pool.name(), -1, Integer::sum);
+                }
             }
         }
         Set<String> rows = new HashSet<>();
@@ -340,6 +363,10 @@ public class PoolKeeper {
         }
     }
 
+    private static PoolMember memberOf(List<PoolMember> members, String id) {
+        return members.stream().filter(m -> m.id().equals(id)).findFirst().orElse(null);
+    }
+
     /** Drops the member's row if nothing claimed it meanwhile, then removes its sandbox. */
     private boolean drain(PoolMember member, String why) {
         try {
@@ -383,6 +410,15 @@ public class PoolKeeper {
         }
     }
 
+    private BootTurns.Turn turnToBoot(PoolDefinition pool) {
+        try {
+            return turns.take(pool.node(), BootTurns.Line.POOL, null);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BackendException("interrupted while waiting for a turn to boot on node '" + pool.node() + "'");
+        }
+    }
+
     private void bootNow(PoolDefinition pool, PoolMember member) {
         RuntimeBackend backend = nodes.on(pool.node());
         String name = member.containerName();
@@ -408,11 +444,16 @@ public class PoolKeeper {
             String imageId = images.inspect(pool.node(), runtimeImage).map(RuntimeImageBuilder.ImageInfo::id)
                     .orElseThrow(() -> new BackendException("image '" + runtimeImage + "' is not on node '"
                             + pool.node() + "'"));
-            String containerId = backend.create(spec);
-            URI endpoint = backend.start(name, spec.executorPort());
-            // a dormant server is up once it answers HTTP at all (its /api routes say 503 until the init)
-            readiness.probe(new ReadinessAttempt(backend, name, endpoint, member.sessionKey(), config.sandboxTimeout(),
-                    clock, program.isPresent()));
+            String containerId;
+            URI endpoint;
+            // the node's boots are bounded, a request's before any refill's: the limit counts from the turn
+            try (BootTurns.Turn turn = turnToBoot(pool)) {
+                containerId = backend.create(spec);
+                endpoint = backend.start(name, spec.executorPort());
+                // a dormant server is up once it answers HTTP at all (its /api routes say 503 until the init)
+                readiness.probe(new ReadinessAttempt(backend, name, endpoint, member.sessionKey(),
+                        config.sandboxTimeout(), clock, program.isPresent()));
+            }
             backend.settle(name, pool.cpus());
             if (program.isEmpty()) {
                 warmUp(endpoint, member.sessionKey());

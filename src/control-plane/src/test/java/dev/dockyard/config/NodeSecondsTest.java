@@ -29,4 +29,13 @@ class NodeSecondsTest {
                     refused.getMessage());
         }
     }
+
+    @Test
+    void shouldRefuseABootLimitThatIsNotAWholeNumberWithTheSettingsName() {
+        String key = "dockyard.node.local.max-concurrent-boots";
+        assertEquals(Optional.of(3L), DockyardConfig.positive(key, Optional.of("3"), "boots"));
+        IllegalStateException refused = assertThrows(IllegalStateException.class,
+                () -> DockyardConfig.positive(key, Optional.of("0"), "boots"));
+        assertEquals(key + ": '0' is not a whole number of boots, 1 or more", refused.getMessage());
+    }
 }

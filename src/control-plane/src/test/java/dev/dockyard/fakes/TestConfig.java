@@ -13,6 +13,9 @@ public class TestConfig extends DockyardConfig {
     public String instance = "test";
     public Duration reconcilerGrace = Duration.ofSeconds(20);
     public Duration disconnectedGrace = Duration.ofSeconds(300);
+    /** dockyard.provisioning.max-concurrent-boots, and by node dockyard.node.<name>.max-concurrent-boots. */
+    public int maxConcurrentBoots = 2 * Runtime.getRuntime().availableProcessors();
+    public final Map<String, Integer> nodeMaxConcurrentBoots = new HashMap<>();
     public Duration migrationDrain = Duration.ofMillis(200);
     public Duration hibernateAfter = Duration.ZERO;
     public Duration poolRefillDelay = Duration.ZERO;
@@ -36,6 +39,11 @@ public class TestConfig extends DockyardConfig {
     @Override
     public Duration disconnectedGrace() {
         return disconnectedGrace;
+    }
+
+    @Override
+    public int maxConcurrentBoots(String node) {
+        return nodeMaxConcurrentBoots.getOrDefault(node, maxConcurrentBoots);
     }
 
     @Override

@@ -50,6 +50,13 @@ public final class Placements {
         return placement;
     }
 
+    /** The turns to boot of every node, bounded as {@code config} says (by default twice the processors). */
+    public static BootTurns turns(TestConfig config) {
+        BootTurns turns = new BootTurns();
+        turns.config = config;
+        return turns;
+    }
+
     /** The node access rule over {@code nodes}, reading {@code allowed-users} from {@code config}. */
     public static NodeAccess access(BackendNodes nodes, TestConfig config) {
         NodeAccess access = new NodeAccess();

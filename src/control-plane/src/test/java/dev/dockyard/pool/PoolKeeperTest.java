@@ -75,6 +75,7 @@ class PoolKeeperTest {
         keeper.pools = pools;
         keeper.nodes = nodes;
         keeper.config = config;
+        keeper.turns = Placements.turns(config);
         keeper.clock = clock;
         keeper.placement = Placements.over(nodes, new FakeRuntimes(), ledger, clock, capacities);
         keeper.images = new RuntimeImages() {
@@ -272,6 +273,31 @@ class PoolKeeperTest {
         assertTrue(now.stream().allMatch(m -> m.imageId().equals("sha256:two")));
         old.forEach(id -> assertTrue(backend.calls().contains("remove dockyard-" + id)));
         pools.next("p").ifPresent(s -> assertFalse(old.contains(s.id()), "no claim of a drained member"));
+    }
+
+    @Test
+    void shouldGiveBackTheSurplusOfAPoolMadeSmallerTheLongestReadyFirst() {
+        define("p", 3, 3);
+        List<String> byAge = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            // one member at a time, so that each became ready at its own moment
+            ledger.save(new PoolSettings("p", "img", 1.0, 512, List.of(), "local", i + 1, 3), "api");
+            keeper.tend();
+            members(PoolMember.Status.READY).stream().map(PoolMember::id).filter(id -> !byAge.contains(id))
+                    .forEach(byAge::add);
+            clock.advance(Duration.ofSeconds(1));
+        }
+        assertEquals(3, byAge.size());
+
+        ledger.save(new PoolSettings("p", "img", 1.0, 512, List.of(), "local", 1, 3), "api");
+        keeper.tend();
+
+        assertEquals(List.of(byAge.get(2)), members(PoolMember.Status.READY).stream().map(PoolMember::id).toList(),
+                "the newest stays");
+        assertTrue(backend.calls().contains("remove dockyard-" + byAge.get(0)));
+        assertTrue(backend.calls().contains("remove dockyard-" + byAge.get(1)));
+        assertEquals(byAge.get(2), pools.next("p").orElseThrow().id(), "only the one kept is handed out");
+        assertTrue(pools.next("p").isEmpty());
     }
 
     @Test

@@ -14,6 +14,7 @@ import dev.dockyard.credentials.Credentials;
 import dev.dockyard.images.ImageBuild;
 import dev.dockyard.images.RuntimeImages;
 import dev.dockyard.observability.DockyardMetrics;
+import dev.dockyard.placement.BootTurns;
 import dev.dockyard.placement.NodeAccess;
 import dev.dockyard.placement.Placement;
 import dev.dockyard.pool.DormantServers;
@@ -90,6 +91,9 @@ public class Provisioner {
 
     @Inject
     Placement placement;
+
+    @Inject
+    BootTurns turns;
 
     @Inject
     NodeAccess access;
@@ -725,6 +729,7 @@ public class Provisioner {
         StepTimer timer = new StepTimer(failAt, metrics);
         ProvisioningStep step = ProvisioningStep.CREDENTIALS;
         Optional<SandboxProgram> program = runtime.program();
+        BootTurns.Turn turn = null;
         try {
             SandboxConfiguration configuration = null;
             RuntimeImages.Resolution image;
@@ -746,6 +751,9 @@ public class Provisioner {
                         + image.build().path().name().toLowerCase() + " path); starting the sandbox");
             }
             SandboxSpec spec = spec(runtime, image.image(), program.orElse(null));
+            step = ProvisioningStep.TURN;
+            // the node boots a bounded number of sandboxes at once; this one's limits count from its turn
+            turn = timer.time(step, () -> turnToBoot(runtime));
             step = ProvisioningStep.CREATE;
             long[] awaited = new long[1];
             String containerId = timer.time(step, () -> {
@@ -782,6 +790,8 @@ public class Provisioner {
                 readiness.probe(attempt);
                 return null;
             });
+            // booted: what is left (injection, a clone, limits) costs the node little
+            turn.close();
             if (program.isEmpty()) {
                 step = ProvisioningStep.INJECT;
                 SandboxConfiguration injected = configuration;
@@ -824,7 +834,45 @@ public class Provisioner {
                     + secrets.redact(runtime, e.toString()));
             removeQuietly(backend, name);
             return fail(id, "Provisioning failed at step '" + step.label() + "': " + e);
+        } finally {
+            if (turn != null) {
+                turn.close();
+            }
         }
+    }
+
+    /**
+     * Waits for the runtime's node to have room for one more boot; the runtime's status message
+     * says so meanwhile. A request waits ahead of every pool refill.
+     */
+    private BootTurns.Turn turnToBoot(SandboxRuntime runtime) {
+        boolean[] waited = new boolean[1];
+        BootTurns.Turn turn;
+        try {
+            turn = turns.take(runtime.node(), BootTurns.Line.REQUEST, (booting, ahead) -> {
+                waited[0] = true;
+                try {
+                    journal.update(runtime.id(), r -> r.requestedAs("Waiting for a turn to boot on node '"
+                            + runtime.node() + "': " + booting + " sandboxes are booting there, " + ahead
+                            + " waiting ahead of this one"));
+                } catch (RuntimeException e) {
+                    // only a message: the wait goes on
+                    LOG.fine("Could not record the wait of " + runtime.id() + ": " + e);
+                }
+            });
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BackendException("interrupted while waiting for a turn to boot on node '" + runtime.node() + "'");
+        }
+        if (waited[0]) {
+            // deleted while it waited: its turn goes to the next one rather than to a sandbox nobody wants
+            RuntimeStatus now = journal.find(runtime.id()).map(SandboxRuntime::status).orElse(RuntimeStatus.STOPPED);
+            if (!now.isStarting()) {
+                turn.close();
+                throw new IllegalTransitionException(runtime.id(), now, RuntimeStatus.RUNTIME_STARTED);
+            }
+        }
+        return turn;
     }
 
     /** What the backend creates for the runtime: Dockyard's executor, or the program of another image. */

@@ -9,6 +9,8 @@ public enum ProvisioningStep {
     CREDENTIALS("credentials"),
     /** The runtime image: the requested one if it is one, else found or built from it as a base. */
     IMAGE("image"),
+    /** Waiting for the node's turn to boot one more sandbox (BootTurns): the readiness limit counts from it. */
+    TURN("turn"),
     CREATE("create"),
     /** A migration only: the old runtime's workspace copied into the created sandbox. */
     WORKSPACE("workspace"),

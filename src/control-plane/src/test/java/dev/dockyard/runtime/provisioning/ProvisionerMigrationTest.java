@@ -96,6 +96,7 @@ class ProvisionerMigrationTest {
         provisioner.clock = clock;
         provisioner.instance = ControlPlaneInstance.of("test", Duration.ofSeconds(30));
         provisioner.config = new TestConfig();
+        provisioner.turns = Placements.turns((TestConfig) provisioner.config);
         provisioner.gates = gates;
         provisioner.secrets = secrets;
         provisioner.executor = inline();

@@ -163,6 +163,7 @@ class ProvisionerWarmClaimTest {
         provisioner.clock = clock;
         provisioner.instance = ControlPlaneInstance.of("test", Duration.ofSeconds(30));
         provisioner.config = new TestConfig();
+        provisioner.turns = Placements.turns((TestConfig) provisioner.config);
         provisioner.gates = new RuntimeGates();
         provisioner.secrets = secrets;
         provisioner.executor = inline();
