@@ -55,6 +55,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -345,6 +350,71 @@ class ProvisionerWarmClaimTest {
         assertEquals(RuntimeStatus.READY, now.status());
         assertTrue(backend.calls().contains("create " + now.containerName()));
         assertEquals(Optional.empty(), now.pool());
+    }
+
+    @Test
+    void shouldBootColdRequestsInTurnsAndCountTheReadinessLimitFromTheTurn() throws Exception {
+        ((TestConfig) provisioner.config).maxConcurrentBoots = 1;
+        ExecutorService threads = Executors.newCachedThreadPool();
+        try {
+            provisioner.executor = (ManagedExecutorService) Proxy.newProxyInstance(getClass().getClassLoader(),
+                    new Class<?>[] {ManagedExecutorService.class}, (proxy, method, args) -> {
+                        if (method.getName().equals("execute")) {
+                            threads.execute((Runnable) args[0]);
+                            return null;
+                        }
+                        throw new UnsupportedOperationException(method.getName());
+                    });
+            CountDownLatch firstBooting = new CountDownLatch(1);
+            CountDownLatch letFirstBoot = new CountDownLatch(1);
+            List<Boolean> expiredWhenProbed = new CopyOnWriteArrayList<>();
+            provisioner.readiness = new ReadinessProbe() {
+                @Override
+                public void probe(ReadinessAttempt attempt) {
+                    expiredWhenProbed.add(attempt.expired());
+                    if (expiredWhenProbed.size() == 1) {
+                        firstBooting.countDown();
+                        try {
+                            assertTrue(letFirstBoot.await(10, TimeUnit.SECONDS));
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                }
+            };
+
+            SandboxRuntime first = provision("conv-turn-1");
+            assertTrue(firstBooting.await(10, TimeUnit.SECONDS));
+            SandboxRuntime second = provision("conv-turn-2");
+            String waiting = awaitMessage(second.id(), "Waiting for a turn");
+            assertEquals("Waiting for a turn to boot on node 'local': 1 sandboxes are booting there, "
+                    + "0 waiting ahead of this one", waiting);
+            assertFalse(backend.calls().contains("create " + second.containerName()), "nothing created while it waits");
+
+            // an hour in line, far beyond its 60 s limit: the limit counts from its turn
+            clock.advance(Duration.ofHours(1));
+            letFirstBoot.countDown();
+            assertTrue(awaitMessage(first.id(), "Ready").startsWith("Ready in"));
+            String ready = awaitMessage(second.id(), "Ready");
+            assertEquals(RuntimeStatus.READY, runtimes.find(second.id()).orElseThrow().status(), ready);
+            assertTrue(ready.contains("turn "), ready);
+            assertEquals(List.of(false, false), expiredWhenProbed);
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    /** The runtime's status message once it starts with {@code prefix} (bounded: 10 s). */
+    private String awaitMessage(String id, String prefix) throws InterruptedException {
+        for (int i = 0; i < 200; i++) {
+            String message = runtimes.find(id).map(SandboxRuntime::statusMessage).orElse("");
+            if (message.startsWith(prefix)) {
+                return message;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError(id + " never said '" + prefix + "': "
+                + runtimes.find(id).map(SandboxRuntime::statusMessage).orElse("(gone)"));
     }
 
     @Test
