@@ -8,7 +8,7 @@
 #   HTTP_PORT, HTTP_HOST          where the API listens (default 9080 on 127.0.0.1)
 #   DOCKYARD_PROXY_PORT           where runtimes' service URLs are served (default 9081, same host)
 #   DOCKYARD_HOME                 where the server keeps its database and logs (default ~/.dockyard)
-#   DOCKYARD_BROWSER_IMAGE=skip   do not build the browser plugin's image variant
+#   DOCKYARD_BROWSER_IMAGE=skip   do not build the browser plugin's image variant (the first runtime asking for the browser then builds it)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 home="${DOCKYARD_HOME:-$HOME/.dockyard}"

@@ -1,5 +1,6 @@
 package dev.dockyard.application;
 
+import dev.dockyard.application.images.BrowserVariant;
 import dev.dockyard.application.images.ImageAccess;
 import dev.dockyard.application.workspaces.Snapshots;
 import dev.dockyard.application.workspaces.Workspaces;
@@ -71,6 +72,9 @@ public class RuntimeService {
     ImageAccess images;
 
     @Inject
+    BrowserVariant browserVariant;
+
+    @Inject
     NodeAccess nodeAccess;
 
     @Inject
@@ -87,7 +91,8 @@ public class RuntimeService {
         Workspaces.Resolved resolved = workspaces.resolve(request, snapshots);
         SandboxRuntime runtime;
         try {
-            ProvisioningRequest asked = resolved.request();
+            // the browser's image variant, built on first use on a node that lacks it
+            ProvisioningRequest asked = browserVariant.onItsNode(resolved.request());
             requireImage(asked);
             runtime = provisioner.provision(asked);
         } catch (BackendNodes.UnknownNodeException e) {

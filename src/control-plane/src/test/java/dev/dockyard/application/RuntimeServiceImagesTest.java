@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.agents.LlmSettings;
+import dev.dockyard.application.images.BrowserVariant;
 import dev.dockyard.application.images.ImageAccess;
 import dev.dockyard.application.workspaces.Workspaces;
 import dev.dockyard.backend.BackendException;
@@ -57,8 +58,14 @@ class RuntimeServiceImagesTest {
             public String sandboxImage() {
                 return "dockyard/sandbox:latest";
             }
+
+            @Override
+            public String sandboxBrowserImage() {
+                return "dockyard/sandbox-browser:latest";
+            }
         };
         service.images = new ImageAccess(nodes, config, new WorkspaceRecords());
+        service.browserVariant = new BrowserVariant(nodes, config);
         service.workspaces = new Workspaces();
         service.provisioner = new Provisioner() {
             @Override
@@ -78,6 +85,26 @@ class RuntimeServiceImagesTest {
 
     private Refused refused(String userId, String image) {
         return assertThrows(Refused.class, () -> service.provision(request(userId, Role.USER, image)));
+    }
+
+    @Test
+    void shouldBuildTheBrowserVariantFromTheDefaultImageOnANodeThatLacksIt() {
+        service.provision(request("bob", Role.USER, "dockyard/sandbox-browser:latest"));
+
+        ProvisioningRequest asked = provisioned.get(0);
+        assertEquals("dockyard/sandbox:latest", asked.image());
+        assertEquals(List.of("chromium", "fonts-liberation"), asked.extraDependencies().aptPackages());
+    }
+
+    @Test
+    void shouldRunTheBrowserVariantWhereItWasBuilt() {
+        engine.add(new RuntimeImageBuilder.ImageInfo("sha256:b0" + "3".repeat(62),
+                Set.of("dockyard/sandbox-browser:latest"), 1, Map.of(Labels.RUNTIME_IMAGE, "true")));
+
+        service.provision(request("bob", Role.USER, "dockyard/sandbox-browser:latest"));
+
+        assertEquals("dockyard/sandbox-browser:latest", provisioned.get(0).image());
+        assertTrue(provisioned.get(0).extraDependencies().isEmpty());
     }
 
     @Test

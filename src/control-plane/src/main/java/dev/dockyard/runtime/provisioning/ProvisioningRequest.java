@@ -127,4 +127,11 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
                 environment, extraDependencies, plugins, repository, replace, failAt, program, servicePorts, lifecycle,
                 workspace, egress, isolation, server);
     }
+
+    /** The same request for another image with what its build adds to it. */
+    public ProvisioningRequest withImage(String newImage, ExtraDependencies extra) {
+        return new ProvisioningRequest(userId, role, conversationId, agent, llm, newImage, cpus, memoryMb,
+                timeoutSeconds, environment, extra, plugins, repository, replace, failAt, program, servicePorts,
+                lifecycle, workspace, egress, isolation, executorServer);
+    }
 }
