@@ -1,5 +1,7 @@
 package dev.dockyard.backend.kubernetes;
 
+import dev.dockyard.images.ImageBuildException;
+import dev.dockyard.images.InspectOnlyImages;
 import dev.dockyard.images.RuntimeImageBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -7,6 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.okhttp.OkHttpClientFactory;
 import java.io.File;
 import java.time.Clock;
+import java.util.Optional;
 import java.util.logging.Logger;
 
 /**
@@ -30,7 +33,13 @@ public final class KubernetesNode implements AutoCloseable {
         this.client = new KubernetesClientBuilder().withHttpClientFactory(new OkHttpClientFactory())
                 .withConfig(config).build();
         this.backend = new KubernetesBackend(client, settings, clock);
-        this.images = new RegistryImages(settings.node());
+        // the cluster pulls images from its registries, and Dockyard can neither see nor build them there:
+        // every image named is taken as a runtime image as it is (one that is not, or cannot be pulled,
+        // fails the pod, and so the runtime, with the cluster's reason)
+        this.images = new InspectOnlyImages(image -> Optional.of(InspectOnlyImages.runtimeImage(image, image)),
+                () -> new ImageBuildException("node '" + settings.node() + "' is a Kubernetes node: Dockyard builds "
+                        + "no images there; build the runtime image elsewhere and push it to a registry the cluster "
+                        + "pulls from"));
         LOG.info("Node '" + settings.node() + "': Kubernetes API " + config.getMasterUrl() + ", namespace "
                 + backend.namespace() + ", executor access " + settings.executorAccess());
     }

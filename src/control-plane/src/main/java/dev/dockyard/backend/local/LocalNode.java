@@ -1,5 +1,7 @@
 package dev.dockyard.backend.local;
 
+import dev.dockyard.images.ImageBuildException;
+import dev.dockyard.images.InspectOnlyImages;
 import dev.dockyard.images.RuntimeImageBuilder;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -8,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.time.Clock;
 import java.util.LinkedHashSet;
+import java.util.Optional;
 import java.util.Set;
 import java.util.logging.Logger;
 import java.util.stream.Stream;
@@ -36,13 +39,37 @@ public final class LocalNode {
                 ? CgroupLimits.probe(config.cgroupRoot(), "dockyard-" + config.instance() + "-" + config.node())
                 : CgroupLimits.off("dockyard.node." + config.node() + ".cgroup is none");
         this.backend = new LocalBackend(config, user, ProcessTable.host(), cgroups, clock);
-        this.images = new BundleImages(config);
+        this.images = images(config);
         LOG.info("Node '" + config.node() + "': local sandboxes under " + config.root() + " as user " + user.name()
                 + " (uid " + user.uid() + "), bundle " + config.bundle() + "; resource limits "
                 + (cgroups.enabled() ? "by " + cgroups : "OFF: " + cgroups.reason()));
         if (!Files.isExecutable(config.bundle().resolve("bin/start-executor"))) {
             LOG.warning("Node '" + config.node() + "': no executor bundle at " + config.bundle()
                     + "; its health check fails until there is one");
+        }
+    }
+
+    /**
+     * A local node's images: it runs no image, only the executor bundle, which serves the image names
+     * the node is configured with (Dockyard's runtime image by default). Any other image is not on
+     * this node, and none can be built here: the request is refused, naming the node, rather than
+     * served by something else than it asked for.
+     */
+    static RuntimeImageBuilder images(LocalNodeConfig config) {
+        return new InspectOnlyImages(image -> config.images().contains(image)
+                ? Optional.of(InspectOnlyImages.runtimeImage(bundleId(config), image)) : Optional.empty(),
+                () -> new ImageBuildException("node '" + config.node() + "' is a local node: it runs the executor "
+                        + "bundle as host processes, for the images " + config.images() + ", and builds no images"));
+    }
+
+    /** Changes with the bundle's executor: a warm pool's members of an older bundle are replaced. */
+    private static String bundleId(LocalNodeConfig config) {
+        Path war = config.bundle().resolve("wlp/usr/servers/executor/apps/executor.war");
+        try {
+            return "local-bundle:" + config.bundle() + "@" + Files.getLastModifiedTime(war).toMillis() + "/"
+                    + Files.size(war);
+        } catch (IOException e) {
+            return "local-bundle:" + config.bundle();
         }
     }
 

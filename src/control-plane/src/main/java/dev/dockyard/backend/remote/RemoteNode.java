@@ -1,5 +1,8 @@
 package dev.dockyard.backend.remote;
 
+import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.Labels;
+import dev.dockyard.images.InspectOnlyImages;
 import dev.dockyard.images.RuntimeImageBuilder;
 import java.net.InetAddress;
 import java.net.URI;
@@ -8,6 +11,8 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.Config;
 
@@ -32,7 +37,14 @@ public final class RemoteNode {
                       Config config) {
         RemoteControlPlane remote = new RemoteControlPlane(settings, clock);
         this.backend = new RemoteBackend(settings, remote, calls, executorPort, sandboxUid);
-        this.images = new RemoteImages(settings.node(), remote, calls);
+        // the remote's images are the remote's: what its engine has is asked (its GET /api/v1/images/exists),
+        // nothing is built or pushed from here; a base image the remote has but that is not a runtime
+        // image is refused where it is resolved, with a message saying where to build it
+        this.images = new InspectOnlyImages(image -> calls.idempotent(() -> remote.runtimeImage(image))
+                .map(runtimeImage -> new RuntimeImageBuilder.ImageInfo(image, Set.of(image), -1,
+                        runtimeImage ? Map.of(Labels.RUNTIME_IMAGE, "true") : Map.of())),
+                () -> new BackendException("node '" + settings.node() + "' is a remote Dockyard: runtime images are "
+                        + "built there (its POST /api/v1/images/builds), not from here"));
         LOG.info("Node '" + settings.node() + "': remote Dockyard at " + settings.url() + "; its runtimes are "
                 + "disconnected after " + settings.disconnectAfter().toSeconds() + " s without an answer");
         warnings(settings, RemoteCalls.retriesAfterTimeout(config, settings.callTimeout())).forEach(LOG::warning);

@@ -13,6 +13,7 @@ import dev.dockyard.backend.SandboxProcess;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxState;
 import dev.dockyard.backend.SandboxWorkspace;
+import dev.dockyard.images.RuntimeImageBuilder;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
@@ -350,7 +351,7 @@ class CliBackendTest {
 
     @Test
     void shouldKnowOnlyDockyardsRuntimeImage() {
-        CliImages images = new CliImages(new CliNodeConfig("cli1", root, "dockyard/sandbox:latest", 1000));
+        RuntimeImageBuilder images = CliNode.images(new CliNodeConfig("cli1", root, "dockyard/sandbox:latest", 1000));
         assertEquals("true", images.inspect("dockyard/sandbox:latest").orElseThrow().labels()
                 .get("dev.dockyard.runtime-image"));
         assertTrue(images.inspect("python:3.12").isEmpty());
