@@ -149,7 +149,7 @@ public class ImageResource {
         } catch (BackendNodes.UnknownNodeException e) {
             throw Problem.of(Problem.Kind.VALIDATION, e.getMessage()).toException();
         }
-        String named = node == null ? nodes.defaultNode() : node;
+        String named = nodes.named(node);
         // a node the caller may not place runtimes on is not theirs to look into either (403)
         nodeAccess.require(named, caller.userId(), caller.role());
         return named;

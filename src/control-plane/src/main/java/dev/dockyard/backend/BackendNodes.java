@@ -14,6 +14,14 @@ public interface BackendNodes {
     /** Where new runtimes go: the first configured node. */
     String defaultNode();
 
+    /**
+     * The node a recorded or requested name means: the name itself, or the default node for none
+     * (runtimes recorded before nodes existed, requests that name no node).
+     */
+    default String named(String node) {
+        return node == null ? defaultNode() : node;
+    }
+
     /** Every configured node, the default first. */
     List<String> names();
 

@@ -86,7 +86,7 @@ public class RuntimeImages {
     public Resolution resolve(String node, String image, ExtraDependencies extra, Consumer<ImageBuild> onBuild) {
         RuntimeImageBuilder builder = nodes.images(node);
         RuntimeImageBuilder.ImageInfo info = builder.inspect(image).orElseThrow(() -> new ImageBuildException(
-                "image '" + image + "' not found on node '" + nodeName(node) + "' (images are never pulled)"));
+                "image '" + image + "' not found on node '" + nodes.named(node) + "' (images are never pulled)"));
         if ("true".equals(info.labels().get(Labels.RUNTIME_IMAGE)) && extra.isEmpty()) {
             return new Resolution(image, null);
         }
@@ -135,7 +135,7 @@ public class RuntimeImages {
      */
     public ImageBuild submit(String node, String baseImage, ExtraDependencies extra, boolean force) {
         RuntimeDockerfile.requireValid(extra);
-        String nodeName = nodeName(node);
+        String nodeName = nodes.named(node);
         RuntimeImageBuilder builder = nodes.images(nodeName);
         if (!builder.imageExists(baseImage)) {
             throw new ImageBuildException("base image '" + baseImage + "' not found on node '" + nodeName
@@ -226,14 +226,10 @@ public class RuntimeImages {
 
     /** The runtime images on a node (the configured repository). */
     public List<RuntimeImageBuilder.ImageInfo> list(String node) {
-        return nodes.images(nodeName(node)).list(config.imageRepository());
+        return nodes.images(nodes.named(node)).list(config.imageRepository());
     }
 
     public Optional<RuntimeImageBuilder.ImageInfo> inspect(String node, String image) {
-        return nodes.images(nodeName(node)).inspect(image);
-    }
-
-    private String nodeName(String node) {
-        return node == null ? nodes.defaultNode() : node;
+        return nodes.images(nodes.named(node)).inspect(image);
     }
 }

@@ -29,7 +29,7 @@ public class NodeLoad {
     public Map<String, NodeUsage> byNode() {
         Map<String, NodeUsage> usage = new HashMap<>();
         for (SandboxRuntime runtime : runtimes.live()) {
-            String node = runtime.node() == null ? nodes.defaultNode() : runtime.node();
+            String node = nodes.named(runtime.node());
             usage.merge(node, NodeUsage.NONE.plus(runtime.memoryMb()),
                     (a, b) -> new NodeUsage(a.runtimes() + b.runtimes(), a.memoryMb() + b.memoryMb()));
         }

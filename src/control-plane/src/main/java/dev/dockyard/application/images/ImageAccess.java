@@ -92,7 +92,7 @@ public class ImageAccess {
     /** What the caller hears of an image it may not use or that is not there: the same words. */
     public Refused notFound(String node, String reference) {
         return new Refused(Refused.Reason.NOT_FOUND, "image '" + reference + "' not found on node '"
-                + (node == null ? nodes.defaultNode() : node) + "' (images are never pulled: an admin loads or "
+                + nodes.named(node) + "' (images are never pulled: an admin loads or "
                 + "builds it there, and other users' images are not yours to use)");
     }
 

@@ -90,7 +90,7 @@ public class RemoteRuntimes {
         if (live.isPresent()) {
             return live.get();
         }
-        String imageNode = start.node() == null ? nodes.defaultNode() : start.node();
+        String imageNode = nodes.named(start.node());
         RuntimeImageBuilder.ImageInfo image;
         try {
             if (start.node() != null) {

@@ -73,7 +73,7 @@ public class ServiceEndpoints implements ProxyTargets {
             return true;
         }
         try {
-            return nodes.on(runtime.node() == null ? nodes.defaultNode() : runtime.node())
+            return nodes.on(nodes.named(runtime.node()))
                     .listensAt(runtime.containerName(), URI.create(runtime.executorUrl()));
         } catch (BackendException e) {
             return false;
@@ -105,7 +105,7 @@ public class ServiceEndpoints implements ProxyTargets {
                 return;
             }
             try {
-                services.put(name, nodes.on(runtime.node() == null ? nodes.defaultNode() : runtime.node())
+                services.put(name, nodes.on(nodes.named(runtime.node()))
                         .endpoint(runtime.containerName(), port));
             } catch (BackendException e) {
                 // not published (a sandbox from before the port was asked for): that service is absent

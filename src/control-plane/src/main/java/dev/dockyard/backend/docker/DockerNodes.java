@@ -170,7 +170,7 @@ public class DockerNodes implements BackendNodes {
      */
     @Override
     public void requireIsolation(String node, SandboxIsolation isolation) {
-        String name = node == null ? defaultNode() : node;
+        String name = named(node);
         SandboxHostSettings declared = settings.get(name);
         if (declared == null) {
             BackendNodes.super.requireIsolation(name, isolation);
@@ -295,7 +295,7 @@ public class DockerNodes implements BackendNodes {
 
     /** A node's entry of one of the per-node maps: the default node's for null, refused for an unknown name. */
     private <T> T of(Map<String, T> perNode, String node) {
-        T value = perNode.get(node == null ? defaultNode() : node);
+        T value = perNode.get(named(node));
         if (value == null) {
             throw new UnknownNodeException(node, names());
         }

@@ -185,7 +185,7 @@ public class Hibernation {
 
     /** The disconnected grace of the runtime's node. */
     private Duration graceOf(SandboxRuntime runtime) {
-        return config.disconnectedGrace(runtime.node() == null ? nodes.defaultNode() : runtime.node());
+        return config.disconnectedGrace(nodes.named(runtime.node()));
     }
 
     /**

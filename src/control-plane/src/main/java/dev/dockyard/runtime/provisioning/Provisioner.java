@@ -557,7 +557,7 @@ public class Provisioner {
                                   Role callerRole) {
         SandboxRuntime source = journal.find(runtimeId)
                 .orElseThrow(() -> new IllegalArgumentException("no runtime " + runtimeId));
-        String sourceNode = source.node() == null ? nodes.defaultNode() : source.node();
+        String sourceNode = nodes.named(source.node());
         // the owner's role as their account has it now (an admin's runtime may go where only admins may)
         Role ownerRole = source.userId().equals(callerId) ? callerRole
                 : accounts.find(source.userId()).map(UserAccount::role).orElse(Role.USER);

@@ -152,7 +152,7 @@ public class Reconciler {
         }
         Report total = Report.NOTHING;
         for (String node : nodes.names()) {
-            total = total.plus(pass(node, live.stream().filter(r -> node.equals(nodeOf(r))).toList(), members,
+            total = total.plus(pass(node, live.stream().filter(r -> node.equals(nodes.named(r.node()))).toList(), members,
                     mayAct));
         }
         if (total.changedAnything()) {
@@ -161,10 +161,6 @@ public class Reconciler {
         metrics.reconciled(total.skipped(), new DockyardMetrics.ReconcilerChanges(total.orphansRemoved(),
                 total.interruptedFailed(), total.disconnected(), total.reconnected(), total.released()));
         return total;
-    }
-
-    private String nodeOf(SandboxRuntime runtime) {
-        return runtime.node() == null ? nodes.defaultNode() : runtime.node();
     }
 
     /** One node: its sandboxes against the live runtimes placed on it. */
