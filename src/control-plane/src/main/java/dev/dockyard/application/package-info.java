@@ -2,7 +2,7 @@
  * The application ring (ARCHITECTURE.md): one service per use case of the runtimes API, so that
  * {@code api.RuntimeResource} only parses, authorises, calls one of these and maps the answer.
  * Policy, audit and forwarding of actions ({@link dev.dockyard.application.ActionService}),
- * idempotent replay ({@link dev.dockyard.application.IdempotentRequests}), waiting for a runtime
+ * idempotent replay ({@link dev.dockyard.application.idempotency.IdempotentRequests}), waiting for a runtime
  * to settle and its life cycle ({@link dev.dockyard.application.RuntimeService}), status streams
  * ({@link dev.dockyard.application.RuntimeEventStreams}) and file transfers
  * ({@link dev.dockyard.application.SandboxFiles}).
