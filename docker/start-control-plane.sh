@@ -20,9 +20,10 @@ echo "[start] building (mvn install -DskipTests)" >&2
 mvn -B -q -ntp -f "$root/pom.xml" install -DskipTests
 bash "$root/docker/build-sandbox-image.sh" "$root/src/executor/target/executor-bundle"
 # the browser plugin's image variant (the default image plus Debian's chromium), which a runtime
-# asking for the browser gets: built here so that such a runtime never ends in "image not found".
+# asking for the browser gets: built here so that such a runtime starts without a build of its own.
 # The first build downloads chromium (minutes); later ones reuse that layer. DOCKYARD_BROWSER_IMAGE=skip
-# leaves it out (the browser plugin then needs an image of your own: dockyard.sandbox.browser-image).
+# leaves it out (the first runtime asking for the browser then builds the same packages on the
+# default image, waiting BUILDING_RUNTIME for it).
 if [ "${DOCKYARD_BROWSER_IMAGE:-build}" != skip ]; then
   DOCKYARD_SANDBOX_IMAGE=dockyard/sandbox-browser:latest DOCKYARD_SANDBOX_EXTRA_PACKAGES="chromium fonts-liberation" \
     bash "$root/docker/build-sandbox-image.sh" "$root/src/executor/target/executor-bundle"

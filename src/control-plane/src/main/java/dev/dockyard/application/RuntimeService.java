@@ -91,9 +91,7 @@ public class RuntimeService {
         Workspaces.Resolved resolved = workspaces.resolve(request, snapshots);
         SandboxRuntime runtime;
         try {
-            // the browser's image variant, built on first use on a node that lacks it
-            ProvisioningRequest asked = browserVariant.onItsNode(resolved.request());
-            requireImage(asked);
+            ProvisioningRequest asked = requireImage(resolved.request());
             runtime = provisioner.provision(asked);
         } catch (BackendNodes.UnknownNodeException e) {
             workspaces.claimed(resolved, null);
@@ -111,19 +109,22 @@ public class RuntimeService {
      * rather than an ERROR later. A snapshot's image (a fork, {@code fromSnapshot}) was the caller's
      * already: {@link Workspaces#resolve} gave it only for the caller's own snapshot. Placement may still
      * choose another node than the named or default one asked here; a node that cannot be asked now
-     * is unavailable (503), as placement would say.
+     * is unavailable (503), as placement would say. Answers the request to provision: the one asked,
+     * or for the browser's image variant a node lacks, the build of it ({@link BrowserVariant}).
      */
-    private void requireImage(ProvisioningRequest request) {
-        if (request.workspace().fromSnapshot() != null) {
-            return;
+    private ProvisioningRequest requireImage(ProvisioningRequest asked) {
+        if (asked.workspace().fromSnapshot() != null) {
+            return asked;
         }
-        String node = request.workspace().node();
+        String node = asked.workspace().node();
         if (node != null) {
             // before its images are looked at: a node the caller may not use tells them nothing of them,
             // and one that cannot give the isolation asked for says so (400), whatever images it has
-            nodeAccess.require(node, request.userId(), request.role());
-            nodes.requireIsolation(node, request.isolation());
+            nodeAccess.require(node, asked.userId(), asked.role());
+            nodes.requireIsolation(node, asked.isolation());
         }
+        // the browser's image variant, built on first use on a node that lacks it
+        ProvisioningRequest request = browserVariant.onItsNode(asked);
         try {
             images.require(node, request.image(), request.userId(), request.role() == Role.ADMIN);
         } catch (BackendException e) {
@@ -132,6 +133,7 @@ public class RuntimeService {
                             + "image '" + request.image() + "': "
                             + e.getMessage());
         }
+        return request;
     }
 
     /**

@@ -537,15 +537,26 @@ public class DockyardConfig {
     }
 
     /**
-     * {@code dockyard.node.<name>.max-concurrent-boots}, else {@code
-     * dockyard.provisioning.max-concurrent-boots}, else twice this machine's processors: how many
-     * sandboxes the node boots at once (BootTurns); the others wait their turn, and their readiness
-     * limit counts from it.
+     * How many sandboxes {@code node} boots at once (BootTurns); the others wait their turn, and
+     * their readiness limit counts from it. {@code dockyard.node.<name>.max-concurrent-boots}, else
+     * for the nodes whose machine this control plane loads (docker, local, cli) {@code
+     * dockyard.provisioning.max-concurrent-boots}, else twice this machine's processors; a
+     * Kubernetes or remote node, whose cluster or control plane bounds its own boots, is unbounded
+     * unless its own setting says otherwise.
      */
     public int maxConcurrentBoots(String node) {
         String own = "dockyard.node." + node + ".max-concurrent-boots";
-        return positive(own, ConfigProvider.getConfig().getOptionalValue(own, String.class), "boots")
-                .or(() -> positive("dockyard.provisioning.max-concurrent-boots", maxConcurrentBoots, "boots"))
+        Optional<Long> set = positive(own, ConfigProvider.getConfig().getOptionalValue(own, String.class), "boots");
+        if (set.isPresent()) {
+            return (int) Math.min(set.get(), Integer.MAX_VALUE);
+        }
+        // the node's type as backend.NodeType reads it (which validates it at the start)
+        String type = ConfigProvider.getConfig().getOptionalValue("dockyard.node." + node + ".type", String.class)
+                .map(t -> t.strip().toLowerCase(Locale.ROOT)).orElse("docker");
+        if (type.equals("kubernetes") || type.equals("remote")) {
+            return Integer.MAX_VALUE;
+        }
+        return positive("dockyard.provisioning.max-concurrent-boots", maxConcurrentBoots, "boots")
                 .map(n -> (int) Math.min(n, Integer.MAX_VALUE))
                 .orElseGet(() -> 2 * Runtime.getRuntime().availableProcessors());
     }

@@ -25,7 +25,8 @@ public final class InspectOnlyImages implements RuntimeImageBuilder {
      * @param lookup  what the node has under a name (empty: not there)
      * @param refusal the failure a build on the node ends in, naming the node and where to build instead
      */
-    public InspectOnlyImages(Function<String, Optional<ImageInfo>> lookup, Supplier<? extends RuntimeException> refusal) {
+    public InspectOnlyImages(Function<String, Optional<ImageInfo>> lookup,
+                             Supplier<? extends RuntimeException> refusal) {
         this.lookup = lookup;
         this.refusal = refusal;
     }
@@ -33,6 +34,12 @@ public final class InspectOnlyImages implements RuntimeImageBuilder {
     /** An image the node runs as it is: a runtime image under its own name. */
     public static ImageInfo runtimeImage(String id, String name) {
         return new ImageInfo(id, Set.of(name), 0, Map.of(Labels.RUNTIME_IMAGE, "true"));
+    }
+
+    /** Nothing is built here: a request that needs a build is refused before it is accepted. */
+    @Override
+    public boolean builds() {
+        return false;
     }
 
     @Override

@@ -33,6 +33,11 @@ public interface RuntimeImageBuilder {
         }
     }
 
+    /** Whether images are built on this node at all (a node that only runs what it has says no). */
+    default boolean builds() {
+        return true;
+    }
+
     Optional<ImageInfo> inspect(String image);
 
     default boolean imageExists(String image) {

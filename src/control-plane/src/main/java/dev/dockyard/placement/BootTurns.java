@@ -103,7 +103,12 @@ public class BootTurns {
             }
             // told outside the lock: the caller records it, which may take a while
             if (waiting != null) {
-                waiting.waiting(booted, ahead);
+                try {
+                    waiting.waiting(booted, ahead);
+                } catch (RuntimeException | Error e) {
+                    leave(waiter);
+                    throw e;
+                }
             }
             lock.lock();
             try {
@@ -111,14 +116,7 @@ public class BootTurns {
                     try {
                         changed.await();
                     } catch (InterruptedException e) {
-                        if (waiter.granted) {
-                            // granted and interrupted at once: the turn is handed on, not kept
-                            booting--;
-                        } else {
-                            requests.remove(waiter);
-                            pools.remove(waiter);
-                        }
-                        grant();
+                        leaveLocked(waiter);
                         throw e;
                     }
                 }
@@ -126,6 +124,26 @@ public class BootTurns {
             } finally {
                 lock.unlock();
             }
+        }
+
+        /** A waiter that gives up: out of its line, or its turn handed on if it was granted meanwhile. */
+        private void leave(Waiter waiter) {
+            lock.lock();
+            try {
+                leaveLocked(waiter);
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        private void leaveLocked(Waiter waiter) {
+            if (waiter.granted) {
+                booting--;
+            } else {
+                requests.remove(waiter);
+                pools.remove(waiter);
+            }
+            grant();
         }
 
         /** With the lock held: hands free turns to the heads of the lines, requests first. */

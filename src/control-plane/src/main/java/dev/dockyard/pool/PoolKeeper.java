@@ -222,20 +222,23 @@ public class PoolKeeper {
                 current.computeIfAbsent(member.pool(), p -> new ArrayList<>()).add(WarmSandbox.of(member));
             }
         }
-        // a pool made smaller gives its surplus back: the ready members that ready longest ago go first
-        // (members still booting count, and go on a later pass if they are still too many then)
+        // a pool made smaller gives its surplus back, the members that became ready last first: claims
+        // take the oldest first, so the two rarely reach for the same member (members still booting
+        // count, and go on a later pass if they are still too many then)
         for (PoolDefinition pool : definitions) {
             List<WarmSandbox> ready = current.getOrDefault(pool.name(), new ArrayList<>());
             int surplus = alive.getOrDefault(pool.name(), 0) - pool.size();
-            ready.sort(Comparator.comparing(WarmSandbox::readyAt, Comparator.nullsFirst(Comparator.naturalOrder())));
+            ready.sort(Comparator.comparing(WarmSandbox::readyAt,
+                    Comparator.nullsFirst(Comparator.<Instant>naturalOrder())).reversed());
             for (Iterator<WarmSandbox> it = ready.iterator(); surplus > 0 && it.hasNext(); ) {
                 WarmSandbox extra = it.next();
                 PoolMember member = memberOf(members, extra.id());
+                // one fewer either way: drained now, or claimed meanwhile (a failed drop is tried next pass)
+                surplus--;
+                alive.merge(pool.name(), -1, Integer::sum);
+                it.remove();
                 if (member != null && drain(member, "its pool was made smaller (size " + pool.size() + ")")) {
-                    it.remove();
                     drained++;
-                    surplus--;
-                    alive.merge(pool.name(), -1, Integer::sum);
                 }
             }
         }
@@ -410,9 +413,14 @@ public class PoolKeeper {
         }
     }
 
-    private BootTurns.Turn turnToBoot(PoolDefinition pool) {
+    private boolean stillMember(PoolMember member) {
+        return ledger.members(config.instance()).stream().anyMatch(m -> m.id().equals(member.id()));
+    }
+
+    /** The node's turn to boot a member, after every waiting request; {@code waited[0]}: it had to wait. */
+    private BootTurns.Turn turnToBoot(PoolDefinition pool, boolean[] waited) {
         try {
-            return turns.take(pool.node(), BootTurns.Line.POOL, null);
+            return turns.take(pool.node(), BootTurns.Line.POOL, (booting, ahead) -> waited[0] = true);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new BackendException("interrupted while waiting for a turn to boot on node '" + pool.node() + "'");
@@ -447,12 +455,24 @@ public class PoolKeeper {
             String containerId;
             URI endpoint;
             // the node's boots are bounded, a request's before any refill's: the limit counts from the turn
-            try (BootTurns.Turn turn = turnToBoot(pool)) {
-                containerId = backend.create(spec);
-                endpoint = backend.start(name, spec.executorPort());
-                // a dormant server is up once it answers HTTP at all (its /api routes say 503 until the init)
-                readiness.probe(new ReadinessAttempt(backend, name, endpoint, member.sessionKey(),
-                        config.sandboxTimeout(), clock, program.isPresent()));
+            boolean[] waited = new boolean[1];
+            try (BootTurns.Turn turn = turnToBoot(pool, waited)) {
+                if (waited[0] && !stillMember(member)) {
+                    // drained while it waited (its pool redefined or deleted): no sandbox to boot for it
+                    LOG.info("Pool '" + pool.name() + "': warm sandbox " + name + " was drained before it booted");
+                    return;
+                }
+                try {
+                    containerId = backend.create(spec);
+                    endpoint = backend.start(name, spec.executorPort());
+                    // a dormant server is up once it answers HTTP at all (its /api routes say 503 until the init)
+                    readiness.probe(new ReadinessAttempt(backend, name, endpoint, member.sessionKey(),
+                            config.sandboxTimeout(), clock, program.isPresent()));
+                } catch (RuntimeException e) {
+                    // gone before the turn is: the next boot does not start beside a JVM still booting
+                    removeQuietly(pool.node(), name);
+                    throw e;
+                }
             }
             backend.settle(name, pool.cpus());
             if (program.isEmpty()) {
@@ -469,7 +489,7 @@ public class PoolKeeper {
             pools.offer(new WarmSandbox(member.id(), pool.name(), member.shape(), member.sessionKey(), containerId,
                     endpoint.toString(), runtimeImage, clock.instant()));
         } catch (RuntimeException e) {
-            if (ledger.members(config.instance()).stream().noneMatch(m -> m.id().equals(member.id()))) {
+            if (!stillMember(member)) {
                 // drained while it booted (its pool redefined or deleted): its sandbox went with it
                 removeQuietly(pool.node(), name);
                 return;

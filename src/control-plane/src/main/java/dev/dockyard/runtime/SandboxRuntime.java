@@ -303,7 +303,10 @@ public class SandboxRuntime {
         return new StatusChange(id, next, message, now);
     }
 
-    /** Says why the runtime was asked for, before it is first recorded (e.g. a migration). */
+    /**
+     * Says why the runtime was asked for (before it is first recorded, e.g. a migration), or what a
+     * starting one waits for.
+     */
     public void requestedAs(String message) {
         this.statusMessage = clip(message);
     }

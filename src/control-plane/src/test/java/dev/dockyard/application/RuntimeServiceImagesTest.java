@@ -53,17 +53,7 @@ class RuntimeServiceImagesTest {
                 return engine;
             }
         };
-        TestConfig config = new TestConfig() {
-            @Override
-            public String sandboxImage() {
-                return "dockyard/sandbox:latest";
-            }
-
-            @Override
-            public String sandboxBrowserImage() {
-                return "dockyard/sandbox-browser:latest";
-            }
-        };
+        TestConfig config = browserConfig();
         service.images = new ImageAccess(nodes, config, new WorkspaceRecords());
         service.browserVariant = new BrowserVariant(nodes, config);
         service.workspaces = new Workspaces();
@@ -73,6 +63,21 @@ class RuntimeServiceImagesTest {
                 provisioned.add(request);
                 return new SandboxRuntime(request.conversationId(), request.userId(), "local", request.image(), 1.0,
                         512, 60, Instant.EPOCH);
+            }
+        };
+    }
+
+    /** The default image and its browser variant as a default install names them. */
+    private static TestConfig browserConfig() {
+        return new TestConfig() {
+            @Override
+            public String sandboxImage() {
+                return "dockyard/sandbox:latest";
+            }
+
+            @Override
+            public String sandboxBrowserImage() {
+                return "dockyard/sandbox-browser:latest";
             }
         };
     }
@@ -94,6 +99,37 @@ class RuntimeServiceImagesTest {
         ProvisioningRequest asked = provisioned.get(0);
         assertEquals("dockyard/sandbox:latest", asked.image());
         assertEquals(List.of("chromium", "fonts-liberation"), asked.extraDependencies().aptPackages());
+    }
+
+    @Test
+    void shouldLeaveTheBrowserVariantToANodeThatBuildsNothingAndSayItIsAbsent() {
+        FakeImages nothingBuilt = new FakeImages() {
+            @Override
+            public boolean builds() {
+                return false;
+            }
+        };
+        nothingBuilt.add(new RuntimeImageBuilder.ImageInfo("sha256:c2" + "0".repeat(62),
+                Set.of("dockyard/sandbox:latest"), 1, Map.of(Labels.RUNTIME_IMAGE, "true")));
+        FakeNodes cli = new FakeNodes("local") {
+            @Override
+            public RuntimeImageBuilder images(String node) {
+                return nothingBuilt;
+            }
+        };
+        service.images = new ImageAccess(cli, browserConfig(), new WorkspaceRecords());
+        service.browserVariant = new BrowserVariant(cli, browserConfig());
+
+        assertEquals(Refused.Reason.NOT_FOUND, refused("bob", "dockyard/sandbox-browser:latest").reason());
+        assertTrue(provisioned.isEmpty());
+    }
+
+    @Test
+    void shouldLeaveARequestWithPackagesOfItsOwnAsItIs() {
+        ProvisioningRequest own = request("bob", Role.USER, "dockyard/sandbox-browser:latest")
+                .withImage("dockyard/sandbox-browser:latest", new ExtraDependencies(List.of("jq"), ""));
+
+        assertEquals(Refused.Reason.NOT_FOUND, assertThrows(Refused.class, () -> service.provision(own)).reason());
     }
 
     @Test

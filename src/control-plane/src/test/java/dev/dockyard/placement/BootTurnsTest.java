@@ -2,6 +2,7 @@ package dev.dockyard.placement;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -113,6 +114,21 @@ class BootTurnsTest {
     }
 
     @Test
+    void aBootWhoseWaitCannotBeRecordedLeavesTheLineWithoutATurn() throws Exception {
+        BootTurns.Node node = new BootTurns.Node();
+        BootTurns.Turn booting = node.take(BootTurns.Line.REQUEST, 1, null);
+        IllegalStateException failed = new IllegalStateException("the database is away");
+
+        assertSame(failed, assertThrows(IllegalStateException.class,
+                () -> node.take(BootTurns.Line.REQUEST, 1, (b, a) -> {
+                    throw failed;
+                })));
+        booting.close();
+        assertEquals(0, node.booting(), "the turn freed went to nobody: the failed boot left the line");
+        node.take(BootTurns.Line.REQUEST, 1, null).close();
+    }
+
+    @Test
     void closingATurnTwiceFreesOneSlot() throws Exception {
         BootTurns.Node node = new BootTurns.Node();
         BootTurns.Turn one = node.take(BootTurns.Line.REQUEST, 2, null);
@@ -134,9 +150,13 @@ class BootTurnsTest {
         BootTurns.Turn small = turns.take("small", BootTurns.Line.REQUEST, (b, a) -> told.add("small waits"));
         List<BootTurns.Turn> big = List.of(turns.take("big", BootTurns.Line.REQUEST, null),
                 turns.take("big", BootTurns.Line.REQUEST, null), turns.take("big", BootTurns.Line.REQUEST, null));
-        Future<BootTurns.Turn> second = threads.submit(() -> turns.take("small", BootTurns.Line.POOL,
-                (b, a) -> told.add("second on small waits: " + b + " booting")));
+        CountDownLatch queued = new CountDownLatch(1);
+        Future<BootTurns.Turn> second = threads.submit(() -> turns.take("small", BootTurns.Line.POOL, (b, a) -> {
+            told.add("second on small waits: " + b + " booting");
+            queued.countDown();
+        }));
 
+        assertTrue(queued.await(5, TimeUnit.SECONDS), "the second boot on small was never told to wait");
         assertThrows(TimeoutException.class, () -> second.get(200, TimeUnit.MILLISECONDS));
         assertEquals(List.of("second on small waits: 1 booting"), told);
         assertEquals(3, turns.booting("big"));

@@ -276,7 +276,7 @@ class PoolKeeperTest {
     }
 
     @Test
-    void shouldGiveBackTheSurplusOfAPoolMadeSmallerTheLongestReadyFirst() {
+    void shouldGiveBackTheSurplusOfAPoolMadeSmallerTheLastReadyFirst() {
         define("p", 3, 3);
         List<String> byAge = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
@@ -292,11 +292,12 @@ class PoolKeeperTest {
         ledger.save(new PoolSettings("p", "img", 1.0, 512, List.of(), "local", 1, 3), "api");
         keeper.tend();
 
-        assertEquals(List.of(byAge.get(2)), members(PoolMember.Status.READY).stream().map(PoolMember::id).toList(),
-                "the newest stays");
-        assertTrue(backend.calls().contains("remove dockyard-" + byAge.get(0)));
+        // the ledger lists members oldest first: the order of the drain is the keeper's own
+        assertEquals(List.of(byAge.get(0)), members(PoolMember.Status.READY).stream().map(PoolMember::id).toList(),
+                "the oldest stays, first in line for claims");
         assertTrue(backend.calls().contains("remove dockyard-" + byAge.get(1)));
-        assertEquals(byAge.get(2), pools.next("p").orElseThrow().id(), "only the one kept is handed out");
+        assertTrue(backend.calls().contains("remove dockyard-" + byAge.get(2)));
+        assertEquals(byAge.get(0), pools.next("p").orElseThrow().id(), "only the one kept is handed out");
         assertTrue(pools.next("p").isEmpty());
     }
 

@@ -3,6 +3,7 @@ package dev.dockyard.application.images;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.ExtraDependencies;
+import dev.dockyard.images.RuntimeImageBuilder;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -10,9 +11,9 @@ import java.util.List;
 
 /**
  * The browser plugin's image variant when a node does not have it. The variant is the default
- * sandbox image plus Chromium, which {@code docker/start-control-plane.sh} builds; a node where it
- * was not built (a skipped build, a new engine, a remote node) would otherwise end such a runtime
- * in ERROR "image not found". Instead the request asks for the default image with the same
+ * sandbox image plus Chromium, which {@code docker/start-control-plane.sh} builds; a Docker node
+ * where it was not built (that build skipped, another engine) would otherwise refuse such a runtime
+ * with "image not found". Instead the request asks for the default image with the same
  * packages added: the cold path builds that runtime image once (the runtime is BUILDING_RUNTIME
  * meanwhile, with the build's progress in its events) and later requests reuse it.
  */
@@ -38,15 +39,21 @@ public class BrowserVariant {
         this.config = config;
     }
 
-    /** The request itself, or, for the variant its node lacks, the default image with its packages. */
+    /**
+     * The request itself, or, for the variant its node lacks but can build, the default image with
+     * its packages. A request that names another image, brings packages, a program or a snapshot of
+     * its own is left as it is, and so is one for a node that builds nothing (its 404 says where the
+     * variant must come from).
+     */
     public ProvisioningRequest onItsNode(ProvisioningRequest request) {
-        if (request.image() == null || !request.image().equals(config.sandboxBrowserImage()) || !request.extraDependencies().isEmpty()
-                || request.program() != null || request.workspace().fromSnapshot() != null) {
+        if (request.image() == null || !request.image().equals(config.sandboxBrowserImage())
+                || !request.extraDependencies().isEmpty() || request.program() != null
+                || request.workspace().fromSnapshot() != null) {
             return request;
         }
-        String node = request.workspace().node() != null ? request.workspace().node() : nodes.defaultNode();
         try {
-            if (nodes.images(node).inspect(request.image()).isPresent()) {
+            RuntimeImageBuilder images = nodes.images(nodes.named(request.workspace().node()));
+            if (!images.builds() || images.inspect(request.image()).isPresent()) {
                 return request;
             }
         } catch (RuntimeException e) {

@@ -729,7 +729,8 @@ public class Provisioner {
         StepTimer timer = new StepTimer(failAt, metrics);
         ProvisioningStep step = ProvisioningStep.CREDENTIALS;
         Optional<SandboxProgram> program = runtime.program();
-        BootTurns.Turn turn = null;
+        // held outside the step's timer, so that the finally below returns it whatever fails after the take
+        BootTurns.Turn[] turn = new BootTurns.Turn[1];
         try {
             SandboxConfiguration configuration = null;
             RuntimeImages.Resolution image;
@@ -753,7 +754,7 @@ public class Provisioner {
             SandboxSpec spec = spec(runtime, image.image(), program.orElse(null));
             step = ProvisioningStep.TURN;
             // the node boots a bounded number of sandboxes at once; this one's limits count from its turn
-            turn = timer.time(step, () -> turnToBoot(runtime));
+            timer.time(step, () -> turn[0] = turnToBoot(runtime));
             step = ProvisioningStep.CREATE;
             long[] awaited = new long[1];
             String containerId = timer.time(step, () -> {
@@ -790,8 +791,9 @@ public class Provisioner {
                 readiness.probe(attempt);
                 return null;
             });
-            // booted: what is left (injection, a clone, limits) costs the node little
-            turn.close();
+            // booted, the costly part of a sandbox's start: the next one may go while this one's
+            // configuration, clone and setup script run (its boot CPU allowance lasts until LIMITS)
+            turn[0].close();
             if (program.isEmpty()) {
                 step = ProvisioningStep.INJECT;
                 SandboxConfiguration injected = configuration;
@@ -835,8 +837,8 @@ public class Provisioner {
             removeQuietly(backend, name);
             return fail(id, "Provisioning failed at step '" + step.label() + "': " + e);
         } finally {
-            if (turn != null) {
-                turn.close();
+            if (turn[0] != null) {
+                turn[0].close();
             }
         }
     }
@@ -851,10 +853,16 @@ public class Provisioner {
         try {
             turn = turns.take(runtime.node(), BootTurns.Line.REQUEST, (booting, ahead) -> {
                 waited[0] = true;
+                String message = "Waiting for a turn to boot on node '" + runtime.node() + "': " + booting
+                        + (booting == 1 ? " sandbox is" : " sandboxes are") + " booting there, " + ahead
+                        + " waiting ahead of this one";
                 try {
-                    journal.update(runtime.id(), r -> r.requestedAs("Waiting for a turn to boot on node '"
-                            + runtime.node() + "': " + booting + " sandboxes are booting there, " + ahead
-                            + " waiting ahead of this one"));
+                    journal.update(runtime.id(), r -> {
+                        // a runtime deleted meanwhile keeps the message of its end
+                        if (r.status().isStarting()) {
+                            r.requestedAs(message);
+                        }
+                    });
                 } catch (RuntimeException e) {
                     // only a message: the wait goes on
                     LOG.fine("Could not record the wait of " + runtime.id() + ": " + e);
@@ -864,15 +872,20 @@ public class Provisioner {
             Thread.currentThread().interrupt();
             throw new BackendException("interrupted while waiting for a turn to boot on node '" + runtime.node() + "'");
         }
-        if (waited[0]) {
+        if (!waited[0]) {
+            return turn;
+        }
+        try {
             // deleted while it waited: its turn goes to the next one rather than to a sandbox nobody wants
             RuntimeStatus now = journal.find(runtime.id()).map(SandboxRuntime::status).orElse(RuntimeStatus.STOPPED);
             if (!now.isStarting()) {
-                turn.close();
                 throw new IllegalTransitionException(runtime.id(), now, RuntimeStatus.RUNTIME_STARTED);
             }
+            return turn;
+        } catch (RuntimeException | Error e) {
+            turn.close();
+            throw e;
         }
-        return turn;
     }
 
     /** What the backend creates for the runtime: Dockyard's executor, or the program of another image. */

@@ -387,7 +387,7 @@ class ProvisionerWarmClaimTest {
             assertTrue(firstBooting.await(10, TimeUnit.SECONDS));
             SandboxRuntime second = provision("conv-turn-2");
             String waiting = awaitMessage(second.id(), "Waiting for a turn");
-            assertEquals("Waiting for a turn to boot on node 'local': 1 sandboxes are booting there, "
+            assertEquals("Waiting for a turn to boot on node 'local': 1 sandbox is booting there, "
                     + "0 waiting ahead of this one", waiting);
             assertFalse(backend.calls().contains("create " + second.containerName()), "nothing created while it waits");
 
