@@ -78,6 +78,20 @@ public final class Bench {
             System.err.println("usage: Bench <api-url e.g. http://127.0.0.1:9080/api/v1> <admin-key> [provisions] [echoes]");
             System.exit(2);
         }
+        if (args.length > 2 && args[2].equals("density")) {
+            // Bench <api-url> <admin-key> density [n]: n idle READY sandboxes at once, nothing else
+            Bench bench = new Bench(args[0], args[1]);
+            try {
+                bench.density(args.length > 3 ? Integer.parseInt(args[3]) : 300);
+            } catch (Throwable t) {
+                bench.print();
+                System.err.println("bench failed: " + t);
+                t.printStackTrace();
+                System.exit(1);
+            }
+            bench.print();
+            System.exit(0);
+        }
         int provisions = args.length > 2 ? Integer.parseInt(args[2]) : 5;
         int echoes = args.length > 3 ? Integer.parseInt(args[3]) : 100;
         Bench bench = new Bench(args[0], args[1]);
@@ -321,6 +335,105 @@ public final class Bench {
         } finally {
             send(request("pools/" + pool).DELETE());
         }
+    }
+
+    /**
+     * Density: {@code n} runtimes READY at once on the default node (cold, in the node's turns),
+     * the memory of each sandbox and what the host lost per sandbox, then one {@code echo} to each,
+     * one after another, after they sat idle for a while (the issue's "touched one after another").
+     */
+    private void density(int n) throws Exception {
+        long availableBefore = memAvailableKib();
+        progress("density: " + n + " runtimes at once");
+        ExecutorService threads = Executors.newFixedThreadPool(Math.min(n, 100));
+        long start = System.nanoTime();
+        List<CompletableFuture<String>> posts = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            posts.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    HttpResponse<String> answer = send(post("runtimes", "{\"conversationId\":\"bench-density-"
+                            + UUID.randomUUID() + "\"}").header("Prefer", "wait=300"));
+                    String id = find(ID, answer.body());
+                    if (answer.statusCode() != 201 || id == null) {
+                        throw new IllegalStateException("provision: " + answer.statusCode() + " " + answer.body());
+                    }
+                    return id;
+                } catch (IOException | InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, threads));
+        }
+        List<String> ids = new ArrayList<>();
+        try {
+            for (CompletableFuture<String> post : posts) {
+                ids.add(post.join());
+            }
+            threads.shutdown();
+            awaitAllReady(ids);
+            row("density: " + n + " runtimes POSTed at once, all READY", List.of((System.nanoTime() - start) / 1e6),
+                    "ms");
+            // idle: their executors' boot work is over and nothing touches them
+            progress("density: " + n + " READY; idle for 30 s");
+            Thread.sleep(30_000);
+            List<String> args = new ArrayList<>(List.of("stats", "--no-stream", "--format", "{{.MemUsage}}"));
+            ids.forEach(id -> args.add("dockyard-" + id));
+            List<Double> mib = new ArrayList<>();
+            for (String line : docker(args.toArray(String[]::new)).lines().toList()) {
+                String used = line.split("/")[0].strip();
+                double value = Double.parseDouble(used.replaceAll("[^0-9.]", ""));
+                mib.add(used.endsWith("GiB") ? value * 1024 : used.endsWith("KiB") ? value / 1024 : value);
+            }
+            row("density: memory of each of " + n + " idle READY sandboxes", mib, "MiB");
+            row("density: host memory per sandbox (MemAvailable before − after, / " + n + ")",
+                    List.of((availableBefore - memAvailableKib()) / 1024.0 / n), "MiB");
+            progress("density: echo to each, one after another");
+            List<Double> echoes = new ArrayList<>();
+            for (String id : ids) {
+                long sent = System.nanoTime();
+                expect(send(post("runtimes/" + id + "/actions",
+                        "{\"action\":\"run\",\"args\":{\"command\":\"echo hello\"}}")), "hello");
+                echoes.add((System.nanoTime() - sent) / 1e6);
+            }
+            row("density: echo to each of " + n + " idle sandboxes, one after another", echoes, "ms");
+        } finally {
+            threads.shutdownNow();
+            progress("density: deleting " + ids.size());
+            for (String id : ids) {
+                send(request("runtimes/" + id).DELETE());
+            }
+        }
+    }
+
+    /** Waits (bounded: 10 min) until every runtime is READY; any other end fails the phase. */
+    private void awaitAllReady(List<String> ids) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+        Pattern status = Pattern.compile("\"status\":\"([A-Z_]+)\"");
+        for (String id : ids) {
+            while (true) {
+                String body = send(request("runtimes/" + id)).body();
+                String now = find(status, body);
+                if ("READY".equals(now)) {
+                    break;
+                }
+                if (now == null || now.startsWith("ERROR") || now.equals("STOPPED")) {
+                    throw new IllegalStateException(id + " ended " + now + ": " + body);
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException(id + " not READY within 10 min: " + body);
+                }
+                Thread.sleep(500);
+            }
+        }
+    }
+
+    /** The host's MemAvailable (KiB), from /proc/meminfo. */
+    private static long memAvailableKib() throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+            if (line.startsWith("MemAvailable:")) {
+                return Long.parseLong(line.replaceAll("[^0-9]", ""));
+            }
+        }
+        throw new IllegalStateException("no MemAvailable in /proc/meminfo");
     }
 
     private static void progress(String what) {

@@ -26,7 +26,7 @@ class FaultInjectionIT {
     private static final DockyardApi ADMIN = new DockyardApi();
 
     @ParameterizedTest(name = "failure at step {0}")
-    @ValueSource(strings = {"credentials", "image", "create", "start", "record", "readiness", "inject", "limits"})
+    @ValueSource(strings = {"credentials", "image", "turn", "create", "start", "record", "readiness", "inject", "limits"})
     void shouldLeaveNothingBehindWhenAStepFails(String step) throws Exception {
         String userId = "fault-" + step + "-" + UUID.randomUUID().toString().substring(0, 8);
         String key = ADMIN.post("users", Json.createObjectBuilder().add("userId", userId).build()).json()

@@ -42,7 +42,7 @@ class MetricsIT {
     private static final String ADMIN_KEY = System.getProperty("dockyard.admin-key", "it-admin-key-not-a-secret");
     private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{(.*)})?\\s+(\\S+)$");
     private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
-    private static final List<String> COLD_STEPS = List.of("credentials", "image", "create", "start", "record",
+    private static final List<String> COLD_STEPS = List.of("credentials", "image", "turn", "create", "start", "record",
             "readiness", "inject", "limits");
 
     /** One sample line: its name, labels (without the registry's mp_scope) and value. */
@@ -171,7 +171,8 @@ class MetricsIT {
         Set<String> closed = Set.of(
                 // statuses, nodes, steps, paths, action types, risks, decisions, outcomes, kinds, limits
                 "STARTING_RUNTIME", "BUILDING_RUNTIME", "RUNTIME_STARTED", "READY", "PAUSED", "STOPPED", "ERROR",
-                "ERROR_RUNTIME_DISCONNECTED", "HIBERNATED", "local", "node2", "local1", "cli1", "credentials", "image", "create",
+                "ERROR_RUNTIME_DISCONNECTED", "HIBERNATED", "local", "node2", "local1", "cli1", "credentials", "image", "turn",
+                "create",
                 "workspace", "start", "record", "readiness", "inject", "repository", "limits", "cold", "warm",
                 "migration", "cached", "lock", "versioned", "base", "run", "run_ipython", "read", "write", "edit",
                 "browse", "browse_interactive", "UNKNOWN", "LOW", "MEDIUM", "HIGH", "ALLOWED", "CONFIRMED",
