@@ -35,7 +35,7 @@ export DOCKYARD_BOOTSTRAP_ADMIN_KEY="bench-$(od -An -N16 -tx1 /dev/urandom | tr 
 # by its labels (instance "bench": only this bench's sandboxes, volumes and networks)
 reap() {
   "$wlp/bin/server" stop dockyard >/dev/null
-  docker ps -aq --filter label=dev.dockyard.control-plane=bench | xargs -r docker rm -f >/dev/null 2>&1 || true
+  docker ps -aq --filter label=dev.dockyard.control-plane=bench | xargs -r docker rm -f -v >/dev/null 2>&1 || true
   docker volume ls -q --filter label=dev.dockyard.control-plane=bench | xargs -r docker volume rm >/dev/null 2>&1 || true
   docker network ls -q --filter label=dev.dockyard.control-plane=bench | xargs -r docker network rm >/dev/null 2>&1 || true
   rm -rf "$WLP_OUTPUT_DIR"

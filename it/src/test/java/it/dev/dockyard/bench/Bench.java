@@ -591,7 +591,7 @@ public final class Bench {
             docker("run", "-d", "--name", name, "--init", "--label", "dev.dockyard.bench=true", "-p", "127.0.0.1::8000",
                     "--entrypoint", "sleep", image, "60");
             floor.add((System.nanoTime() - start) / 1e6);
-            docker("rm", "-f", name);
+            docker("rm", "-f", "-v", name);
         }
         row("engine floor: docker run -d of an idle container", floor, "ms");
         for (String server : List.of(EMBEDDED, LIBERTY)) {
@@ -879,7 +879,7 @@ public final class Bench {
 
         @Override
         public void close() throws Exception {
-            docker("rm", "-f", name);
+            docker("rm", "-f", "-v", name);
         }
     }
 

@@ -62,7 +62,7 @@ class ControlPlaneImageIT {
         image = build(root);
         adminKey = "it-image-" + HexFormat.of().formatHex(new SecureRandom().generateSeed(16));
         secrets = secretVolume("dockyard.bootstrap.admin-key", adminKey);
-        DockerCli.run("rm", "-f", CONTAINER);
+        DockerCli.run("rm", "-f", "-v", CONTAINER);
         DockerCli.run("volume", "rm", VOLUME);
         // the image's own JVM_ARGS plus the test servers' JIT (C1 only): this suite tests what the image
         // is and keeps, not its JIT, and C2 compiling the warm-up doubled each of its two boots (measured
@@ -86,7 +86,7 @@ class ControlPlaneImageIT {
 
     @AfterAll
     static void remove() throws IOException {
-        DockerCli.run("rm", "-f", CONTAINER);
+        DockerCli.run("rm", "-f", "-v", CONTAINER);
         DockerCli.run("volume", "rm", VOLUME);
         if (secrets != null) {
             try (Stream<Path> files = Files.walk(secrets)) {

@@ -63,7 +63,7 @@ class DisconnectedRuntimeIT {
         String id = ready(conversation);
         String next = null;
         try {
-            DockerCli.ok("rm", "-f", "dockyard-" + id);
+            DockerCli.ok("rm", "-f", "-v", "dockyard-" + id);
             awaitStatus(id, "ERROR_RUNTIME_DISCONNECTED", Duration.ofSeconds(40));
             assertEquals(409, API.post("runtimes", Json.createObjectBuilder().add("conversationId", conversation)
                     .build()).status(), "held while disconnected");

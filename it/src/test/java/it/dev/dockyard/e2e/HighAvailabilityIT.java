@@ -128,7 +128,7 @@ class HighAvailabilityIT {
         }
         // a failed run may leave sandboxes both instances were too dead to remove: this test's own
         for (String name : DockerCli.containersLabelled(LABEL)) {
-            DockerCli.run("rm", "-f", name);
+            DockerCli.run("rm", "-f", "-v", name);
         }
     }
 

@@ -74,7 +74,7 @@ final class Sandbox implements AutoCloseable {
         docker(args.toArray(String[]::new));
         String port = docker("port", name, "8000/tcp").lines().findFirst().orElseThrow().replaceAll(".*:", "");
         Sandbox sandbox = new Sandbox(name, key, URI.create("http://127.0.0.1:" + port + "/"), "/workspace",
-                () -> docker("rm", "-f", name));
+                () -> docker("rm", "-f", "-v", name));
         sandbox.awaitReady();
         return sandbox;
     }
