@@ -1,5 +1,6 @@
 package dev.dockyard.placement;
 
+import dev.dockyard.backend.BackendException;
 import dev.dockyard.config.DockyardConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -50,11 +51,17 @@ public class BootTurns {
      * Waits until {@code node} may boot one more sandbox; the turn must be closed when the boot is
      * over (ready or failed), which lets the next one go.
      *
-     * @throws InterruptedException when the thread is interrupted while waiting (it then holds no turn)
+     * @throws BackendException when the thread is interrupted while waiting (it then holds no turn,
+     *                           and stays interrupted)
      */
-    public Turn take(String node, Line line, Waiting waiting) throws InterruptedException {
+    public Turn take(String node, Line line, Waiting waiting) {
         int limit = config.maxConcurrentBoots(node);
-        return nodes.computeIfAbsent(node, n -> new Node()).take(line, limit, waiting);
+        try {
+            return nodes.computeIfAbsent(node, n -> new Node()).take(line, limit, waiting);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BackendException("interrupted while waiting for a turn to boot on node '" + node + "'");
+        }
     }
 
     /** The boots {@code node} runs now (for its report and tests). */

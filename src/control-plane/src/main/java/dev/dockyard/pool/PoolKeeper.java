@@ -419,12 +419,7 @@ public class PoolKeeper {
 
     /** The node's turn to boot a member, after every waiting request; {@code waited[0]}: it had to wait. */
     private BootTurns.Turn turnToBoot(PoolDefinition pool, boolean[] waited) {
-        try {
-            return turns.take(pool.node(), BootTurns.Line.POOL, (booting, ahead) -> waited[0] = true);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new BackendException("interrupted while waiting for a turn to boot on node '" + pool.node() + "'");
-        }
+        return turns.take(pool.node(), BootTurns.Line.POOL, (booting, ahead) -> waited[0] = true);
     }
 
     private void bootNow(PoolDefinition pool, PoolMember member) {

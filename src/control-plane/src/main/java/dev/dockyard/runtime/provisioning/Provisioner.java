@@ -849,29 +849,23 @@ public class Provisioner {
      */
     private BootTurns.Turn turnToBoot(SandboxRuntime runtime) {
         boolean[] waited = new boolean[1];
-        BootTurns.Turn turn;
-        try {
-            turn = turns.take(runtime.node(), BootTurns.Line.REQUEST, (booting, ahead) -> {
-                waited[0] = true;
-                String message = "Waiting for a turn to boot on node '" + runtime.node() + "': " + booting
-                        + (booting == 1 ? " sandbox is" : " sandboxes are") + " booting there, " + ahead
-                        + " waiting ahead of this one";
-                try {
-                    journal.update(runtime.id(), r -> {
-                        // a runtime deleted meanwhile keeps the message of its end
-                        if (r.status().isStarting()) {
-                            r.requestedAs(message);
-                        }
-                    });
-                } catch (RuntimeException e) {
-                    // only a message: the wait goes on
-                    LOG.fine("Could not record the wait of " + runtime.id() + ": " + e);
-                }
-            });
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new BackendException("interrupted while waiting for a turn to boot on node '" + runtime.node() + "'");
-        }
+        BootTurns.Turn turn = turns.take(runtime.node(), BootTurns.Line.REQUEST, (booting, ahead) -> {
+            waited[0] = true;
+            String message = "Waiting for a turn to boot on node '" + runtime.node() + "': " + booting
+                    + (booting == 1 ? " sandbox is" : " sandboxes are") + " booting there, " + ahead
+                    + " waiting ahead of this one";
+            try {
+                journal.update(runtime.id(), r -> {
+                    // a runtime deleted meanwhile keeps the message of its end
+                    if (r.status().isStarting()) {
+                        r.requestedAs(message);
+                    }
+                });
+            } catch (RuntimeException e) {
+                // only a message: the wait goes on
+                LOG.fine("Could not record the wait of " + runtime.id() + ": " + e);
+            }
+        });
         if (!waited[0]) {
             return turn;
         }
