@@ -62,51 +62,46 @@ public final class Bench {
         if (args.length > 0 && args[0].equals("executor")) {
             // the executor alone, no control plane: Bench executor [image] [echoes] [nmt]
             Bench bench = new Bench("http://127.0.0.1/", "");
-            try {
-                bench.executorDirect(args.length > 1 ? args[1] : "dockyard/sandbox:latest",
-                        args.length > 2 ? Integer.parseInt(args[2]) : 100, args.length > 3 && args[3].equals("nmt"));
-            } catch (Throwable t) {
-                bench.print();
-                System.err.println("bench failed: " + t);
-                t.printStackTrace();
-                System.exit(1);
-            }
-            bench.print();
-            System.exit(0);
+            measure(bench, () -> bench.executorDirect(args.length > 1 ? args[1] : "dockyard/sandbox:latest",
+                    args.length > 2 ? Integer.parseInt(args[2]) : 100, args.length > 3 && args[3].equals("nmt")));
         }
         if (args.length < 2) {
             System.err.println("usage: Bench <api-url e.g. http://127.0.0.1:9080/api/v1> <admin-key> [provisions] [echoes]");
             System.exit(2);
         }
+        Bench bench = new Bench(args[0], args[1]);
         if (args.length > 2 && args[2].equals("density")) {
             // Bench <api-url> <admin-key> density [n]: n idle READY sandboxes at once, nothing else
-            Bench bench = new Bench(args[0], args[1]);
-            try {
-                bench.density(args.length > 3 ? Integer.parseInt(args[3]) : 300);
-            } catch (Throwable t) {
-                bench.print();
-                System.err.println("bench failed: " + t);
-                t.printStackTrace();
-                System.exit(1);
-            }
-            bench.print();
-            System.exit(0);
+            measure(bench, () -> bench.density(args.length > 3 ? Integer.parseInt(args[3]) : 300));
         }
         int provisions = args.length > 2 ? Integer.parseInt(args[2]) : 5;
         int echoes = args.length > 3 ? Integer.parseInt(args[3]) : 100;
-        Bench bench = new Bench(args[0], args[1]);
+        measure(bench, () -> bench.run(provisions, echoes, args.length > 4 ? Integer.parseInt(args[4]) : 100));
+    }
+
+    /** One way of measuring, as a lambda may throw it. */
+    @FunctionalInterface
+    private interface Phase {
+        void run() throws Exception;
+    }
+
+    /**
+     * Runs the phase, prints its table (what was measured so far, should it fail, then why) and
+     * exits: client threads of a phase that ended early must not keep the JVM (and the bench's
+     * server) alive.
+     */
+    private static void measure(Bench bench, Phase phase) {
         try {
-            bench.run(provisions, echoes, args.length > 4 ? Integer.parseInt(args[4]) : 100);
+            phase.run();
         } catch (Throwable t) {
-            // what was measured so far, then why it stopped (a failure on a client thread has no main frames)
             bench.print();
-            Throwable cause = t instanceof CompletionException && t.getCause() != null
-                    ? t.getCause() : t;
+            // a failure on a client thread has no main frames: its cause says where
+            Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
             System.err.println("bench failed: " + cause);
             cause.printStackTrace();
             System.exit(1);
         }
-        // client threads of a phase that ended early must not keep the JVM (and the bench's server) alive
+        bench.print();
         System.exit(0);
     }
 
@@ -123,7 +118,6 @@ public final class Bench {
             bench.pauseResume(Math.max(5, provisions));
             bench.warmPools(poolSize);
         }
-        bench.print();
     }
 
     private void coldProvisions(int n) throws Exception {
@@ -375,15 +369,8 @@ public final class Bench {
             // idle: their executors' boot work is over and nothing touches them
             progress("density: " + n + " READY; idle for 30 s");
             Thread.sleep(30_000);
-            List<String> args = new ArrayList<>(List.of("stats", "--no-stream", "--format", "{{.MemUsage}}"));
-            ids.forEach(id -> args.add("dockyard-" + id));
-            List<Double> mib = new ArrayList<>();
-            for (String line : docker(args.toArray(String[]::new)).lines().toList()) {
-                String used = line.split("/")[0].strip();
-                double value = Double.parseDouble(used.replaceAll("[^0-9.]", ""));
-                mib.add(used.endsWith("GiB") ? value * 1024 : used.endsWith("KiB") ? value / 1024 : value);
-            }
-            row("density: memory of each of " + n + " idle READY sandboxes", mib, "MiB");
+            row("density: memory of each of " + n + " idle READY sandboxes",
+                    memoryOf(ids.stream().map(id -> "dockyard-" + id).toList()), "MiB");
             row("density: host memory per sandbox (MemAvailable before − after, / " + n + ")",
                     List.of((availableBefore - memAvailableKib()) / 1024.0 / n), "MiB");
             progress("density: echo to each, one after another");
@@ -486,8 +473,13 @@ public final class Bench {
 
     private List<Double> memoryOfPool(String pool) throws Exception {
         String ids = docker("ps", "-q", "--filter", "label=dev.dockyard.pool=" + pool);
+        return memoryOf(ids.lines().filter(l -> !l.isBlank()).toList());
+    }
+
+    /** Each container's memory (MiB) as {@code docker stats} reports it. */
+    private static List<Double> memoryOf(List<String> containers) throws Exception {
         List<String> args = new ArrayList<>(List.of("stats", "--no-stream", "--format", "{{.MemUsage}}"));
-        args.addAll(ids.lines().filter(l -> !l.isBlank()).toList());
+        args.addAll(containers);
         List<Double> mib = new ArrayList<>();
         for (String line : docker(args.toArray(String[]::new)).lines().toList()) {
             String used = line.split("/")[0].strip();
