@@ -30,11 +30,6 @@ class PoolResourceTest {
         resource.nodes = new FakeNodes("local");
         resource.config = new TestConfig() {
             @Override
-            public String sandboxImage() {
-                return "dockyard/sandbox:latest";
-            }
-
-            @Override
             public double sandboxCpus() {
                 return 1;
             }

@@ -53,7 +53,7 @@ class RuntimeServiceImagesTest {
                 return engine;
             }
         };
-        TestConfig config = browserConfig();
+        TestConfig config = new TestConfig();
         service.images = new ImageAccess(nodes, config, new WorkspaceRecords());
         service.browserVariant = new BrowserVariant(nodes, config);
         service.workspaces = new Workspaces();
@@ -63,21 +63,6 @@ class RuntimeServiceImagesTest {
                 provisioned.add(request);
                 return new SandboxRuntime(request.conversationId(), request.userId(), "local", request.image(), 1.0,
                         512, 60, Instant.EPOCH);
-            }
-        };
-    }
-
-    /** The default image and its browser variant as a default install names them. */
-    private static TestConfig browserConfig() {
-        return new TestConfig() {
-            @Override
-            public String sandboxImage() {
-                return "dockyard/sandbox:latest";
-            }
-
-            @Override
-            public String sandboxBrowserImage() {
-                return "dockyard/sandbox-browser:latest";
             }
         };
     }
@@ -117,8 +102,8 @@ class RuntimeServiceImagesTest {
                 return nothingBuilt;
             }
         };
-        service.images = new ImageAccess(cli, browserConfig(), new WorkspaceRecords());
-        service.browserVariant = new BrowserVariant(cli, browserConfig());
+        service.images = new ImageAccess(cli, new TestConfig(), new WorkspaceRecords());
+        service.browserVariant = new BrowserVariant(cli, new TestConfig());
 
         assertEquals(Refused.Reason.NOT_FOUND, refused("bob", "dockyard/sandbox-browser:latest").reason());
         assertTrue(provisioned.isEmpty());

@@ -11,6 +11,9 @@ import java.util.Set;
 public class TestConfig extends DockyardConfig {
 
     public String instance = "test";
+    /** Dockyard's sandbox image and its browser variant, as a default install names them. */
+    public String sandboxImage = "dockyard/sandbox:latest";
+    public String sandboxBrowserImage = "dockyard/sandbox-browser:latest";
     public Duration reconcilerGrace = Duration.ofSeconds(20);
     public Duration disconnectedGrace = Duration.ofSeconds(300);
     /** dockyard.provisioning.max-concurrent-boots, and by node dockyard.node.<name>.max-concurrent-boots. */
@@ -25,6 +28,16 @@ public class TestConfig extends DockyardConfig {
     public Map<String, String> nodePlacements = new HashMap<>();
     /** dockyard.node.<name>.allowed-users by node. */
     public Map<String, Set<String>> nodeAllowedUsers = new HashMap<>();
+
+    @Override
+    public String sandboxImage() {
+        return sandboxImage;
+    }
+
+    @Override
+    public String sandboxBrowserImage() {
+        return sandboxBrowserImage;
+    }
 
     @Override
     public String instance() {

@@ -51,16 +51,6 @@ class ImageAccessTest {
         };
         access.config = new TestConfig() {
             @Override
-            public String sandboxImage() {
-                return "dockyard/sandbox:latest";
-            }
-
-            @Override
-            public String sandboxBrowserImage() {
-                return "dockyard/sandbox-browser:latest";
-            }
-
-            @Override
             public String imageRepository() {
                 return "dockyard/runtime";
             }

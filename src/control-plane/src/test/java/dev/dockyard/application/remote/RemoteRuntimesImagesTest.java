@@ -57,11 +57,6 @@ class RemoteRuntimesImagesTest {
         };
         TestConfig config = new TestConfig() {
             @Override
-            public String sandboxImage() {
-                return "dockyard/sandbox:latest";
-            }
-
-            @Override
             public List<String> imagesAllowed() {
                 return List.of("dockyard/it-foreign:*");
             }
