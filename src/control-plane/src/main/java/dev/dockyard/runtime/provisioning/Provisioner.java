@@ -485,9 +485,10 @@ public class Provisioner {
         }
         RuntimeStatus outcome = RuntimeStatus.ERROR;
         try {
-            journal.startedAndReady(id, startedMessage, "Ready in " + (System.nanoTime() - started) / 1_000_000
-                    + " ms from pool '" + warm.pool() + "'").ifPresent(old -> removeQuietly(nodes.on(old.node()),
-                    old.containerName()));
+            String readyMessage = "Ready in " + (System.nanoTime() - started) / 1_000_000 + " ms from pool '"
+                    + warm.pool() + "'";
+            LockConflicts.retried(() -> journal.startedAndReady(id, startedMessage, readyMessage))
+                    .ifPresent(old -> removeQuietly(nodes.on(old.node()), old.containerName()));
             outcome = RuntimeStatus.READY;
             metrics.ready(DockyardMetrics.ReadyPath.WARM, Duration.ofNanos(System.nanoTime() - started));
         } catch (IllegalTransitionException e) {
@@ -526,8 +527,9 @@ public class Provisioner {
         String id = runtime.id();
         try {
             workspaceSetup.prepare(endpoint, runtime.sessionKey(), runtime.repository().orElseThrow());
-            journal.startedAndReady(id, startedMessage, "Ready in " + (System.nanoTime() - started) / 1_000_000
-                    + " ms from pool '" + runtime.pool().orElse("?") + "' (repository cloned)")
+            String readyMessage = "Ready in " + (System.nanoTime() - started) / 1_000_000 + " ms from pool '"
+                    + runtime.pool().orElse("?") + "' (repository cloned)";
+            LockConflicts.retried(() -> journal.startedAndReady(id, startedMessage, readyMessage))
                     .ifPresent(old -> removeQuietly(nodes.on(old.node()), old.containerName()));
             metrics.ready(DockyardMetrics.ReadyPath.WARM, Duration.ofNanos(System.nanoTime() - started));
             return RuntimeStatus.READY;
@@ -817,8 +819,9 @@ public class Provisioner {
             });
             String message = "Ready " + timer.summary() + (workspace == null ? "" : "; migrated from node '"
                     + workspace.node() + "' with a workspace of " + workspaceBytes + " bytes");
-            journal.readyAndTakeOver(id, message).ifPresent(old -> removeQuietly(nodes.on(old.node()),
-                    old.containerName()));
+            step = ProvisioningStep.RECORD;
+            LockConflicts.retried(() -> journal.readyAndTakeOver(id, message))
+                    .ifPresent(old -> removeQuietly(nodes.on(old.node()), old.containerName()));
             metrics.ready(workspace == null ? DockyardMetrics.ReadyPath.COLD : DockyardMetrics.ReadyPath.MIGRATION,
                     timer.elapsed());
             return RuntimeStatus.READY;

@@ -11,7 +11,12 @@ public final class Journals {
     }
 
     public static ProvisioningJournal over(FakeRuntimes runtimes, Clock clock, RuntimeSecrets secrets) {
-        ProvisioningJournal journal = new ProvisioningJournal();
+        return over(new ProvisioningJournal(), runtimes, clock, secrets);
+    }
+
+    /** The given journal (a subclass a test made, e.g. to fail one transaction) wired the same way. */
+    public static ProvisioningJournal over(ProvisioningJournal journal, FakeRuntimes runtimes, Clock clock,
+                                           RuntimeSecrets secrets) {
         journal.runtimes = runtimes;
         journal.clock = clock;
         journal.secrets = secrets;

@@ -43,6 +43,9 @@ import dev.dockyard.tenancy.QuotaExceededException;
 import dev.dockyard.tenancy.Role;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.persistence.PersistenceException;
+import jakarta.persistence.RollbackException;
+import jakarta.transaction.TransactionalException;
+import java.sql.SQLException;
 import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.time.Duration;
@@ -79,6 +82,8 @@ class ProvisionerWarmClaimTest {
     private final Set<String> claimable = new HashSet<>();
     private final List<URI> configured = new ArrayList<>();
     private final Set<URI> dead = new HashSet<>();
+    /** How many of the next READY records the database rolls back as deadlock victims. */
+    private int readyDeadlocks;
     private QuotaExceededException overQuota;
     /** A member whose claim ends in a database error (a lock timeout): its transaction rolls back. */
     private String lockedMember;
@@ -100,7 +105,25 @@ class ProvisionerWarmClaimTest {
     @BeforeEach
     void wire() {
         RuntimeSecrets secrets = new RuntimeSecrets();
-        ProvisioningJournal journal = Journals.over(runtimes, clock, secrets);
+        ProvisioningJournal journal = Journals.over(new ProvisioningJournal() {
+            @Override
+            public Optional<SandboxRuntime> readyAndTakeOver(String id, String message) {
+                if (readyDeadlocks > 0) {
+                    readyDeadlocks--;
+                    throw deadlockVictim();
+                }
+                return super.readyAndTakeOver(id, message);
+            }
+
+            @Override
+            public Optional<SandboxRuntime> startedAndReady(String id, String startedMessage, String readyMessage) {
+                if (readyDeadlocks > 0) {
+                    readyDeadlocks--;
+                    throw deadlockVictim();
+                }
+                return super.startedAndReady(id, startedMessage, readyMessage);
+            }
+        }, runtimes, clock, secrets);
         Accounts accounts = new Accounts() {
             @Override
             public void ensure(String userId, Role role) {
@@ -204,6 +227,13 @@ class ProvisionerWarmClaimTest {
                 configured.add(executor);
             }
         };
+    }
+
+    /** What a REQUIRES_NEW method throws when Derby picked its transaction as a deadlock victim. */
+    private static TransactionalException deadlockVictim() {
+        SQLException deadlock = new SQLException("A lock could not be obtained due to a deadlock", "40001", 30000);
+        return new TransactionalException("rolled back", new RollbackException(new PersistenceException(
+                "Internal Exception: " + deadlock, deadlock)));
     }
 
     private WarmSandbox warm(String id) {
@@ -350,6 +380,34 @@ class ProvisionerWarmClaimTest {
         assertEquals(RuntimeStatus.READY, now.status());
         assertTrue(backend.calls().contains("create " + now.containerName()));
         assertEquals(Optional.empty(), now.pool());
+    }
+
+    @Test
+    void shouldRecordReadyAgainWhenItsTransactionWasADeadlockVictim() {
+        readyDeadlocks = 2;
+
+        SandboxRuntime cold = provision("conv-dl1");
+        warm("rt-warm-dl");
+        readyDeadlocks = 1;
+        SandboxRuntime claimed = provision("conv-dl2");
+
+        assertEquals(RuntimeStatus.READY, runtimes.find(cold.id()).orElseThrow().status(),
+                "a sandbox that booted is not lost to a rolled-back record of it");
+        assertEquals(RuntimeStatus.READY, claimed.status());
+        assertEquals("rt-warm-dl", claimed.id());
+        assertEquals(0, readyDeadlocks);
+    }
+
+    @Test
+    void shouldLabelAFailureToRecordReadyAsTheRecordStep() {
+        readyDeadlocks = LockConflicts.ATTEMPTS;
+
+        SandboxRuntime runtime = provision("conv-dl3");
+
+        SandboxRuntime now = runtimes.find(runtime.id()).orElseThrow();
+        assertEquals(RuntimeStatus.ERROR, now.status());
+        assertTrue(now.statusMessage().startsWith("Provisioning failed at step 'record'"), now.statusMessage());
+        assertTrue(backend.calls().contains("remove " + now.containerName()), backend.calls().toString());
     }
 
     @Test
