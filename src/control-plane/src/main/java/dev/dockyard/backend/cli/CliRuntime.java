@@ -29,6 +29,8 @@ final class CliRuntime implements ExecutorRequests.Host {
 
     private static final Logger LOG = Logger.getLogger(CliRuntime.class.getName());
     /** What a shell finds when it starts: the host's PATH and locale, never the control plane's variables. */
+    /** Rounds of stopping what still runs after a freeze's first pass. */
+    private static final int STOP_ROUNDS = 20;
     private static final List<String> INHERITED = List.of("PATH", "LANG", "LC_ALL", "TZ");
 
     private final RuntimeDirectory directory;
@@ -142,6 +144,7 @@ final class CliRuntime implements ExecutorRequests.Host {
                 .map(Map.Entry::getKey).toList();
         if (freeze) {
             kill("-STOP", order);
+            stopStragglers(holder);
             holderStoppedHere = !await(holder, true, Duration.ofSeconds(1));
             if (holderStoppedHere) {
                 kill("-STOP", List.of(holder));
@@ -156,6 +159,27 @@ final class CliRuntime implements ExecutorRequests.Host {
             kill("-CONT", List.of(holder));
         }
         phase = SandboxState.Phase.RUNNING;
+    }
+
+    /**
+     * Stops what the first pass left running: a process forked between the list and its parent's
+     * stop is on no list, and a job was seen still running after the pass in a CI run. Bounded: a
+     * few rounds, each over what runs under the holder then (a second SIGSTOP does no harm).
+     */
+    private static void stopStragglers(ProcessHandle holder) {
+        for (int round = 0; round < STOP_ROUNDS; round++) {
+            List<ProcessHandle> running = holder.descendants().filter(p -> {
+                char state = state(p);
+                return state != 'T' && state != 't' && state != 'Z' && state != '?';
+            }).toList();
+            if (running.isEmpty()) {
+                return;
+            }
+            kill("-STOP", running);
+            if (!pause(5)) {
+                return;
+            }
+        }
     }
 
     private static void kill(String signal, List<ProcessHandle> processes) {
