@@ -1,16 +1,21 @@
 package dev.dockyard.placement;
 
-import dev.dockyard.backend.BackendException;
 import dev.dockyard.config.DockyardConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.Condition;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 /**
  * How many sandboxes a node boots at once. Booting is the costly moment of a sandbox's life (its
@@ -48,19 +53,42 @@ public class BootTurns {
     DockyardConfig config;
 
     /**
-     * Waits until {@code node} may boot one more sandbox; the turn must be closed when the boot is
-     * over (ready or failed), which lets the next one go.
+     * Runs {@code boot} once {@code node} may boot one more sandbox, holding no thread while it
+     * waits: a burst of hundreds of provisions or a pool of a hundred members waits in these lines,
+     * not on the control plane's managed threads (which, all held by waiters, once starved the
+     * node's health probe and made the node look down). With a turn free now, {@code boot} runs at
+     * once in the caller's thread; otherwise {@code waiting} is told first (in the caller's thread)
+     * and {@code boot} later runs on {@code threads}. The turn is closed when {@code boot} returns
+     * or throws; {@code boot} may close it earlier, once the costly part is over.
      *
-     * @throws BackendException when the thread is interrupted while waiting (it then holds no turn,
-     *                           and stays interrupted)
+     * @param refused told, with the turn already closed, when {@code threads} takes no more work
+     *                 at the moment of the turn (the boot never ran)
+     * @throws RuntimeException what {@code waiting} threw (nothing is then held or queued)
      */
-    public Turn take(String node, Line line, Waiting waiting) {
-        int limit = config.maxConcurrentBoots(node);
+    public void whenTurn(String node, Line line, Waiting waiting, Executor threads, Consumer<Turn> boot,
+                         Consumer<RejectedExecutionException> refused) {
+        CompletableFuture<Turn> granted = nodes.computeIfAbsent(node, n -> new Node())
+                .request(line, config.maxConcurrentBoots(node), waiting);
+        if (granted.isDone()) {
+            run(granted.join(), boot);
+            return;
+        }
+        // completed by the thread that closes a turn: it only hands the boot on
+        granted.thenAccept(turn -> {
+            try {
+                threads.execute(() -> run(turn, boot));
+            } catch (RejectedExecutionException e) {
+                turn.close();
+                refused.accept(e);
+            }
+        });
+    }
+
+    private static void run(Turn turn, Consumer<Turn> boot) {
         try {
-            return nodes.computeIfAbsent(node, n -> new Node()).take(line, limit, waiting);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new BackendException("interrupted while waiting for a turn to boot on node '" + node + "'");
+            boot.accept(turn);
+        } finally {
+            turn.close();
         }
     }
 
@@ -79,91 +107,105 @@ public class BootTurns {
     /** The turns of one node: its boots under way and its two lines. */
     static final class Node {
         private final ReentrantLock lock = new ReentrantLock();
-        private final Condition changed = lock.newCondition();
         private final Deque<Waiter> requests = new ArrayDeque<>();
         private final Deque<Waiter> pools = new ArrayDeque<>();
         private int booting;
         /** The limit the last taker read: settings are read per boot, so a changed one applies from the next. */
         private int limit = 1;
 
-        /** One boot in line; granted once the node hands it a turn. */
-        private static final class Waiter {
-            boolean granted;
-        }
-
-        Turn take(Line line, int limitNow, Waiting waiting) throws InterruptedException {
+        /**
+         * A turn, completed once the node has room (at once when it has now; completed outside
+         * the lock, by the thread whose turn ended). Cancelling the future before then leaves the
+         * line; a turn granted to a future cancelled meanwhile is handed on.
+         */
+        CompletableFuture<Turn> request(Line line, int limitNow, Waiting waiting) {
             Waiter waiter = new Waiter();
             int booted;
             int ahead;
+            List<Waiter> granted;
             lock.lock();
             try {
                 limit = Math.max(1, limitNow);
                 (line == Line.REQUEST ? requests : pools).addLast(waiter);
-                grant();
-                if (waiter.granted) {
-                    return turn();
-                }
+                granted = grant();
                 booted = booting;
                 ahead = requests.size() - 1 + (line == Line.POOL ? pools.size() : 0);
             } finally {
                 lock.unlock();
+            }
+            hand(granted);
+            if (waiter.turn.isDone()) {
+                return waiter.turn;
             }
             // told outside the lock: the caller records it, which may take a while
             if (waiting != null) {
                 try {
                     waiting.waiting(booted, ahead);
                 } catch (RuntimeException | Error e) {
-                    leave(waiter);
+                    if (!waiter.turn.cancel(false)) {
+                        waiter.turn.join().close();
+                    }
                     throw e;
                 }
             }
-            lock.lock();
+            return waiter.turn;
+        }
+
+        /** The blocking form of {@link #request}, for tests: an interrupt leaves the line. */
+        Turn take(Line line, int limitNow, Waiting waiting) throws InterruptedException {
+            CompletableFuture<Turn> turn = request(line, limitNow, waiting);
             try {
-                while (!waiter.granted) {
-                    try {
-                        changed.await();
-                    } catch (InterruptedException e) {
-                        leaveLocked(waiter);
-                        throw e;
-                    }
+                return turn.get();
+            } catch (InterruptedException e) {
+                if (!turn.cancel(false)) {
+                    turn.join().close();
                 }
-                return turn();
-            } finally {
-                lock.unlock();
+                throw e;
+            } catch (ExecutionException e) {
+                throw new IllegalStateException("a turn is never failed", e);
             }
         }
 
-        /** A waiter that gives up: out of its line, or its turn handed on if it was granted meanwhile. */
-        private void leave(Waiter waiter) {
-            lock.lock();
-            try {
-                leaveLocked(waiter);
-            } finally {
-                lock.unlock();
+        /** One boot in line; its future completes with its turn. */
+        private final class Waiter {
+            final CompletableFuture<Turn> turn = new CompletableFuture<>();
+
+            Waiter() {
+                // a caller that gives up before its turn leaves the line (after a grant, hand() hands it on)
+                turn.whenComplete((t, e) -> {
+                    if (turn.isCancelled()) {
+                        lock.lock();
+                        List<Waiter> next;
+                        try {
+                            requests.remove(this);
+                            pools.remove(this);
+                            next = grant();
+                        } finally {
+                            lock.unlock();
+                        }
+                        hand(next);
+                    }
+                });
             }
         }
 
-        private void leaveLocked(Waiter waiter) {
-            if (waiter.granted) {
-                booting--;
-            } else {
-                requests.remove(waiter);
-                pools.remove(waiter);
-            }
-            grant();
-        }
-
-        /** With the lock held: hands free turns to the heads of the lines, requests first. */
-        private void grant() {
-            boolean any = false;
+        /** With the lock held: takes free turns for the heads of the lines, requests first. */
+        private List<Waiter> grant() {
+            List<Waiter> granted = new ArrayList<>();
             while (booting < limit && (!requests.isEmpty() || !pools.isEmpty())) {
-                Waiter next = !requests.isEmpty() ? requests.removeFirst() : pools.removeFirst();
-                next.granted = true;
+                granted.add(!requests.isEmpty() ? requests.removeFirst() : pools.removeFirst());
                 booting++;
-                any = true;
             }
-            if (any) {
-                changed.signalAll();
+            return granted;
+        }
+
+        /** Without the lock: gives the granted waiters their turns; one that gave up meanwhile hands its on. */
+        private void hand(List<Waiter> granted) {
+            for (Waiter waiter : granted) {
+                Turn turn = turn();
+                if (!waiter.turn.complete(turn)) {
+                    turn.close();
+                }
             }
         }
 
@@ -173,16 +215,18 @@ public class BootTurns {
 
                 @Override
                 public void close() {
+                    List<Waiter> next = List.of();
                     lock.lock();
                     try {
                         if (!closed) {
                             closed = true;
                             booting--;
-                            grant();
+                            next = grant();
                         }
                     } finally {
                         lock.unlock();
                     }
+                    hand(next);
                 }
             };
         }

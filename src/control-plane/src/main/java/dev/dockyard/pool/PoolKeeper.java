@@ -399,10 +399,13 @@ public class PoolKeeper {
         booting.put(member.id(), pool.name());
         try {
             executor.execute(() -> {
+                boolean handedOn = false;
                 try {
-                    bootNow(pool, member);
+                    handedOn = bootNow(pool, member);
                 } finally {
-                    booting.remove(member.id());
+                    if (!handedOn) {
+                        booting.remove(member.id());
+                    }
                 }
             });
             return true;
@@ -417,58 +420,91 @@ public class PoolKeeper {
         return ledger.members(config.instance()).stream().anyMatch(m -> m.id().equals(member.id()));
     }
 
-    /** The node's turn to boot a member, after every waiting request; {@code waited[0]}: it had to wait. */
-    private BootTurns.Turn turnToBoot(PoolDefinition pool, boolean[] waited) {
-        return turns.take(pool.node(), BootTurns.Line.POOL, (booting, ahead) -> waited[0] = true);
+    /**
+     * Boots a member: its image and spec here, its sandbox once the node gives it a turn (after
+     * every waiting request), on a managed thread then; no thread is held while it waits. Returns
+     * whether the boot was handed on to its turn, which then ends the member's {@code booting} mark.
+     */
+    private boolean bootNow(PoolDefinition pool, PoolMember member) {
+        MemberBoot boot;
+        try {
+            boot = prepare(pool, member);
+        } catch (RuntimeException e) {
+            failed(pool, member, e);
+            return false;
+        }
+        boolean[] waited = new boolean[1];
+        turns.whenTurn(pool.node(), BootTurns.Line.POOL, (booting, ahead) -> waited[0] = true, executor, turn -> {
+            try {
+                withTurn(pool, member, boot, turn, waited[0]);
+            } finally {
+                booting.remove(member.id());
+            }
+        }, refused -> {
+            booting.remove(member.id());
+            failed(pool, member, refused);
+        });
+        return true;
     }
 
-    private void bootNow(PoolDefinition pool, PoolMember member) {
+    /** A member's sandbox as the pool boots it, and the image it runs (by name and by id). */
+    private record MemberBoot(SandboxSpec spec, String runtimeImage, String imageId) {
+    }
+
+    private MemberBoot prepare(PoolDefinition pool, PoolMember member) {
+        Optional<PoolProgram> program = pool.program();
+        SandboxSpec spec;
+        String runtimeImage;
+        if (program.isEmpty()) {
+            runtimeImage = images.resolve(pool.node(), pool.image(), ExtraDependencies.NONE,
+                    build -> LOG.info("Pool '" + pool.name() + "': building runtime image for " + pool.image()
+                            + " (build " + build.id() + ")")).image();
+            // the Remote Runtime API's work ports too: a /start of a Dockyard image may claim it
+            spec = new SandboxSpec(member.id(), "", config.instance(), member.containerName(), runtimeImage, pool.cpus(),
+                    config.sandboxBootCpus(), pool.memoryMb(), config.sandboxPidsLimit(), config.sandboxUser(),
+                    config.executorPort(), member.sessionKey(), pool.plugins(), null,
+                    config.runtimeApiWorkPorts()).withLabels(Map.of(Labels.POOL, pool.name())).inBackground()
+                    // part of the pool's shape: a claim gets a member started as its runtime would be
+                    .withExecutorServer(pool.executorServer().orElse(null));
+        } else {
+            runtimeImage = pool.image();
+            spec = dormantSpec(pool, program.get(), member);
+        }
+        String imageId = images.inspect(pool.node(), runtimeImage).map(RuntimeImageBuilder.ImageInfo::id)
+                .orElseThrow(() -> new BackendException("image '" + runtimeImage + "' is not on node '"
+                        + pool.node() + "'"));
+        return new MemberBoot(spec, runtimeImage, imageId);
+    }
+
+    /** With the node's turn: the member's sandbox created, booted, warmed up and offered for claims. */
+    private void withTurn(PoolDefinition pool, PoolMember member, MemberBoot boot, BootTurns.Turn turn,
+                          boolean waited) {
         RuntimeBackend backend = nodes.on(pool.node());
         String name = member.containerName();
         Optional<PoolProgram> program = pool.program();
+        SandboxSpec spec = boot.spec();
+        String runtimeImage = boot.runtimeImage();
+        String imageId = boot.imageId();
         try {
-            SandboxSpec spec;
-            String runtimeImage;
-            if (program.isEmpty()) {
-                runtimeImage = images.resolve(pool.node(), pool.image(), ExtraDependencies.NONE,
-                        build -> LOG.info("Pool '" + pool.name() + "': building runtime image for " + pool.image()
-                                + " (build " + build.id() + ")")).image();
-                // the Remote Runtime API's work ports too: a /start of a Dockyard image may claim it
-                spec = new SandboxSpec(member.id(), "", config.instance(), name, runtimeImage, pool.cpus(),
-                        config.sandboxBootCpus(), pool.memoryMb(), config.sandboxPidsLimit(), config.sandboxUser(),
-                        config.executorPort(), member.sessionKey(), pool.plugins(), null,
-                        config.runtimeApiWorkPorts()).withLabels(Map.of(Labels.POOL, pool.name())).inBackground()
-                        // part of the pool's shape: a claim gets a member started as its runtime would be
-                        .withExecutorServer(pool.executorServer().orElse(null));
-            } else {
-                runtimeImage = pool.image();
-                spec = dormantSpec(pool, program.get(), member);
+            if (waited && !stillMember(member)) {
+                // drained while it waited (its pool redefined or deleted): no sandbox to boot for it
+                LOG.info("Pool '" + pool.name() + "': warm sandbox " + name + " was drained before it booted");
+                return;
             }
-            String imageId = images.inspect(pool.node(), runtimeImage).map(RuntimeImageBuilder.ImageInfo::id)
-                    .orElseThrow(() -> new BackendException("image '" + runtimeImage + "' is not on node '"
-                            + pool.node() + "'"));
             String containerId;
             URI endpoint;
-            // the node's boots are bounded, a request's before any refill's: the limit counts from the turn
-            boolean[] waited = new boolean[1];
-            try (BootTurns.Turn turn = turnToBoot(pool, waited)) {
-                if (waited[0] && !stillMember(member)) {
-                    // drained while it waited (its pool redefined or deleted): no sandbox to boot for it
-                    LOG.info("Pool '" + pool.name() + "': warm sandbox " + name + " was drained before it booted");
-                    return;
-                }
-                try {
-                    containerId = backend.create(spec);
-                    endpoint = backend.start(name, spec.executorPort());
-                    // a dormant server is up once it answers HTTP at all (its /api routes say 503 until the init)
-                    readiness.probe(new ReadinessAttempt(backend, name, endpoint, member.sessionKey(),
-                            config.sandboxTimeout(), clock, program.isPresent()));
-                } catch (RuntimeException e) {
-                    // gone before the turn is: the next boot does not start beside a JVM still booting
-                    removeQuietly(pool.node(), name);
-                    throw e;
-                }
+            try {
+                containerId = backend.create(spec);
+                endpoint = backend.start(name, spec.executorPort());
+                // a dormant server is up once it answers HTTP at all (its /api routes say 503 until the init)
+                readiness.probe(new ReadinessAttempt(backend, name, endpoint, member.sessionKey(),
+                        config.sandboxTimeout(), clock, program.isPresent()));
+            } catch (RuntimeException e) {
+                // gone before the turn is: the next boot does not start beside a JVM still booting
+                removeQuietly(pool.node(), name);
+                throw e;
             }
+            turn.close();
             backend.settle(name, pool.cpus());
             if (program.isEmpty()) {
                 warmUp(endpoint, member.sessionKey());
@@ -484,21 +520,27 @@ public class PoolKeeper {
             pools.offer(new WarmSandbox(member.id(), pool.name(), member.shape(), member.sessionKey(), containerId,
                     endpoint.toString(), runtimeImage, clock.instant()));
         } catch (RuntimeException e) {
-            if (!stillMember(member)) {
-                // drained while it booted (its pool redefined or deleted): its sandbox went with it
-                removeQuietly(pool.node(), name);
-                return;
-            }
-            String message = e.getMessage() == null ? e.toString() : e.getMessage();
-            LOG.warning("Pool '" + pool.name() + "': warm sandbox " + name + " failed to boot: " + message);
-            lastError.put(pool.name(), message.length() > 500 ? message.substring(0, 500) + "…" : message);
-            backoffUntil.put(pool.name(), clock.instant().plus(BACKOFF));
+            failed(pool, member, e);
+        }
+    }
+
+    /** A member that failed to boot: its sandbox removed, its row dropped, the pool's error and back-off set. */
+    private void failed(PoolDefinition pool, PoolMember member, RuntimeException e) {
+        String name = member.containerName();
+        if (!stillMember(member)) {
+            // drained while it booted (its pool redefined or deleted): its sandbox went with it
             removeQuietly(pool.node(), name);
-            try {
-                ledger.drop(member.id(), null);
-            } catch (RuntimeException ignored) {
-                // the next pass finds the row, its boot no longer running, and drops it
-            }
+            return;
+        }
+        String message = e.getMessage() == null ? e.toString() : e.getMessage();
+        LOG.warning("Pool '" + pool.name() + "': warm sandbox " + name + " failed to boot: " + message);
+        lastError.put(pool.name(), message.length() > 500 ? message.substring(0, 500) + "…" : message);
+        backoffUntil.put(pool.name(), clock.instant().plus(BACKOFF));
+        removeQuietly(pool.node(), name);
+        try {
+            ledger.drop(member.id(), null);
+        } catch (RuntimeException ignored) {
+            // the next pass finds the row, its boot no longer running, and drops it
         }
     }
 

@@ -7,13 +7,18 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.fakes.TestConfig;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
@@ -141,29 +146,89 @@ class BootTurnsTest {
     }
 
     @Test
-    void eachNodeHasItsOwnLimitAndItsOwnLines() throws Exception {
+    void eachNodeHasItsOwnLimit() {
         TestConfig config = new TestConfig();
         config.nodeMaxConcurrentBoots.put("small", 1);
         config.maxConcurrentBoots = 3;
         BootTurns turns = Placements.turns(config);
-        List<String> told = new CopyOnWriteArrayList<>();
-        BootTurns.Turn small = turns.take("small", BootTurns.Line.REQUEST, (b, a) -> told.add("small waits"));
-        List<BootTurns.Turn> big = List.of(turns.take("big", BootTurns.Line.REQUEST, null),
-                turns.take("big", BootTurns.Line.REQUEST, null), turns.take("big", BootTurns.Line.REQUEST, null));
-        CountDownLatch queued = new CountDownLatch(1);
-        Future<BootTurns.Turn> second = threads.submit(() -> turns.take("small", BootTurns.Line.POOL, (b, a) -> {
-            told.add("second on small waits: " + b + " booting");
-            queued.countDown();
-        }));
+        Deque<Runnable> later = new ArrayDeque<>();
+        List<String> log = new ArrayList<>();
 
-        assertTrue(queued.await(5, TimeUnit.SECONDS), "the second boot on small was never told to wait");
-        assertThrows(TimeoutException.class, () -> second.get(200, TimeUnit.MILLISECONDS));
-        assertEquals(List.of("second on small waits: 1 booting"), told);
-        assertEquals(3, turns.booting("big"));
-        small.close();
-        second.get(5, TimeUnit.SECONDS).close();
-        big.forEach(BootTurns.Turn::close);
-        assertEquals(0, turns.booting("small"));
+        // each boot below starts the next inside its own: all are booting at once until one returns
+        turns.whenTurn("big", BootTurns.Line.REQUEST, (b, a) -> log.add("big 1 waits"), later::add, one ->
+                turns.whenTurn("big", BootTurns.Line.REQUEST, (b, a) -> log.add("big 2 waits"), later::add, two ->
+                        turns.whenTurn("big", BootTurns.Line.REQUEST, (b, a) -> log.add("big 3 waits"), later::add,
+                                three -> {
+                                    log.add("3 booting on big");
+                                    turns.whenTurn("small", BootTurns.Line.REQUEST, null, later::add,
+                                            small -> log.add("small boots"), e -> log.add("refused"));
+                                    turns.whenTurn("big", BootTurns.Line.POOL, (b, a) -> log.add("big 4 waits: "
+                                            + b + " booting"), later::add, four -> log.add("big 4 boots"),
+                                            e -> log.add("refused"));
+                                }, e -> log.add("refused")), e -> log.add("refused")), e -> log.add("refused"));
+
+        assertEquals(List.of("3 booting on big", "small boots", "big 4 waits: 3 booting"), log);
+        assertEquals(1, later.size(), "the fourth went on once the third was over");
+        later.poll().run();
+        assertEquals("big 4 boots", log.get(log.size() - 1));
         assertEquals(0, turns.booting("big"));
+        assertEquals(0, turns.booting("small"));
+    }
+
+    @Test
+    void aBootInLineHoldsNoThreadAndGoesOnOnTheExecutorAtItsTurn() {
+        TestConfig config = new TestConfig();
+        config.maxConcurrentBoots = 1;
+        BootTurns turns = Placements.turns(config);
+        Deque<Runnable> later = new ArrayDeque<>();
+        List<String> log = new ArrayList<>();
+        String caller = Thread.currentThread().getName();
+
+        turns.whenTurn("node", BootTurns.Line.REQUEST, (b, a) -> log.add("first waits"), later::add, first -> {
+            log.add("first boots" + (Thread.currentThread().getName().equals(caller) ? " in the caller's thread" : ""));
+            for (int i = 0; i < 100; i++) {
+                int n = i;
+                turns.whenTurn("node", BootTurns.Line.POOL, (b, a) -> {
+                    if (n == 0 || n == 99) {
+                        log.add("refill " + n + " waits: " + b + " booting, " + a + " ahead");
+                    }
+                }, later::add, turn -> log.add("refill " + n + " boots"), e -> log.add("refused"));
+            }
+            log.add("first booted");
+        }, e -> log.add("refused"));
+
+        assertEquals(List.of("first boots in the caller's thread", "refill 0 waits: 1 booting, 0 ahead",
+                "refill 99 waits: 1 booting, 99 ahead", "first booted"), log);
+        // a hundred in line, and only the head, whose turn came, was handed to a thread
+        assertEquals(1, later.size());
+        assertEquals(1, turns.booting("node"));
+        for (int i = 0; i < 200 && !later.isEmpty(); i++) {
+            later.poll().run();
+        }
+        assertEquals("refill 0 boots", log.get(4));
+        assertEquals("refill 99 boots", log.get(log.size() - 1));
+        assertEquals(104, log.size());
+        assertEquals(0, turns.booting("node"));
+    }
+
+    @Test
+    void aTurnNoThreadTakesIsGivenBackAndItsBootToldSo() {
+        TestConfig config = new TestConfig();
+        config.maxConcurrentBoots = 1;
+        BootTurns turns = Placements.turns(config);
+        List<String> log = new ArrayList<>();
+        Executor refusing = task -> {
+            throw new RejectedExecutionException("shutting down");
+        };
+
+        turns.whenTurn("node", BootTurns.Line.REQUEST, null, refusing, first ->
+                turns.whenTurn("node", BootTurns.Line.REQUEST, null, refusing, second -> log.add("second boots"),
+                        e -> log.add("second refused: " + e.getMessage())), e -> log.add("first refused"));
+
+        assertEquals(List.of("second refused: shutting down"), log);
+        assertEquals(0, turns.booting("node"), "the turn nobody could use went back");
+        turns.whenTurn("node", BootTurns.Line.REQUEST, null, refusing, third -> log.add("third boots"),
+                e -> log.add("third refused"));
+        assertEquals("third boots", log.get(1));
     }
 }

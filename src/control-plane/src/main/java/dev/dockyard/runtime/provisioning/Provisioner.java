@@ -58,6 +58,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -665,22 +667,27 @@ public class Provisioner {
      */
     private boolean launch(SandboxRuntime runtime, CompletableFuture<RuntimeStatus> settled, ProvisioningStep failAt,
                            WorkspaceSource workspace) {
+        AtomicBoolean told = new AtomicBoolean();
+        Consumer<RuntimeStatus> done = outcome -> {
+            if (told.compareAndSet(false, true)) {
+                settle(runtime.id(), settled, outcome, workspace);
+            }
+        };
         try {
             executor.execute(() -> {
-                RuntimeStatus outcome = RuntimeStatus.ERROR;
                 try {
-                    outcome = bringUp(runtime, nodes.on(runtime.node()), Duration.ofSeconds(runtime.timeoutSeconds()),
-                            failAt, workspace);
-                } finally {
-                    settle(runtime.id(), settled, outcome, workspace);
+                    bringUp(runtime, nodes.on(runtime.node()), Duration.ofSeconds(runtime.timeoutSeconds()), failAt,
+                            workspace, done);
+                } catch (RuntimeException | Error e) {
+                    done.accept(RuntimeStatus.ERROR);
+                    throw e;
                 }
             });
             return true;
         } catch (RejectedExecutionException e) {
             LOG.warning("Provisioning of " + runtime.id() + " could not be scheduled: " + e.getMessage());
-            RuntimeStatus outcome = fail(runtime.id(), "Provisioning could not start: the control plane has no "
-                    + "thread for it now (it is shutting down or saturated); try again");
-            settle(runtime.id(), settled, outcome, workspace);
+            done.accept(fail(runtime.id(), "Provisioning could not start: the control plane has no "
+                    + "thread for it now (it is shutting down or saturated); try again"));
             return false;
         }
     }
@@ -724,17 +731,86 @@ public class Provisioner {
         return Optional.ofNullable(settling.get(runtimeId)).map(CompletableFuture::minimalCompletionStage);
     }
 
-    private RuntimeStatus bringUp(SandboxRuntime runtime, RuntimeBackend backend, Duration timeout,
-                                  ProvisioningStep failAt, WorkspaceSource workspace) {
-        String id = runtime.id();
-        String name = runtime.containerName();
-        StepTimer timer = new StepTimer(failAt, metrics);
-        ProvisioningStep step = ProvisioningStep.CREDENTIALS;
-        Optional<SandboxProgram> program = runtime.program();
-        // held outside the step's timer, so that the finally below returns it whatever fails after the take
-        BootTurns.Turn[] turn = new BootTurns.Turn[1];
+    /**
+     * Brings the runtime up in two halves: its configuration and image on the calling thread, then,
+     * once its node gives it a turn to boot ({@link BootTurns}), its sandbox on a managed thread;
+     * no thread is held while it waits in line. {@code done} is told the outcome once.
+     */
+    private void bringUp(SandboxRuntime runtime, RuntimeBackend backend, Duration timeout, ProvisioningStep failAt,
+                         WorkspaceSource workspace, Consumer<RuntimeStatus> done) {
+        ColdBoot boot = new ColdBoot(runtime, backend, timeout, failAt, workspace);
+        boolean[] waited = new boolean[1];
+        long since;
         try {
-            SandboxConfiguration configuration = null;
+            boot.prepare();
+            boot.step = ProvisioningStep.TURN;
+            boot.timer.inject(boot.step);
+            since = System.nanoTime();
+        } catch (RuntimeException e) {
+            done.accept(boot.ended(e));
+            return;
+        }
+        // the node boots a bounded number of sandboxes at once; this one's limits count from its turn
+        turns.whenTurn(runtime.node(), BootTurns.Line.REQUEST, (booting, ahead) -> {
+            waited[0] = true;
+            waitingForTurn(runtime, booting, ahead);
+        }, executor, turn -> {
+            RuntimeStatus outcome = RuntimeStatus.ERROR;
+            try {
+                boot.timer.took(ProvisioningStep.TURN, System.nanoTime() - since);
+                outcome = boot.withTurn(turn, waited[0]);
+            } finally {
+                done.accept(outcome);
+            }
+        }, refused -> done.accept(boot.ended(new BackendException("the control plane has no thread to boot it "
+                + "now (it is shutting down or saturated)"))));
+    }
+
+    /** The runtime's message while it waits for a turn to boot: how many boot and wait there. */
+    private void waitingForTurn(SandboxRuntime runtime, int booting, int ahead) {
+        String message = "Waiting for a turn to boot on node '" + runtime.node() + "': " + booting
+                + (booting == 1 ? " sandbox is" : " sandboxes are") + " booting there, " + ahead
+                + " waiting ahead of this one";
+        try {
+            journal.update(runtime.id(), r -> {
+                // a runtime deleted meanwhile keeps the message of its end
+                if (r.status().isStarting()) {
+                    r.requestedAs(message);
+                }
+            });
+        } catch (RuntimeException e) {
+            // only a message: the wait goes on
+            LOG.fine("Could not record the wait of " + runtime.id() + ": " + e);
+        }
+    }
+
+    /** One cold provisioning (or a migration's new sandbox) on its way up: its steps and what they made. */
+    private final class ColdBoot {
+        final SandboxRuntime runtime;
+        final RuntimeBackend backend;
+        final Duration timeout;
+        final WorkspaceSource workspace;
+        final ProvisioningStep failAt;
+        final StepTimer timer;
+        final Optional<SandboxProgram> program;
+        ProvisioningStep step = ProvisioningStep.CREDENTIALS;
+        SandboxConfiguration configuration;
+        SandboxSpec spec;
+
+        ColdBoot(SandboxRuntime runtime, RuntimeBackend backend, Duration timeout, ProvisioningStep failAt,
+                 WorkspaceSource workspace) {
+            this.runtime = runtime;
+            this.backend = backend;
+            this.timeout = timeout;
+            this.workspace = workspace;
+            this.failAt = failAt;
+            this.timer = new StepTimer(failAt, metrics);
+            this.program = runtime.program();
+        }
+
+        /** Before the turn: the configuration (with its credentials) and the image, built if need be. */
+        void prepare() {
+            String id = runtime.id();
             RuntimeImages.Resolution image;
             if (program.isEmpty()) {
                 configuration = timer.time(step, () -> configurations.of(runtime,
@@ -753,135 +829,111 @@ public class Provisioner {
                 journal.transition(id, RuntimeStatus.STARTING_RUNTIME, "Runtime image " + image.image() + " built ("
                         + image.build().path().name().toLowerCase() + " path); starting the sandbox");
             }
-            SandboxSpec spec = spec(runtime, image.image(), program.orElse(null));
-            step = ProvisioningStep.TURN;
-            // the node boots a bounded number of sandboxes at once; this one's limits count from its turn
-            timer.time(step, () -> turn[0] = turnToBoot(runtime));
-            step = ProvisioningStep.CREATE;
-            long[] awaited = new long[1];
-            String containerId = timer.time(step, () -> {
-                String created = backend.create(spec);
-                // a remote node builds and boots it on its own: created is when it runs there
-                long since = System.nanoTime();
-                backend.awaitRunning(spec.name(), timeout);
-                awaited[0] = System.nanoTime() - since;
-                return created;
-            });
-            // the wait for readiness gets what that wait left of the runtime's timeout (in whole seconds)
-            Duration readinessTimeout = timeout.minusSeconds(Duration.ofNanos(awaited[0]).toSeconds());
-            long workspaceBytes = 0;
-            if (workspace != null) {
-                step = ProvisioningStep.WORKSPACE;
-                workspaceBytes = timer.time(step, () -> copyWorkspace(workspace, backend, spec.name()));
-            }
-            step = ProvisioningStep.START;
-            URI endpoint = timer.time(step, () -> backend.start(spec.name(), spec.executorPort()));
-            step = ProvisioningStep.RECORD;
-            timer.time(step, () -> journal.transition(id, RuntimeStatus.RUNTIME_STARTED,
-                    "Container started; waiting for the executor", r -> {
-                        // a warm sandbox that failed its claim is gone: this runtime's sandbox is its own
-                        r.claimedFrom(null);
-                        r.placed(containerId);
-                        r.runsImage(spec.image());
-                        r.reachableAt(endpoint.toString());
-                    }, backend, spec.name(), failAt == ProvisioningStep.RECORD));
-            step = ProvisioningStep.READINESS;
-            ReadinessAttempt attempt = new ReadinessAttempt(backend, spec.name(), endpoint, spec.sessionKey(),
-                    readinessTimeout.compareTo(MIN_READINESS) < 0 ? MIN_READINESS : readinessTimeout, clock,
-                    program.isPresent());
-            timer.time(step, () -> {
-                readiness.probe(attempt);
-                return null;
-            });
-            // booted, the costly part of a sandbox's start: the next one may go while this one's
-            // configuration, clone and setup script run (its boot CPU allowance lasts until LIMITS)
-            turn[0].close();
-            if (program.isEmpty()) {
-                step = ProvisioningStep.INJECT;
-                SandboxConfiguration injected = configuration;
+            spec = spec(runtime, image.image(), program.orElse(null));
+        }
+
+        /** With the turn: the sandbox created, started, ready, configured and recorded READY. */
+        RuntimeStatus withTurn(BootTurns.Turn turn, boolean waited) {
+            String id = runtime.id();
+            try {
+                if (waited) {
+                    // deleted while it waited: its turn goes to the next one rather than to a sandbox nobody wants
+                    RuntimeStatus now = journal.find(id).map(SandboxRuntime::status).orElse(RuntimeStatus.STOPPED);
+                    if (!now.isStarting()) {
+                        throw new IllegalTransitionException(id, now, RuntimeStatus.RUNTIME_STARTED);
+                    }
+                }
+                step = ProvisioningStep.CREATE;
+                long[] awaited = new long[1];
+                String containerId = timer.time(step, () -> {
+                    String created = backend.create(spec);
+                    // a remote node builds and boots it on its own: created is when it runs there
+                    long since = System.nanoTime();
+                    backend.awaitRunning(spec.name(), timeout);
+                    awaited[0] = System.nanoTime() - since;
+                    return created;
+                });
+                // the wait for readiness gets what that wait left of the runtime's timeout (in whole seconds)
+                Duration readinessTimeout = timeout.minusSeconds(Duration.ofNanos(awaited[0]).toSeconds());
+                long workspaceBytes = 0;
+                if (workspace != null) {
+                    step = ProvisioningStep.WORKSPACE;
+                    workspaceBytes = timer.time(step, () -> copyWorkspace(workspace, backend, spec.name()));
+                }
+                step = ProvisioningStep.START;
+                URI endpoint = timer.time(step, () -> backend.start(spec.name(), spec.executorPort()));
+                step = ProvisioningStep.RECORD;
+                timer.time(step, () -> journal.transition(id, RuntimeStatus.RUNTIME_STARTED,
+                        "Container started; waiting for the executor", r -> {
+                            // a warm sandbox that failed its claim is gone: this runtime's sandbox is its own
+                            r.claimedFrom(null);
+                            r.placed(containerId);
+                            r.runsImage(spec.image());
+                            r.reachableAt(endpoint.toString());
+                        }, backend, spec.name(), failAt == ProvisioningStep.RECORD));
+                step = ProvisioningStep.READINESS;
+                ReadinessAttempt attempt = new ReadinessAttempt(backend, spec.name(), endpoint, spec.sessionKey(),
+                        readinessTimeout.compareTo(MIN_READINESS) < 0 ? MIN_READINESS : readinessTimeout, clock,
+                        program.isPresent());
                 timer.time(step, () -> {
-                    executors.configure(endpoint, spec.sessionKey(), injected);
+                    readiness.probe(attempt);
                     return null;
                 });
-                if (workspace == null && runtime.repository().isPresent()) {
-                    // a migration carries the workspace over: the repository is cloned once, at first provisioning
-                    step = ProvisioningStep.REPOSITORY;
+                // booted, the costly part of a sandbox's start: the next one may go while this one's
+                // configuration, clone and setup script run (its boot CPU allowance lasts until LIMITS)
+                turn.close();
+                if (program.isEmpty()) {
+                    step = ProvisioningStep.INJECT;
                     timer.time(step, () -> {
-                        workspaceSetup.prepare(endpoint, spec.sessionKey(), runtime.repository().get());
+                        executors.configure(endpoint, spec.sessionKey(), configuration);
                         return null;
                     });
+                    if (workspace == null && runtime.repository().isPresent()) {
+                        // a migration carries the workspace over: the repository is cloned once, at first provisioning
+                        step = ProvisioningStep.REPOSITORY;
+                        timer.time(step, () -> {
+                            workspaceSetup.prepare(endpoint, spec.sessionKey(), runtime.repository().get());
+                            return null;
+                        });
+                    }
                 }
+                step = ProvisioningStep.LIMITS;
+                timer.time(step, () -> {
+                    backend.settle(spec.name(), spec.cpus());
+                    return null;
+                });
+                String message = "Ready " + timer.summary() + (workspace == null ? "" : "; migrated from node '"
+                        + workspace.node() + "' with a workspace of " + workspaceBytes + " bytes");
+                step = ProvisioningStep.RECORD;
+                LockConflicts.retried(() -> journal.readyAndTakeOver(id, message))
+                        .ifPresent(old -> removeQuietly(nodes.on(old.node()), old.containerName()));
+                metrics.ready(workspace == null ? DockyardMetrics.ReadyPath.COLD : DockyardMetrics.ReadyPath.MIGRATION,
+                        timer.elapsed());
+                return RuntimeStatus.READY;
+            } catch (RuntimeException e) {
+                return ended(e);
             }
-            step = ProvisioningStep.LIMITS;
-            timer.time(step, () -> {
-                backend.settle(spec.name(), spec.cpus());
-                return null;
-            });
-            String message = "Ready " + timer.summary() + (workspace == null ? "" : "; migrated from node '"
-                    + workspace.node() + "' with a workspace of " + workspaceBytes + " bytes");
-            step = ProvisioningStep.RECORD;
-            LockConflicts.retried(() -> journal.readyAndTakeOver(id, message))
-                    .ifPresent(old -> removeQuietly(nodes.on(old.node()), old.containerName()));
-            metrics.ready(workspace == null ? DockyardMetrics.ReadyPath.COLD : DockyardMetrics.ReadyPath.MIGRATION,
-                    timer.elapsed());
-            return RuntimeStatus.READY;
-        } catch (IllegalTransitionException e) {
-            // stopped while being built: what was built must go, the status stays as the stop left it
-            LOG.info("Runtime " + id + " was stopped during provisioning; removing its sandbox");
-            removeQuietly(backend, name);
-            return e.from();
-        } catch (StepFailedException e) {
-            removeQuietly(backend, name);
-            return fail(id, e.getMessage());
-        } catch (RuntimeException e) {
+        }
+
+        /** What a failure at the current step leaves: the sandbox removed, the runtime ERROR (or as a stop left it). */
+        RuntimeStatus ended(RuntimeException failure) {
+            String id = runtime.id();
+            String name = runtime.containerName();
+            if (failure instanceof IllegalTransitionException e) {
+                // stopped while being built: what was built must go, the status stays as the stop left it
+                LOG.info("Runtime " + id + " was stopped during provisioning; removing its sandbox");
+                removeQuietly(backend, name);
+                return e.from();
+            }
+            if (failure instanceof StepFailedException e) {
+                removeQuietly(backend, name);
+                return fail(id, e.getMessage());
+            }
             // the exception's text may quote the sandbox's output: only its redacted form is logged
             LOG.warning("Provisioning " + id + " failed unexpectedly at step " + step.label() + ": "
-                    + secrets.redact(runtime, e.toString()));
+                    + secrets.redact(runtime, failure.toString()));
             removeQuietly(backend, name);
-            return fail(id, "Provisioning failed at step '" + step.label() + "': " + e);
-        } finally {
-            if (turn[0] != null) {
-                turn[0].close();
-            }
-        }
-    }
-
-    /**
-     * Waits for the runtime's node to have room for one more boot; the runtime's status message
-     * says so meanwhile. A request waits ahead of every pool refill.
-     */
-    private BootTurns.Turn turnToBoot(SandboxRuntime runtime) {
-        boolean[] waited = new boolean[1];
-        BootTurns.Turn turn = turns.take(runtime.node(), BootTurns.Line.REQUEST, (booting, ahead) -> {
-            waited[0] = true;
-            String message = "Waiting for a turn to boot on node '" + runtime.node() + "': " + booting
-                    + (booting == 1 ? " sandbox is" : " sandboxes are") + " booting there, " + ahead
-                    + " waiting ahead of this one";
-            try {
-                journal.update(runtime.id(), r -> {
-                    // a runtime deleted meanwhile keeps the message of its end
-                    if (r.status().isStarting()) {
-                        r.requestedAs(message);
-                    }
-                });
-            } catch (RuntimeException e) {
-                // only a message: the wait goes on
-                LOG.fine("Could not record the wait of " + runtime.id() + ": " + e);
-            }
-        });
-        if (!waited[0]) {
-            return turn;
-        }
-        try {
-            // deleted while it waited: its turn goes to the next one rather than to a sandbox nobody wants
-            RuntimeStatus now = journal.find(runtime.id()).map(SandboxRuntime::status).orElse(RuntimeStatus.STOPPED);
-            if (!now.isStarting()) {
-                throw new IllegalTransitionException(runtime.id(), now, RuntimeStatus.RUNTIME_STARTED);
-            }
-            return turn;
-        } catch (RuntimeException | Error e) {
-            turn.close();
-            throw e;
+            return fail(id, "Provisioning failed at step '" + step.label() + "': " + failure);
         }
     }
 

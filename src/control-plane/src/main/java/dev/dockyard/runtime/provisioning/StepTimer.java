@@ -34,9 +34,7 @@ final class StepTimer {
     <T> T time(ProvisioningStep step, Supplier<T> action) {
         long start = System.nanoTime();
         try {
-            if (step == failAt && step != ProvisioningStep.RECORD) {
-                throw new BackendException("fault injected at step '" + step.label() + "'");
-            }
+            inject(step);
             return action.get();
         } catch (BackendException | ReadinessProbe.SandboxNotReadyException
                  | CredentialException | ImageBuildException e) {
@@ -46,10 +44,25 @@ final class StepTimer {
         } catch (TransactionalException | PersistenceException e) {
             throw new StepFailedException(step, "the database refused the record (" + e + ")", e);
         } finally {
-            long took = System.nanoTime() - start;
-            millis.put(step, took / 1_000_000);
-            metrics.provisioningStep(step, Duration.ofNanos(took));
+            took(step, System.nanoTime() - start);
         }
+    }
+
+    /**
+     * Fails {@code step} on purpose if it is the one to fail (fault injection), as {@link #time}
+     * does: for a step that ends on another thread than it began, which records it with {@link #took}.
+     */
+    void inject(ProvisioningStep step) {
+        if (step == failAt && step != ProvisioningStep.RECORD) {
+            throw new StepFailedException(step, "fault injected at step '" + step.label() + "'",
+                    new BackendException("fault injected"));
+        }
+    }
+
+    /** Records how long {@code step} took. */
+    void took(ProvisioningStep step, long nanos) {
+        millis.put(step, nanos / 1_000_000);
+        metrics.provisioningStep(step, Duration.ofNanos(nanos));
     }
 
     /** Since the timer was made, i.e. since provisioning began. */
