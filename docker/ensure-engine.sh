@@ -3,7 +3,8 @@
 # otherwise, on Debian as root, installs docker.io if missing and starts dockerd in the background.
 # An engine it starts gets address pools for thousands of sandbox networks in /etc/docker/daemon.json
 # unless that file names some (lib/address-pools.sh; DOCKYARD_ENGINE_ADDRESS_POOL=<cidr> chooses,
-# =none keeps Docker's ~30); a running engine's configuration is never changed, only hinted at.
+# =none keeps Docker's ~30) and its docker0 a /16 of its own (bip; DOCKYARD_ENGINE_BRIDGE); a running
+# engine's configuration is never changed, only hinted at.
 # Idempotent; exits non-zero with a clear message where it cannot.
 set -euo pipefail
 
@@ -50,6 +51,7 @@ if [ -f "$state_dir/dockerd.pid" ] && kill -0 "$(cat "$state_dir/dockerd.pid")" 
 else
   # the engine is this script's own from here: its pools are chosen once and kept in its config
   pool_ensure "$config" DOCKYARD_ENGINE_ADDRESS_POOL /var/lib/dockyard-*/daemon.json
+  bridge_ensure "$config"
   log "starting dockerd in the background (log: $state_dir/dockerd.log)"
   # setsid: the engine must outlive the shell (and the CI step) that started it. It inherits none
   # of this shell's descriptors: a caller's lock (flock /tmp/dockyard-it.lock …) would otherwise

@@ -160,6 +160,62 @@ pool_ensure() {
   fi
 }
 
+# The main engine's default bridge (docker0), where pool members and `open` sandboxes live. With
+# default-address-pools set and no "bip", the engine gives docker0 the pool's first /24: 253
+# addresses, so no more than ~250 such sandboxes per node (a density run stopped there). A /16
+# outside every candidate pool (10.208.0.0/12 is left out of them) holds 65,534.
+BRIDGE_DEFAULT_BIP="10.214.0.1/16"
+
+# Before the main engine starts: gives its daemon.json a "bip" when it sets pools and no bip.
+# DOCKYARD_ENGINE_BRIDGE=<gateway>/<prefix> chooses it, =none leaves the engine's choice. Logs
+# through `log`; never fails the start.
+bridge_ensure() {
+  local config=$1 choice=${DOCKYARD_ENGINE_BRIDGE:-} bip network
+  if [ -s "$config" ] && grep -q '"bip"' "$config"; then
+    return 0
+  fi
+  if [ "$choice" = none ] || ! pool_configured "$config"; then
+    # without pools of ours the engine's default bridge is 172.17.0.0/16 already
+    return 0
+  fi
+  bip=${choice:-$BRIDGE_DEFAULT_BIP}
+  if ! [[ $bip =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+/([0-9]+)$ ]] || (( BASH_REMATCH[1] > 22 || BASH_REMATCH[1] < 8 )); then
+    log "default bridge: DOCKYARD_ENGINE_BRIDGE=$bip is not <gateway>/<prefix> with a prefix of /8 to /22; left as the engine chooses"
+    return 0
+  fi
+  for network in $(pool_bases_in "$config"); do
+    if pool_overlaps "$bip" "$network"; then
+      log "default bridge: $bip overlaps the engine's own pool $network; left as the engine chooses"
+      return 0
+    fi
+  done
+  if command -v ip >/dev/null 2>&1; then
+    # docker0's own address of an earlier start does not count: the bip replaces it
+    for network in $(pool_host_networks_except docker0); do
+      [[ $network =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+(/[0-9]+)?$ ]] || continue
+      if pool_overlaps "$bip" "$network"; then
+        log "default bridge: $bip overlaps $network of this host; left as the engine chooses (a /24 of its pool:"
+        log "  about 250 pool members and open sandboxes). Set DOCKYARD_ENGINE_BRIDGE to a free <gateway>/<prefix>"
+        return 0
+      fi
+    done
+  fi
+  if daemon_json_set "$config" bip "\"$bip\""; then
+    log "default bridge: bip $bip written to $config (room for the node's pool members and open sandboxes)"
+  else
+    log "default bridge: could not add \"bip\": \"$bip\" to $config (needs jq or python3); docker0 gets a /24"
+  fi
+}
+
+# pool_host_networks without the routes and addresses of one interface
+pool_host_networks_except() {
+  ip -4 route show table all | awk -v dev="$1" '
+    { for (i = 1; i < NF; i++) if ($i == "dev" && $(i + 1) == dev) next }
+    $1 ~ /^(unicast|local|broadcast|multicast|anycast|blackhole|unreachable|prohibit|throw|nat)$/ { print $2; next }
+    $1 != "default" { print $1 }'
+  ip -4 -o addr show | awk -v dev="$1" '$2 != dev { print $4 }'
+}
+
 # For an engine that runs already: says how to get more networks when its daemon.json has no pools.
 pool_hint() {
   local config=$1 restart=$2
