@@ -4,6 +4,8 @@
 #   docker/bench.sh [provisions=5] [echoes=100] [pool=100]   (pool 0: no warm-pool rows)
 #   docker/bench.sh density [n=300]   n idle READY sandboxes at once: memory of each, host memory per
 #     sandbox, then an echo to each one after another
+#   docker/bench.sh throughput [seconds=30] [connections=10]   echo actions as fast as they go to 10
+#     READY runtimes, each client on a kept-alive connection: actions/s, latency, CPU per action
 #   docker/bench.sh executor [echoes=100] [nmt]   the executor alone (no control plane): boot,
 #     memory after boot and after a working session, echo, 1 MB write+read; "nmt" adds the JVM's
 #     own figures (heap, metaspace, code cache, thread stacks) from a sandbox run with NMT

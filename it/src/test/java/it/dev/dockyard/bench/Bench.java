@@ -74,6 +74,11 @@ public final class Bench {
             // Bench <api-url> <admin-key> density [n]: n idle READY sandboxes at once, nothing else
             measure(bench, () -> bench.density(args.length > 3 ? Integer.parseInt(args[3]) : 300));
         }
+        if (args.length > 2 && args[2].equals("throughput")) {
+            // Bench <api-url> <admin-key> throughput [seconds] [connections]: echo actions as fast as they go
+            measure(bench, () -> bench.throughput(args.length > 3 ? Integer.parseInt(args[3]) : 30,
+                    args.length > 4 ? Integer.parseInt(args[4]) : 10));
+        }
         int provisions = args.length > 2 ? Integer.parseInt(args[2]) : 5;
         int echoes = args.length > 3 ? Integer.parseInt(args[3]) : 100;
         measure(bench, () -> bench.run(provisions, echoes, args.length > 4 ? Integer.parseInt(args[4]) : 100));
@@ -389,6 +394,137 @@ public final class Bench {
                 send(request("runtimes/" + id).DELETE());
             }
         }
+    }
+
+    /**
+     * Throughput: {@code connections} clients, each on a kept-alive HTTP/1.1 connection of its own,
+     * send {@code echo} actions one after another for {@code seconds} (after as long again to warm
+     * up) to 10 READY runtimes, in turn. Reports actions per second, their latency, and the CPU the
+     * control plane's JVM and the sandboxes spent per action (from /proc and the containers' cgroups).
+     */
+    private void throughput(int seconds, int connections) throws Exception {
+        progress("throughput: 10 runtimes");
+        List<String> ids = new ArrayList<>();
+        ExecutorService threads = Executors.newFixedThreadPool(connections);
+        try {
+            for (int i = 0; i < 10; i++) {
+                HttpResponse<String> answer = send(post("runtimes", "{\"conversationId\":\"bench-throughput-"
+                        + UUID.randomUUID() + "\"}").header("Prefer", "wait=120"));
+                if (answer.statusCode() != 201 || !"READY".equals(find(STATUS, answer.body()))) {
+                    throw new IllegalStateException("provision did not become READY: " + answer.statusCode() + " "
+                            + answer.body());
+                }
+                ids.add(find(ID, answer.body()));
+            }
+            List<String> containers = ids.stream().map(id -> "dockyard-" + id).toList();
+            progress("throughput: warming up for " + seconds + " s");
+            echoes(ids, connections, seconds, threads);
+            long serverBefore = serverCpuNanos();
+            long sandboxesBefore = cgroupCpuNanos(containers);
+            progress("throughput: measuring for " + seconds + " s at " + connections + " connections");
+            long start = System.nanoTime();
+            List<Double> latencies = echoes(ids, connections, seconds, threads);
+            double elapsed = (System.nanoTime() - start) / 1e9;
+            long serverCpu = serverCpuNanos() - serverBefore;
+            long sandboxesCpu = cgroupCpuNanos(containers) - sandboxesBefore;
+            row("throughput: echo actions per second, " + connections + " connections",
+                    List.of(latencies.size() / elapsed), "1/s");
+            row("throughput: echo latency, " + connections + " connections", latencies, "ms");
+            if (serverBefore >= 0) {
+                row("throughput: control-plane CPU per action", List.of(serverCpu / 1e6 / latencies.size()), "ms");
+            }
+            if (sandboxesBefore >= 0) {
+                row("throughput: sandbox CPU per action", List.of(sandboxesCpu / 1e6 / latencies.size()), "ms");
+            }
+        } finally {
+            threads.shutdownNow();
+            for (String id : ids) {
+                send(request("runtimes/" + id).DELETE());
+            }
+        }
+    }
+
+    /** Each of {@code connections} clients sends echoes until {@code seconds} pass; every latency (ms). */
+    private List<Double> echoes(List<String> ids, int connections, int seconds, ExecutorService threads)
+            throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        List<CompletableFuture<List<Double>>> clients = new ArrayList<>();
+        for (int c = 0; c < connections; c++) {
+            int first = c;
+            clients.add(CompletableFuture.supplyAsync(() -> {
+                // a client of its own: one kept-alive connection, as an agent's client has
+                HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+                List<Double> ms = new ArrayList<>();
+                try {
+                    for (int i = first; System.nanoTime() < deadline; i++) {
+                        HttpRequest echo = post("runtimes/" + ids.get(i % ids.size()) + "/actions",
+                                "{\"action\":\"run\",\"args\":{\"command\":\"echo hello\"}}").build();
+                        long sent = System.nanoTime();
+                        expect(client.send(echo, HttpResponse.BodyHandlers.ofString()), "hello");
+                        ms.add((System.nanoTime() - sent) / 1e6);
+                    }
+                } catch (IOException | InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                return ms;
+            }, threads));
+        }
+        List<Double> all = new ArrayList<>();
+        for (CompletableFuture<List<Double>> client : clients) {
+            all.addAll(client.join());
+        }
+        return all;
+    }
+
+    /**
+     * CPU time (user + system) of the bench's server JVM so far, from its pid file under
+     * WLP_OUTPUT_DIR (docker/bench.sh exports it); -1 when it cannot be read.
+     */
+    private static long serverCpuNanos() {
+        try {
+            String out = System.getenv("WLP_OUTPUT_DIR");
+            if (out == null) {
+                return -1;
+            }
+            String pid = Files.readString(Path.of(out, ".pid", "dockyard.pid")).strip();
+            String stat = Files.readString(Path.of("/proc", pid, "stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            // utime and stime, fields 14 and 15 of stat (11 and 12 after the command): in clock ticks of 10 ms
+            return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10_000_000L;
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /** CPU time of the containers so far, from their cgroups (v1 or v2, either driver); -1 when not found. */
+    private static long cgroupCpuNanos(List<String> containers) throws Exception {
+        long total = 0;
+        for (String name : containers) {
+            String id = docker("inspect", "-f", "{{.Id}}", name).strip();
+            Path usage = Path.of("/sys/fs/cgroup/cpuacct/docker", id, "cpuacct.usage");
+            if (Files.isReadable(usage)) {
+                // cgroup v1: nanoseconds
+                total += Long.parseLong(Files.readString(usage).strip());
+                continue;
+            }
+            Path stat = null;
+            for (Path candidate : List.of(Path.of("/sys/fs/cgroup/docker", id, "cpu.stat"),
+                    Path.of("/sys/fs/cgroup/system.slice", "docker-" + id + ".scope", "cpu.stat"))) {
+                if (Files.isReadable(candidate)) {
+                    stat = candidate;
+                    break;
+                }
+            }
+            if (stat == null) {
+                return -1;
+            }
+            for (String line : Files.readAllLines(stat)) {
+                if (line.startsWith("usage_usec ")) {
+                    total += Long.parseLong(line.substring("usage_usec ".length()).strip()) * 1000;
+                }
+            }
+        }
+        return total;
     }
 
     /** Waits (bounded: 10 min) until every runtime is READY; any other end fails the phase. */
