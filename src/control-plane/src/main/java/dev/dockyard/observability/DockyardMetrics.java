@@ -12,11 +12,15 @@ import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.ToLongFunction;
+import org.eclipse.microprofile.metrics.Counter;
 import org.eclipse.microprofile.metrics.Metadata;
 import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.metrics.Tag;
+import org.eclipse.microprofile.metrics.Timer;
 
 /**
  * Dockyard's application metrics (docs/operations.md "Metrics" lists them). The services call one method per
@@ -70,6 +74,10 @@ public class DockyardMetrics {
     @Inject
     MetricRegistry registry;
 
+    /** The per-action metrics, looked up in the registry once (nothing here removes metrics from it). */
+    private final Map<String, Timer> actionTimers = new ConcurrentHashMap<>();
+    private final Map<String, Counter> decisions = new ConcurrentHashMap<>();
+
     @Inject
     BackendNodes nodes;
 
@@ -116,9 +124,11 @@ public class DockyardMetrics {
         if (registry == null) {
             return;
         }
-        registry.timer(Metadata.builder().withName(ACTION_ROUND_TRIP)
+        String typeName = type == null ? OTHER : type.wireName();
+        // every action passes here: the registry's lookup (metadata built, tags sorted and hashed) once per type
+        actionTimers.computeIfAbsent(typeName, t -> registry.timer(Metadata.builder().withName(ACTION_ROUND_TRIP)
                 .withDescription("Round trip of an action through the control plane, by action type").build(),
-                new Tag(TYPE, type == null ? OTHER : type.wireName())).update(took);
+                new Tag(TYPE, t))).update(took);
     }
 
     /** The security analyser's rating of an action and the policy's decision on it. */
@@ -126,10 +136,11 @@ public class DockyardMetrics {
         if (registry == null) {
             return;
         }
-        registry.counter(Metadata.builder().withName(ACTIONS)
-                .withDescription("Actions by security risk and policy decision").build(),
-                new Tag(RISK, risk == null ? OTHER : risk.name()),
-                new Tag(DECISION, decision == null ? OTHER : decision.name())).inc();
+        String riskName = risk == null ? OTHER : risk.name();
+        String decisionName = decision == null ? OTHER : decision.name();
+        decisions.computeIfAbsent(riskName + "/" + decisionName, k -> registry.counter(Metadata.builder()
+                .withName(ACTIONS).withDescription("Actions by security risk and policy decision").build(),
+                new Tag(RISK, riskName), new Tag(DECISION, decisionName))).inc();
     }
 
     public void quotaRefused(String limit) {
