@@ -43,5 +43,10 @@ reap() {
   rm -rf "$WLP_OUTPUT_DIR"
 }
 trap reap EXIT
+# the phases' own defaults (in Bench) apply to what is not given
+case "${1:-}" in
+  density|throughput) args=("$@") ;;
+  *) args=("${1:-5}" "${2:-100}" "${3:-100}") ;;
+esac
 java "$root/it/src/test/java/it/dev/dockyard/bench/Bench.java" "http://127.0.0.1:$HTTP_PORT/api/v1" \
-  "$DOCKYARD_BOOTSTRAP_ADMIN_KEY" "${1:-5}" "${2:-100}" "${3:-100}"
+  "$DOCKYARD_BOOTSTRAP_ADMIN_KEY" "${args[@]}"

@@ -21,14 +21,27 @@ POOL_RESERVED="10.213.0.0/16"
 pool_ip_int() {
   local a b c d
   IFS=. read -r a b c d <<<"$1"
-  echo $(( (a << 24) | (b << 16) | (c << 8) | d ))
+  # base 10 whatever the digits: bash reads "010" as octal and "08" as an error
+  echo $(( (10#$a << 24) | (10#$b << 16) | (10#$c << 8) | 10#$d ))
+}
+
+# whether $1 is a.b.c.d/prefix with octets 0-255 written without leading zeros and a prefix from
+# $2 to $3 (what dockerd accepts; a value it refuses would keep the engine from starting)
+pool_valid_cidr() {
+  local octet='(0|[1-9][0-9]{0,2})'
+  [[ $1 =~ ^$octet\.$octet\.$octet\.$octet/([1-9][0-9]?)$ ]] || return 1
+  local i
+  for i in 1 2 3 4; do
+    (( BASH_REMATCH[i] <= 255 )) || return 1
+  done
+  (( BASH_REMATCH[5] >= $2 && BASH_REMATCH[5] <= $3 ))
 }
 
 # whether two IPv4 CIDRs (a bare address is a /32) share an address
 pool_overlaps() {
   local a=${1%/*} la=32 b=${2%/*} lb=32
-  [[ $1 == */* ]] && la=${1#*/}
-  [[ $2 == */* ]] && lb=${2#*/}
+  [[ $1 == */* ]] && la=$((10#${1#*/}))
+  [[ $2 == */* ]] && lb=$((10#${2#*/}))
   local sa sb ea eb
   sa=$(( $(pool_ip_int "$a") & ((0xFFFFFFFF << (32 - la)) & 0xFFFFFFFF) ))
   sb=$(( $(pool_ip_int "$b") & ((0xFFFFFFFF << (32 - lb)) & 0xFFFFFFFF) ))
@@ -139,7 +152,7 @@ pool_ensure() {
     return 0
   fi
   if [ -n "$override" ]; then
-    if ! [[ $override =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+/([0-9]+)$ ]] || (( BASH_REMATCH[1] > POOL_NETWORK_SIZE )); then
+    if ! pool_valid_cidr "$override" 1 "$POOL_NETWORK_SIZE"; then
       log "address pools: $override_name=$override is not an IPv4 CIDR of /$POOL_NETWORK_SIZE or wider; Docker's defaults kept"
       return 0
     fi
@@ -179,7 +192,7 @@ bridge_ensure() {
     return 0
   fi
   bip=${choice:-$BRIDGE_DEFAULT_BIP}
-  if ! [[ $bip =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+/([0-9]+)$ ]] || (( BASH_REMATCH[1] > 22 || BASH_REMATCH[1] < 8 )); then
+  if ! pool_valid_cidr "$bip" 8 22; then
     log "default bridge: DOCKYARD_ENGINE_BRIDGE=$bip is not <gateway>/<prefix> with a prefix of /8 to /22; left as the engine chooses"
     return 0
   fi

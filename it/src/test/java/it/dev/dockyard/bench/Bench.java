@@ -342,6 +342,9 @@ public final class Bench {
      * one after another, after they sat idle for a while (the issue's "touched one after another").
      */
     private void density(int n) throws Exception {
+        if (n < 2) {
+            throw new IllegalArgumentException("density needs at least 2 runtimes: one warms the action path up");
+        }
         long availableBefore = memAvailableKib();
         progress("density: " + n + " runtimes at once");
         ExecutorService threads = Executors.newFixedThreadPool(Math.min(n, 100));
@@ -382,8 +385,9 @@ public final class Bench {
                         "{\"action\":\"run\",\"args\":{\"command\":\"echo hello\"}}")), "hello");
             }
             Thread.sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(idleUntil - System.nanoTime())));
-            row("density: memory of each of " + n + " idle READY sandboxes",
-                    memoryOf(ids.stream().map(id -> "dockyard-" + id).toList()), "MiB");
+            // the first one worked: the figure is the idle ones' (the host's loss below is all n's)
+            row("density: memory of each of " + (n - 1) + " idle READY sandboxes",
+                    memoryOf(ids.subList(1, ids.size()).stream().map(id -> "dockyard-" + id).toList()), "MiB");
             row("density: host memory per sandbox (MemAvailable before − after, / " + n + ")",
                     List.of((availableBefore - memAvailableKib()) / 1024.0 / n), "MiB");
             progress("density: echo to each, one after another");
@@ -433,16 +437,21 @@ public final class Bench {
             long start = System.nanoTime();
             List<Double> latencies = echoes(ids, connections, seconds, threads);
             double elapsed = (System.nanoTime() - start) / 1e9;
-            long serverCpu = serverCpuNanos() - serverBefore;
-            long sandboxesCpu = cgroupCpuNanos(containers) - sandboxesBefore;
+            long serverAfter = serverCpuNanos();
+            long sandboxesAfter = cgroupCpuNanos(containers);
+            if (latencies.isEmpty()) {
+                throw new IllegalStateException("no echo was answered in " + seconds + " s");
+            }
             row("throughput: echo actions per second, " + connections + " connections",
                     List.of(latencies.size() / elapsed), "1/s");
             row("throughput: echo latency, " + connections + " connections", latencies, "ms");
-            if (serverBefore >= 0) {
-                row("throughput: control-plane CPU per action", List.of(serverCpu / 1e6 / latencies.size()), "ms");
+            if (serverBefore >= 0 && serverAfter >= 0) {
+                row("throughput: control-plane CPU per action",
+                        List.of((serverAfter - serverBefore) / 1e6 / latencies.size()), "ms");
             }
-            if (sandboxesBefore >= 0) {
-                row("throughput: sandbox CPU per action", List.of(sandboxesCpu / 1e6 / latencies.size()), "ms");
+            if (sandboxesBefore >= 0 && sandboxesAfter >= 0) {
+                row("throughput: sandbox CPU per action",
+                        List.of((sandboxesAfter - sandboxesBefore) / 1e6 / latencies.size()), "ms");
             }
         } finally {
             threads.shutdownNow();

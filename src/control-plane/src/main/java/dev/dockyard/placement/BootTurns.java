@@ -13,9 +13,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * How many sandboxes a node boots at once. Booting is the costly moment of a sandbox's life (its
@@ -31,6 +32,8 @@ import java.util.function.Consumer;
  */
 @ApplicationScoped
 public class BootTurns {
+
+    private static final Logger LOG = Logger.getLogger(BootTurns.class.getName());
 
     /** Whose boot it is: a request's (first) or a warm pool's (after every waiting request). */
     public enum Line {
@@ -61,25 +64,32 @@ public class BootTurns {
      * and {@code boot} later runs on {@code threads}. The turn is closed when {@code boot} returns
      * or throws; {@code boot} may close it earlier, once the costly part is over.
      *
-     * @param refused told, with the turn already closed, when {@code threads} takes no more work
-     *                 at the moment of the turn (the boot never ran)
+     * @param refused told, with the turn already closed, when {@code threads} would not take the
+     *                 boot at the moment of its turn (shutting down, saturated): the boot never ran
      * @throws RuntimeException what {@code waiting} threw (nothing is then held or queued)
      */
     public void whenTurn(String node, Line line, Waiting waiting, Executor threads, Consumer<Turn> boot,
-                         Consumer<RejectedExecutionException> refused) {
+                         Consumer<RuntimeException> refused) {
         CompletableFuture<Turn> granted = nodes.computeIfAbsent(node, n -> new Node())
                 .request(line, config.maxConcurrentBoots(node), waiting);
         if (granted.isDone()) {
             run(granted.join(), boot);
             return;
         }
-        // completed by the thread that closes a turn: it only hands the boot on
+        // completed by the thread that closes a turn: it only hands the boot on. Whatever goes wrong
+        // here is caught: an exception in a future's dependent is kept by the future, unseen, and the
+        // turn would never be returned
         granted.thenAccept(turn -> {
             try {
                 threads.execute(() -> run(turn, boot));
-            } catch (RejectedExecutionException e) {
+            } catch (RuntimeException e) {
                 turn.close();
-                refused.accept(e);
+                try {
+                    refused.accept(e);
+                } catch (RuntimeException | Error again) {
+                    LOG.log(Level.WARNING, "A boot on node '" + node + "' that could not go on at its turn could "
+                            + "not be ended either", again);
+                }
             }
         });
     }

@@ -434,16 +434,22 @@ public class PoolKeeper {
             return false;
         }
         boolean[] waited = new boolean[1];
-        turns.whenTurn(pool.node(), BootTurns.Line.POOL, (booting, ahead) -> waited[0] = true, executor, turn -> {
-            try {
-                withTurn(pool, member, boot, turn, waited[0]);
-            } finally {
+        try {
+            turns.whenTurn(pool.node(), BootTurns.Line.POOL, (booting, ahead) -> waited[0] = true, executor, turn -> {
+                try {
+                    withTurn(pool, member, boot, turn, waited[0]);
+                } finally {
+                    booting.remove(member.id());
+                }
+            }, refused -> {
                 booting.remove(member.id());
-            }
-        }, refused -> {
-            booting.remove(member.id());
-            failed(pool, member, refused);
-        });
+                failed(pool, member, refused);
+            });
+        } catch (RuntimeException e) {
+            // no turn taken (e.g. a malformed max-concurrent-boots of the node): the pool backs off with the cause
+            failed(pool, member, e);
+            return false;
+        }
         return true;
     }
 

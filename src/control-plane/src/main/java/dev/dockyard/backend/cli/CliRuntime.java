@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
@@ -28,9 +29,9 @@ import java.util.logging.Logger;
 final class CliRuntime implements ExecutorRequests.Host {
 
     private static final Logger LOG = Logger.getLogger(CliRuntime.class.getName());
-    /** What a shell finds when it starts: the host's PATH and locale, never the control plane's variables. */
     /** Rounds of stopping what still runs after a freeze's first pass. */
     private static final int STOP_ROUNDS = 20;
+    /** What a shell finds when it starts: the host's PATH and locale, never the control plane's variables. */
     private static final List<String> INHERITED = List.of("PATH", "LANG", "LC_ALL", "TZ");
 
     private final RuntimeDirectory directory;
@@ -168,10 +169,11 @@ final class CliRuntime implements ExecutorRequests.Host {
      */
     private static void stopStragglers(ProcessHandle holder) {
         for (int round = 0; round < STOP_ROUNDS; round++) {
+            // parents before their children, as in the first pass
             List<ProcessHandle> running = holder.descendants().filter(p -> {
                 char state = state(p);
-                return state != 'T' && state != 't' && state != 'Z' && state != '?';
-            }).toList();
+                return state != 'T' && state != 't' && state != 'Z' && state != 'X' && state != '?';
+            }).sorted(Comparator.comparingInt(p -> depthUnder(holder, p))).toList();
             if (running.isEmpty()) {
                 return;
             }

@@ -1,6 +1,7 @@
 package dev.dockyard.runtime.provisioning;
 
 import java.sql.SQLException;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -10,10 +11,11 @@ import java.util.function.Supplier;
  * <p>Such a transaction was rolled back whole, so running it again is safe, and its failure says
  * nothing about the runtime: under load (Derby's index locks on the conversation column, measured
  * in a CI run) the transaction that records a runtime READY after its sandbox booted was picked as
- * a victim and the runtime went ERROR with a working sandbox. SQL's class 40 ("transaction
- * rollback") names these: 40001 (serialization failure, Derby's deadlock), 40P01 (PostgreSQL's
- * deadlock), 40XL1/40XL2 (Derby's lock timeout). A unique-constraint violation (23505) or any
- * other failure is not retried.
+ * a victim and the runtime went ERROR with a working sandbox. These states name them: 40001
+ * (serialization failure, Derby's deadlock), 40P01 (PostgreSQL's deadlock), 40XL1/40XL2 (Derby's
+ * lock timeout). Nothing else is retried: not a unique-constraint violation (23505), and not the
+ * rest of class 40, e.g. PostgreSQL's 40003 (statement completion unknown), after which the
+ * transaction may have committed.
  */
 final class LockConflicts {
 
@@ -39,13 +41,15 @@ final class LockConflicts {
         }
     }
 
-    /** Whether the failure's cause chain holds an SQL error of class 40, the transaction's rollback. */
+    private static final Set<String> CONFLICTS = Set.of("40001", "40P01", "40XL1", "40XL2");
+
+    /** Whether the failure's cause chain holds an SQL error of a deadlock or a lock timeout. */
     static boolean isLockConflict(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof SQLException sql) {
                 for (SQLException s = sql; s != null; s = s.getNextException()) {
                     String state = s.getSQLState();
-                    if (state != null && state.startsWith("40")) {
+                    if (state != null && CONFLICTS.contains(state)) {
                         return true;
                     }
                 }

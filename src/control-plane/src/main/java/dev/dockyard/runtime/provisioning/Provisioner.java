@@ -750,20 +750,25 @@ public class Provisioner {
             done.accept(boot.ended(e));
             return;
         }
-        // the node boots a bounded number of sandboxes at once; this one's limits count from its turn
-        turns.whenTurn(runtime.node(), BootTurns.Line.REQUEST, (booting, ahead) -> {
-            waited[0] = true;
-            waitingForTurn(runtime, booting, ahead);
-        }, executor, turn -> {
-            RuntimeStatus outcome = RuntimeStatus.ERROR;
-            try {
-                boot.timer.took(ProvisioningStep.TURN, System.nanoTime() - since);
-                outcome = boot.withTurn(turn, waited[0]);
-            } finally {
-                done.accept(outcome);
-            }
-        }, refused -> done.accept(boot.ended(new BackendException("the control plane has no thread to boot it "
-                + "now (it is shutting down or saturated)"))));
+        try {
+            // the node boots a bounded number of sandboxes at once; this one's limits count from its turn
+            turns.whenTurn(runtime.node(), BootTurns.Line.REQUEST, (booting, ahead) -> {
+                waited[0] = true;
+                waitingForTurn(runtime, booting, ahead);
+            }, executor, turn -> {
+                RuntimeStatus outcome = RuntimeStatus.ERROR;
+                try {
+                    boot.timer.took(ProvisioningStep.TURN, System.nanoTime() - since);
+                    outcome = boot.withTurn(turn, waited[0]);
+                } finally {
+                    done.accept(outcome);
+                }
+            }, refused -> done.accept(boot.ended(new BackendException("the control plane could not go on with "
+                    + "the boot at its turn (" + refused + ")"))));
+        } catch (RuntimeException e) {
+            // no turn taken (e.g. a malformed max-concurrent-boots of the node): ERROR with the cause
+            done.accept(boot.ended(e));
+        }
     }
 
     /** The runtime's message while it waits for a turn to boot: how many boot and wait there. */

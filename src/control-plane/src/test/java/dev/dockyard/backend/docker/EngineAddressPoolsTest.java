@@ -119,6 +119,52 @@ class EngineAddressPoolsTest {
         assertEquals(merged, Files.readString(config).replaceAll("\\s+", ""));
     }
 
+    /**
+     * With pools and no bip the engine gives docker0 its pool's first /24 (about 250 sandboxes on
+     * the default bridge): ensure-engine.sh writes a /16 outside every candidate pool instead.
+     */
+    @Test
+    void shouldGiveTheDefaultBridgeASixteenOfItsOwnOnlyBesidePoolsAndNeverAValueDockerdRefuses()
+            throws Exception {
+        Path config = dir.resolve("daemon.json");
+        Files.writeString(config, RUNSC);
+        bash("bridge_ensure daemon.json");
+        assertFalse(Files.readString(config).contains("bip"), "without pools docker0 is 172.17.0.0/16 already");
+
+        bash("pool_ensure daemon.json DOCKYARD_T_POOL");
+        String out = bash("bridge_ensure daemon.json");
+        assertTrue(out.contains("bip 10.214.0.1/16 written"), out);
+        String merged = Files.readString(config).replaceAll("\\s+", "");
+        assertTrue(merged.contains("\"bip\":\"10.214.0.1/16\""), merged);
+        assertTrue(merged.contains("\"runsc\":{\"path\":\"/usr/bin/runsc\""), merged);
+        assertTrue(bash("pool_overlaps 10.214.0.1/16 \"$POOL_RESERVED\" || pool_overlaps 10.214.0.1/16 10.208.0.0/12"
+                + " && echo outside-candidates").contains("outside-candidates"));
+        // chosen once
+        assertEquals("", bash("DOCKYARD_ENGINE_BRIDGE=10.50.0.1/16 bridge_ensure daemon.json"));
+        assertTrue(Files.readString(config).contains("10.214.0.1/16"));
+
+        for (String refused : List.of("10.214.0.1/08", "010.214.0.1/16", "300.1.1.1/16", "10.214.0.1/23", "junk")) {
+            Path fresh = dir.resolve("fresh.json");
+            Files.writeString(fresh, "{\"default-address-pools\": [{\"base\": \"10.144.0.0/12\", \"size\": 24}]}");
+            String said = bash("bridge_ensure fresh.json", "DOCKYARD_ENGINE_BRIDGE=" + refused);
+            assertTrue(said.contains("left as the engine chooses"), refused + ": " + said);
+            assertFalse(Files.readString(fresh).contains("bip"), refused);
+        }
+        Path busy = dir.resolve("busy.json");
+        Files.writeString(busy, "{\"default-address-pools\": [{\"base\": \"10.144.0.0/12\", \"size\": 24}]}");
+        host("10.214.7.0/24 dev eth3 proto kernel scope link src 10.214.7.1\n", "10.214.7.1/24\n");
+        assertTrue(bash("bridge_ensure busy.json").contains("overlaps 10.214.7.0/24"));
+        assertFalse(Files.readString(busy).contains("bip"), "a network of the host keeps it out");
+    }
+
+    @Test
+    void shouldRefuseAPoolDockerdWouldNotTake() throws Exception {
+        for (String refused : List.of("10.144.0.0/012", "10.144.0.0/25", "010.144.0.0/12")) {
+            String said = bash("pool_ensure p.json DOCKYARD_T_POOL", "DOCKYARD_T_POOL=" + refused);
+            assertTrue(said.contains("Docker's defaults kept"), refused + ": " + said);
+        }
+    }
+
     @Test
     void shouldWriteAFreshOrEmptyConfiguration() throws Exception {
         bash("pool_ensure new/daemon.json DOCKYARD_T_POOL");

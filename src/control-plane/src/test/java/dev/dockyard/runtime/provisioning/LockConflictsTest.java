@@ -20,11 +20,12 @@ class LockConflictsTest {
     }
 
     @Test
-    void shouldKnowTheRollbacksOfClassFortyFromOtherFailures() {
+    void shouldKnowDeadlocksAndLockTimeoutsFromOtherFailures() {
         assertTrue(LockConflicts.isLockConflict(failure("40001")), "Derby's deadlock victim");
         assertTrue(LockConflicts.isLockConflict(failure("40XL1")), "Derby's lock timeout");
         assertTrue(LockConflicts.isLockConflict(failure("40P01")), "PostgreSQL's deadlock");
         assertFalse(LockConflicts.isLockConflict(failure("23505")), "a duplicate key is no conflict of locks");
+        assertFalse(LockConflicts.isLockConflict(failure("40003")), "after an unknown completion it may have committed");
         assertFalse(LockConflicts.isLockConflict(new IllegalStateException("no SQL in it")));
         SQLException chained = new SQLException("batch failed", "XJ208");
         chained.setNextException(new SQLException("deadlock", "40001"));
