@@ -11,9 +11,13 @@ import dev.dockyard.runtime.StatusChange;
 import dev.dockyard.tenancy.Accounts;
 import dev.dockyard.tenancy.QuotaExceededException;
 import dev.dockyard.tenancy.Role;
+import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.PersistenceException;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.Transactional;
 import java.time.Clock;
 import java.time.Instant;
@@ -49,6 +53,9 @@ public class ProvisioningJournal {
 
     @Inject
     PoolRepository pools;
+
+    @Resource
+    TransactionSynchronizationRegistry transactions;
 
     /**
      * The outcome of a registration: the new runtime, or the conversation's live runtime that
@@ -274,8 +281,33 @@ public class ProvisioningJournal {
     private void record(SandboxRuntime runtime, RuntimeStatus next, String message) {
         runtimes.record(runtime.transitionTo(next, secrets.redact(runtime, message), clock.instant()));
         if (!next.isLive()) {
-            secrets.forget(runtime.id());
+            forgetSecretsOnCommit(runtime.id());
         }
+    }
+
+    /**
+     * The runtime's secrets are forgotten once its end is committed, not before: a transaction
+     * rolled back (a deadlock victim run again by {@link LockConflicts}, a failed take-over) leaves
+     * the runtime live, and its later messages must still be redacted.
+     */
+    private void forgetSecretsOnCommit(String runtimeId) {
+        if (transactions == null || transactions.getTransactionKey() == null) {
+            secrets.forget(runtimeId);
+            return;
+        }
+        transactions.registerInterposedSynchronization(new Synchronization() {
+            @Override
+            public void beforeCompletion() {
+                // nothing to prepare
+            }
+
+            @Override
+            public void afterCompletion(int status) {
+                if (status == Status.STATUS_COMMITTED) {
+                    secrets.forget(runtimeId);
+                }
+            }
+        });
     }
 
     private SandboxRuntime locked(String id) {

@@ -11,7 +11,12 @@ import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.StatusChange;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+import java.lang.reflect.Proxy;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -59,5 +64,34 @@ class ProvisioningJournalTest {
 
         assertEquals("died saying [redacted]", runtimes.find(runtime.id()).orElseThrow().statusMessage());
         assertEquals("oauth-canary-3", secrets.redact(runtime.id(), "oauth-canary-3"), "forgotten once ended");
+    }
+
+    /** A transaction that ends a runtime but rolls back (a deadlock victim, run again) leaves it live: its secrets too. */
+    @Test
+    void shouldForgetTheSecretsOfAnEndedRuntimeOnlyOnceItsEndIsCommitted() {
+        List<Synchronization> registered = new ArrayList<>();
+        journal.transactions = (TransactionSynchronizationRegistry) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {TransactionSynchronizationRegistry.class}, (proxy, method, args) -> switch (method.getName()) {
+                    case "getTransactionKey" -> "tx-1";
+                    case "registerInterposedSynchronization" -> {
+                        registered.add((Synchronization) args[0]);
+                        yield null;
+                    }
+                    default -> throw new UnsupportedOperationException(method.getName());
+                });
+        SandboxRuntime runtime = stored();
+        secrets.remember(runtime.id(), List.of("oauth-canary-3"));
+
+        journal.transition(runtime.id(), RuntimeStatus.ERROR, "failed");
+        assertEquals(1, registered.size());
+        registered.get(0).afterCompletion(Status.STATUS_ROLLEDBACK);
+        assertEquals("[redacted]", secrets.redact(runtime.id(), "oauth-canary-3"), "still live: still redacted");
+
+        // the in-memory table keeps what a rollback would undo: the committed case on a runtime of its own
+        SandboxRuntime other = stored();
+        secrets.remember(other.id(), List.of("oauth-canary-4"));
+        journal.transition(other.id(), RuntimeStatus.ERROR, "failed");
+        registered.get(1).afterCompletion(Status.STATUS_COMMITTED);
+        assertEquals("oauth-canary-4", secrets.redact(other.id(), "oauth-canary-4"), "forgotten once committed");
     }
 }
