@@ -75,6 +75,20 @@ class ArchitectureTest {
                 .check(CLASSES);
     }
 
+    /**
+     * The rest of the control plane knows backends through the port ({@code RuntimeBackend},
+     * {@code BackendNodes}, {@code NodeType}), never one of them by its class: what a node is, is
+     * the composition root's business ({@code backend.docker.DockerNodes} builds every kind).
+     */
+    @Test
+    void shouldKnowTheBackendsOnlyThroughTheirPort() {
+        noClasses().that().resideOutsideOfPackage("dev.dockyard.backend..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.dockyard.backend.docker..",
+                        "dev.dockyard.backend.kubernetes..", "dev.dockyard.backend.remote..", "dev.dockyard.backend.local..",
+                        "dev.dockyard.backend.cli..")
+                .check(CLASSES);
+    }
+
     @Test
     void shouldKeepTheKubernetesClientInTheKubernetesBackend() {
         noClasses().that().resideOutsideOfPackage("dev.dockyard.backend.kubernetes..")

@@ -1,6 +1,8 @@
 package dev.dockyard.backend;
 
+import java.util.Arrays;
 import java.util.Locale;
+import java.util.Optional;
 import org.eclipse.microprofile.config.Config;
 
 /**
@@ -26,5 +28,15 @@ public enum NodeType {
 
     public String label() {
         return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The type of a backend by the name it records on its runtimes ({@link RuntimeBackend#name()}, e.g. "cli"). */
+    public static Optional<NodeType> ofLabel(String label) {
+        return Arrays.stream(values()).filter(t -> t.label().equals(label)).findFirst();
+    }
+
+    /** Whether its runtimes are processes of the control plane's own host, not sandboxes elsewhere. */
+    public boolean onThisHost() {
+        return this == LOCAL || this == CLI;
     }
 }

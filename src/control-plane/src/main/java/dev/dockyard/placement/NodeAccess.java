@@ -1,8 +1,7 @@
 package dev.dockyard.placement;
 
 import dev.dockyard.backend.BackendNodes;
-import dev.dockyard.backend.cli.CliBackend;
-import dev.dockyard.backend.local.LocalBackend;
+import dev.dockyard.backend.NodeType;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.tenancy.Role;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -62,7 +61,6 @@ public class NodeAccess {
 
     /** A cli or local node: its runtimes are processes of this host. */
     private boolean onThisHost(String node) {
-        String type = nodes.on(node).name();
-        return CliBackend.NAME.equals(type) || LocalBackend.NAME.equals(type);
+        return NodeType.ofLabel(nodes.on(node).name()).map(NodeType::onThisHost).orElse(false);
     }
 }

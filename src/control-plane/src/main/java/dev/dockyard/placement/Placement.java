@@ -1,7 +1,7 @@
 package dev.dockyard.placement;
 
 import dev.dockyard.backend.BackendNodes;
-import dev.dockyard.backend.cli.CliBackend;
+import dev.dockyard.backend.NodeType;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.tenancy.Role;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -144,7 +144,7 @@ public class Placement {
 
     private boolean explicitOnly(NodeState node) {
         return config.nodePlacement(node.name()).map(EXPLICIT::equalsIgnoreCase)
-                .orElse(CliBackend.NAME.equals(node.type()));
+                .orElse(NodeType.ofLabel(node.type()).orElse(null) == NodeType.CLI);
     }
 
     /** The node for a runtime of {@code memoryMb} among {@code states} (configured order), or why none. */
