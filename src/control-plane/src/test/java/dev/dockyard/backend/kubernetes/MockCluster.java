@@ -17,15 +17,16 @@ import io.fabric8.mockwebserver.ServerResponse;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.fabric8.mockwebserver.http.WebSocketListener;
-import java.util.HashMap;
-import java.util.Queue;
 import java.net.InetAddress;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 /**
@@ -146,6 +147,15 @@ public final class MockCluster implements AutoCloseable {
     public void close() {
         client.close();
         kubelet.close();
-        server.destroy();
+        try {
+            server.destroy();
+        } catch (IllegalStateException e) {
+            // the mock server waits a bounded time for its connections to close (an exec stream
+            // the test broke off on purpose may still be draining on a busy machine); what the test
+            // asserted is settled by then, and its port is not reused
+            if (!(e.getCause() instanceof TimeoutException)) {
+                throw e;
+            }
+        }
     }
 }
