@@ -11,13 +11,9 @@ import dev.dockyard.runtime.StatusChange;
 import dev.dockyard.tenancy.Accounts;
 import dev.dockyard.tenancy.QuotaExceededException;
 import dev.dockyard.tenancy.Role;
-import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.PersistenceException;
-import jakarta.transaction.Status;
-import jakarta.transaction.Synchronization;
-import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.Transactional;
 import java.time.Clock;
 import java.time.Instant;
@@ -53,9 +49,6 @@ public class ProvisioningJournal {
 
     @Inject
     PoolRepository pools;
-
-    @Resource
-    TransactionSynchronizationRegistry transactions;
 
     /**
      * The outcome of a registration: the new runtime, or the conversation's live runtime that
@@ -291,23 +284,7 @@ public class ProvisioningJournal {
      * the runtime live, and its later messages must still be redacted.
      */
     private void forgetSecretsOnCommit(String runtimeId) {
-        if (transactions == null || transactions.getTransactionKey() == null) {
-            secrets.forget(runtimeId);
-            return;
-        }
-        transactions.registerInterposedSynchronization(new Synchronization() {
-            @Override
-            public void beforeCompletion() {
-                // nothing to prepare
-            }
-
-            @Override
-            public void afterCompletion(int status) {
-                if (status == Status.STATUS_COMMITTED) {
-                    secrets.forget(runtimeId);
-                }
-            }
-        });
+        compensation.afterCommit(() -> secrets.forget(runtimeId));
     }
 
     private SandboxRuntime locked(String id) {

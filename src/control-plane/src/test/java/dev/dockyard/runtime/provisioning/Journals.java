@@ -20,6 +20,8 @@ public final class Journals {
         journal.runtimes = runtimes;
         journal.clock = clock;
         journal.secrets = secrets;
+        // no transaction registry: what waits for a commit runs at once (a test may set one)
+        journal.compensation = new SandboxCompensation();
         return journal;
     }
 }

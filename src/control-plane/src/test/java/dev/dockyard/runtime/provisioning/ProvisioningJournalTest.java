@@ -70,7 +70,7 @@ class ProvisioningJournalTest {
     @Test
     void shouldForgetTheSecretsOfAnEndedRuntimeOnlyOnceItsEndIsCommitted() {
         List<Synchronization> registered = new ArrayList<>();
-        journal.transactions = (TransactionSynchronizationRegistry) Proxy.newProxyInstance(getClass().getClassLoader(),
+        journal.compensation.transactions = (TransactionSynchronizationRegistry) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {TransactionSynchronizationRegistry.class}, (proxy, method, args) -> switch (method.getName()) {
                     case "getTransactionKey" -> "tx-1";
                     case "registerInterposedSynchronization" -> {
