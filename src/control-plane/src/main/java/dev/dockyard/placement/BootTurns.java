@@ -152,9 +152,7 @@ public class BootTurns {
                 try {
                     waiting.waiting(booted, ahead);
                 } catch (RuntimeException | Error e) {
-                    if (!waiter.turn.cancel(false)) {
-                        waiter.turn.join().close();
-                    }
+                    giveUp(waiter.turn);
                     throw e;
                 }
             }
@@ -167,12 +165,17 @@ public class BootTurns {
             try {
                 return turn.get();
             } catch (InterruptedException e) {
-                if (!turn.cancel(false)) {
-                    turn.join().close();
-                }
+                giveUp(turn);
                 throw e;
             } catch (ExecutionException e) {
                 throw new IllegalStateException("a turn is never failed", e);
+            }
+        }
+
+        /** A caller that no longer wants its turn: out of the line, or the turn it got meanwhile handed on. */
+        private static void giveUp(CompletableFuture<Turn> turn) {
+            if (!turn.cancel(false)) {
+                turn.join().close();
             }
         }
 

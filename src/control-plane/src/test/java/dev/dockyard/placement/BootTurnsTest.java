@@ -145,6 +145,13 @@ class BootTurnsTest {
         assertEquals(0, node.booting());
     }
 
+    /** Turns of nodes that boot one sandbox at a time. */
+    private static BootTurns oneAtATime() {
+        TestConfig config = new TestConfig();
+        config.maxConcurrentBoots = 1;
+        return Placements.turns(config);
+    }
+
     @Test
     void eachNodeHasItsOwnLimit() {
         TestConfig config = new TestConfig();
@@ -177,9 +184,7 @@ class BootTurnsTest {
 
     @Test
     void aBootInLineHoldsNoThreadAndGoesOnOnTheExecutorAtItsTurn() {
-        TestConfig config = new TestConfig();
-        config.maxConcurrentBoots = 1;
-        BootTurns turns = Placements.turns(config);
+        BootTurns turns = oneAtATime();
         Deque<Runnable> later = new ArrayDeque<>();
         List<String> log = new ArrayList<>();
         String caller = Thread.currentThread().getName();
@@ -213,9 +218,7 @@ class BootTurnsTest {
 
     @Test
     void aTurnNoThreadTakesIsGivenBackAndItsBootToldSo() {
-        TestConfig config = new TestConfig();
-        config.maxConcurrentBoots = 1;
-        BootTurns turns = Placements.turns(config);
+        BootTurns turns = oneAtATime();
         List<String> log = new ArrayList<>();
         Executor refusing = task -> {
             throw new RejectedExecutionException("shutting down");
