@@ -43,6 +43,16 @@ reap() {
   rm -rf "$WLP_OUTPUT_DIR"
 }
 trap reap EXIT
+# the throughput phase's load is wrk (a client in C); without it Bench falls back to the JDK's client
+if [ "${1:-}" = throughput ] && ! command -v wrk >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "[bench] installing wrk (the throughput phase's client)" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk >/dev/null 2>&1 \
+      || echo "[bench] could not install wrk: the JDK's HttpClient is the load instead" >&2
+  else
+    echo "[bench] no wrk (apt-get install wrk): the JDK's HttpClient is the load instead" >&2
+  fi
+fi
 # the phases' own defaults (in Bench) apply to what is not given
 case "${1:-}" in
   density|throughput) args=("$@") ;;

@@ -429,29 +429,36 @@ public final class Bench {
                 ids.add(find(ID, answer.body()));
             }
             List<String> containers = ids.stream().map(id -> "dockyard-" + id).toList();
-            progress("throughput: warming up for " + seconds + " s");
-            echoes(ids, connections, seconds, threads);
+            // wrk, where it is installed (docker/bench.sh installs it), is the load: a client in C that
+            // spends a tenth of a millisecond per request. The JDK's HttpClient spends about 1.3 ms,
+            // which on a 2-core machine takes CPU the server would otherwise have had.
+            boolean wrk = Files.isExecutable(Path.of("/usr/bin/wrk"));
+            String client = wrk ? "wrk" : "JDK HttpClient";
+            progress("throughput: warming up for " + seconds + " s (client: " + client + ")");
+            Load warm = wrk ? wrk(ids, connections, seconds) : echoes(ids, connections, seconds, threads);
+            warm.check();
             long serverBefore = serverCpuNanos();
             long sandboxesBefore = cgroupCpuNanos(containers);
             progress("throughput: measuring for " + seconds + " s at " + connections + " connections");
-            long start = System.nanoTime();
-            List<Double> latencies = echoes(ids, connections, seconds, threads);
-            double elapsed = (System.nanoTime() - start) / 1e9;
+            Load load = wrk ? wrk(ids, connections, seconds) : echoes(ids, connections, seconds, threads);
             long serverAfter = serverCpuNanos();
             long sandboxesAfter = cgroupCpuNanos(containers);
-            if (latencies.isEmpty()) {
-                throw new IllegalStateException("no echo was answered in " + seconds + " s");
-            }
-            row("throughput: echo actions per second, " + connections + " connections",
-                    List.of(latencies.size() / elapsed), "1/s");
-            row("throughput: echo latency, " + connections + " connections", latencies, "ms");
+            load.check();
+            String at = connections + " connections, " + client;
+            row("throughput: echo actions per second, " + at, List.of(load.actions() / load.seconds()), "1/s");
+            rows.add(new String[] {"throughput: echo latency, " + at, String.valueOf(load.actions()),
+                    fmt(load.p50()), fmt(load.p99()), fmt(load.min()), fmt(load.max()), "ms"});
             if (serverBefore >= 0 && serverAfter >= 0) {
                 row("throughput: control-plane CPU per action",
-                        List.of((serverAfter - serverBefore) / 1e6 / latencies.size()), "ms");
+                        List.of((serverAfter - serverBefore) / 1e6 / load.actions()), "ms");
             }
             if (sandboxesBefore >= 0 && sandboxesAfter >= 0) {
                 row("throughput: sandbox CPU per action",
-                        List.of((sandboxesAfter - sandboxesBefore) / 1e6 / latencies.size()), "ms");
+                        List.of((sandboxesAfter - sandboxesBefore) / 1e6 / load.actions()), "ms");
+            }
+            if (load.clientCpuSeconds() >= 0) {
+                row("throughput: client (" + client + ") CPU per action",
+                        List.of(load.clientCpuSeconds() * 1e3 / load.actions()), "ms");
             }
         } finally {
             threads.shutdownNow();
@@ -461,10 +468,93 @@ public final class Bench {
         }
     }
 
-    /** Each of {@code connections} clients sends echoes until {@code seconds} pass; every latency (ms). */
-    private List<Double> echoes(List<String> ids, int connections, int seconds, ExecutorService threads)
+    /**
+     * What one throughput run measured: answered actions, answers that were not a 200 saying hello
+     * (with the first of them), latency percentiles in ms, and the client's own CPU (-1: unknown).
+     */
+    private record Load(long actions, long failed, String firstFailure, double seconds, double p50, double p99,
+            double min, double max, double clientCpuSeconds) {
+
+        void check() {
+            if (actions == 0 || failed > 0) {
+                throw new IllegalStateException(failed + " of " + actions + " echoes failed; the first: " + firstFailure);
+            }
+        }
+    }
+
+    /** The wrk script: echo actions to the runtimes in turn; every answer must be a 200 that says hello. */
+    private static final String WRK_SCRIPT = """
+            local body = '{"action":"run","args":{"command":"echo hello"}}'
+            local paths, n = {}, 0
+            failed, first = 0, ""
+            function init(args)
+              for i = 2, #args do paths[#paths + 1] = args[i] end
+              n = start or 0
+              wrk.headers["X-API-Key"] = args[1]
+              wrk.headers["Content-Type"] = "application/json"
+            end
+            function request()
+              n = n % #paths + 1
+              return wrk.format("POST", paths[n], nil, body)
+            end
+            function response(status, headers, answer)
+              if status ~= 200 or not string.find(answer, "hello", 1, true) then
+                failed = failed + 1
+                if first == "" then first = status .. " " .. string.sub(answer, 1, 300) end
+              end
+            end
+            local threads = {}
+            function setup(thread)
+              table.insert(threads, thread)
+              thread:set("start", #threads * 5)
+            end
+            function done(summary, latency, requests)
+              local all, firstFailure = 0, ""
+              for _, t in ipairs(threads) do
+                all = all + t:get("failed")
+                if firstFailure == "" then firstFailure = t:get("first") end
+              end
+              local e = summary.errors
+              all = all + e.connect + e.read + e.write + e.timeout
+              io.write(string.format("dockyard-bench %d %d %.3f %.3f %.3f %.3f %.3f %.3f\\n", summary.requests, all,
+                summary.duration / 1e6, latency:percentile(50) / 1e3, latency:percentile(99) / 1e3,
+                latency.min / 1e3, latency.max / 1e3, os.clock()))
+              io.write("dockyard-bench-first " .. firstFailure .. "\\n")
+            end
+            """;
+
+    /** One wrk run: two threads, {@code connections} kept-alive connections, echoes for {@code seconds}. */
+    private Load wrk(List<String> ids, int connections, int seconds) throws Exception {
+        Path script = Files.createTempFile("dockyard-bench", ".lua");
+        try {
+            Files.writeString(script, WRK_SCRIPT);
+            URI base = URI.create(api);
+            List<String> command = new ArrayList<>(List.of("wrk", "-t", "2", "-c", String.valueOf(connections),
+                    "-d", seconds + "s", "--timeout", "30s", "-s", script.toString(),
+                    base.getScheme() + "://" + base.getAuthority(), "--", key));
+            ids.forEach(id -> command.add(base.getPath() + "runtimes/" + id + "/actions"));
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!process.waitFor(seconds + 60L, TimeUnit.SECONDS) || process.exitValue() != 0) {
+                throw new IllegalStateException("wrk failed: " + out);
+            }
+            String[] f = out.lines().filter(l -> l.startsWith("dockyard-bench ")).findFirst()
+                    .orElseThrow(() -> new IllegalStateException("wrk printed no result: " + out)).split(" ");
+            String first = out.lines().filter(l -> l.startsWith("dockyard-bench-first ")).findFirst().orElse("")
+                    .replaceFirst("^dockyard-bench-first ", "");
+            return new Load(Long.parseLong(f[1]), Long.parseLong(f[2]), first, Double.parseDouble(f[3]),
+                    Double.parseDouble(f[4]), Double.parseDouble(f[5]), Double.parseDouble(f[6]),
+                    Double.parseDouble(f[7]), Double.parseDouble(f[8]));
+        } finally {
+            Files.deleteIfExists(script);
+        }
+    }
+
+    /** Each of {@code connections} clients sends echoes until {@code seconds} pass. */
+    private Load echoes(List<String> ids, int connections, int seconds, ExecutorService threads)
             throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        long start = System.nanoTime();
+        long deadline = start + TimeUnit.SECONDS.toNanos(seconds);
         List<CompletableFuture<List<Double>>> clients = new ArrayList<>();
         for (int c = 0; c < connections; c++) {
             int first = c;
@@ -490,7 +580,14 @@ public final class Bench {
         for (CompletableFuture<List<Double>> client : clients) {
             all.addAll(client.join());
         }
-        return all;
+        double elapsed = (System.nanoTime() - start) / 1e9;
+        if (all.isEmpty()) {
+            return new Load(0, 0, "no echo was answered in " + seconds + " s", elapsed, 0, 0, 0, 0, -1);
+        }
+        Collections.sort(all);
+        // this client shares the JVM with the bench's bookkeeping: its CPU is not told apart
+        return new Load(all.size(), 0, "", elapsed, percentile(all, 50), percentile(all, 99), all.get(0),
+                all.get(all.size() - 1), -1);
     }
 
     /**
