@@ -1,4 +1,4 @@
-package dev.dockyard.application;
+package dev.dockyard.api.events;
 
 import java.time.Duration;
 import java.util.Set;

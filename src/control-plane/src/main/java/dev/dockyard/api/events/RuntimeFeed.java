@@ -1,4 +1,4 @@
-package dev.dockyard.application;
+package dev.dockyard.api.events;
 
 import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.persistence.RuntimeRepository;

@@ -1,4 +1,4 @@
-package dev.dockyard.application;
+package dev.dockyard.api.events;
 
 import jakarta.ws.rs.sse.OutboundSseEvent;
 import jakarta.ws.rs.sse.Sse;
