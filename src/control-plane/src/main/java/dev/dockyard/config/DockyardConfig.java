@@ -1,6 +1,5 @@
 package dev.dockyard.config;
 
-import dev.dockyard.runtime.ServiceUrls;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.Startup;
@@ -402,16 +401,16 @@ public class DockyardConfig {
         return build.getProperty("version", "0").replace("-SNAPSHOT", "");
     }
 
-    /**
-     * The public base of runtimes' service URLs ({@link ServiceUrls}) for a client that reached the
-     * API with this scheme and host: the services' port on the same host, in the configured mode,
-     * unless dockyard.proxy.public-url names where clients reach it.
-     */
     /** The services' listener's port (dockyard.proxy.port). */
     public int proxyPort() {
         return proxyPort;
     }
 
+    /**
+     * The public base of runtimes' service URLs ({@link ServiceUrls}) for a client that reached the
+     * API with this scheme and host: the services' port on the same host, in the configured mode,
+     * unless dockyard.proxy.public-url names where clients reach it.
+     */
     public String servicesBase(String scheme, String host) {
         String configured = proxyPublicUrl.map(String::strip).filter(u -> !u.isEmpty()).orElse(null);
         return ServiceUrls.publicBase(ServiceUrls.Mode.of(proxyMode), configured, scheme, host, proxyPort);

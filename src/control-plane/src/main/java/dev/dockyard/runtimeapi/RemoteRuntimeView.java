@@ -3,7 +3,7 @@ package dev.dockyard.runtimeapi;
 import dev.dockyard.application.remote.RemoteRuntimes;
 import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.runtime.SandboxRuntime;
-import dev.dockyard.runtime.ServiceUrls;
+import dev.dockyard.config.ServiceUrls;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 

@@ -30,7 +30,7 @@ import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxProgram;
 import dev.dockyard.runtime.SandboxRuntime;
-import dev.dockyard.runtime.ServiceUrls;
+import dev.dockyard.config.ServiceUrls;
 import dev.dockyard.runtime.StatusEvents;
 import dev.dockyard.runtime.executor.ExecutorClient;
 import dev.dockyard.runtime.lifecycle.RuntimeGates;

@@ -1,4 +1,4 @@
-package dev.dockyard.runtime;
+package dev.dockyard.config;
 
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -16,7 +16,9 @@ import java.util.Locale;
  *     (as OpenHands and E2B name theirs), each an origin of its own.</li>
  * </ul>
  * A base stored before the services had a listener of their own keeps its form: the path-mode URL on
- * the port it names.
+ * the port it names. It lives with the settings because it is what {@code dockyard.proxy.mode} and
+ * {@code dockyard.proxy.public-url} mean, and the settings check them with it at startup; the
+ * settings import nothing else of Dockyard's, so every package may read them.
  */
 public final class ServiceUrls {
 

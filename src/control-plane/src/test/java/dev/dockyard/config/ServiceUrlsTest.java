@@ -1,9 +1,9 @@
-package dev.dockyard.runtime;
+package dev.dockyard.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.dockyard.runtime.ServiceUrls.Mode;
+import dev.dockyard.config.ServiceUrls.Mode;
 import org.junit.jupiter.api.Test;
 
 class ServiceUrlsTest {
