@@ -2,12 +2,12 @@ package dev.dockyard.api;
 
 import dev.dockyard.application.images.ImageAccess;
 import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.ImageBuildException;
 import dev.dockyard.backend.Labels;
+import dev.dockyard.backend.RuntimeImageBuilder;
 import dev.dockyard.images.BuildScriptPolicy;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.images.ImageBuild;
-import dev.dockyard.images.ImageBuildException;
-import dev.dockyard.images.RuntimeImageBuilder;
 import dev.dockyard.images.RuntimeImages;
 import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.placement.NodeAccess;

@@ -1,6 +1,5 @@
 package dev.dockyard.backend;
 
-import dev.dockyard.images.RuntimeImageBuilder;
 import java.util.List;
 
 /**

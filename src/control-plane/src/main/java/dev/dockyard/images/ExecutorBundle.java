@@ -1,5 +1,6 @@
 package dev.dockyard.images;
 
+import dev.dockyard.backend.ImageBuildException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

@@ -1,5 +1,6 @@
 package dev.dockyard.images;
 
+import dev.dockyard.backend.RuntimeImageBuilder;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;

@@ -1,8 +1,11 @@
 package dev.dockyard.images;
 
 import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.BuildContext;
 import dev.dockyard.backend.ExecutorServer;
+import dev.dockyard.backend.ImageBuildException;
 import dev.dockyard.backend.Labels;
+import dev.dockyard.backend.RuntimeImageBuilder;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.observability.DockyardMetrics;
 import jakarta.annotation.Resource;

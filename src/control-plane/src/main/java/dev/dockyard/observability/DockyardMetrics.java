@@ -1,17 +1,11 @@
 package dev.dockyard.observability;
 
-import dev.dockyard.audit.AuditEntry;
-import dev.dockyard.backend.BackendNodes;
-import dev.dockyard.images.ImageBuild;
 import dev.dockyard.protocol.ActionType;
 import dev.dockyard.protocol.SecurityRisk;
-import dev.dockyard.runtime.RuntimeStatus;
-import dev.dockyard.runtime.provisioning.ProvisioningStep;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.context.Initialized;
-import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,6 +24,11 @@ import org.eclipse.microprofile.metrics.Timer;
  *
  * <p>An instance without a registry ({@link #unrecorded()}) records nothing: what unit tests of the
  * services get when they do not look at metrics.
+ *
+ * <p>Labels taken from the domain's enums arrive as {@code Enum<?>} (their constants are closed sets),
+ * so that this class, which the domain's services call, imports none of them: the domain depends on
+ * its metrics, not the other way round. The runtimes-by-status gauges, which read the database,
+ * are {@code observability.census}'s.
  */
 @ApplicationScoped
 public class DockyardMetrics {
@@ -78,35 +77,18 @@ public class DockyardMetrics {
     private final Map<String, Timer> actionTimers = new ConcurrentHashMap<>();
     private final Map<String, Counter> decisions = new ConcurrentHashMap<>();
 
-    @Inject
-    BackendNodes nodes;
-
-    @Inject
-    RuntimeCensus census;
-
     /** Records nothing: for services built by hand in unit tests. */
     public static DockyardMetrics unrecorded() {
         return new DockyardMetrics();
     }
 
-    /** The runtimes-by-status-and-node gauges, one per configured node and status, read from the census. */
-    void registerGauges(@Observes @Initialized(ApplicationScoped.class) Object started) {
-        Metadata runtimes = Metadata.builder().withName(RUNTIMES)
-                .withDescription("Runtimes by status and node, from the database (at most a second old)").build();
-        for (String node : nodes.names()) {
-            for (RuntimeStatus status : RuntimeStatus.values()) {
-                registry.gauge(runtimes, census, c -> c.count(status, node), new Tag(STATUS, status.name()),
-                        new Tag(NODE, node));
-            }
-        }
-    }
-
-    public void provisioningStep(ProvisioningStep step, Duration took) {
+    /** How long one provisioning step ({@code runtime.provisioning.ProvisioningStep}) took. */
+    public void provisioningStep(Enum<?> step, Duration took) {
         if (registry == null) {
             return;
         }
         registry.timer(Metadata.builder().withName(PROVISIONING_STEP)
-                .withDescription("Duration of each provisioning step").build(), new Tag(STEP, step.label()))
+                .withDescription("Duration of each provisioning step").build(), new Tag(STEP, lowerCase(step)))
                 .update(took);
     }
 
@@ -131,8 +113,8 @@ public class DockyardMetrics {
                 new Tag(TYPE, t))).update(took);
     }
 
-    /** The security analyser's rating of an action and the policy's decision on it. */
-    public void decided(SecurityRisk risk, AuditEntry.Decision decision) {
+    /** The security analyser's rating of an action and the policy's decision on it ({@code audit.AuditEntry.Decision}). */
+    public void decided(SecurityRisk risk, Enum<?> decision) {
         if (registry == null) {
             return;
         }
@@ -169,13 +151,14 @@ public class DockyardMetrics {
         registry.counter(changed, new Tag(KIND, "released")).inc(changes.released());
     }
 
-    public void imageBuild(ImageBuild.Path path) {
+    /** One runtime image build, by the path it took ({@code images.ImageBuild.Path}). */
+    public void imageBuild(Enum<?> path) {
         if (registry == null) {
             return;
         }
         registry.counter(Metadata.builder().withName(IMAGE_BUILDS)
                 .withDescription("Runtime image builds by reuse path (cached: nothing built)").build(),
-                new Tag(PATH, path == null ? OTHER : path.name().toLowerCase())).inc();
+                new Tag(PATH, lowerCase(path))).inc();
     }
 
     /** A claim on a warm pool: a hit took a warm sandbox, a miss found none. */
@@ -201,6 +184,11 @@ public class DockyardMetrics {
         for (String name : names) {
             registry.gauge(metadata, pools, p -> ready.applyAsLong(name), new Tag(POOL, name));
         }
+    }
+
+    /** An enum constant's name in lower case (its own closed set), {@link #OTHER} for none. */
+    private static String lowerCase(Enum<?> value) {
+        return value == null ? OTHER : value.name().toLowerCase(Locale.ROOT);
     }
 
     /** {@code value} if it is one of {@code allowed}, else {@link #OTHER}. */

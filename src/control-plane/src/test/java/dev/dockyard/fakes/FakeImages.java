@@ -1,7 +1,7 @@
 package dev.dockyard.fakes;
 
-import dev.dockyard.images.BuildContext;
-import dev.dockyard.images.RuntimeImageBuilder;
+import dev.dockyard.backend.BuildContext;
+import dev.dockyard.backend.RuntimeImageBuilder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

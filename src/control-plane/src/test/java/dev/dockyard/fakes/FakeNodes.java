@@ -3,7 +3,7 @@ package dev.dockyard.fakes;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.backend.RuntimeBackend;
-import dev.dockyard.images.RuntimeImageBuilder;
+import dev.dockyard.backend.RuntimeImageBuilder;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

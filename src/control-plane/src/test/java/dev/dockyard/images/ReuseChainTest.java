@@ -1,5 +1,6 @@
 package dev.dockyard.images;
 
+import dev.dockyard.backend.RuntimeImageBuilder;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;

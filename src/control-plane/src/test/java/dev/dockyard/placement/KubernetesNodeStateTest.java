@@ -6,11 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.backend.RuntimeImageBuilder;
 import dev.dockyard.backend.kubernetes.MockCluster;
 import dev.dockyard.fakes.FakeBackend;
 import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.fakes.MutableClock;
-import dev.dockyard.images.RuntimeImageBuilder;
 import dev.dockyard.tenancy.Role;
 import java.time.Duration;
 import java.time.Instant;

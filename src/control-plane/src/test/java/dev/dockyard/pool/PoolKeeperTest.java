@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.ExecutorServer;
+import dev.dockyard.backend.RuntimeImageBuilder;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxState;
 import dev.dockyard.fakes.FakeBackend;
@@ -17,7 +18,6 @@ import dev.dockyard.fakes.MutableClock;
 import dev.dockyard.fakes.TestConfig;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.images.ImageBuild;
-import dev.dockyard.images.RuntimeImageBuilder;
 import dev.dockyard.images.RuntimeImages;
 import dev.dockyard.placement.NodeCapacity;
 import dev.dockyard.placement.Placements;

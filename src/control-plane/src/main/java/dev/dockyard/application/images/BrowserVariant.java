@@ -1,9 +1,9 @@
 package dev.dockyard.application.images;
 
 import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.RuntimeImageBuilder;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.ExtraDependencies;
-import dev.dockyard.images.RuntimeImageBuilder;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;

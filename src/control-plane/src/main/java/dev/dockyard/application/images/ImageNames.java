@@ -1,6 +1,6 @@
 package dev.dockyard.application.images;
 
-import dev.dockyard.images.RuntimeImageBuilder.ImageInfo;
+import dev.dockyard.backend.RuntimeImageBuilder.ImageInfo;
 import java.util.List;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;

@@ -1,8 +1,8 @@
 package dev.dockyard.backend.kubernetes;
 
-import dev.dockyard.images.ImageBuildException;
-import dev.dockyard.images.InspectOnlyImages;
-import dev.dockyard.images.RuntimeImageBuilder;
+import dev.dockyard.backend.ImageBuildException;
+import dev.dockyard.backend.InspectOnlyImages;
+import dev.dockyard.backend.RuntimeImageBuilder;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;

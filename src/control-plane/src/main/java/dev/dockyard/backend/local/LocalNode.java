@@ -1,8 +1,8 @@
 package dev.dockyard.backend.local;
 
-import dev.dockyard.images.ImageBuildException;
-import dev.dockyard.images.InspectOnlyImages;
-import dev.dockyard.images.RuntimeImageBuilder;
+import dev.dockyard.backend.ImageBuildException;
+import dev.dockyard.backend.InspectOnlyImages;
+import dev.dockyard.backend.RuntimeImageBuilder;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;

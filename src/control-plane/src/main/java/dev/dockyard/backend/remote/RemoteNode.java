@@ -1,9 +1,9 @@
 package dev.dockyard.backend.remote;
 
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.InspectOnlyImages;
 import dev.dockyard.backend.Labels;
-import dev.dockyard.images.InspectOnlyImages;
-import dev.dockyard.images.RuntimeImageBuilder;
+import dev.dockyard.backend.RuntimeImageBuilder;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.UnknownHostException;

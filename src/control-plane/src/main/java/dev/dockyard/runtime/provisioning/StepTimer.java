@@ -1,8 +1,8 @@
 package dev.dockyard.runtime.provisioning;
 
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.ImageBuildException;
 import dev.dockyard.credentials.CredentialException;
-import dev.dockyard.images.ImageBuildException;
 import dev.dockyard.observability.DockyardMetrics;
 import jakarta.persistence.PersistenceException;
 import jakarta.transaction.TransactionalException;

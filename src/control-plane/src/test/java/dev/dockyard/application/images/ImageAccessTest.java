@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.application.Refused;
 import dev.dockyard.backend.Labels;
+import dev.dockyard.backend.RuntimeImageBuilder;
 import dev.dockyard.fakes.FakeImages;
 import dev.dockyard.fakes.FakeNodes;
 import dev.dockyard.fakes.TestConfig;
-import dev.dockyard.images.RuntimeImageBuilder;
 import dev.dockyard.images.RuntimeImageTags;
 import dev.dockyard.workspace.Snapshot;
 import dev.dockyard.workspace.WorkspaceRecords;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.backend.RuntimeImageBuilder;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.kubernetes.KubernetesBackend;
 import dev.dockyard.backend.kubernetes.MockCluster;
@@ -17,7 +18,6 @@ import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.fakes.MutableClock;
 import dev.dockyard.fakes.NoPools;
 import dev.dockyard.fakes.TestConfig;
-import dev.dockyard.images.RuntimeImageBuilder;
 import dev.dockyard.placement.Placements;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;

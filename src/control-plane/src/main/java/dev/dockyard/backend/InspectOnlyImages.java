@@ -1,6 +1,5 @@
-package dev.dockyard.images;
+package dev.dockyard.backend;
 
-import dev.dockyard.backend.Labels;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package dev.dockyard.images;
+package dev.dockyard.backend;
 
 import java.nio.file.Path;
 

@@ -1,4 +1,4 @@
-package dev.dockyard.images;
+package dev.dockyard.backend;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;

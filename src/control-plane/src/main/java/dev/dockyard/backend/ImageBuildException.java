@@ -1,4 +1,4 @@
-package dev.dockyard.images;
+package dev.dockyard.backend;
 
 /** A runtime image could not be built; the message says which step failed and how, for a person to act on. */
 public class ImageBuildException extends RuntimeException {
