@@ -1,7 +1,6 @@
 package dev.dockyard.api;
 
-import dev.dockyard.application.RuntimeService;
-import dev.dockyard.application.workspaces.Snapshots;
+import dev.dockyard.application.runtimes.RuntimeService;
 import dev.dockyard.persistence.RuntimeRepository;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -45,8 +44,6 @@ public class RuntimeForkResource {
     @Inject
     RuntimeRepository runtimes;
 
-    @Inject
-    Snapshots snapshots;
 
     @Inject
     RuntimeService lifecycle;
@@ -68,7 +65,7 @@ public class RuntimeForkResource {
             String conversationId = SafeIds.require(RuntimeSnapshotResource.string(body, "conversationId"),
                     "conversationId");
             URI base = uri.getBaseUri();
-            SandboxRuntime fork = snapshots.fork(source, conversationId, caller.userId(), caller.role());
+            SandboxRuntime fork = lifecycle.fork(source, conversationId, caller.userId(), caller.role());
             lifecycle.settled(fork, Duration.ofSeconds(wait)).whenComplete((now, error) -> {
                 if (error != null) {
                     async.resume(error);

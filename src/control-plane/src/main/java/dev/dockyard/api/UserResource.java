@@ -1,6 +1,6 @@
 package dev.dockyard.api;
 
-import dev.dockyard.application.UserAdministration;
+import dev.dockyard.application.users.UserAdministration;
 import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.tenancy.Accounts;
 import dev.dockyard.tenancy.Role;

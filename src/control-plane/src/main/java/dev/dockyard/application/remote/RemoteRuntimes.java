@@ -4,7 +4,7 @@ import dev.dockyard.agents.AgentCatalog;
 import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.agents.LlmSettings;
 import dev.dockyard.application.Refused;
-import dev.dockyard.application.RuntimeService;
+import dev.dockyard.application.runtimes.RuntimeService;
 import dev.dockyard.application.images.ImageAccess;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.Labels;

@@ -4,7 +4,6 @@ import dev.dockyard.agents.AgentCatalog;
 import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.agents.LlmSettings;
 import dev.dockyard.application.Refused;
-import dev.dockyard.application.RuntimeService;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.Labels;
@@ -73,9 +72,6 @@ public class Snapshots {
 
     @Inject
     AgentCatalog agents;
-
-    @Inject
-    RuntimeService lifecycle;
 
     @Inject
     Accounts accounts;
@@ -205,15 +201,16 @@ public class Snapshots {
     }
 
     /**
-     * A second runtime for {@code conversationId} with an identical workspace and file system: a
-     * snapshot of {@code source} (kept, named after the fork, counted like any), then a runtime
-     * started from it with the source's settings. Answers the new runtime, being provisioned.
+     * The first half of a fork (a second runtime for {@code conversationId} with an identical
+     * workspace and file system): a snapshot of {@code source} (kept, named after the fork, counted
+     * like any), and the request for a runtime started from it with the source's settings, which
+     * {@code application.runtimes.RuntimeService#fork} provisions.
      */
-    public SandboxRuntime fork(SandboxRuntime source, String conversationId, String userId, Role role) {
+    public ProvisioningRequest forkRequest(SandboxRuntime source, String conversationId, String userId, Role role) {
         Snapshot snapshot = capture(source, "fork of " + source.id() + " for " + conversationId);
         AgentProfile agent = agents.find(source.agent()).or(() -> agents.find(agents.defaultAgent()))
                 .orElseThrow(() -> new Refused(Refused.Reason.INTERNAL, "no agent profile for the fork"));
-        ProvisioningRequest request = new ProvisioningRequest(userId, role, conversationId, agent,
+        return new ProvisioningRequest(userId, role, conversationId, agent,
                 new LlmSettings(source.llmModel(), source.llmBaseUrl(), source.llmApiKey()), snapshot.image(),
                 source.cpus(), source.memoryMb(), source.timeoutSeconds(), source.environment(),
                 // the snapshot's image holds the source's extra dependencies already
@@ -225,6 +222,5 @@ public class Snapshots {
                 .withIsolation(source.isolation())
                 // and its executor starts as the source's did, whatever the node's setting now
                 .withExecutorServer(source.executorServer().orElse(null));
-        return lifecycle.provision(request);
     }
 }

@@ -1,5 +1,7 @@
-package dev.dockyard.application;
+package dev.dockyard.application.users;
 
+import dev.dockyard.application.Refused;
+import dev.dockyard.application.runtimes.RuntimeService;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.persistence.RuntimeRepository;
 import dev.dockyard.runtime.SandboxRuntime;

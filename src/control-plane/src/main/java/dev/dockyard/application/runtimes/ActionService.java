@@ -1,7 +1,8 @@
-package dev.dockyard.application;
+package dev.dockyard.application.runtimes;
 
 import dev.dockyard.agents.AgentCatalog;
 import dev.dockyard.agents.AgentProfile;
+import dev.dockyard.application.Refused;
 import dev.dockyard.audit.AuditEntry;
 import dev.dockyard.audit.AuditTrail;
 import dev.dockyard.config.DockyardConfig;

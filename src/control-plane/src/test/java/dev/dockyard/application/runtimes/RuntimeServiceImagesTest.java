@@ -1,4 +1,4 @@
-package dev.dockyard.application;
+package dev.dockyard.application.runtimes;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.agents.LlmSettings;
+import dev.dockyard.application.Refused;
 import dev.dockyard.application.images.BrowserVariant;
 import dev.dockyard.application.images.ImageAccess;
 import dev.dockyard.application.workspaces.Workspaces;

@@ -1,5 +1,6 @@
-package dev.dockyard.application;
+package dev.dockyard.application.runtimes;
 
+import dev.dockyard.application.Refused;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.executor.ExecutorClient;

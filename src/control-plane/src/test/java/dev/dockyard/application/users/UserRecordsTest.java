@@ -1,8 +1,9 @@
-package dev.dockyard.application;
+package dev.dockyard.application.users;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dockyard.application.Refused;
 import dev.dockyard.application.idempotency.IdempotencyKeys;
 import dev.dockyard.application.workspaces.Snapshots;
 import dev.dockyard.application.workspaces.Workspaces;

@@ -1,10 +1,11 @@
-package dev.dockyard.application;
+package dev.dockyard.application.runtimes;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dockyard.application.Refused;
 import jakarta.json.JsonNumber;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

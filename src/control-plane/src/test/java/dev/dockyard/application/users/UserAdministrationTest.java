@@ -1,9 +1,11 @@
-package dev.dockyard.application;
+package dev.dockyard.application.users;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dockyard.application.Refused;
+import dev.dockyard.application.runtimes.RuntimeService;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.persistence.RuntimeRepository;
 import dev.dockyard.runtime.RuntimeStatus;

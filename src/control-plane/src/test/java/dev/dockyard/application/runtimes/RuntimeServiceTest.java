@@ -1,4 +1,4 @@
-package dev.dockyard.application;
+package dev.dockyard.application.runtimes;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,5 +1,6 @@
-package dev.dockyard.application;
+package dev.dockyard.application.runtimes;
 
+import dev.dockyard.application.Refused;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.RuntimeBackend;

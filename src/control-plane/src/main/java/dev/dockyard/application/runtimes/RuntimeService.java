@@ -1,5 +1,7 @@
-package dev.dockyard.application;
+package dev.dockyard.application.runtimes;
 
+import dev.dockyard.application.Deadlines;
+import dev.dockyard.application.Refused;
 import dev.dockyard.application.images.BrowserVariant;
 import dev.dockyard.application.images.ImageAccess;
 import dev.dockyard.application.workspaces.Snapshots;
@@ -79,6 +81,15 @@ public class RuntimeService {
 
     @Inject
     BackendNodes nodes;
+
+    /**
+     * Forks {@code source}: a snapshot of it, then a second runtime for {@code conversationId} started
+     * from that snapshot with the source's settings ({@link Snapshots#forkRequest}). Answers the new
+     * runtime, being provisioned.
+     */
+    public SandboxRuntime fork(SandboxRuntime source, String conversationId, String userId, Role role) {
+        return provision(snapshots.forkRequest(source, conversationId, userId, role));
+    }
 
     /**
      * Records the runtime and starts bringing it up in the background.

@@ -1,5 +1,6 @@
-package dev.dockyard.application;
+package dev.dockyard.application.users;
 
+import dev.dockyard.application.Refused;
 import dev.dockyard.application.idempotency.IdempotencyKeys;
 import dev.dockyard.application.workspaces.Snapshots;
 import dev.dockyard.application.workspaces.Workspaces;
