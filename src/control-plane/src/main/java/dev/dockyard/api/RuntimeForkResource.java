@@ -1,7 +1,7 @@
 package dev.dockyard.api;
 
 import dev.dockyard.application.runtimes.RuntimeService;
-import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import jakarta.enterprise.context.RequestScoped;

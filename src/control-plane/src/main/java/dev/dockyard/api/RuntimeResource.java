@@ -12,7 +12,7 @@ import dev.dockyard.application.idempotency.IdempotentRequests.StoredAnswer;
 import dev.dockyard.audit.AuditTrail;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.jsonp.Jsonp;
-import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.executor.ExecutorClient;

@@ -1,7 +1,7 @@
 package dev.dockyard.api;
 
 import dev.dockyard.application.workspaces.Snapshots;
-import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.workspace.Snapshot;
 import jakarta.enterprise.context.RequestScoped;

@@ -1,2 +1,9 @@
-/** How runtimes and their history are stored (JPA on the {@code jdbc/dockyard} data source) and found. */
+/**
+ * The database: JPA on the {@code jdbc/dockyard} data source, and the schema's Flyway migrations run
+ * before JPA is used ({@link dev.dockyard.persistence.SchemaMigrations}). The repositories here are
+ * adapters of ports the domain defines: {@link dev.dockyard.persistence.JpaRuntimeRepository} of
+ * {@code runtime.RuntimeRepository}, {@link dev.dockyard.persistence.JpaPoolRepository} of
+ * {@code pool.PoolRepository}, so the domain imports nothing from here and the unit tests put
+ * in-memory fakes in their place.
+ */
 package dev.dockyard.persistence;

@@ -1,7 +1,7 @@
 package dev.dockyard.placement;
 
 import dev.dockyard.backend.BackendNodes;
-import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.SandboxRuntime;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;

@@ -1,6 +1,5 @@
 package dev.dockyard.pool;
 
-import dev.dockyard.persistence.PoolRepository;
 import dev.dockyard.placement.WarmMembers;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;

@@ -1,6 +1,6 @@
 package dev.dockyard.fakes;
 
-import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.StatusChange;
@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /** The runtime table in memory: unit tests drive the real journal, reconciler and lifecycle over it. */
-public class FakeRuntimes extends RuntimeRepository {
+public class FakeRuntimes implements RuntimeRepository {
 
     private final Map<String, SandboxRuntime> rows = new LinkedHashMap<>();
     private final List<StatusChange> changes = new ArrayList<>();
@@ -64,6 +64,16 @@ public class FakeRuntimes extends RuntimeRepository {
     @Override
     public synchronized List<SandboxRuntime> live() {
         return rows.values().stream().filter(r -> r.status().isLive()).toList();
+    }
+
+    @Override
+    public synchronized int forgetEnded(String userId) {
+        List<String> ended = rows.values().stream().filter(r -> r.userId().equals(userId))
+                .filter(r -> r.status() == RuntimeStatus.STOPPED || r.status() == RuntimeStatus.ERROR)
+                .map(SandboxRuntime::id).toList();
+        ended.forEach(rows::remove);
+        changes.removeIf(c -> ended.contains(c.runtimeId()));
+        return ended.size();
     }
 
     @Override

@@ -2,7 +2,7 @@ package dev.dockyard.placement;
 
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.fakes.TestConfig;
-import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.runtime.RuntimeRepository;
 import java.time.Clock;
 import java.util.Map;
 

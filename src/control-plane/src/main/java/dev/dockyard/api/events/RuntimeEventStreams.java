@@ -1,7 +1,7 @@
 package dev.dockyard.api.events;
 
 import dev.dockyard.jsonp.Jsonp;
-import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.RuntimeProgress;
 import dev.dockyard.runtime.StatusChange;
 import dev.dockyard.runtime.StatusEvents;

@@ -2,7 +2,7 @@ package dev.dockyard.application.remote;
 
 import dev.dockyard.audit.AuditEntry;
 import dev.dockyard.audit.AuditTrail;
-import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.SandboxRuntime;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;

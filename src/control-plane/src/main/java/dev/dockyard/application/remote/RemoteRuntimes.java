@@ -12,7 +12,7 @@ import dev.dockyard.backend.RuntimeImageBuilder;
 import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.ExtraDependencies;
-import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.placement.NodeAccess;
 import dev.dockyard.proxy.ProxyTarget;
 import dev.dockyard.runtime.RuntimeStatus;

@@ -2,7 +2,7 @@ package dev.dockyard.application.remote;
 
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
-import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.proxy.ProxyTarget;
 import dev.dockyard.proxy.ProxyTargets;
 import dev.dockyard.runtime.SandboxRuntime;

@@ -9,7 +9,7 @@ import dev.dockyard.application.workspaces.Workspaces;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.jsonp.Jsonp;
-import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.placement.NodeAccess;
 import dev.dockyard.placement.PlacementRefusedException;
 import dev.dockyard.runtime.IllegalTransitionException;

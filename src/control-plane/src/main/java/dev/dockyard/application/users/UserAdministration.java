@@ -3,7 +3,7 @@ package dev.dockyard.application.users;
 import dev.dockyard.application.Refused;
 import dev.dockyard.application.runtimes.RuntimeService;
 import dev.dockyard.config.DockyardConfig;
-import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.tenancy.Accounts;
 import dev.dockyard.tenancy.Role;

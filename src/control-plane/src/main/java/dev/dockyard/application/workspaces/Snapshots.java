@@ -12,7 +12,7 @@ import dev.dockyard.backend.SnapshotCapture;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.jsonp.Jsonp;
-import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.lifecycle.RuntimeGates;

@@ -8,7 +8,7 @@ import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxWorkspace;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.jsonp.Jsonp;
-import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.provisioning.Provisioner;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;

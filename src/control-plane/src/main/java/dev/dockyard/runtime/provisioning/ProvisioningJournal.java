@@ -1,8 +1,8 @@
 package dev.dockyard.runtime.provisioning;
 
 import dev.dockyard.backend.RuntimeBackend;
-import dev.dockyard.persistence.PoolRepository;
-import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.pool.PoolRepository;
+import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.PauseReason;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.runtime.RuntimeProgress;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.StatusChange;
@@ -67,7 +67,7 @@ class RuntimeEventStreamsTest {
                 return () -> unfollowed++;
             }
         };
-        streams.runtimes = new RuntimeRepository() {
+        streams.runtimes = new FakeRuntimes() {
             @Override
             public List<StatusChange> history(String runtimeId) {
                 return history;

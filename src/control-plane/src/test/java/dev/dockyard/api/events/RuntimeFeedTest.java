@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.StatusChange;
@@ -52,7 +52,7 @@ class RuntimeFeedTest {
     void wire() {
         Map<String, SandboxRuntime> known = Map.of(alices.id(), alices, bobs.id(), bobs);
         feed.statusEvents = statusEvents;
-        feed.runtimes = new RuntimeRepository() {
+        feed.runtimes = new FakeRuntimes() {
             @Override
             public Optional<SandboxRuntime> find(String id) {
                 return Optional.ofNullable(known.get(id));

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.provisioning.Provisioner;
@@ -46,7 +46,7 @@ class RuntimeServiceTest {
                 return Optional.ofNullable(settling);
             }
         };
-        service.runtimes = new RuntimeRepository() {
+        service.runtimes = new FakeRuntimes() {
             @Override
             public Optional<SandboxRuntime> find(String id) {
                 return Optional.of(current);

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.dockyard.application.Refused;
 import dev.dockyard.application.runtimes.RuntimeService;
 import dev.dockyard.config.DockyardConfig;
-import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.tenancy.Accounts;
@@ -76,7 +76,7 @@ class UserAdministrationTest {
                 steps.add("forget records of " + userId);
             }
         };
-        administration.runtimes = new RuntimeRepository() {
+        administration.runtimes = new FakeRuntimes() {
             @Override
             public List<SandboxRuntime> list(String userId, String conversationId, RuntimeStatus status) {
                 return runtimes.stream().filter(r -> r.userId().equals(userId)).toList();

@@ -16,6 +16,7 @@ import dev.dockyard.cluster.ControlPlaneInstance;
 import dev.dockyard.credentials.Credentials;
 import dev.dockyard.fakes.FakeBackend;
 import dev.dockyard.fakes.FakeNodes;
+import dev.dockyard.fakes.FakePools;
 import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.fakes.MutableClock;
 import dev.dockyard.fakes.NoPools;
@@ -23,10 +24,9 @@ import dev.dockyard.fakes.TestConfig;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.images.ImageBuild;
 import dev.dockyard.images.RuntimeImages;
-import dev.dockyard.persistence.PoolRepository;
 import dev.dockyard.placement.NodeCapacity;
-import dev.dockyard.placement.PlacementRefusedException;
 import dev.dockyard.placement.NodeForbiddenException;
+import dev.dockyard.placement.PlacementRefusedException;
 import dev.dockyard.placement.Placements;
 import dev.dockyard.pool.MemberRowLocks;
 import dev.dockyard.pool.PoolDefinition;
@@ -45,9 +45,9 @@ import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.persistence.PersistenceException;
 import jakarta.persistence.RollbackException;
 import jakarta.transaction.TransactionalException;
-import java.sql.SQLException;
 import java.lang.reflect.Proxy;
 import java.net.URI;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
@@ -147,7 +147,7 @@ class ProvisionerWarmClaimTest {
             public void removeOnRollback(RuntimeBackend backend, String sandboxName) {
             }
         };
-        journal.pools = new PoolRepository() {
+        journal.pools = new FakePools() {
             @Override
             public boolean claim(String id, String shape) {
                 if (id.equals(lockedMember)) {

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.backend.BackendNodes;
-import dev.dockyard.persistence.RuntimeRepository;
+import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.IllegalTransitionException;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;

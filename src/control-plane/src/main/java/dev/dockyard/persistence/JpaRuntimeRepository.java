@@ -1,5 +1,6 @@
 package dev.dockyard.persistence;
 
+import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.StatusChange;
@@ -14,11 +15,12 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Finds and stores runtimes. Transactions belong to the callers (the provisioning journal, the
- * API), so every method here joins whatever transaction is active.
+ * The runtimes' repository on JPA ({@link RuntimeRepository} is the port the domain sees). Every
+ * method joins whatever transaction is active; a recorded status change is fired as a CDI event,
+ * which its observers hear once the transaction commits.
  */
 @ApplicationScoped
-public class RuntimeRepository {
+public class JpaRuntimeRepository implements RuntimeRepository {
 
     @PersistenceContext(unitName = "dockyard")
     EntityManager em;
@@ -26,15 +28,17 @@ public class RuntimeRepository {
     @Inject
     Event<StatusChange> changes;
 
+    @Override
     public Optional<SandboxRuntime> find(String id) {
         return Optional.ofNullable(em.find(SandboxRuntime.class, id));
     }
 
-    /** The row, locked for the rest of the transaction: status changes never interleave. */
+    @Override
     public Optional<SandboxRuntime> lock(String id) {
         return Optional.ofNullable(em.find(SandboxRuntime.class, id, LockModeType.PESSIMISTIC_WRITE));
     }
 
+    @Override
     public void add(SandboxRuntime runtime, StatusChange first) {
         em.persist(runtime);
         em.persist(first);
@@ -43,23 +47,25 @@ public class RuntimeRepository {
         em.flush();
     }
 
-    /** Stores a transition; followers hear of it once the transaction commits. */
+    @Override
     public void record(StatusChange change) {
         em.persist(change);
         changes.fire(change);
     }
 
+    @Override
     public void flush() {
         em.flush();
     }
 
+    @Override
     public Optional<SandboxRuntime> findLive(String userId, String conversationId) {
         return em.createQuery("select r from SandboxRuntime r where r.liveConversation = :key", SandboxRuntime.class)
                 .setParameter("key", SandboxRuntime.liveKey(userId, conversationId))
                 .getResultStream().findFirst();
     }
 
-    /** Runtimes of one user (or everyone's for null), newest first, optionally filtered. */
+    @Override
     public List<SandboxRuntime> list(String userId, String conversationId, RuntimeStatus status) {
         StringBuilder jpql = new StringBuilder("select r from SandboxRuntime r where 1 = 1");
         if (userId != null) {
@@ -85,7 +91,7 @@ public class RuntimeRepository {
         return query.setMaxResults(1000).getResultList();
     }
 
-    /** The live runtime that is replacing (or migrating) {@code runtimeId}, if any. */
+    @Override
     public Optional<SandboxRuntime> replacementOf(String runtimeId) {
         return em.createQuery("select r from SandboxRuntime r where r.replaces = :id and r.status not in :ended",
                         SandboxRuntime.class)
@@ -94,16 +100,13 @@ public class RuntimeRepository {
                 .getResultStream().findFirst();
     }
 
-    /** Every runtime that is live (holds or may hold a sandbox). */
+    @Override
     public List<SandboxRuntime> live() {
         return em.createQuery("select r from SandboxRuntime r where r.status not in :ended", SandboxRuntime.class)
                 .setParameter("ended", List.of(RuntimeStatus.STOPPED, RuntimeStatus.ERROR)).getResultList();
     }
 
-    /**
-     * Removes the user's ended runtimes (STOPPED, ERROR) with their status changes: a user deleted
-     * leaves no runtime history under an id that may be given again. Audit entries stay.
-     */
+    @Override
     public int forgetEnded(String userId) {
         List<RuntimeStatus> ended = List.of(RuntimeStatus.STOPPED, RuntimeStatus.ERROR);
         em.createQuery("delete from StatusChange c where c.runtimeId in (select r.id from SandboxRuntime r "
@@ -113,6 +116,7 @@ public class RuntimeRepository {
                 .setParameter("user", userId).setParameter("ended", ended).executeUpdate();
     }
 
+    @Override
     public List<StatusChange> history(String runtimeId) {
         return em.createQuery("select c from StatusChange c where c.runtimeId = :id order by c.at", StatusChange.class)
                 .setParameter("id", runtimeId).getResultList();

@@ -2,6 +2,7 @@ package dev.dockyard.persistence;
 
 import dev.dockyard.pool.PoolDefinition;
 import dev.dockyard.pool.PoolMember;
+import dev.dockyard.pool.PoolRepository;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -12,30 +13,34 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** Finds and stores pool definitions and members; every method joins the caller's transaction. */
+/** The pools' repository on JPA ({@link PoolRepository} is the port the pools see). */
 @ApplicationScoped
-public class PoolRepository {
+public class JpaPoolRepository implements PoolRepository {
 
     @PersistenceContext(unitName = "dockyard")
     EntityManager em;
 
+    @Override
     public List<PoolDefinition> definitions() {
         return em.createQuery("select p from PoolDefinition p order by p.name", PoolDefinition.class).getResultList();
     }
 
+    @Override
     public Optional<PoolDefinition> definition(String name) {
         return Optional.ofNullable(em.find(PoolDefinition.class, name));
     }
 
+    @Override
     public void add(PoolDefinition definition) {
         em.persist(definition);
     }
 
+    @Override
     public void remove(PoolDefinition definition) {
         em.remove(definition);
     }
 
-    /** The memory (MB) of every pool's members, booting or ready, by node; members of a deleted pool are not counted. */
+    @Override
     public Map<String, Long> memberMemoryByNode() {
         Map<String, Long> memory = new HashMap<>();
         for (Object[] row : em.createQuery("select m.node, sum(d.memoryMb) from PoolMember m, PoolDefinition d "
@@ -45,20 +50,23 @@ public class PoolRepository {
         return memory;
     }
 
+    @Override
     public List<PoolMember> members(String controlPlane) {
         return em.createQuery("select m from PoolMember m where m.controlPlane = :cp order by m.createdAt",
                 PoolMember.class).setParameter("cp", controlPlane).getResultList();
     }
 
+    @Override
     public Optional<PoolMember> member(String id) {
         return Optional.ofNullable(em.find(PoolMember.class, id));
     }
 
+    @Override
     public void add(PoolMember member) {
         em.persist(member);
     }
 
-    /** Deletes the member if it is in {@code status} (any when null); whether it did. */
+    @Override
     public boolean delete(String id, PoolMember.Status status) {
         String jpql = "delete from PoolMember m where m.id = :id" + (status == null ? "" : " and m.status = :status");
         var query = em.createQuery(jpql).setParameter("id", id);
@@ -68,17 +76,14 @@ public class PoolRepository {
         return query.executeUpdate() == 1;
     }
 
-    /**
-     * Claims the member: deletes its row if it is still READY and of {@code shape} (what the
-     * request asked for: a member of a pool's former settings is no claim). Whether it did.
-     */
+    @Override
     public boolean claim(String id, String shape) {
         return em.createQuery("delete from PoolMember m where m.id = :id and m.status = :ready and m.shape = :shape")
                 .setParameter("id", id).setParameter("ready", PoolMember.Status.READY).setParameter("shape", shape)
                 .executeUpdate() == 1;
     }
 
-    /** Live runtimes that run in a sandbox claimed from {@code pool}. */
+    @Override
     public long claimedLive(String pool) {
         return em.createQuery("select count(r) from SandboxRuntime r where r.pool = :pool and r.status not in :ended",
                         Long.class)
@@ -87,7 +92,7 @@ public class PoolRepository {
                 .getSingleResult();
     }
 
-    /** Whether a runtime row exists under the id (a claimed member lives on as one). */
+    @Override
     public boolean runtimeExists(String id) {
         return em.find(SandboxRuntime.class, id) != null;
     }
