@@ -7,7 +7,7 @@ import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.placement.NodeForbiddenException;
 import dev.dockyard.placement.PlacementRefusedException;
 import dev.dockyard.protocol.InvalidActionException;
-import dev.dockyard.runtime.lifecycle.RuntimeGates;
+import dev.dockyard.runtime.RuntimeGates;
 import jakarta.json.JsonException;
 import jakarta.json.bind.JsonbException;
 import jakarta.json.stream.JsonParsingException;

@@ -13,7 +13,7 @@ import dev.dockyard.images.RuntimeDockerfile;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
 import dev.dockyard.runtime.provisioning.WorkspaceRequest;
 import dev.dockyard.tenancy.Role;
-import dev.dockyard.workspace.RepositorySpec;
+import dev.dockyard.runtime.RepositorySpec;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;

@@ -7,7 +7,6 @@ import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.backend.SandboxWorkspace;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.secrets.SealedString;
-import dev.dockyard.workspace.RepositorySpec;
 import jakarta.persistence.Column;
 import jakarta.persistence.Convert;
 import jakarta.persistence.Entity;

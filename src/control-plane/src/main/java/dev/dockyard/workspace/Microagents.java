@@ -1,12 +1,13 @@
 package dev.dockyard.workspace;
 
+import dev.dockyard.backend.BackendException;
 import dev.dockyard.jsonp.Jsonp;
+import dev.dockyard.runtime.RepositorySpec;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
-import dev.dockyard.backend.BackendException;
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;

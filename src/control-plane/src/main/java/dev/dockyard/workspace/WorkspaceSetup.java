@@ -3,6 +3,7 @@ package dev.dockyard.workspace;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.jsonp.Jsonp;
+import dev.dockyard.runtime.RepositorySpec;
 import dev.dockyard.runtime.executor.ExecutorClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.protocol.Truncation;
+import dev.dockyard.runtime.RepositorySpec;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;

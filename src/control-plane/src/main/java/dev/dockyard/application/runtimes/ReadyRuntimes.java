@@ -9,7 +9,7 @@ import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.lifecycle.Activity;
 import dev.dockyard.runtime.lifecycle.IdleLifecycle;
-import dev.dockyard.runtime.lifecycle.RuntimeGates;
+import dev.dockyard.runtime.RuntimeGates;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.net.URI;

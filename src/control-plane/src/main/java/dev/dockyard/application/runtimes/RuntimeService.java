@@ -17,7 +17,7 @@ import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.lifecycle.Hibernation;
 import dev.dockyard.runtime.lifecycle.PauseResume;
-import dev.dockyard.runtime.lifecycle.RuntimeGates;
+import dev.dockyard.runtime.RuntimeGates;
 import dev.dockyard.runtime.provisioning.MigrationRefusedException;
 import dev.dockyard.runtime.provisioning.Provisioner;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;

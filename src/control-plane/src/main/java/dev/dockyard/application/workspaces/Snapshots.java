@@ -15,7 +15,7 @@ import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
-import dev.dockyard.runtime.lifecycle.RuntimeGates;
+import dev.dockyard.runtime.RuntimeGates;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
 import dev.dockyard.runtime.provisioning.WorkspaceRequest;
 import dev.dockyard.tenancy.Accounts;

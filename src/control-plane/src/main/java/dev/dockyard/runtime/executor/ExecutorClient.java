@@ -3,7 +3,6 @@ package dev.dockyard.runtime.executor;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.runtime.SandboxRuntime;
-import dev.dockyard.runtime.provisioning.SandboxConfiguration;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;

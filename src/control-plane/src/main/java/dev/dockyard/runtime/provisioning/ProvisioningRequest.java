@@ -8,7 +8,7 @@ import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.runtime.SandboxProgram;
 import dev.dockyard.tenancy.Role;
-import dev.dockyard.workspace.RepositorySpec;
+import dev.dockyard.runtime.RepositorySpec;
 import java.util.List;
 import java.util.Map;
 

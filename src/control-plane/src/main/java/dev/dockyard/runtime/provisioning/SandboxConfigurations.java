@@ -2,9 +2,10 @@ package dev.dockyard.runtime.provisioning;
 
 import dev.dockyard.agents.AgentCatalog;
 import dev.dockyard.agents.AgentProfile;
+import dev.dockyard.runtime.RepositorySpec;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.executor.ExecutorClient;
-import dev.dockyard.workspace.RepositorySpec;
+import dev.dockyard.runtime.executor.SandboxConfiguration;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.net.URI;

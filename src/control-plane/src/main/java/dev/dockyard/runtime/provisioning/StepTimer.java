@@ -4,6 +4,7 @@ import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.ImageBuildException;
 import dev.dockyard.credentials.CredentialException;
 import dev.dockyard.observability.DockyardMetrics;
+import dev.dockyard.runtime.executor.ReadinessProbe;
 import jakarta.persistence.PersistenceException;
 import jakarta.transaction.TransactionalException;
 import java.time.Duration;

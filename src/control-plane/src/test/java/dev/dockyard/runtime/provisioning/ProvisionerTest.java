@@ -18,7 +18,7 @@ import dev.dockyard.pool.MemberRowLocks;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
-import dev.dockyard.runtime.lifecycle.RuntimeGates;
+import dev.dockyard.runtime.RuntimeGates;
 import dev.dockyard.tenancy.Accounts;
 import dev.dockyard.tenancy.Role;
 import jakarta.enterprise.concurrent.ManagedExecutorService;

@@ -1,4 +1,4 @@
-package dev.dockyard.runtime.provisioning;
+package dev.dockyard.runtime.executor;
 
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.SandboxState;

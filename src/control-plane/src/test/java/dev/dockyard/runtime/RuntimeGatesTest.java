@@ -1,4 +1,4 @@
-package dev.dockyard.runtime.lifecycle;
+package dev.dockyard.runtime;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,4 +1,4 @@
-package dev.dockyard.runtime.provisioning;
+package dev.dockyard.runtime.executor;
 
 import dev.dockyard.backend.RuntimeBackend;
 import java.net.URI;
@@ -48,7 +48,7 @@ public final class ReadinessAttempt {
         tries++;
     }
 
-    boolean expired() {
+    public boolean expired() {
         return !clock.instant().isBefore(deadline);
     }
 

@@ -1,4 +1,4 @@
-package dev.dockyard.workspace;
+package dev.dockyard.runtime;
 
 import dev.dockyard.jsonp.Jsonp;
 import jakarta.json.JsonObject;

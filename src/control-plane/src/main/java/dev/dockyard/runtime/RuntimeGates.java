@@ -1,4 +1,4 @@
-package dev.dockyard.runtime.lifecycle;
+package dev.dockyard.runtime;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
@@ -56,7 +56,7 @@ public class RuntimeGates {
     public static class RuntimeBusyException extends RuntimeException {
         private final boolean migrating;
 
-        RuntimeBusyException(String message, boolean migrating) {
+        public RuntimeBusyException(String message, boolean migrating) {
             super(message);
             this.migrating = migrating;
         }

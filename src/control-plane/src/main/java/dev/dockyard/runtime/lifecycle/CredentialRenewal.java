@@ -1,8 +1,10 @@
-package dev.dockyard.credentials;
+package dev.dockyard.runtime.lifecycle;
 
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.credentials.CredentialException;
+import dev.dockyard.credentials.Credentials;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.provisioning.ProvisioningJournal;

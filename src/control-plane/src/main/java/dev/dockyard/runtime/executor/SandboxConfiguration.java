@@ -1,4 +1,4 @@
-package dev.dockyard.runtime.provisioning;
+package dev.dockyard.runtime.executor;
 
 import java.util.ArrayList;
 import java.util.List;

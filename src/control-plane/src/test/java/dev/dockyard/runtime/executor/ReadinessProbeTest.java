@@ -1,4 +1,4 @@
-package dev.dockyard.runtime.provisioning;
+package dev.dockyard.runtime.executor;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

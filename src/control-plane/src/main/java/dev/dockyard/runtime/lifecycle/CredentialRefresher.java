@@ -1,4 +1,4 @@
-package dev.dockyard.credentials;
+package dev.dockyard.runtime.lifecycle;
 
 import dev.dockyard.cluster.Leases;
 import jakarta.ejb.ConcurrencyManagement;
