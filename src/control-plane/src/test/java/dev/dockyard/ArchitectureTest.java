@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Properties;
 import java.util.Set;
@@ -39,6 +40,10 @@ class ArchitectureTest {
     /** Where the outside world calls in: the REST resources, the Remote Runtime API, the console, the service proxy. */
     private static final String[] INTERFACE_RING = {"dev.dockyard.api..", "dev.dockyard.runtimeapi..",
             "dev.dockyard.console..", "dev.dockyard.proxy..", "dev.dockyard.observability.."};
+
+    /** The interface ring without the metrics bean, which the services call: where requests come in. */
+    private static final String[] CALLED_FROM_OUTSIDE = {"dev.dockyard.api..", "dev.dockyard.runtimeapi..",
+            "dev.dockyard.console..", "dev.dockyard.proxy.."};
 
     @Test
     void shouldSeeTheControlPlanesClasses() {
@@ -89,6 +94,29 @@ class ArchitectureTest {
         noClasses().that().resideOutsideOfPackage("dev.dockyard.backend.kubernetes..")
                 .should().dependOnClassesThat().resideInAPackage("io.fabric8..")
                 .check(CLASSES);
+    }
+
+    /**
+     * The rings point inwards: the domain (and the adapters beside it) knows neither the use cases
+     * nor the interface ring, and the use cases do not know the interface ring. The metrics bean
+     * ({@code observability}) is not a target here: the services report to it, and it imports
+     * none of them.
+     */
+    @Test
+    void shouldKeepTheDomainFreeOfUseCasesAndInterfaces() {
+        noClasses().that().resideOutsideOfPackages(concat(INTERFACE_RING, "dev.dockyard.application.."))
+                .should().dependOnClassesThat().resideInAnyPackage(concat(CALLED_FROM_OUTSIDE,
+                        "dev.dockyard.application.."))
+                .as("the domain knows neither the use cases nor the interface ring").check(CLASSES);
+        noClasses().that().resideInAPackage("dev.dockyard.application..")
+                .should().dependOnClassesThat().resideInAnyPackage(CALLED_FROM_OUTSIDE)
+                .as("the use cases do not know the interface ring").check(CLASSES);
+    }
+
+    private static String[] concat(String[] packages, String more) {
+        String[] all = Arrays.copyOf(packages, packages.length + 1);
+        all[packages.length] = more;
+        return all;
     }
 
     /**

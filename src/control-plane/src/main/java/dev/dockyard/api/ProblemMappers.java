@@ -148,7 +148,7 @@ public final class ProblemMappers {
         }
     }
 
-    /** A migration, pause or resume holds the runtime (runtime.lifecycle.RuntimeGates): come back later. */
+    /** A migration, pause or resume holds the runtime (runtime.RuntimeGates): come back later. */
     /**
      * No node can take the runtime now: 429 when the nodes are full, 503 when the one named (or
      * every one) is unhealthy; both with Retry-After. Not stored as an idempotent answer: a retry

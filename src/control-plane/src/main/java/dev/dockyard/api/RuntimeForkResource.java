@@ -44,7 +44,6 @@ public class RuntimeForkResource {
     @Inject
     RuntimeRepository runtimes;
 
-
     @Inject
     RuntimeService lifecycle;
 

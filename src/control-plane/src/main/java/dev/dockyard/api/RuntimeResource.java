@@ -1,14 +1,14 @@
 package dev.dockyard.api;
 
 import dev.dockyard.agents.AgentCatalog;
-import dev.dockyard.application.runtimes.ActionService;
-import dev.dockyard.application.Refused;
 import dev.dockyard.api.events.RuntimeEventStreams;
 import dev.dockyard.api.events.RuntimeFeed;
+import dev.dockyard.application.Refused;
+import dev.dockyard.application.idempotency.IdempotentRequests.StoredAnswer;
+import dev.dockyard.application.idempotency.IdempotentRequests;
+import dev.dockyard.application.runtimes.ActionService;
 import dev.dockyard.application.runtimes.RuntimeService;
 import dev.dockyard.application.runtimes.SandboxFiles;
-import dev.dockyard.application.idempotency.IdempotentRequests;
-import dev.dockyard.application.idempotency.IdempotentRequests.StoredAnswer;
 import dev.dockyard.audit.AuditTrail;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.jsonp.Jsonp;

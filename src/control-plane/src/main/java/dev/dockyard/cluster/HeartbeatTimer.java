@@ -1,6 +1,6 @@
 package dev.dockyard.cluster;
 
-import dev.dockyard.persistence.SchemaMigrations;
+import dev.dockyard.config.StartupOrder;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.ejb.ConcurrencyManagement;
@@ -20,7 +20,7 @@ import jakarta.inject.Inject;
  */
 @Singleton
 @Startup
-@DependsOn(SchemaMigrations.NAME)
+@DependsOn(StartupOrder.SCHEMA_MIGRATIONS)
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 public class HeartbeatTimer {

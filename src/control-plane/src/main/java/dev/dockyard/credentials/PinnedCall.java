@@ -1,6 +1,6 @@
 package dev.dockyard.credentials;
 
-import dev.dockyard.proxy.ChunkedInputStream;
+import dev.dockyard.http.ChunkedInputStream;
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;

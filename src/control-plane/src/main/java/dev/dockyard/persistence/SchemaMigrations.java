@@ -1,5 +1,6 @@
 package dev.dockyard.persistence;
 
+import dev.dockyard.config.StartupOrder;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.Singleton;
@@ -10,17 +11,14 @@ import javax.sql.DataSource;
 
 /**
  * Migrates the schema when the application starts, before anything uses JPA: the other startup
- * beans name this one in {@code @DependsOn}, and requests are served only once startup beans have
+ * beans name this one in {@code @DependsOn} (by {@code config.StartupOrder}), and requests are served only once startup beans have
  * run. It uses the non-transactional data source: Flyway manages its own transactions, and on
  * PostgreSQL a failed statement would spoil a shared one.
  */
-@Singleton(name = SchemaMigrations.NAME)
+@Singleton(name = StartupOrder.SCHEMA_MIGRATIONS)
 @Startup
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 public class SchemaMigrations {
-
-    /** The bean name startup beans depend on. */
-    public static final String NAME = "SchemaMigrations";
 
     @Resource(lookup = "jdbc/dockyard-nontx")
     DataSource dataSource;

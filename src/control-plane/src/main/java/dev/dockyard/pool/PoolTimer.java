@@ -2,7 +2,7 @@ package dev.dockyard.pool;
 
 import dev.dockyard.cluster.Leases;
 import dev.dockyard.config.DockyardConfig;
-import dev.dockyard.persistence.SchemaMigrations;
+import dev.dockyard.config.StartupOrder;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
@@ -24,7 +24,7 @@ import jakarta.inject.Inject;
  */
 @Singleton
 @Startup
-@DependsOn(SchemaMigrations.NAME)
+@DependsOn(StartupOrder.SCHEMA_MIGRATIONS)
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 public class PoolTimer {

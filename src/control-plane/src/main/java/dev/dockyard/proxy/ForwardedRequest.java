@@ -1,5 +1,6 @@
 package dev.dockyard.proxy;
 
+import dev.dockyard.application.remote.ProxyTarget;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -1,5 +1,6 @@
 package dev.dockyard.proxy;
 
+import dev.dockyard.application.remote.ProxyTarget;
 import dev.dockyard.config.DockyardConfig;
 import jakarta.annotation.PostConstruct;
 import jakarta.inject.Inject;

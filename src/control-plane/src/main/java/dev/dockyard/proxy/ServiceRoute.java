@@ -1,5 +1,6 @@
 package dev.dockyard.proxy;
 
+import dev.dockyard.application.remote.ProxyTarget;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;

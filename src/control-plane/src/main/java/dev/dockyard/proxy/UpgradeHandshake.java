@@ -1,5 +1,6 @@
 package dev.dockyard.proxy;
 
+import dev.dockyard.http.ChunkedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;

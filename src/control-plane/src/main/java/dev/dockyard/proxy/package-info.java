@@ -6,7 +6,8 @@
  * {@code /work-1}, {@code /work-2} beside it; subdomain mode names the runtime and service by the
  * host instead ({@code work-1-rt-….domain}), an origin per runtime. HTTP and WebSocket, streamed both ways, for the
  * holder of the runtime's session key only. The proxy learns where a runtime's ports are from
- * {@link dev.dockyard.proxy.ProxyTargets}, a port the application layer implements.
+ * {@link dev.dockyard.application.remote.ProxyTargets}, which the application ring offers it (and
+ * implements in {@code ServiceEndpoints}): the interface ring calls inwards, never the other way.
  *
  * <p>The model, in the order a request meets it:
  * <ul>
@@ -26,7 +27,7 @@
  *     {@link dev.dockyard.proxy.WebSocketTunnels} repeats an upgrade handshake on a socket and, after a
  *     101, joins it to the client's connection upgraded through the servlet container
  *     ({@link dev.dockyard.proxy.WebSocketTunnel}).</li>
- * <li>Every finished exchange and session is reported to {@link dev.dockyard.proxy.ProxyTargets#traffic}.</li>
+ * <li>Every finished exchange and session is reported to {@link dev.dockyard.application.remote.ProxyTargets#traffic}.</li>
  * </ul>
  * Pure logic (routes, admission, rewriting, framing) is kept apart from I/O so that it is tested
  * without a network; the I/O is tested end to end in a real Liberty (ServiceProxyIT).

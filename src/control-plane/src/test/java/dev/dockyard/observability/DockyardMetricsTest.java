@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -60,6 +61,18 @@ class DockyardMetricsTest {
         Arrays.stream(args).filter(Tag[].class::isInstance).flatMap(a -> Arrays.stream((Tag[]) a))
                 .forEach(t -> tags.put(t.getTagName(), t.getTagValue()));
         return name + tags;
+    }
+
+    /**
+     * The step label of the metric is the step's constant in lower case (the metrics bean takes
+     * the enum, not its label, so that it imports none of the domain): the labels errors and
+     * {@code ProvisioningStep.byLabel} use must be the same words.
+     */
+    @Test
+    void shouldLabelEveryProvisioningStepAsItsErrorsDo() {
+        for (ProvisioningStep step : ProvisioningStep.values()) {
+            assertEquals(step.label(), step.name().toLowerCase(Locale.ROOT), step.name());
+        }
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dockyard.application.remote.ProxyTarget;
 import dev.dockyard.proxy.Admission.Admitted;
 import dev.dockyard.proxy.Admission.Refused;
 import dev.dockyard.proxy.ProxyAuthentication.Presented;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import dev.dockyard.application.remote.ProxyTarget;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;

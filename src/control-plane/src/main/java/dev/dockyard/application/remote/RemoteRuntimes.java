@@ -14,7 +14,6 @@ import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.placement.NodeAccess;
-import dev.dockyard.proxy.ProxyTarget;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxProgram;
 import dev.dockyard.runtime.SandboxRuntime;

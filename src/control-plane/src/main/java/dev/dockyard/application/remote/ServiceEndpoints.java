@@ -3,8 +3,6 @@ package dev.dockyard.application.remote;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.runtime.RuntimeRepository;
-import dev.dockyard.proxy.ProxyTarget;
-import dev.dockyard.proxy.ProxyTargets;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.lifecycle.Activity;
 import jakarta.enterprise.context.ApplicationScoped;

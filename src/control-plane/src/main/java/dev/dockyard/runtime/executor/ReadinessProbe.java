@@ -2,7 +2,6 @@ package dev.dockyard.runtime.executor;
 
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.SandboxState;
-import dev.dockyard.runtime.executor.ExecutorClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.temporal.ChronoUnit;

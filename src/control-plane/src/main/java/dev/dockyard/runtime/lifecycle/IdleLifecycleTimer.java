@@ -2,7 +2,7 @@ package dev.dockyard.runtime.lifecycle;
 
 import dev.dockyard.cluster.Leases;
 import dev.dockyard.config.DockyardConfig;
-import dev.dockyard.persistence.SchemaMigrations;
+import dev.dockyard.config.StartupOrder;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
@@ -26,7 +26,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 @Singleton
 @Startup
-@DependsOn(SchemaMigrations.NAME)
+@DependsOn(StartupOrder.SCHEMA_MIGRATIONS)
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 public class IdleLifecycleTimer {

@@ -1,7 +1,7 @@
 package dev.dockyard.runtime.reconciliation;
 
 import dev.dockyard.cluster.Leases;
-import dev.dockyard.persistence.SchemaMigrations;
+import dev.dockyard.config.StartupOrder;
 import jakarta.annotation.PostConstruct;
 import jakarta.ejb.ConcurrencyManagement;
 import jakarta.ejb.ConcurrencyManagementType;
@@ -22,7 +22,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 @Singleton
 @Startup
-@DependsOn(SchemaMigrations.NAME)
+@DependsOn(StartupOrder.SCHEMA_MIGRATIONS)
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 public class ReconcilerTimer {

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.backend.SandboxState;
 import dev.dockyard.fakes.FakeBackend;
-import dev.dockyard.runtime.executor.ExecutorClient;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;

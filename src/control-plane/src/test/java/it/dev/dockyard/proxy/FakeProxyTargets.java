@@ -1,7 +1,7 @@
 package it.dev.dockyard.proxy;
 
-import dev.dockyard.proxy.ProxyTarget;
-import dev.dockyard.proxy.ProxyTargets;
+import dev.dockyard.application.remote.ProxyTarget;
+import dev.dockyard.application.remote.ProxyTargets;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Alternative;

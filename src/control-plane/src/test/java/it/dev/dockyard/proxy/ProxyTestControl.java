@@ -1,6 +1,6 @@
 package it.dev.dockyard.proxy;
 
-import dev.dockyard.proxy.ProxyTarget;
+import dev.dockyard.application.remote.ProxyTarget;
 import jakarta.inject.Inject;
 import jakarta.servlet.annotation.WebServlet;
 import jakarta.servlet.http.HttpServlet;

@@ -1,4 +1,4 @@
-package dev.dockyard.proxy;
+package dev.dockyard.http;
 
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;

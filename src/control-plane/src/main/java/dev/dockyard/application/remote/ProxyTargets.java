@@ -1,4 +1,4 @@
-package dev.dockyard.proxy;
+package dev.dockyard.application.remote;
 
 import java.util.Optional;
 

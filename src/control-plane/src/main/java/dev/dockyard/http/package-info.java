@@ -1,0 +1,8 @@
+/**
+ * Pieces of HTTP/1.1 that Dockyard reads off a socket itself, where no client library stands
+ * between: {@link dev.dockyard.http.ChunkedInputStream} decodes a chunked body for the service
+ * proxy's upgrade handshakes and for credential calls pinned to a checked address. A package of
+ * its own because both the interface ring ({@code proxy}) and the domain ({@code credentials}) use
+ * it, and the domain may not reach into the interface ring.
+ */
+package dev.dockyard.http;
