@@ -47,8 +47,8 @@ trap reap EXIT
 if [ "${1:-}" = throughput ] && ! command -v wrk >/dev/null; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "[bench] installing wrk (the throughput phase's client)" >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk >/dev/null 2>&1 \
-      || echo "[bench] could not install wrk: the JDK's HttpClient is the load instead" >&2
+    . "$root/docker/lib/apt.sh"
+    apt_install wrk || echo "[bench] could not install wrk: the JDK's HttpClient is the load instead" >&2
   else
     echo "[bench] no wrk (apt-get install wrk): the JDK's HttpClient is the load instead" >&2
   fi

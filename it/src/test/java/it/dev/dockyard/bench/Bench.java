@@ -20,6 +20,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -432,15 +433,17 @@ public final class Bench {
             // wrk, where it is installed (docker/bench.sh installs it), is the load: a client in C that
             // spends a tenth of a millisecond per request. The JDK's HttpClient spends about 1.3 ms,
             // which on a 2-core machine takes CPU the server would otherwise have had.
-            boolean wrk = Files.isExecutable(Path.of("/usr/bin/wrk"));
-            String client = wrk ? "wrk" : "JDK HttpClient";
+            Optional<Path> wrk = wrkOnPath();
+            String client = wrk.isPresent() ? "wrk" : "JDK HttpClient";
             progress("throughput: warming up for " + seconds + " s (client: " + client + ")");
-            Load warm = wrk ? wrk(ids, connections, seconds) : echoes(ids, connections, seconds, threads);
+            Load warm = wrk.isPresent() ? wrk(wrk.get(), ids, connections, seconds)
+                    : echoes(ids, connections, seconds, threads);
             warm.check();
             long serverBefore = serverCpuNanos();
             long sandboxesBefore = cgroupCpuNanos(containers);
             progress("throughput: measuring for " + seconds + " s at " + connections + " connections");
-            Load load = wrk ? wrk(ids, connections, seconds) : echoes(ids, connections, seconds, threads);
+            Load load = wrk.isPresent() ? wrk(wrk.get(), ids, connections, seconds)
+                    : echoes(ids, connections, seconds, threads);
             long serverAfter = serverCpuNanos();
             long sandboxesAfter = cgroupCpuNanos(containers);
             load.check();
@@ -482,15 +485,20 @@ public final class Bench {
         }
     }
 
-    /** The wrk script: echo actions to the runtimes in turn; every answer must be a 200 that says hello. */
+    /**
+     * The wrk script: echo actions to the runtimes in turn; every answer must be a 200 whose output
+     * is hello and whose exit code is 0 (the command itself is in every answer, so "hello" alone
+     * would prove nothing). The key comes from the environment, not the command line, which
+     * {@code ps} shows.
+     */
     private static final String WRK_SCRIPT = """
             local body = '{"action":"run","args":{"command":"echo hello"}}'
             local paths, n = {}, 0
             failed, first = 0, ""
             function init(args)
-              for i = 2, #args do paths[#paths + 1] = args[i] end
+              for i = 1, #args do paths[#paths + 1] = args[i] end
               n = start or 0
-              wrk.headers["X-API-Key"] = args[1]
+              wrk.headers["X-API-Key"] = os.getenv("DOCKYARD_BENCH_KEY")
               wrk.headers["Content-Type"] = "application/json"
             end
             function request()
@@ -498,7 +506,8 @@ public final class Bench {
               return wrk.format("POST", paths[n], nil, body)
             end
             function response(status, headers, answer)
-              if status ~= 200 or not string.find(answer, "hello", 1, true) then
+              if status ~= 200 or not string.find(answer, '"content":%s*"hello')
+                  or not string.find(answer, '"exit_code":%s*0[,}]') then
                 failed = failed + 1
                 if first == "" then first = status .. " " .. string.sub(answer, 1, 300) end
               end
@@ -515,40 +524,73 @@ public final class Bench {
                 if firstFailure == "" then firstFailure = t:get("first") end
               end
               local e = summary.errors
-              all = all + e.connect + e.read + e.write + e.timeout
-              io.write(string.format("dockyard-bench %d %d %.3f %.3f %.3f %.3f %.3f %.3f\\n", summary.requests, all,
-                summary.duration / 1e6, latency:percentile(50) / 1e3, latency:percentile(99) / 1e3,
+              local socket = e.connect + e.read + e.write + e.timeout
+              if socket > 0 then
+                firstFailure = string.format("socket errors: %d connect, %d read, %d write, %d timeout; %s",
+                  e.connect, e.read, e.write, e.timeout, firstFailure)
+              end
+              io.write(string.format("dockyard-bench %d %d %.3f %.3f %.3f %.3f %.3f %.3f\\n", summary.requests,
+                all + socket, summary.duration / 1e6, latency:percentile(50) / 1e3, latency:percentile(99) / 1e3,
                 latency.min / 1e3, latency.max / 1e3, os.clock()))
-              io.write("dockyard-bench-first " .. firstFailure .. "\\n")
+              io.write("dockyard-bench-first " .. string.gsub(firstFailure, "%s+", " ") .. "\\n")
             end
             """;
 
-    /** One wrk run: two threads, {@code connections} kept-alive connections, echoes for {@code seconds}. */
-    private Load wrk(List<String> ids, int connections, int seconds) throws Exception {
+    /**
+     * One wrk run: {@code connections} kept-alive connections on one or two threads (wrk gives each
+     * thread the same number, so an odd count runs on one), echoes for {@code seconds}. Its latency
+     * percentiles are wrk's own, which it corrects for coordinated omission (samples added for
+     * answers slower than the mean interval), so they are at least the raw ones.
+     */
+    private Load wrk(Path wrk, List<String> ids, int connections, int seconds) throws Exception {
         Path script = Files.createTempFile("dockyard-bench", ".lua");
+        Path out = Files.createTempFile("dockyard-bench", ".out");
         try {
             Files.writeString(script, WRK_SCRIPT);
             URI base = URI.create(api);
-            List<String> command = new ArrayList<>(List.of("wrk", "-t", "2", "-c", String.valueOf(connections),
-                    "-d", seconds + "s", "--timeout", "30s", "-s", script.toString(),
-                    base.getScheme() + "://" + base.getAuthority(), "--", key));
+            int threads = connections >= 2 && connections % 2 == 0 ? 2 : 1;
+            List<String> command = new ArrayList<>(List.of(wrk.toString(), "-t", String.valueOf(threads), "-c",
+                    String.valueOf(connections), "-d", seconds + "s", "--timeout", "30s", "-s", script.toString(),
+                    base.getScheme() + "://" + base.getAuthority(), "--"));
             ids.forEach(id -> command.add(base.getPath() + "runtimes/" + id + "/actions"));
-            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!process.waitFor(seconds + 60L, TimeUnit.SECONDS) || process.exitValue() != 0) {
-                throw new IllegalStateException("wrk failed: " + out);
+            ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile());
+            builder.environment().put("DOCKYARD_BENCH_KEY", key);
+            Process process = builder.start();
+            if (!process.waitFor(seconds + 60L, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new IllegalStateException("wrk did not end within " + (seconds + 60) + " s");
             }
-            String[] f = out.lines().filter(l -> l.startsWith("dockyard-bench ")).findFirst()
-                    .orElseThrow(() -> new IllegalStateException("wrk printed no result: " + out)).split(" ");
-            String first = out.lines().filter(l -> l.startsWith("dockyard-bench-first ")).findFirst().orElse("")
+            String printed = Files.readString(out);
+            if (process.exitValue() != 0) {
+                throw new IllegalStateException("wrk failed: " + printed);
+            }
+            String[] f = printed.lines().filter(l -> l.startsWith("dockyard-bench ")).findFirst()
+                    .orElseThrow(() -> new IllegalStateException("wrk printed no result: " + printed)).split(" ");
+            String first = printed.lines().filter(l -> l.startsWith("dockyard-bench-first ")).findFirst().orElse("")
                     .replaceFirst("^dockyard-bench-first ", "");
             return new Load(Long.parseLong(f[1]), Long.parseLong(f[2]), first, Double.parseDouble(f[3]),
                     Double.parseDouble(f[4]), Double.parseDouble(f[5]), Double.parseDouble(f[6]),
                     Double.parseDouble(f[7]), Double.parseDouble(f[8]));
         } finally {
             Files.deleteIfExists(script);
+            Files.deleteIfExists(out);
         }
     }
+
+    /** wrk on the PATH, if it is there. */
+    private static Optional<Path> wrkOnPath() {
+        return Arrays.stream(System.getenv().getOrDefault("PATH", "").split(":")).filter(dir -> !dir.isEmpty())
+                .map(dir -> Path.of(dir, "wrk")).filter(Files::isExecutable).findFirst();
+    }
+
+    /** Whether an echo answer is a 200 whose output is hello and whose exit code is 0. */
+    private static boolean echoed(HttpResponse<String> answer) {
+        return answer.statusCode() == 200 && ECHOED.matcher(answer.body()).find()
+                && EXITED_0.matcher(answer.body()).find();
+    }
+
+    private static final Pattern ECHOED = Pattern.compile("\"content\":\\s*\"hello");
+    private static final Pattern EXITED_0 = Pattern.compile("\"exit_code\":\\s*0[,}]");
 
     /** Each of {@code connections} clients sends echoes until {@code seconds} pass. */
     private Load echoes(List<String> ids, int connections, int seconds, ExecutorService threads)
@@ -567,7 +609,11 @@ public final class Bench {
                         HttpRequest echo = post("runtimes/" + ids.get(i % ids.size()) + "/actions",
                                 "{\"action\":\"run\",\"args\":{\"command\":\"echo hello\"}}").build();
                         long sent = System.nanoTime();
-                        expect(client.send(echo, HttpResponse.BodyHandlers.ofString()), "hello");
+                        HttpResponse<String> answer = client.send(echo, HttpResponse.BodyHandlers.ofString());
+                        if (!echoed(answer)) {
+                            throw new IllegalStateException("unexpected answer " + answer.statusCode() + ": "
+                                    + answer.body());
+                        }
                         ms.add((System.nanoTime() - sent) / 1e6);
                     }
                 } catch (IOException | InterruptedException e) {
