@@ -5,10 +5,6 @@ import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.PersistenceContext;
-import jakarta.persistence.TypedQuery;
-import jakarta.transaction.Transactional;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,7 +18,8 @@ import java.util.logging.Logger;
  * The audit trail of actions. Entries are written off the action's own path: queued in memory and
  * stored in batches a quarter of a second later (one short transaction per batch, on a managed
  * thread), so auditing neither slows an action down nor fails it; what is queued when the
- * application stops is stored then. Reads are newest first.
+ * application stops is stored then. Reads are newest first. Where the entries are kept is the
+ * {@link AuditEntries} port's business.
  */
 @ApplicationScoped
 public class AuditTrail {
@@ -30,11 +27,8 @@ public class AuditTrail {
     private static final Logger LOG = Logger.getLogger(AuditTrail.class.getName());
     private static final long BATCH_DELAY_MS = 250;
 
-    @PersistenceContext(unitName = "dockyard")
-    EntityManager em;
-
     @Inject
-    AuditTrail self;
+    AuditEntries entries;
 
     @Resource
     ManagedScheduledExecutorService scheduler;
@@ -62,7 +56,7 @@ public class AuditTrail {
             return;
         }
         try {
-            self.store(batch);
+            entries.store(batch);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Could not store " + batch.size() + " audit entries", e);
         }
@@ -73,30 +67,13 @@ public class AuditTrail {
         drain();
     }
 
-    @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public void store(List<AuditEntry> entries) {
-        entries.forEach(em::persist);
-    }
-
     /** Entries of one runtime, newest first. */
-    @Transactional(Transactional.TxType.REQUIRES_NEW)
     public List<AuditEntry> ofRuntime(String runtimeId, int limit) {
-        return em.createQuery("select a from AuditEntry a where a.runtimeId = :id order by a.at desc", AuditEntry.class)
-                .setParameter("id", runtimeId).setMaxResults(limit).getResultList();
+        return entries.ofRuntime(runtimeId, limit);
     }
 
     /** Entries of one user (or everyone's for null) since a moment (or ever for null), newest first. */
-    @Transactional(Transactional.TxType.REQUIRES_NEW)
     public List<AuditEntry> search(String userId, Instant since, int limit) {
-        String jpql = "select a from AuditEntry a where 1 = 1" + (userId != null ? " and a.userId = :user" : "")
-                + (since != null ? " and a.at >= :since" : "") + " order by a.at desc";
-        TypedQuery<AuditEntry> query = em.createQuery(jpql, AuditEntry.class);
-        if (userId != null) {
-            query.setParameter("user", userId);
-        }
-        if (since != null) {
-            query.setParameter("since", since);
-        }
-        return query.setMaxResults(limit).getResultList();
+        return entries.search(userId, since, limit);
     }
 }

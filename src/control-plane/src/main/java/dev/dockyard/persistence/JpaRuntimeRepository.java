@@ -121,4 +121,11 @@ public class JpaRuntimeRepository implements RuntimeRepository {
         return em.createQuery("select c from StatusChange c where c.runtimeId = :id order by c.at", StatusChange.class)
                 .setParameter("id", runtimeId).getResultList();
     }
+
+    @Override
+    public List<Count> countByStatusAndNode() {
+        return em.createQuery("select r.status, r.node, count(r) from SandboxRuntime r group by r.status, r.node",
+                Object[].class).getResultList().stream()
+                .map(row -> new Count((RuntimeStatus) row[0], (String) row[1], ((Number) row[2]).longValue())).toList();
+    }
 }

@@ -3,7 +3,9 @@
  * before JPA is used ({@link dev.dockyard.persistence.SchemaMigrations}). The repositories here are
  * adapters of ports the domain defines: {@link dev.dockyard.persistence.JpaRuntimeRepository} of
  * {@code runtime.RuntimeRepository}, {@link dev.dockyard.persistence.JpaPoolRepository} of
- * {@code pool.PoolRepository}, so the domain imports nothing from here and the unit tests put
+ * {@code pool.PoolRepository}, {@link dev.dockyard.persistence.JpaAuditEntries} of
+ * {@code audit.AuditEntries}, {@link dev.dockyard.persistence.JpaLeaseStore} of
+ * {@code cluster.LeaseStore}, so the domain imports nothing from here and the unit tests put
  * in-memory fakes in their place.
  */
 package dev.dockyard.persistence;

@@ -47,4 +47,11 @@ public interface RuntimeRepository {
 
     /** A runtime's status changes, oldest first. */
     List<StatusChange> history(String runtimeId);
+
+    /** How many runtimes are in each status on each node (null: recorded without a node), in one query. */
+    List<Count> countByStatusAndNode();
+
+    /** One row of {@link #countByStatusAndNode()}. */
+    record Count(RuntimeStatus status, String node, long runtimes) {
+    }
 }

@@ -31,6 +31,9 @@ import java.util.Optional;
  * conversation. The session key is the executor's secret; it never leaves the control plane.
  * The life cycle's rules are {@link RuntimeStatus}'s; new ids and keys come from {@link RuntimeKeys};
  * structured settings are kept as JSON text by {@code RuntimeSettingsJson}.
+ *
+ * <p>Longer than the house's 500 lines because it is the runtime table's row: 45 columns, each with
+ * its accessor; the behaviour lives in {@link RuntimeStatus} and the services.
  */
 @Entity
 @Table(name = "DY_RUNTIME",

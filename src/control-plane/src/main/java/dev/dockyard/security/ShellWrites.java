@@ -19,6 +19,9 @@ import java.util.regex.Pattern;
  * too. Each write target is rated by {@link SandboxPaths}; recursive deletes of a critical
  * directory are HIGH. Linear in the text: every character is read at most once per nesting level,
  * and nesting is bounded.
+ *
+ * <p>Longer than the house's 500 lines on purpose: the splitter and the table of what each
+ * program writes are read together, one pass over the text.
  */
 final class ShellWrites {
 

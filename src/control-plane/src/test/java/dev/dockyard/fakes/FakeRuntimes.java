@@ -85,4 +85,14 @@ public class FakeRuntimes implements RuntimeRepository {
     public synchronized List<StatusChange> changes() {
         return List.copyOf(changes);
     }
+
+    @Override
+    public synchronized List<Count> countByStatusAndNode() {
+        Map<String, Count> counts = new LinkedHashMap<>();
+        for (SandboxRuntime r : rows.values()) {
+            counts.merge(r.status() + "@" + r.node(), new Count(r.status(), r.node(), 1),
+                    (a, b) -> new Count(a.status(), a.node(), a.runtimes() + b.runtimes()));
+        }
+        return new ArrayList<>(counts.values());
+    }
 }

@@ -34,6 +34,9 @@ import java.util.Map;
  * and strings are {@link JsonString}s equal to JSON-P's, so everything downstream
  * ({@link ProtocolJson}) reads them as before. Escapes are written as JSON-P's generator writes
  * them.
+ *
+ * <p>Longer than the house's 500 lines on purpose: a one-pass reader and writer of one grammar,
+ * sharing its escape and UTF-8 rules and the array and position they walk.
  */
 public final class JsonBytes {
 

@@ -2,18 +2,16 @@ package dev.dockyard.observability.census;
 
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.observability.DockyardMetrics;
+import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.RuntimeStatus;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.PersistenceContext;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.metrics.Metadata;
@@ -35,8 +33,8 @@ public class RuntimeCensus {
     /** Long enough to serve one scrape from one query, short enough that no scrape reads old counts. */
     private static final Duration FRESH = Duration.ofSeconds(1);
 
-    @PersistenceContext(unitName = "dockyard")
-    EntityManager em;
+    @Inject
+    RuntimeRepository runtimes;
 
     @Inject
     BackendNodes nodes;
@@ -78,13 +76,11 @@ public class RuntimeCensus {
     }
 
     private Map<String, Long> countAll() {
-        List<Object[]> rows = em.createQuery("select r.status, r.node, count(r) from SandboxRuntime r "
-                + "group by r.status, r.node", Object[].class).getResultList();
         Map<String, Long> all = new HashMap<>();
         String defaultNode = nodes.defaultNode();
-        for (Object[] row : rows) {
-            String node = row[1] == null ? defaultNode : (String) row[1];
-            all.merge(key((RuntimeStatus) row[0], node), ((Number) row[2]).longValue(), Long::sum);
+        for (RuntimeRepository.Count row : runtimes.countByStatusAndNode()) {
+            String node = row.node() == null ? defaultNode : row.node();
+            all.merge(key(row.status(), node), row.runtimes(), Long::sum);
         }
         return all;
     }

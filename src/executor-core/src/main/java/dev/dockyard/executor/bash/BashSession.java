@@ -52,6 +52,10 @@ import java.util.logging.Logger;
  * while the terminal is in signal mode ({@code isig}), and writes the byte otherwise (a program
  * reading raw keys gets the key). C-d stays a byte everywhere: an end of input is the line
  * discipline's alone, and that runsc never gives a reader the empty read that means it.
+ *
+ * <p>Longer than the house's 500 lines on purpose: the terminal, the running command and the
+ * reader are one state machine, and the pieces that can stand alone already do ({@code Prompt},
+ * {@code ScreenText}, {@code OutputBuffer}, {@code ForegroundJob}).
  */
 public final class BashSession implements AutoCloseable {
 

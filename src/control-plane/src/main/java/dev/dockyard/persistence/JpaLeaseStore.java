@@ -1,10 +1,12 @@
-package dev.dockyard.cluster;
+package dev.dockyard.persistence;
 
+import dev.dockyard.cluster.Lease;
+import dev.dockyard.cluster.LeaseStore;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
-import jakarta.transaction.Transactional;
 import jakarta.transaction.Transactional.TxType;
+import jakarta.transaction.Transactional;
 import java.time.Instant;
 import java.util.Optional;
 
