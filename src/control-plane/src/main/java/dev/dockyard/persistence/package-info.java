@@ -5,7 +5,8 @@
  * {@code runtime.RuntimeRepository}, {@link dev.dockyard.persistence.JpaPoolRepository} of
  * {@code pool.PoolRepository}, {@link dev.dockyard.persistence.JpaAuditEntries} of
  * {@code audit.AuditEntries}, {@link dev.dockyard.persistence.JpaLeaseStore} of
- * {@code cluster.LeaseStore}, so the domain imports nothing from here and the unit tests put
+ * {@code cluster.LeaseStore}, {@link dev.dockyard.persistence.JpaCredentialStore} of
+ * {@code credentials.CredentialStore}, so the domain imports nothing from here and the unit tests put
  * in-memory fakes in their place.
  */
 package dev.dockyard.persistence;

@@ -14,7 +14,7 @@ import java.util.TreeMap;
  * The credential table in memory, handing out copies as the real store hands out detached
  * entities: what a caller changes on a copy is stored only through {@link #recordRefresh}.
  */
-public class FakeCredentialStore extends CredentialStore {
+public class FakeCredentialStore implements CredentialStore {
 
     private final Map<String, StoredCredential> rows = new TreeMap<>();
 
