@@ -15,7 +15,9 @@ function follow(ctx, path, handlers) {
       } catch (err) {
         if (ctx.signal.aborted) return;
         if (err.status === 401) return ctx.onUnauthorized();
-        if (err.status) return handlers.onError?.(err);
+        // a refusal stays one; a server that is starting or overloaded (5xx) is asked again
+        if (err.status) handlers.onError?.(err);
+        if (err.status && err.status < 500) return;
       }
       await new Promise((r) => setTimeout(r, 3000));
     }

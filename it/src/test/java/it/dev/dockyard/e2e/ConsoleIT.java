@@ -35,6 +35,7 @@ import org.openqa.selenium.Keys;
 import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.TimeoutException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -109,8 +110,20 @@ class ConsoleIT {
         });
     }
 
+    /** Waits for {@code expected} in the element; a timeout names what it showed instead, and a screenshot is kept. */
     private static void textIn(String id, String expected, Duration within) {
-        waiting(within).until(ExpectedConditions.textToBePresentInElementLocated(By.id(id), expected));
+        try {
+            waiting(within).until(ExpectedConditions.textToBePresentInElementLocated(By.id(id), expected));
+        } catch (TimeoutException e) {
+            List<WebElement> found = browser.findElements(By.id(id));
+            String shown = found.isEmpty() ? "(no such element)" : "'" + found.get(0).getText() + "'";
+            try {
+                screenshot("failed-" + id);
+            } catch (IOException | RuntimeException ignored) {
+                // the message below says enough
+            }
+            throw new AssertionError("#" + id + " did not show '" + expected + "' within " + within + ": it shows " + shown, e);
+        }
     }
 
     private static void screenshot(String name) throws IOException {

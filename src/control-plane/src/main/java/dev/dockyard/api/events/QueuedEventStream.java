@@ -62,9 +62,14 @@ abstract class QueuedEventStream {
         subscriptions.add(subscription);
     }
 
-    /** Sends {@link #first} and then what queued meanwhile; for a stream made {@code held}. */
+    /**
+     * Sends {@link #first} and then what queued meanwhile, on the calling thread; for a stream made
+     * {@code held}. Called on the request's thread, so the client has the answer's headers and its
+     * first event at once: on the executor they could wait behind provisioning tasks, and a client
+     * waiting for a stream to open has no way to tell a slow server from a dead one.
+     */
     void start() {
-        submit();
+        drain();
     }
 
     /** Queues an item (or {@link #PING}); dropped once the stream has ended. */
@@ -94,6 +99,11 @@ abstract class QueuedEventStream {
         return ended;
     }
 
+    /** Sends the keep-alive comment. */
+    protected final void ping() {
+        send(sse.newEventBuilder().comment(pingComment).build());
+    }
+
     protected final void send(OutboundSseEvent event) {
         sink.send(event).exceptionally(error -> {
             gone = true;
@@ -121,7 +131,7 @@ abstract class QueuedEventStream {
                 if (gone || sink.isClosed()) {
                     ended = true;
                 } else if (next == PING) {
-                    send(sse.newEventBuilder().comment(pingComment).build());
+                    ping();
                 } else {
                     deliver(next);
                 }

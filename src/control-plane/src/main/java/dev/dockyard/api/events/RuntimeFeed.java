@@ -54,7 +54,7 @@ public class RuntimeFeed {
         feed.hold(statusEvents.followAll(feed::offer));
         open.add(feed);
         startKeepAlive();
-        feed.offer(QueuedEventStream.PING);
+        feed.start();
     }
 
     /** Feeds open now. */
@@ -80,8 +80,14 @@ public class RuntimeFeed {
         private final String ownerId;
 
         Feed(String ownerId, SseEventSink sink, Sse sse) {
-            super(sink, sse, "following", RuntimeFeed.this::run, open::remove, false);
+            super(sink, sse, "following", RuntimeFeed.this::run, open::remove, true);
             this.ownerId = ownerId;
+        }
+
+        /** The first comment: the client knows the stream follows before any runtime changes. */
+        @Override
+        protected void first() {
+            ping();
         }
 
         @Override

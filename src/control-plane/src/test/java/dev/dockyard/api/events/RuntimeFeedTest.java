@@ -131,4 +131,16 @@ class RuntimeFeedTest {
         assertNull(sink.sent.get(0).getName());
         assertEquals(1, feed.openFeeds());
     }
+
+    @Test
+    void shouldOpenOnTheRequestsThreadWithoutWaitingForTheExecutor() {
+        RuntimeEventStreamsTest.FakeSink sink = new RuntimeEventStreamsTest.FakeSink();
+        feed.open("alice", sink, new RuntimeEventStreamsTest.FakeSse());
+        // no task has run: a busy executor cannot keep a client from seeing the stream open
+        assertEquals(List.of("comment"), sink.names());
+        assertTrue(tasks.isEmpty(), "nothing waits on the executor");
+        commit(alices, RuntimeStatus.READY);
+        runTasks();
+        assertEquals(List.of("comment", "status:READY"), sink.names());
+    }
 }
