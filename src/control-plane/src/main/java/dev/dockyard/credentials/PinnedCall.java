@@ -1,9 +1,7 @@
 package dev.dockyard.credentials;
 
-import dev.dockyard.http.ChunkedInputStream;
+import dev.dockyard.http.ResponseHead;
 import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -13,7 +11,6 @@ import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.NoSuchAlgorithmException;
-import java.util.Locale;
 import java.util.Map;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
@@ -103,82 +100,18 @@ final class PinnedCall {
     }
 
     private static Answer read(InputStream in, int maxBytes) throws IOException {
-        String[] lines = readHead(in).split("\r\n");
-        String[] status = lines[0].split(" ", 3);
-        int code;
-        try {
-            code = status.length >= 2 && status[0].startsWith("HTTP/1.") ? Integer.parseInt(status[1]) : -1;
-        } catch (NumberFormatException e) {
-            code = -1;
+        ResponseHead head = ResponseHead.read(in, MAX_HEAD);
+        if (head.contentLength().orElse(0L) > maxBytes) {
+            throw new TooLargeException();
         }
-        if (code < 100 || code > 599) {
-            throw new IOException("not an HTTP response");
-        }
-        String transferEncoding = null;
-        long length = -1;
-        for (int i = 1; i < lines.length; i++) {
-            int colon = lines[i].indexOf(':');
-            String name = colon > 0 ? lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT) : "";
-            String value = colon > 0 ? lines[i].substring(colon + 1).trim() : "";
-            if (name.equals("transfer-encoding")) {
-                transferEncoding = value.toLowerCase(Locale.ROOT);
-            } else if (name.equals("content-length")) {
-                try {
-                    length = Long.parseLong(value);
-                } catch (NumberFormatException e) {
-                    throw new IOException("bad Content-Length");
-                }
-            }
-        }
-        InputStream body;
-        if (code < 200 || code == 204 || code == 304) {
-            return new Answer(code, new byte[0]);
-        } else if (transferEncoding != null) {
-            if (!transferEncoding.equals("chunked")) {
-                throw new IOException("unsupported Transfer-Encoding");
-            }
-            body = new ChunkedInputStream(in);
-        } else if (length >= 0) {
-            if (length > maxBytes) {
+        // the request asked to close: an answer with neither a length nor chunks ends with the connection
+        try (InputStream body = head.body(in, true)) {
+            byte[] bytes = body.readNBytes(maxBytes + 1);
+            if (bytes.length > maxBytes) {
                 throw new TooLargeException();
             }
-            body = in;
-        } else {
-            body = in; // Connection: close was asked for: the body ends with the connection
+            return new Answer(head.status(), bytes);
         }
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        byte[] buffer = new byte[8192];
-        long wanted = length >= 0 && transferEncoding == null ? length : Long.MAX_VALUE;
-        int n;
-        while (bytes.size() < wanted && (n = body.read(buffer, 0, (int) Math.min(buffer.length,
-                wanted - bytes.size()))) >= 0) {
-            bytes.write(buffer, 0, n);
-            if (bytes.size() > maxBytes) {
-                throw new TooLargeException();
-            }
-        }
-        if (wanted != Long.MAX_VALUE && bytes.size() < wanted) {
-            throw new EOFException("answer cut short");
-        }
-        return new Answer(code, bytes.toByteArray());
-    }
-
-    private static String readHead(InputStream in) throws IOException {
-        ByteArrayOutputStream head = new ByteArrayOutputStream(512);
-        int matched = 0; // how much of "\r\n\r\n" was just read
-        while (matched < 4) {
-            int b = in.read();
-            if (b < 0) {
-                throw new EOFException("the endpoint closed the connection before answering");
-            }
-            head.write(b);
-            if (head.size() > MAX_HEAD) {
-                throw new TooLargeException();
-            }
-            matched = (b == '\r' && (matched == 0 || matched == 2)) || (b == '\n' && (matched == 1 || matched == 3))
-                    ? matched + 1 : (b == '\r' ? 1 : 0);
-        }
-        return head.toString(StandardCharsets.ISO_8859_1);
     }
 
     private static int remainingMillis(long deadlineNanos) throws SocketTimeoutException {

@@ -1,5 +1,6 @@
 package dev.dockyard.proxy;
 
+import dev.dockyard.http.Header;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;

@@ -1,5 +1,6 @@
 package dev.dockyard.proxy;
 
+import dev.dockyard.http.Header;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;

@@ -1,5 +1,6 @@
 package dev.dockyard.proxy;
 
+import dev.dockyard.http.Header;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.List;

@@ -1,6 +1,7 @@
 package dev.dockyard.proxy;
 
 import dev.dockyard.application.remote.ProxyTarget;
+import dev.dockyard.http.Header;
 import java.net.URI;
 import java.util.List;
 

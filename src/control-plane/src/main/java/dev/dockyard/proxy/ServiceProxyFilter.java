@@ -2,6 +2,7 @@ package dev.dockyard.proxy;
 
 import dev.dockyard.application.remote.ProxyTarget;
 import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.http.Header;
 import jakarta.annotation.PostConstruct;
 import jakarta.inject.Inject;
 import jakarta.servlet.FilterChain;

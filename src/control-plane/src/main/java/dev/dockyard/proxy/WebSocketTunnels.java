@@ -1,6 +1,8 @@
 package dev.dockyard.proxy;
 
 import dev.dockyard.application.remote.ProxyTarget;
+import dev.dockyard.http.Header;
+import dev.dockyard.http.ResponseHead;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
@@ -132,7 +134,7 @@ public class WebSocketTunnels {
                     exchange.forwardedHeaders(true)));
             toService.flush();
             InputStream fromService = new BufferedInputStream(socket.getInputStream(), Pump.BUFFER);
-            UpgradeHandshake.ResponseHead head = UpgradeHandshake.readHead(fromService);
+            ResponseHead head = UpgradeHandshake.readHead(fromService);
             if (head.status() != HttpServletResponse.SC_SWITCHING_PROTOCOLS) {
                 relay(request, response, exchange, head, fromService);
                 return;
@@ -177,7 +179,7 @@ public class WebSocketTunnels {
 
     /** The service refused the upgrade: its answer goes to the client like any response. */
     private void relay(HttpServletRequest request, HttpServletResponse response, ProxyExchange exchange,
-                       UpgradeHandshake.ResponseHead head, InputStream fromService) throws IOException {
+                       ResponseHead head, InputStream fromService) throws IOException {
         response.setStatus(head.status());
         for (Header h : exchange.responseHeaders(head.headers())) {
             if (!h.is("Content-Length")) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.application.remote.ProxyTarget;
+import dev.dockyard.http.Header;
 import dev.dockyard.proxy.Admission.Admitted;
 import dev.dockyard.proxy.Admission.Refused;
 import dev.dockyard.proxy.ProxyAuthentication.Presented;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.dockyard.application.remote.ProxyTarget;
+import dev.dockyard.http.Header;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.application.remote.ProxyTarget;
+import dev.dockyard.http.Header;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.dockyard.http.Header;
+import dev.dockyard.http.ResponseHead;
 import java.io.ByteArrayInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -26,7 +28,7 @@ class UpgradeHandshakeTest {
     void shouldReadTheResponseHeadAndLeaveTheFirstFrameInTheStream() throws IOException {
         InputStream in = stream("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                 + "Sec-WebSocket-Accept: abc=\r\n\r\n\u0081\u0005hello");
-        UpgradeHandshake.ResponseHead head = UpgradeHandshake.readHead(in);
+        ResponseHead head = UpgradeHandshake.readHead(in);
         assertEquals(101, head.status());
         assertEquals("Switching Protocols", head.reason());
         assertEquals("abc=", head.header("sec-websocket-accept").orElseThrow());

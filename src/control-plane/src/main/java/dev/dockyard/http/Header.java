@@ -1,4 +1,4 @@
-package dev.dockyard.proxy;
+package dev.dockyard.http;
 
 /** One HTTP header line; a header given several times is several of these, in order. */
 public record Header(String name, String value) {
