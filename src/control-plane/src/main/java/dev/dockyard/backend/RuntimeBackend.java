@@ -17,6 +17,11 @@ public interface RuntimeBackend {
     /** The name recorded on runtimes this backend serves, e.g. "docker". */
     String name();
 
+    /** What its sandboxes can do and how its outages look; the default, a container engine's. */
+    default BackendCapabilities capabilities() {
+        return BackendCapabilities.ENGINE;
+    }
+
     /**
      * A cheap health probe of the backend (Docker: the engine's ping; Kubernetes: one pod listed in the
      * namespace); placement sends no new runtime to a node whose probe fails. The default, for
@@ -28,28 +33,9 @@ public interface RuntimeBackend {
     }
 
     /**
-     * Whether a failed {@link #ping} means the backend cannot be reached (an engine, a cluster or a
-     * control plane over a connection, whose calls then fail only after their retries), so that a
-     * pass over every node may leave it out until a probe finds it back. Not for a node of this host
-     * (local, cli): its probe checks its files, and its processes are still there to reconcile.
-     */
-    default boolean unreachableWhenPingFails() {
-        return true;
-    }
-
-    /**
-     * How long this backend may fail to list its sandboxes before the runtimes on it count as
-     * disconnected (a remote control plane that does not answer); empty, the default: never, the
-     * runtimes are left as they are until the backend can be listed again (a Docker engine).
-     */
-    default Optional<Duration> disconnectAfter() {
-        return Optional.empty();
-    }
-
-    /**
      * Since when the backend has given no answer to any call, when it keeps track (a remote control
      * plane: its health probe and every other call count); empty while it answers, or when it does
-     * not know. The outage that {@link #disconnectAfter} bounds is measured from here when this is
+     * not know. The outage that {@link BackendCapabilities#disconnectAfter} bounds is measured from here when this is
      * earlier than the first list that failed.
      */
     default Optional<Instant> unansweredSince() {
@@ -57,19 +43,8 @@ public interface RuntimeBackend {
     }
 
     /**
-     * Whether the backend may pause or hibernate a sandbox on its own, behind this control plane's
-     * back (a remote control plane's idle lifecycle, an admin there). Such a sandbox is asleep, not
-     * paused by its user: work for it resumes it ({@link #awaken}, {@link #awakenAfterRefusal}),
-     * and a runtime found that way after an outage is woken by its next action. The default: no,
-     * only this control plane freezes its sandboxes.
-     */
-    default boolean pausesOnItsOwn() {
-        return false;
-    }
-
-    /**
      * Called before work that cannot be sent twice (an upload, whose body is read as it goes)
-     * reaches a READY runtime's sandbox: a backend that {@link #pausesOnItsOwn} resumes it here if
+     * reaches a READY runtime's sandbox: a backend that {@link BackendCapabilities#pausesOnItsOwn pauses on its own} resumes it here if
      * it is asleep. The default has nothing to do.
      */
     default void awaken(String sandboxName) {
@@ -77,7 +52,7 @@ public interface RuntimeBackend {
 
     /**
      * Called when the sandbox's executor answered work with 503 (nothing was done): a backend that
-     * {@link #pausesOnItsOwn} resumes the sandbox if it is asleep and answers whether it takes work
+     * {@link BackendCapabilities#pausesOnItsOwn pauses on its own} resumes the sandbox if it is asleep and answers whether it takes work
      * now, so that the work is sent once more; this costs such a backend nothing while it is awake.
      * The default answers false: the 503 stands.
      */
@@ -137,14 +112,6 @@ public interface RuntimeBackend {
     void settle(String sandboxName, double cpus);
 
     SandboxState inspect(String sandboxName);
-
-    /**
-     * Whether {@link #pause} freezes the sandbox's processes. A backend without a freezer
-     * (Kubernetes) pauses nothing: a pause there hibernates the runtime instead.
-     */
-    default boolean freezes() {
-        return true;
-    }
 
     /** Freezes every process of the sandbox (cgroup freezer); already frozen is success. */
     void pause(String sandboxName);

@@ -1,5 +1,6 @@
 package dev.dockyard.fakes;
 
+import dev.dockyard.backend.BackendCapabilities;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.RuntimeBackend;
@@ -71,11 +72,6 @@ public class FakeBackend implements RuntimeBackend {
         disconnectAfter = after;
     }
 
-    @Override
-    public Optional<Duration> disconnectAfter() {
-        return Optional.ofNullable(disconnectAfter);
-    }
-
     public synchronized void onCall(Consumer<String> check) {
         onCall = check;
     }
@@ -97,9 +93,11 @@ public class FakeBackend implements RuntimeBackend {
     /** What {@link #name()} answers, the node's type: "cli" or "local" for a node of this host. */
     public String type = "fake";
 
+    /** As the node type and the settings above make it. */
     @Override
-    public boolean unreachableWhenPingFails() {
-        return !type.equals("cli") && !type.equals("local");
+    public BackendCapabilities capabilities() {
+        return new BackendCapabilities(freezes, pausesOnItsOwn, !type.equals("cli") && !type.equals("local"),
+                Optional.ofNullable(disconnectAfter));
     }
 
     @Override
@@ -154,11 +152,6 @@ public class FakeBackend implements RuntimeBackend {
     public FakeBackend pausingOnItsOwn() {
         pausesOnItsOwn = true;
         return this;
-    }
-
-    @Override
-    public boolean pausesOnItsOwn() {
-        return pausesOnItsOwn;
     }
 
     @Override
@@ -241,11 +234,6 @@ public class FakeBackend implements RuntimeBackend {
     public FakeBackend withoutFreezer() {
         freezes = false;
         return this;
-    }
-
-    @Override
-    public boolean freezes() {
-        return freezes;
     }
 
     @Override

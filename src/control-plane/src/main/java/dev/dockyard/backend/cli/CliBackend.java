@@ -1,5 +1,6 @@
 package dev.dockyard.backend.cli;
 
+import dev.dockyard.backend.BackendCapabilities;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.EgressPolicy;
 import dev.dockyard.backend.ManagedSandbox;
@@ -60,10 +61,10 @@ public final class CliBackend implements RuntimeBackend {
     }
 
     /** The root must be a directory this process can write: else the node takes no runtime. */
+    /** A node of this host: its probe checks files; its processes are reconciled whatever it says. */
     @Override
-    public boolean unreachableWhenPingFails() {
-        // a node of this host: its probe checks files; its processes are reconciled whatever it says
-        return false;
+    public BackendCapabilities capabilities() {
+        return BackendCapabilities.ENGINE.onThisHost();
     }
 
     @Override

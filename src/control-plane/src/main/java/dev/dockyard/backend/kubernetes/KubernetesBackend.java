@@ -1,5 +1,6 @@
 package dev.dockyard.backend.kubernetes;
 
+import dev.dockyard.backend.BackendCapabilities;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.Labels;
 import dev.dockyard.backend.ManagedSandbox;
@@ -39,7 +40,7 @@ import java.util.logging.Logger;
  * one Pod plus its Secret (the session key, see {@link SandboxObjects}) and its workspace's
  * PersistentVolumeClaim, all labelled like Docker resources and removed with it.
  *
- * <p>There is no freezer: {@link #freezes()} is false, so a pause hibernates instead. Stopping
+ * <p>There is no freezer: {@link #capabilities()} say it does not freeze, so a pause hibernates instead. Stopping
  * deletes the pod and keeps the Secret and the claim; reviving makes the pod again from the
  * template kept on the Secret, with the new session key in the Secret. Limits are set once at
  * creation ({@link #settle} changes nothing: pods are not resized here). Workspaces stream in and
@@ -80,9 +81,10 @@ public class KubernetesBackend implements RuntimeBackend {
         return "kubernetes";
     }
 
+    /** No freezer in a pod: a pause hibernates the runtime instead. */
     @Override
-    public boolean freezes() {
-        return false;
+    public BackendCapabilities capabilities() {
+        return BackendCapabilities.ENGINE.withoutFreezer();
     }
 
     /**
@@ -254,7 +256,7 @@ public class KubernetesBackend implements RuntimeBackend {
         }
     }
 
-    /** No freezer on Kubernetes: the caller hibernates instead ({@link #freezes()}). */
+    /** No freezer on Kubernetes: the caller hibernates instead ({@link #capabilities()}). */
     @Override
     public void pause(String sandboxName) {
     }

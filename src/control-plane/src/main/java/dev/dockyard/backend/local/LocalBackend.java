@@ -1,5 +1,6 @@
 package dev.dockyard.backend.local;
 
+import dev.dockyard.backend.BackendCapabilities;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.EgressPolicy;
 import dev.dockyard.backend.ExecutorServer;
@@ -150,10 +151,10 @@ public class LocalBackend implements RuntimeBackend {
         return NAME;
     }
 
+    /** A node of this host: its probe checks files; its processes are reconciled whatever it says. */
     @Override
-    public boolean unreachableWhenPingFails() {
-        // a node of this host: its probe checks files; its processes are reconciled whatever it says
-        return false;
+    public BackendCapabilities capabilities() {
+        return BackendCapabilities.ENGINE.onThisHost();
     }
 
     @Override

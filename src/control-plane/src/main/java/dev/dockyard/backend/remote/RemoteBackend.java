@@ -1,5 +1,6 @@
 package dev.dockyard.backend.remote;
 
+import dev.dockyard.backend.BackendCapabilities;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.RuntimeBackend;
@@ -74,10 +75,13 @@ public class RemoteBackend implements RuntimeBackend {
         return remote.unansweredSince();
     }
 
-    /** The remote's idle lifecycle, or an admin there, may pause or hibernate its runtimes. */
+    /**
+     * The remote's idle lifecycle, or an admin there, may pause or hibernate its runtimes; they count
+     * as disconnected once the remote has not answered for the node's disconnect-after.
+     */
     @Override
-    public boolean pausesOnItsOwn() {
-        return true;
+    public BackendCapabilities capabilities() {
+        return BackendCapabilities.ENGINE.withAPlaneOfItsOwn(settings.disconnectAfter());
     }
 
     /** The session of a sandbox there. */
@@ -274,11 +278,6 @@ public class RemoteBackend implements RuntimeBackend {
             return "READY".equals(calls.idempotent(() -> remote.resume(id.get())).status());
         }
         return "READY".equals(now.get().status());
-    }
-
-    @Override
-    public Optional<Duration> disconnectAfter() {
-        return Optional.of(settings.disconnectAfter());
     }
 
     /**

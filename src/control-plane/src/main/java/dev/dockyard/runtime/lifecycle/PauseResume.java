@@ -1,5 +1,6 @@
 package dev.dockyard.runtime.lifecycle;
 
+import dev.dockyard.backend.BackendCapabilities;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.RuntimeBackend;
@@ -25,7 +26,7 @@ import java.util.logging.Logger;
  * Neither runs while a migration holds the runtime ({@link RuntimeGates}): a migration freezes
  * its source itself, and a pause or thaw in between would undo that or be undone by it. A pause
  * records its {@link PauseReason}: only the idle lifecycle's own pauses are undone by an action.
- * On a node that cannot freeze ({@link RuntimeBackend#freezes()}) a pause goes on to hibernate.
+ * On a node that cannot freeze ({@link BackendCapabilities#freezes()}) a pause goes on to hibernate.
  */
 @ApplicationScoped
 public class PauseResume {
@@ -93,7 +94,7 @@ public class PauseResume {
             thawQuietly(backend, runtime.containerName());
             throw new IllegalTransitionException(runtimeId, now.status(), RuntimeStatus.PAUSED);
         }
-        if (!backend.freezes()) {
+        if (!backend.capabilities().freezes()) {
             // no freezer on this node (Kubernetes): the paused runtime sleeps hibernated, its
             // sandbox's processes ended and its files kept; resuming is a cold boot
             return hibernation.hibernateHeld(runtimeId, why + "; its node cannot freeze, so it hibernated");

@@ -1,5 +1,6 @@
 package dev.dockyard.runtime.reconciliation;
 
+import dev.dockyard.backend.BackendCapabilities;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.ManagedSandbox;
@@ -166,7 +167,7 @@ public class Reconciler {
     /** One node: its sandboxes against the live runtimes placed on it. */
     private Report pass(String node, List<SandboxRuntime> live, Set<String> poolMembers, BooleanSupplier mayAct) {
         RuntimeBackend backend = nodes.on(node);
-        if (backend.unreachableWhenPingFails() && health.knownDown(node)) {
+        if (backend.capabilities().unreachableWhenPingFails() && health.knownDown(node)) {
             // a node whose last health probe went unanswered: the pass spends no list (and its retries,
             // seconds per node for a remote or Kubernetes one) on it; as when a list fails, a remote
             // node's runtimes are disconnected after its disconnect-after, and it is reconciled once a
@@ -257,7 +258,7 @@ public class Reconciler {
      * reconnects them (their sandboxes are found there).
      */
     private Report unanswered(String node, RuntimeBackend backend, List<SandboxRuntime> live, BooleanSupplier mayAct) {
-        Optional<Duration> after = backend.disconnectAfter();
+        Optional<Duration> after = backend.capabilities().disconnectAfter();
         if (after.isEmpty()) {
             return Report.NOTHING;
         }
@@ -331,7 +332,7 @@ public class Reconciler {
     /**
      * A disconnected runtime whose sandbox is there: READY once its executor answers, PAUSED if
      * frozen; a stopped one is started again (a later pass finds its executor up). A sandbox that
-     * a node which {@link RuntimeBackend#pausesOnItsOwn} paused while the runtime was READY comes
+     * a node which {@link BackendCapabilities#pausesOnItsOwn pauses on its own} paused while the runtime was READY comes
      * back PAUSED but asleep, as the idle lifecycle leaves it: the next action wakes it.
      */
     private boolean reconnect(SandboxRuntime runtime, ManagedSandbox sandbox, RuntimeBackend backend) {
@@ -339,7 +340,7 @@ public class Reconciler {
             return false;
         }
         if (sandbox.paused()) {
-            if (backend.pausesOnItsOwn() && !runtime.pausedOnRequest()) {
+            if (backend.capabilities().pausesOnItsOwn() && !runtime.pausedOnRequest()) {
                 // its node paused it meanwhile (a remote node's idle lifecycle, an admin there), not
                 // its user: asleep, so the next action resumes it instead of being refused
                 return journal.reconnect(runtime.id(), RuntimeStatus.PAUSED, runtime.executorUrl(),

@@ -65,7 +65,7 @@ public class WorkspaceSweep {
         int removed = 0;
         for (String node : nodes.names()) {
             RuntimeBackend backend = nodes.on(node);
-            if (backend.unreachableWhenPingFails() && health.knownDown(node)) {
+            if (backend.capabilities().unreachableWhenPingFails() && health.knownDown(node)) {
                 // a node whose last probe went unanswered: swept once it is back, not after retries
                 continue;
             }

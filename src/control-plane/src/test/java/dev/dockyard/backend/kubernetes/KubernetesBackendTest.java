@@ -200,7 +200,7 @@ class KubernetesBackendTest {
         try {
             backend.create(MockCluster.spec("r9", KEY));
             assertEquals(URI.create("http://10.1.2.3:8000"), backend.start("dockyard-r9", 8000));
-            assertFalse(backend.freezes());
+            assertFalse(backend.capabilities().freezes());
 
             backend.stop("dockyard-r9");
 
