@@ -78,7 +78,8 @@ class ArchitectureTest {
     /**
      * The rest of the control plane knows backends through the port ({@code RuntimeBackend},
      * {@code BackendNodes}, {@code NodeType}), never one of them by its class: what a node is, is
-     * the composition root's business ({@code backend.docker.DockerNodes} builds every kind).
+     * the composition root's business ({@code backend.ConfiguredNodes} opens each with the
+     * {@code NodeFactory} bean of its type).
      */
     @Test
     void shouldKnowTheBackendsOnlyThroughTheirPort() {

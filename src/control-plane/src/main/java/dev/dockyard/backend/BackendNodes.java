@@ -48,10 +48,7 @@ public interface BackendNodes {
      * @throws UnsupportedIsolationException naming the node when it cannot
      */
     default void requireIsolation(String node, SandboxIsolation isolation) {
-        if (!isolation.isDefault()) {
-            throw new UnsupportedIsolationException(node, "backend node '" + node + "' offers no runtime class, GPUs "
-                    + "or extra networks");
-        }
+        BackendNode.requireDefault(node, isolation);
     }
 
     /**

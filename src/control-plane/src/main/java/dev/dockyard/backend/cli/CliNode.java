@@ -1,5 +1,6 @@
 package dev.dockyard.backend.cli;
 
+import dev.dockyard.backend.BackendNode;
 import dev.dockyard.backend.ImageBuildException;
 import dev.dockyard.backend.InspectOnlyImages;
 import dev.dockyard.backend.RuntimeImageBuilder;
@@ -8,7 +9,7 @@ import java.util.Optional;
 import java.util.logging.Logger;
 
 /** A node of type {@code cli}: its backend and its (absent) images, made from its configuration. */
-public final class CliNode implements AutoCloseable {
+public final class CliNode implements BackendNode {
 
     private static final Logger LOG = Logger.getLogger(CliNode.class.getName());
 
@@ -35,10 +36,12 @@ public final class CliNode implements AutoCloseable {
                         + ") on this host as it is"));
     }
 
+    @Override
     public CliBackend backend() {
         return backend;
     }
 
+    @Override
     public RuntimeImageBuilder images() {
         return images;
     }

@@ -82,7 +82,7 @@ public class DockerBackend implements RuntimeBackend {
     private final HomeVolumes homes;
     private final SandboxHostSettings settings;
 
-    /** One backend per engine: see {@link DockerNodes}. Workspaces on plain (unbounded) volumes. */
+    /** One backend per engine: see {@link DockerNodeFactory}. Workspaces on plain (unbounded) volumes. */
     public DockerBackend(DockerClient docker) {
         this(docker, new WorkspaceVolumes(docker, null, 0, Clock.systemUTC()), SandboxHostSettings.ENGINE_DEFAULTS);
     }

@@ -1,5 +1,6 @@
 package dev.dockyard.backend.kubernetes;
 
+import dev.dockyard.backend.BackendNode;
 import dev.dockyard.backend.ImageBuildException;
 import dev.dockyard.backend.InspectOnlyImages;
 import dev.dockyard.backend.RuntimeImageBuilder;
@@ -17,7 +18,7 @@ import java.util.logging.Logger;
  * and its images. The client connects lazily: a cluster that does not answer fails its own node's
  * calls, not the control plane's start.
  */
-public final class KubernetesNode implements AutoCloseable {
+public final class KubernetesNode implements BackendNode {
 
     private static final Logger LOG = Logger.getLogger(KubernetesNode.class.getName());
 
@@ -44,10 +45,12 @@ public final class KubernetesNode implements AutoCloseable {
                 + backend.namespace() + ", executor access " + settings.executorAccess());
     }
 
+    @Override
     public KubernetesBackend backend() {
         return backend;
     }
 
+    @Override
     public RuntimeImageBuilder images() {
         return images;
     }

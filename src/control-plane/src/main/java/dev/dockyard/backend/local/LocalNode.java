@@ -1,5 +1,6 @@
 package dev.dockyard.backend.local;
 
+import dev.dockyard.backend.BackendNode;
 import dev.dockyard.backend.ImageBuildException;
 import dev.dockyard.backend.InspectOnlyImages;
 import dev.dockyard.backend.RuntimeImageBuilder;
@@ -21,7 +22,7 @@ import java.util.stream.Stream;
  * them), which Liberty leaves readable: the server's output directory (logs, the Derby database,
  * the transaction log) and its configuration directory lose their group and other permissions.
  */
-public final class LocalNode {
+public final class LocalNode implements BackendNode {
 
     private static final Logger LOG = Logger.getLogger(LocalNode.class.getName());
 
@@ -73,10 +74,12 @@ public final class LocalNode {
         }
     }
 
+    @Override
     public LocalBackend backend() {
         return backend;
     }
 
+    @Override
     public RuntimeImageBuilder images() {
         return images;
     }

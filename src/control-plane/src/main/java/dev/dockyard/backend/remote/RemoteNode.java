@@ -1,6 +1,7 @@
 package dev.dockyard.backend.remote;
 
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.BackendNode;
 import dev.dockyard.backend.InspectOnlyImages;
 import dev.dockyard.backend.Labels;
 import dev.dockyard.backend.RuntimeImageBuilder;
@@ -22,7 +23,7 @@ import org.eclipse.microprofile.config.Config;
  * the node's API key in clear, and a call-timeout too long for the retries' bound leaves a call
  * that timed out without its retries.
  */
-public final class RemoteNode {
+public final class RemoteNode implements BackendNode {
 
     private static final Logger LOG = Logger.getLogger(RemoteNode.class.getName());
 
@@ -95,10 +96,12 @@ public final class RemoteNode {
         return false;
     }
 
+    @Override
     public RemoteBackend backend() {
         return backend;
     }
 
+    @Override
     public RuntimeImageBuilder images() {
         return images;
     }
