@@ -16,6 +16,9 @@
  * executor's {@code /configure}, exactly as after a cold boot. A member is used once: when its
  * runtime ends, its sandbox is removed like any other. The {@link PoolKeeper} tops pools up,
  * replaces members whose sandbox died, drains members of a changed definition or a rebuilt image,
- * and does nothing on a node it cannot list.
+ * and does nothing on a node it cannot list. Its pass decides; {@link MemberBoots} boots a member
+ * (with {@code MemberSpecs} and {@link PoolImages}), {@link MemberDrain} drains one,
+ * {@link RefillPacing} holds refills back while claims arrive and within a node's memory, and
+ * {@link PoolHealth} keeps each pool's last error and back-off.
  */
 package dev.dockyard.pool;

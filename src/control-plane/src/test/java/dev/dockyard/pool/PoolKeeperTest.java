@@ -55,6 +55,11 @@ class PoolKeeperTest {
     private final MemoryLedger ledger = new MemoryLedger();
     private final WarmPools pools = new WarmPools();
     private final PoolKeeper keeper = new PoolKeeper();
+    private final MemberBoots boots = new MemberBoots();
+    private final MemberDrain drain = new MemberDrain();
+    private final PoolImages poolImages = new PoolImages();
+    private final RefillPacing pacing = new RefillPacing();
+    private final PoolHealth health = new PoolHealth();
     private final List<Runnable> queued = new ArrayList<>();
     private final List<Long> scheduledMillis = new ArrayList<>();
     private boolean runAtOnce = true;
@@ -75,10 +80,32 @@ class PoolKeeperTest {
         keeper.pools = pools;
         keeper.nodes = nodes;
         keeper.config = config;
-        keeper.turns = Placements.turns(config);
         keeper.clock = clock;
-        keeper.placement = Placements.over(nodes, new FakeRuntimes(), ledger, clock, capacities);
-        keeper.images = new RuntimeImages() {
+        keeper.boots = boots;
+        keeper.drain = drain;
+        keeper.images = poolImages;
+        keeper.pacing = pacing;
+        keeper.health = health;
+        health.clock = clock;
+        drain.ledger = ledger;
+        drain.pools = pools;
+        drain.nodes = nodes;
+        pacing.config = config;
+        pacing.pools = pools;
+        pacing.placement = Placements.over(nodes, new FakeRuntimes(), ledger, clock, capacities);
+        pacing.health = health;
+        boots.ledger = ledger;
+        boots.pools = pools;
+        boots.nodes = nodes;
+        boots.images = poolImages;
+        boots.config = config;
+        boots.clock = clock;
+        boots.turns = Placements.turns(config);
+        boots.health = health;
+        boots.drain = drain;
+        poolImages.health = health;
+        poolImages.clock = clock;
+        poolImages.images = new RuntimeImages() {
             @Override
             public Resolution resolve(String node, String image, ExtraDependencies extra, Consumer<ImageBuild> onBuild) {
                 return new Resolution(image, null);
@@ -94,7 +121,7 @@ class PoolKeeperTest {
                 return inspect(node, image);
             }
         };
-        keeper.readiness = new ReadinessProbe() {
+        boots.readiness = new ReadinessProbe() {
             @Override
             public void probe(ReadinessAttempt attempt) {
                 if (bootFailure != null) {
@@ -102,7 +129,7 @@ class PoolKeeperTest {
                 }
             }
         };
-        keeper.executors = new ExecutorClient() {
+        boots.executors = new ExecutorClient() {
             @Override
             public ExecutorAnswer execute(URI executor, String sessionKey, JsonObject action, Duration hardTimeout,
                                           String requestId) {
@@ -115,7 +142,7 @@ class PoolKeeperTest {
                 warmUps.add(executor + " configure " + configuration.env());
             }
         };
-        keeper.executor = (ManagedExecutorService) Proxy.newProxyInstance(getClass().getClassLoader(),
+        boots.executor = (ManagedExecutorService) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {ManagedExecutorService.class}, (proxy, method, args) -> {
                     if (method.getName().equals("execute")) {
                         Runnable task = (Runnable) args[0];
@@ -128,6 +155,7 @@ class PoolKeeperTest {
                     }
                     throw new UnsupportedOperationException(method.getName());
                 });
+        keeper.executor = boots.executor;
         keeper.scheduler = (ManagedScheduledExecutorService) Proxy.newProxyInstance(getClass().getClassLoader(),
                 new Class<?>[] {ManagedScheduledExecutorService.class}, (proxy, method, args) -> {
                     if (method.getName().equals("schedule") && args[0] instanceof Runnable) {

@@ -70,7 +70,7 @@ final class SandboxConfinement {
             // exec: the agent runs what it builds in /tmp; sticky and world-writable like a real /tmp
             settings.writablePaths().forEach((path, size) -> tmpfs.put(path, "rw,exec,nosuid,nodev,mode=1777,size=" + size));
             host.withTmpFs(tmpfs);
-            create.withVolumes(new Volume(DockerBackend.KEY_DIR));
+            create.withVolumes(new Volume(ContainerFiles.KEY_DIR));
             // a bind rather than an anonymous volume: a commit would declare an anonymous one a VOLUME of the snapshot
             List<Bind> binds = new ArrayList<>(host.getBinds() == null ? List.of() : Arrays.asList(host.getBinds()));
             binds.add(new Bind(homeVolume(spec.name()), new Volume(HOME_DIR)));
@@ -82,7 +82,7 @@ final class SandboxConfinement {
         }
         if (SandboxIsolation.GVISOR.equals(runtimeClass)) {
             // runsc cannot change a running sandbox's limits (no "update"): the steady ones from the start
-            host.withNanoCPUs((long) (spec.cpus() * 1_000_000_000L)).withCpuShares(DockerBackend.NORMAL_CPU_SHARES);
+            host.withNanoCPUs(SandboxHardening.nanoCpus(spec.cpus())).withCpuShares(SandboxHardening.NORMAL_CPU_SHARES);
         }
         SandboxIsolation.SandboxGpus gpus = spec.isolation().gpus();
         if (gpus != null) {
@@ -104,7 +104,7 @@ final class SandboxConfinement {
                 docker.connectToNetworkCmd().withContainerId(container).withNetworkId(network).exec();
             } catch (DockerException e) {
                 throw new BackendException("Docker could not attach the sandbox to network '" + network + "': "
-                        + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage().strip()), e);
+                        + DockerErrors.describe(e), e);
             }
         }
     }

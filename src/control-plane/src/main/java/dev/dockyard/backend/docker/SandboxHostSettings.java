@@ -3,7 +3,7 @@ package dev.dockyard.backend.docker;
 import java.util.Map;
 
 /**
- * How one Docker node confines its sandboxes beyond the fixed hardening of {@link DockerBackend}:
+ * How one Docker node confines its sandboxes beyond the fixed hardening of {@link SandboxHardening}:
  * an executor sandbox's root file system read-only with tmpfs at {@code writablePaths} (path →
  * size), the open-file limit of every sandbox, the runtime class a sandbox gets when its request
  * names none ({@code null}: the engine's default runtime), and how many GPUs the node declares

@@ -21,7 +21,7 @@ class ExecutorServerVariableTest {
 
     private static String[] environment(SandboxSpec spec) {
         CreateContainerCmdImpl create = new CreateContainerCmdImpl(command -> null, null, spec.image());
-        DockerBackend.chooseExecutorServer(create, spec);
+        SandboxCreation.chooseExecutorServer(create, spec);
         return create.getEnv();
     }
 

@@ -16,7 +16,7 @@ class FreezeRetryTest {
     @Test
     void shouldTryAgainWhenTheContainerCouldNotBeFrozenInTime() {
         AtomicInteger calls = new AtomicInteger();
-        DockerBackend.freezing(() -> {
+        ContainerLifecycle.freezing(() -> {
             if (calls.incrementAndGet() < 3) {
                 throw new InternalServerErrorException(UNABLE);
             }
@@ -27,14 +27,14 @@ class FreezeRetryTest {
     @Test
     void shouldGiveUpAfterItsTriesAndNotRetryAnotherFailure() {
         AtomicInteger calls = new AtomicInteger();
-        assertThrows(InternalServerErrorException.class, () -> DockerBackend.freezing(() -> {
+        assertThrows(InternalServerErrorException.class, () -> ContainerLifecycle.freezing(() -> {
             calls.incrementAndGet();
             throw new InternalServerErrorException(UNABLE);
         }, 3, 1));
         assertEquals(3, calls.get());
 
         AtomicInteger other = new AtomicInteger();
-        assertThrows(InternalServerErrorException.class, () -> DockerBackend.freezing(() -> {
+        assertThrows(InternalServerErrorException.class, () -> ContainerLifecycle.freezing(() -> {
             other.incrementAndGet();
             throw new InternalServerErrorException("{\"message\":\"no space left on device\"}");
         }, 3, 1));

@@ -40,7 +40,7 @@ class SandboxConfinementTest {
         SandboxConfinement.apply(create, host, executor(null), HARDENED);
         assertTrue(host.getReadonlyRootfs());
         assertEquals(Map.of("/tmp", "rw,exec,nosuid,nodev,mode=1777,size=512m"), host.getTmpFs());
-        assertArrayEquals(new Volume[] {new Volume(DockerBackend.KEY_DIR)}, create.getVolumes());
+        assertArrayEquals(new Volume[] {new Volume(ContainerFiles.KEY_DIR)}, create.getVolumes());
         // the home on a named volume of its own (a commit would make an anonymous one a VOLUME of the snapshot)
         assertEquals(List.of(workspace, new Bind("dockyard-r1-home", new Volume("/opt/dockyard/home"))),
                 List.of(host.getBinds()));
@@ -90,7 +90,7 @@ class SandboxConfinementTest {
         assertEquals("runsc", asked.getRuntime());
         // no live update under runsc: the steady CPU limit and weight from the start
         assertEquals(1_000_000_000L, asked.getNanoCPUs());
-        assertEquals(DockerBackend.NORMAL_CPU_SHARES, asked.getCpuShares());
+        assertEquals(SandboxHardening.NORMAL_CPU_SHARES, asked.getCpuShares());
 
         SandboxHostSettings gvisorNode = new SandboxHostSettings(true, Map.of(), 0, "gvisor", 0);
         HostConfig byNode = HostConfig.newHostConfig();

@@ -57,12 +57,12 @@ class SandboxDnsTest {
 
     @Test
     void shouldGiveTheGatewayAsTheOnlyServerWithoutSearchAndOneShortTry() {
-        HostConfig host = HostConfig.newHostConfig().withExtraHosts(DockerBackend.WILDCARD_HOST);
+        HostConfig host = HostConfig.newHostConfig().withExtraHosts(SandboxHardening.WILDCARD_HOST);
         SandboxDns.refuseThroughGateway(host, "172.19.0.1");
         assertArrayEquals(new String[] {"172.19.0.1"}, host.getDns());
         assertArrayEquals(new String[] {"."}, host.getDnsSearch());
         assertEquals(List.of("timeout:1", "attempts:1"), host.getDnsOptions());
-        assertArrayEquals(new String[] {DockerBackend.WILDCARD_HOST}, host.getExtraHosts(),
+        assertArrayEquals(new String[] {SandboxHardening.WILDCARD_HOST}, host.getExtraHosts(),
                 "/etc/hosts entries are kept: they are answered without DNS");
     }
 }

@@ -1,0 +1,175 @@
+package dev.dockyard.backend.docker;
+
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.command.InspectContainerResponse;
+import com.github.dockerjava.api.exception.ConflictException;
+import com.github.dockerjava.api.exception.DockerException;
+import com.github.dockerjava.api.exception.InternalServerErrorException;
+import com.github.dockerjava.api.exception.NotFoundException;
+import com.github.dockerjava.api.exception.NotModifiedException;
+import com.github.dockerjava.api.model.ExposedPort;
+import com.github.dockerjava.api.model.Ports;
+import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.SandboxIsolation;
+import dev.dockyard.backend.SandboxState;
+import java.net.URI;
+import java.util.logging.Logger;
+
+/**
+ * A created container's life: started (and its executor's published port found), settled from
+ * its boot CPUs to its steady ones, frozen and thawed (a pause is the engine's cgroup freeze,
+ * tried again when the kernel could not freeze in time), and stopped. Each step is idempotent:
+ * starting a running container, pausing a paused one or stopping a stopped one is what was asked.
+ */
+final class ContainerLifecycle {
+
+    private static final Logger LOG = Logger.getLogger(ContainerLifecycle.class.getName());
+
+    /** How long a stopped sandbox's executor may take to shut down before it is killed (its files are kept either way). */
+    static final int STOP_SECONDS = 2;
+    /** How often a pause is tried when the kernel could not freeze the container's processes in time. */
+    static final int FREEZE_TRIES = 5;
+    /** The wait before the n-th try again is n times this (0.5 + 1 + 1.5 + 2 s at most in all). */
+    static final long FREEZE_BACKOFF_MS = 500;
+
+    private final DockerClient docker;
+    private final ContainerViews views;
+
+    ContainerLifecycle(DockerClient docker, ContainerViews views) {
+        this.docker = docker;
+        this.views = views;
+    }
+
+    /** Starts the container and returns where its executor answers; a container that dies at once says why. */
+    URI start(String sandboxName, int executorPort) {
+        try {
+            docker.startContainerCmd(sandboxName).exec();
+        } catch (NotModifiedException e) {
+            // already running: starting is idempotent
+        } catch (NotFoundException e) {
+            throw new BackendException("container '" + sandboxName + "' disappeared before it started", e);
+        } catch (DockerException e) {
+            String why = DockerErrors.describe(e);
+            if (why.contains("error setting rlimit")) {
+                why += " (the engine's own limits are lower than the sandbox's: dockyard.sandbox.nofile must be at "
+                        + "most the engine's open-file limit)";
+            }
+            throw new BackendException("Docker could not start the container: " + why, e);
+        }
+        InspectContainerResponse inspect = docker.inspectContainerCmd(sandboxName).exec();
+        if (!Boolean.TRUE.equals(inspect.getState().getRunning())) {
+            // it died at once: say how, with its own last words
+            SandboxState state = views.state(sandboxName);
+            throw new BackendException("the container exited with code " + state.exitCode() + " right after it started"
+                    + (state.logTail().isBlank() ? "" : "; its last output:\n" + state.logTail()));
+        }
+        return publishedEndpoint(inspect, executorPort);
+    }
+
+    /** Where the running container's executor answers: the host port Docker published for it. */
+    URI endpoint(String sandboxName, int executorPort) {
+        try {
+            return publishedEndpoint(docker.inspectContainerCmd(sandboxName).exec(), executorPort);
+        } catch (NotFoundException e) {
+            throw new BackendException("container '" + sandboxName + "' is gone", e);
+        } catch (DockerException e) {
+            throw new BackendException("Docker could not inspect the container: " + DockerErrors.describe(e), e);
+        }
+    }
+
+    private static URI publishedEndpoint(InspectContainerResponse inspect, int executorPort) {
+        Ports.Binding[] bindings = inspect.getNetworkSettings().getPorts().getBindings()
+                .get(ExposedPort.tcp(executorPort));
+        if (bindings == null || bindings.length == 0 || bindings[0].getHostPortSpec() == null) {
+            throw new BackendException("Docker published no host port for the executor (container state: "
+                    + inspect.getState().getStatus() + ")");
+        }
+        return URI.create("http://127.0.0.1:" + bindings[0].getHostPortSpec());
+    }
+
+    /** Gives a booted sandbox its steady CPU limit and the normal CPU weight. */
+    void settle(String sandboxName, double cpus) {
+        try {
+            docker.updateContainerCmd(sandboxName).withNanoCPUs(SandboxHardening.nanoCpus(cpus))
+                    .withCpuShares(SandboxHardening.NORMAL_CPU_SHARES).exec();
+        } catch (NotFoundException e) {
+            throw new BackendException("container '" + sandboxName + "' disappeared", e);
+        } catch (DockerException e) {
+            if (SandboxConfinement.DOCKER_RUNTIMES.get(SandboxIsolation.GVISOR).equals(views.runtimeOf(sandboxName))) {
+                // gVisor has no live update: its sandboxes were given their steady limits at create
+                return;
+            }
+            throw new BackendException("Docker could not apply the CPU limit: " + DockerErrors.describe(e), e);
+        }
+    }
+
+    void pause(String sandboxName) {
+        try {
+            freezing(() -> docker.pauseContainerCmd(sandboxName).exec(), FREEZE_TRIES, FREEZE_BACKOFF_MS);
+        } catch (ConflictException | NotModifiedException e) {
+            // already paused
+        } catch (NotFoundException e) {
+            throw new BackendException("container '" + sandboxName + "' is gone", e);
+        } catch (DockerException e) {
+            throw new BackendException("Docker could not pause the container: " + DockerErrors.describe(e), e);
+        }
+    }
+
+    /**
+     * Runs {@code pause}, again when the engine answers that it was "unable to freeze": runc gives a
+     * freeze a short time and thaws the container when its processes do not all stop within it
+     * (processes in I/O, a machine under load), which a moment later usually succeeds. Any other
+     * failure, or the last try's, is the caller's.
+     */
+    static void freezing(Runnable pause, int tries, long backoffMs) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                pause.run();
+                return;
+            } catch (InternalServerErrorException e) {
+                if (attempt >= tries || !DockerErrors.describe(e).contains("unable to freeze")) {
+                    throw e;
+                }
+                LOG.info("The container could not be frozen in time (try " + attempt + " of " + tries
+                        + "); trying again");
+                try {
+                    Thread.sleep(backoffMs * attempt);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
+    }
+
+    void unpause(String sandboxName) {
+        try {
+            docker.unpauseContainerCmd(sandboxName).exec();
+        } catch (ConflictException | NotModifiedException e) {
+            // not paused
+        } catch (InternalServerErrorException e) {
+            // Docker answers 500 "… is not paused" for a running container: thawed is what was asked
+            if (!DockerErrors.describe(e).contains("is not paused")) {
+                throw new BackendException("Docker could not resume the container: " + DockerErrors.describe(e), e);
+            }
+        } catch (NotFoundException e) {
+            throw new BackendException("container '" + sandboxName + "' is gone", e);
+        } catch (DockerException e) {
+            throw new BackendException("Docker could not resume the container: " + DockerErrors.describe(e), e);
+        }
+    }
+
+    void stop(String sandboxName) {
+        // a frozen container cannot take the stop signal: thawed for the last second of its life
+        unpause(sandboxName);
+        try {
+            docker.stopContainerCmd(sandboxName).withTimeout(STOP_SECONDS).exec();
+        } catch (NotModifiedException e) {
+            // stopped already
+        } catch (NotFoundException e) {
+            throw new BackendException("container '" + sandboxName + "' is gone", e);
+        } catch (DockerException e) {
+            throw new BackendException("Docker could not stop the container: " + DockerErrors.describe(e), e);
+        }
+    }
+}

@@ -1,0 +1,127 @@
+package dev.dockyard.backend.docker;
+
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.exception.ConflictException;
+import com.github.dockerjava.api.exception.DockerException;
+import com.github.dockerjava.api.exception.NotFoundException;
+import com.github.dockerjava.api.exception.NotModifiedException;
+import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.SandboxWorkspace;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.logging.Logger;
+
+/**
+ * How a sandbox goes, with everything made for it: its container, its own workspace and home
+ * volumes (named volumes outlive their container) and its network; or all of it but the
+ * workspace, which is kept under another name for a later sandbox to mount. The quiet removals
+ * are also what a failed creation or snapshot undoes with: what they cannot remove is labelled,
+ * and the reconciler's sweeps remove it later.
+ */
+final class SandboxRemoval {
+
+    private static final Logger LOG = Logger.getLogger(SandboxRemoval.class.getName());
+
+    private final DockerClient docker;
+    private final WorkspaceVolumes workspaces;
+    private final HomeVolumes homes;
+    private final SandboxNetworks networks;
+    private final ContainerViews views;
+
+    SandboxRemoval(DockerClient docker, WorkspaceVolumes workspaces, HomeVolumes homes, SandboxNetworks networks,
+                   ContainerViews views) {
+        this.docker = docker;
+        this.workspaces = workspaces;
+        this.homes = homes;
+        this.networks = networks;
+        this.views = views;
+    }
+
+    void remove(String sandboxName) {
+        removeContainer(sandboxName);
+        // named volumes outlive their container: its own ones go explicitly (a mounted kept one stays)
+        removeWorkspaceQuietly(SandboxWorkspace.ownVolume(sandboxName));
+        removeHomeQuietly(sandboxName);
+        networks.remove(sandboxName);
+    }
+
+    /**
+     * Removes the sandbox but keeps its workspace as {@code keptVolume} (labelled {@code labels});
+     * returns the kept volume, or null when the sandbox had none left.
+     */
+    String keepWorkspace(String sandboxName, String keptVolume, Map<String, String> labels) {
+        String volume = views.workspaceVolume(sandboxName);
+        String image = null;
+        try {
+            image = docker.inspectContainerCmd(sandboxName).exec().getImageId();
+        } catch (NotFoundException e) {
+            // gone already: its own volume may still be there
+            volume = SandboxWorkspace.ownVolume(sandboxName);
+        }
+        removeContainer(sandboxName);
+        networks.remove(sandboxName);
+        // the home goes with the sandbox, as a writable root's layer does: only the workspace is kept
+        removeHomeQuietly(sandboxName);
+        if (volume == null || volume.equals(keptVolume)) {
+            return volume;
+        }
+        try {
+            docker.inspectVolumeCmd(volume).exec();
+        } catch (NotFoundException e) {
+            return null;
+        }
+        Map<String, String> all = new HashMap<>(labels);
+        workspaces.move(volume, keptVolume, image == null ? "dockyard/sandbox:latest" : image, all);
+        return keptVolume;
+    }
+
+    /** Removes the container and its anonymous volumes; one already gone (or going) is fine. */
+    void removeContainer(String sandboxName) {
+        try {
+            docker.removeContainerCmd(sandboxName).withForce(true).withRemoveVolumes(true).exec();
+        } catch (NotFoundException | NotModifiedException e) {
+            // already gone
+        } catch (ConflictException e) {
+            // removal already in progress: Docker finishes it
+        } catch (DockerException e) {
+            throw new BackendException("Docker could not remove container '" + sandboxName + "': "
+                    + DockerErrors.describe(e), e);
+        }
+    }
+
+    void removeWorkspaceQuietly(String volume) {
+        if (volume == null) {
+            return;
+        }
+        try {
+            workspaces.remove(volume);
+        } catch (RuntimeException e) {
+            // the reconciler's sweep removes an unused labelled volume later
+            LOG.warning("Could not remove workspace volume " + volume + ": " + e.getMessage());
+        }
+    }
+
+    /** Removes the sandbox's home volume (a read-only root's, see {@link SandboxConfinement}), if it has one. */
+    void removeHomeQuietly(String sandboxName) {
+        try {
+            homes.remove(sandboxName);
+        } catch (NotFoundException e) {
+            // none: a writable root, or gone already
+        } catch (DockerException e) {
+            // still in use (a removal in progress) or the engine failing: the volume is named after the sandbox
+            LOG.warning("Could not remove home volume of " + sandboxName + ": " + DockerErrors.describe(e));
+        }
+    }
+
+    void removeNetworkQuietly(String network, String sandboxName) {
+        if (network == null) {
+            return;
+        }
+        try {
+            networks.remove(sandboxName);
+        } catch (RuntimeException e) {
+            // the reconciler's sweep removes an unused sandbox network later
+            LOG.warning("Could not remove network " + network + ": " + e.getMessage());
+        }
+    }
+}
