@@ -2,7 +2,10 @@ package dev.dockyard.runtime.provisioning;
 
 import dev.dockyard.agents.AgentCatalog;
 import dev.dockyard.agents.AgentProfile;
+import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.config.ServiceUrls;
 import dev.dockyard.runtime.RepositorySpec;
+import dev.dockyard.runtime.SandboxProgram;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.executor.ExecutorClient;
 import dev.dockyard.runtime.executor.SandboxConfiguration;
@@ -14,7 +17,9 @@ import java.util.Map;
 
 /**
  * What a sandbox is told once ready, built from its runtime (agent, LLM settings) and its user's
- * credentials, and pushed through the executor. Held in memory only.
+ * credentials, and pushed through the executor. Held in memory only. A runtime that runs another
+ * image's program has no executor to tell: its program gets its environment instead
+ * ({@link #programEnvironment}), at its start or at a dormant server's init.
  */
 @ApplicationScoped
 public class SandboxConfigurations {
@@ -24,6 +29,9 @@ public class SandboxConfigurations {
 
     @Inject
     ExecutorClient executors;
+
+    @Inject
+    DockyardConfig config;
 
     /**
      * The variables for the sandbox's shell: the request's own {@code sandbox.env}, then the
@@ -55,5 +63,22 @@ public class SandboxConfigurations {
     public void push(URI executor, SandboxRuntime runtime, Map<String, String> credentials) {
         SandboxConfiguration configuration = of(runtime, credentials);
         executors.configure(executor, runtime.sessionKey(), configuration);
+    }
+
+    /** The environment of a runtime's own program: the client's, with its key and where it is reached. */
+    public Map<String, String> programEnvironment(SandboxRuntime runtime, SandboxProgram program) {
+        Map<String, String> environment = new LinkedHashMap<>(program.environment());
+        // the program's own server checks its clients' key: the sandbox's key, which the proxy puts
+        // in place of the service key clients hold (see dev.dockyard.proxy)
+        for (String variable : config.programSessionKeyVariables()) {
+            environment.put(variable, runtime.sessionKey());
+        }
+        environment.put("RUNTIME_ID", runtime.id());
+        if (program.publicBase() != null) {
+            // OpenHands' servers build their own links from these (VS Code serves under its path)
+            environment.putIfAbsent("RUNTIME_URL", ServiceUrls.runtimeUrl(program.publicBase(), runtime.id()));
+            environment.putIfAbsent("OH_VSCODE_BASE_PATH", "/" + runtime.id() + "/vscode");
+        }
+        return environment;
     }
 }

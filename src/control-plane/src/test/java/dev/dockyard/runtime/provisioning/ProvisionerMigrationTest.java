@@ -61,9 +61,12 @@ class ProvisionerMigrationTest {
     private final FakeBackend source = nodes.backend("local");
     private final FakeBackend target = nodes.backend("node2");
     private final RuntimeGates gates = new RuntimeGates();
-    private final Provisioner provisioner = new Provisioner();
+    private final ProvisioningBeans beans = new ProvisioningBeans();
+    private final Provisioner provisioner = beans.provisioner;
     /** The per-node settings placement and the node access rule read (allowed-users). */
     private final TestConfig nodeConfig = new TestConfig();
+    /** The control plane's own settings (boot turns, sandbox defaults). */
+    private final TestConfig config = new TestConfig();
     private final List<String> duringArchive = new ArrayList<>();
     private SandboxRuntime old;
 
@@ -88,49 +91,50 @@ class ProvisionerMigrationTest {
             public void removeOnRollback(RuntimeBackend backend, String sandboxName) {
             }
         };
-        provisioner.journal = journal;
-        provisioner.admissions = new Admissions();
-        provisioner.admissions.journal = journal;
-        provisioner.admissions.memberRows = new MemberRowLocks();
-        provisioner.pools = NoPools.warmPools();
-        provisioner.nodes = nodes;
-        provisioner.placement = Placements.over(provisioner.nodes, runtimes, Map::of, clock, Map.of(), nodeConfig);
-        provisioner.access = Placements.access(provisioner.nodes, nodeConfig);
-        provisioner.clock = clock;
-        provisioner.instance = ControlPlaneInstance.of("test", Duration.ofSeconds(30));
-        provisioner.config = new TestConfig();
-        provisioner.turns = Placements.turns((TestConfig) provisioner.config);
-        provisioner.gates = gates;
-        provisioner.secrets = secrets;
-        provisioner.executor = inline();
-        provisioner.credentials = new Credentials() {
+        beans.journal(journal);
+        Admissions admissions = new Admissions();
+        admissions.journal = journal;
+        admissions.memberRows = new MemberRowLocks();
+        beans.admissions(admissions);
+        beans.pools(NoPools.warmPools());
+        beans.nodes(nodes);
+        beans.placement(Placements.over(nodes, runtimes, Map::of, clock, Map.of(), nodeConfig));
+        beans.access(Placements.access(nodes, nodeConfig));
+        beans.clock(clock);
+        beans.instance(ControlPlaneInstance.of("test", Duration.ofSeconds(30)));
+        beans.config(config);
+        beans.turns(Placements.turns(config));
+        beans.gates(gates);
+        beans.secrets(secrets);
+        beans.executor(inline());
+        beans.credentials(new Credentials() {
             @Override
             public Map<String, String> resolveAll(String userId) {
                 return Map.of();
             }
-        };
-        provisioner.configurations = new SandboxConfigurations() {
+        });
+        beans.configurations(new SandboxConfigurations() {
             @Override
             public SandboxConfiguration of(SandboxRuntime runtime, Map<String, String> credentials) {
                 return new SandboxConfiguration(Map.of(), null, null, null);
             }
-        };
-        provisioner.images = new RuntimeImages() {
+        });
+        beans.images(new RuntimeImages() {
             @Override
             public Resolution resolve(String node, String image, ExtraDependencies extra, Consumer<ImageBuild> onBuild) {
                 return new Resolution(image, null);
             }
-        };
-        provisioner.readiness = new ReadinessProbe() {
+        });
+        beans.readiness(new ReadinessProbe() {
             @Override
             public void probe(ReadinessAttempt attempt) {
             }
-        };
-        provisioner.executors = new ExecutorClient() {
+        });
+        beans.executors(new ExecutorClient() {
             @Override
             public void configure(URI executor, String sessionKey, SandboxConfiguration configuration) {
             }
-        };
+        });
 
         old = new SandboxRuntime("conv", "alice", "fake", "img", 1, 512, 60, clock.instant());
         old.assignNode("local");

@@ -34,7 +34,8 @@ class ProvisionerTest {
 
     private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
     private final FakeRuntimes runtimes = new FakeRuntimes();
-    private final Provisioner provisioner = new Provisioner();
+    private final ProvisioningBeans beans = new ProvisioningBeans();
+    private final Provisioner provisioner = beans.provisioner;
 
     /** A managed executor that takes no work, as one that is shutting down or saturated. */
     private static ManagedExecutorService refusingExecutor() {
@@ -59,22 +60,25 @@ class ProvisionerTest {
             }
         };
         journal.accounts = accounts;
-        provisioner.journal = journal;
-        provisioner.admissions = new Admissions();
-        provisioner.admissions.journal = journal;
-        provisioner.admissions.memberRows = new MemberRowLocks();
-        provisioner.accounts = accounts;
-        provisioner.pools = NoPools.warmPools();
-        provisioner.nodes = new FakeNodes("local");
-        provisioner.placement = Placements.unbounded(provisioner.nodes, runtimes, clock);
-        provisioner.access = Placements.access(provisioner.nodes, new TestConfig());
-        provisioner.clock = clock;
-        provisioner.instance = ControlPlaneInstance.of("test", Duration.ofSeconds(30));
-        provisioner.config = new TestConfig();
-        provisioner.turns = Placements.turns((TestConfig) provisioner.config);
-        provisioner.gates = new RuntimeGates();
-        provisioner.secrets = secrets;
-        provisioner.executor = refusingExecutor();
+        beans.journal(journal);
+        Admissions admissions = new Admissions();
+        admissions.journal = journal;
+        admissions.memberRows = new MemberRowLocks();
+        beans.admissions(admissions);
+        beans.accounts(accounts);
+        beans.pools(NoPools.warmPools());
+        FakeNodes nodes = new FakeNodes("local");
+        beans.nodes(nodes);
+        beans.placement(Placements.unbounded(nodes, runtimes, clock));
+        beans.access(Placements.access(nodes, new TestConfig()));
+        beans.clock(clock);
+        beans.instance(ControlPlaneInstance.of("test", Duration.ofSeconds(30)));
+        TestConfig config = new TestConfig();
+        beans.config(config);
+        beans.turns(Placements.turns(config));
+        beans.gates(new RuntimeGates());
+        beans.secrets(secrets);
+        beans.executor(refusingExecutor());
 
         SandboxRuntime answered = provisioner.provision(new ProvisioningRequest("alice", Role.USER, "conv-1",
                 new AgentProfile("CodeActAgent", new LlmSettings(null, null, null), null, null, List.of()),

@@ -77,9 +77,12 @@ class ProvisionerWarmClaimTest {
     private final FakeRuntimes runtimes = new FakeRuntimes();
     private final FakeNodes nodes = new FakeNodes("local");
     private final FakeBackend backend = nodes.backend("local");
-    private final Provisioner provisioner = new Provisioner();
+    private final ProvisioningBeans beans = new ProvisioningBeans();
+    private final Provisioner provisioner = beans.provisioner;
     /** The per-node settings placement and the node access rule read (allowed-users). */
     private final TestConfig nodeConfig = new TestConfig();
+    /** The control plane's own settings (boot turns, sandbox defaults). */
+    private final TestConfig config = new TestConfig();
     private final Deque<WarmSandbox> queue = new ArrayDeque<>();
     /** Member rows still READY in the "database": a claim deletes one only if it is here. */
     private final Set<String> claimable = new HashSet<>();
@@ -159,12 +162,13 @@ class ProvisionerWarmClaimTest {
                 return shape.equals(SHAPE) && claimable.remove(id);
             }
         };
-        provisioner.journal = journal;
-        provisioner.admissions = new Admissions();
-        provisioner.admissions.journal = journal;
-        provisioner.admissions.memberRows = new MemberRowLocks();
-        provisioner.accounts = accounts;
-        provisioner.pools = new WarmPools() {
+        beans.journal(journal);
+        Admissions admissions = new Admissions();
+        admissions.journal = journal;
+        admissions.memberRows = new MemberRowLocks();
+        beans.admissions(admissions);
+        beans.accounts(accounts);
+        beans.pools(new WarmPools() {
             @Override
             public Optional<String> match(String image, double cpus, int memoryMb, List<String> plugins, String node,
                                           PoolProgram program, ExecutorServer executorServer) {
@@ -186,42 +190,42 @@ class ProvisionerWarmClaimTest {
             public void putBack(WarmSandbox sandbox) {
                 queue.addFirst(sandbox);
             }
-        };
-        provisioner.keeper = NoPools.keeper();
-        provisioner.nodes = nodes;
-        provisioner.placement = Placements.over(provisioner.nodes, runtimes, Map::of, clock, Map.of(), nodeConfig);
-        provisioner.access = Placements.access(provisioner.nodes, nodeConfig);
-        provisioner.clock = clock;
-        provisioner.instance = ControlPlaneInstance.of("test", Duration.ofSeconds(30));
-        provisioner.config = new TestConfig();
-        provisioner.turns = Placements.turns((TestConfig) provisioner.config);
-        provisioner.gates = new RuntimeGates();
-        provisioner.secrets = secrets;
-        provisioner.executor = inline();
-        provisioner.credentials = new Credentials() {
+        });
+        beans.keeper(NoPools.keeper());
+        beans.nodes(nodes);
+        beans.placement(Placements.over(nodes, runtimes, Map::of, clock, Map.of(), nodeConfig));
+        beans.access(Placements.access(nodes, nodeConfig));
+        beans.clock(clock);
+        beans.instance(ControlPlaneInstance.of("test", Duration.ofSeconds(30)));
+        beans.config(config);
+        beans.turns(Placements.turns(config));
+        beans.gates(new RuntimeGates());
+        beans.secrets(secrets);
+        beans.executor(inline());
+        beans.credentials(new Credentials() {
             @Override
             public Map<String, String> resolveAll(String userId) {
                 return Map.of();
             }
-        };
-        provisioner.configurations = new SandboxConfigurations() {
+        });
+        beans.configurations(new SandboxConfigurations() {
             @Override
             public SandboxConfiguration of(SandboxRuntime runtime, Map<String, String> credentials) {
                 return new SandboxConfiguration(Map.of("CANARY", runtime.conversationId()), null, null, null);
             }
-        };
-        provisioner.images = new RuntimeImages() {
+        });
+        beans.images(new RuntimeImages() {
             @Override
             public Resolution resolve(String node, String image, ExtraDependencies extra, Consumer<ImageBuild> onBuild) {
                 return new Resolution(image, null);
             }
-        };
-        provisioner.readiness = new ReadinessProbe() {
+        });
+        beans.readiness(new ReadinessProbe() {
             @Override
             public void probe(ReadinessAttempt attempt) {
             }
-        };
-        provisioner.executors = new ExecutorClient() {
+        });
+        beans.executors(new ExecutorClient() {
             @Override
             public void configure(URI executor, String sessionKey, SandboxConfiguration configuration) {
                 if (dead.contains(executor)) {
@@ -229,7 +233,7 @@ class ProvisionerWarmClaimTest {
                 }
                 configured.add(executor);
             }
-        };
+        });
     }
 
     /** What a REQUIRES_NEW method throws when Derby picked its transaction as a deadlock victim. */
@@ -361,8 +365,8 @@ class ProvisionerWarmClaimTest {
 
     @Test
     void shouldLeaveTheMemberWhenItsNodeHasNoFreeRuntimeSlot() {
-        provisioner.placement = Placements.over(nodes, runtimes, Map::of, clock,
-                Map.of("local", new NodeCapacity(1, null)), nodeConfig);
+        beans.placement(Placements.over(nodes, runtimes, Map::of, clock,
+                Map.of("local", new NodeCapacity(1, null)), nodeConfig));
         warm("rt-first");
         assertEquals("rt-first", provision("conv-full-1").id());
         warm("rt-second");
@@ -415,21 +419,21 @@ class ProvisionerWarmClaimTest {
 
     @Test
     void shouldBootColdRequestsInTurnsAndCountTheReadinessLimitFromTheTurn() throws Exception {
-        ((TestConfig) provisioner.config).maxConcurrentBoots = 1;
+        config.maxConcurrentBoots = 1;
         ExecutorService threads = Executors.newCachedThreadPool();
         try {
-            provisioner.executor = (ManagedExecutorService) Proxy.newProxyInstance(getClass().getClassLoader(),
+            beans.executor((ManagedExecutorService) Proxy.newProxyInstance(getClass().getClassLoader(),
                     new Class<?>[] {ManagedExecutorService.class}, (proxy, method, args) -> {
                         if (method.getName().equals("execute")) {
                             threads.execute((Runnable) args[0]);
                             return null;
                         }
                         throw new UnsupportedOperationException(method.getName());
-                    });
+                    }));
             CountDownLatch firstBooting = new CountDownLatch(1);
             CountDownLatch letFirstBoot = new CountDownLatch(1);
             List<Boolean> expiredWhenProbed = new CopyOnWriteArrayList<>();
-            provisioner.readiness = new ReadinessProbe() {
+            beans.readiness(new ReadinessProbe() {
                 @Override
                 public void probe(ReadinessAttempt attempt) {
                     expiredWhenProbed.add(attempt.expired());
@@ -442,7 +446,7 @@ class ProvisionerWarmClaimTest {
                         }
                     }
                 }
-            };
+            });
 
             SandboxRuntime first = provision("conv-turn-1");
             assertTrue(firstBooting.await(10, TimeUnit.SECONDS));
