@@ -25,6 +25,11 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * Every knob of the control plane, from MicroProfile Config (system properties, environment
  * variables such as {@code DOCKYARD_SANDBOX_IMAGE}, server.xml variables, then the defaults in
  * META-INF/microprofile-config.properties). docs/configuration.md lists them all.
+ *
+ * <p>Long on purpose: the settings that several classes share (about 35 read them), each with its
+ * one default and its checked accessor, in one place, so no default is written twice. Settings that
+ * one class reads live beside it instead (e.g. {@code backend.kubernetes.KubernetesNodeConfig},
+ * {@code backend.remote.RemoteNodeConfig}).
  */
 @ApplicationScoped
 public class DockyardConfig {
