@@ -1,4 +1,4 @@
-package dev.dockyard.application.idempotency;
+package dev.dockyard.idempotency;
 
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
@@ -8,7 +8,9 @@ import java.time.Instant;
 
 /**
  * The first answer to a request carrying an {@code Idempotency-Key}: claimed (status null) before
- * the request is carried out, completed with the answer after. Keyed by user and key.
+ * the request is carried out, completed with the answer after. Keyed by user and key. The use
+ * case that claims, completes and replays answers is {@code application.idempotency}; the entity
+ * lives down here, beside its port, so the JPA adapter in {@code persistence} can store it.
  */
 @Entity
 @Table(name = "DY_IDEMPOTENCY")
@@ -33,13 +35,13 @@ public class IdempotentAnswer {
         // JPA
     }
 
-    IdempotentAnswer(String id, String requestHash, Instant createdAt) {
+    public IdempotentAnswer(String id, String requestHash, Instant createdAt) {
         this.id = id;
         this.requestHash = requestHash;
         this.createdAt = createdAt;
     }
 
-    void complete(int answerStatus, String answerBody) {
+    public void complete(int answerStatus, String answerBody) {
         this.status = answerStatus;
         this.body = answerBody;
     }
