@@ -1,4 +1,4 @@
-package it.dev.dockyard.executor;
+package it.dev.dockyard.support;
 
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
@@ -19,7 +19,7 @@ import java.util.UUID;
  * {@code session_api_key}. The executor protocol suites run on it unchanged, so every backend is
  * held to the same assertions as a container started by hand.
  */
-final class NodeSandbox {
+public final class NodeSandbox {
 
     static final String BASE_URL = System.getProperty("dockyard.url", "http://127.0.0.1:19080");
     static final String ADMIN_KEY = System.getProperty("dockyard.admin-key", "it-admin-key-not-a-secret");
@@ -37,11 +37,11 @@ final class NodeSandbox {
     private static final Set<String> HOST_NODES = Set.of("cli1", LocalNode.NAME);
 
     /** A new user's runtime of the sandbox image on {@code node}, ready; closing it stops and deletes it. */
-    static Sandbox start(String node) {
+    public static Sandbox start(String node) {
         return start(node, Sandbox.IMAGE);
     }
 
-    static Sandbox start(String node, String image) {
+    public static Sandbox start(String node, String image) {
         String userId = "suite-" + node + "-" + UUID.randomUUID().toString().substring(0, 8);
         JsonObject user = json(send("POST", "/api/v1/users", ADMIN_KEY,
                 Json.createObjectBuilder().add("userId", userId).add("role", HOST_NODES.contains(node) ? "admin" : "user")

@@ -1,4 +1,4 @@
-package it.dev.dockyard.e2e;
+package it.dev.dockyard.support;
 
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
@@ -20,10 +20,10 @@ import java.util.concurrent.TimeoutException;
 import org.awaitility.Awaitility;
 
 /** A thin client for the control plane under test: real HTTP on 127.0.0.1. */
-final class DockyardApi {
+public final class DockyardApi {
 
-    record Answer(int status, String contentType, String body, HttpResponse<String> raw) {
-        JsonObject json() {
+    public record Answer(int status, String contentType, String body, HttpResponse<String> raw) {
+        public JsonObject json() {
             try (var reader = Json.createReader(new StringReader(body))) {
                 return reader.readObject();
             }
@@ -34,22 +34,22 @@ final class DockyardApi {
     private final URI base;
     private final String key;
 
-    DockyardApi() {
+    public DockyardApi() {
         this(System.getProperty("dockyard.url", "http://127.0.0.1:19080"),
                 System.getProperty("dockyard.admin-key", "it-admin-key-not-a-secret"));
     }
 
-    DockyardApi(String base, String key) {
+    public DockyardApi(String base, String key) {
         this.base = URI.create(base + "/api/v1/");
         this.key = key;
     }
 
     /** The API key this client sends. */
-    String key() {
+    public String key() {
         return key;
     }
 
-    DockyardApi withKey(String otherKey) {
+    public DockyardApi withKey(String otherKey) {
         return new DockyardApi(base.toString().replace("/api/v1/", ""), otherKey);
     }
 
@@ -57,7 +57,7 @@ final class DockyardApi {
      * A user of its own for a suite ({@code role} user or admin, id {@code prefix-<random>}), made by
      * this (admin) client: what it lists and counts, no suite running beside it changes.
      */
-    DockyardApi newUser(String prefix, String role) {
+    public DockyardApi newUser(String prefix, String role) {
         Answer user = post("users", Json.createObjectBuilder()
                 .add("userId", prefix + "-" + UUID.randomUUID().toString().substring(0, 8)).add("role", role).build());
         if (user.status() != 201) {
@@ -66,28 +66,28 @@ final class DockyardApi {
         return withKey(user.json().getString("apiKey"));
     }
 
-    Answer get(String path) {
+    public Answer get(String path) {
         return send(request(path).GET());
     }
 
-    Answer delete(String path) {
+    public Answer delete(String path) {
         return send(request(path).DELETE());
     }
 
-    Answer postBytes(String path, String contentType, byte[] body) {
+    public Answer postBytes(String path, String contentType, byte[] body) {
         return send(request(path).header("Content-Type", contentType).POST(HttpRequest.BodyPublishers.ofByteArray(body)));
     }
 
-    Answer put(String path, JsonStructure body) {
+    public Answer put(String path, JsonStructure body) {
         return send(request(path).header("Content-Type", "application/json")
                 .PUT(HttpRequest.BodyPublishers.ofString(body.toString())));
     }
 
-    Answer post(String path, JsonStructure body) {
+    public Answer post(String path, JsonStructure body) {
         return post(path, body.toString(), null);
     }
 
-    Answer post(String path, String body, String prefer) {
+    public Answer post(String path, String body, String prefer) {
         HttpRequest.Builder builder = request(path).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body));
         if (prefer != null) {
@@ -100,7 +100,7 @@ final class DockyardApi {
      * POST /runtimes failing on purpose at provisioning step {@code failAt} (X-Dockyard-Fail-At),
      * waiting up to {@code waitSeconds} (0: not at all).
      */
-    Answer provisionFailingAt(JsonObject body, String failAt, int waitSeconds) {
+    public Answer provisionFailingAt(JsonObject body, String failAt, int waitSeconds) {
         HttpRequest.Builder builder = request("runtimes").header("Content-Type", "application/json")
                 .header("X-Dockyard-Fail-At", failAt).POST(HttpRequest.BodyPublishers.ofString(body.toString()));
         if (waitSeconds > 0) {
@@ -110,13 +110,13 @@ final class DockyardApi {
     }
 
     /** POST with an {@code Idempotency-Key} (POST /runtimes takes one). */
-    Answer postIdempotent(String path, JsonStructure body, String idempotencyKey) {
+    public Answer postIdempotent(String path, JsonStructure body, String idempotencyKey) {
         return send(request(path).header("Content-Type", "application/json").header("Idempotency-Key", idempotencyKey)
                 .POST(HttpRequest.BodyPublishers.ofString(body.toString())));
     }
 
     /** POST /runtimes and wait (Prefer: wait) for READY or ERROR. */
-    Answer provision(JsonObject body, int waitSeconds) {
+    public Answer provision(JsonObject body, int waitSeconds) {
         return post("runtimes", body.toString(), "wait=" + waitSeconds);
     }
 
@@ -124,7 +124,7 @@ final class DockyardApi {
      * POST /runtimes/{id}/migrate with {@code body} (may be empty), waiting up to {@code waitSeconds}
      * (0: not at all); {@code failAt} is a provisioning step to fail on purpose, or null.
      */
-    Answer migrate(String runtimeId, String body, String failAt, int waitSeconds) {
+    public Answer migrate(String runtimeId, String body, String failAt, int waitSeconds) {
         HttpRequest.Builder builder = request("runtimes/" + runtimeId + "/migrate")
                 .POST(HttpRequest.BodyPublishers.ofString(body));
         if (!body.isEmpty()) {
@@ -139,7 +139,7 @@ final class DockyardApi {
         return send(builder);
     }
 
-    JsonObject act(String runtimeId, JsonObject action) {
+    public JsonObject act(String runtimeId, JsonObject action) {
         Answer answer = post("runtimes/" + runtimeId + "/actions", action);
         if (answer.status() != 200) {
             throw new AssertionError("action failed with " + answer.status() + ": " + answer.body());
@@ -151,7 +151,7 @@ final class DockyardApi {
      * What the runtime's event stream sends within {@code within} (history first, then live
      * events), as raw text; the stream is closed after that time at the latest.
      */
-    String events(String runtimeId, Duration within) {
+    public String events(String runtimeId, Duration within) {
         return stream("runtimes/" + runtimeId + "/events", within);
     }
 
@@ -185,7 +185,7 @@ final class DockyardApi {
     }
 
     /** Follows the event stream at {@code path}: read in the background until closed. */
-    EventFeed follow(String path) {
+    public EventFeed follow(String path) {
         HttpRequest request = request(path).header("Accept", "text/event-stream").GET().build();
         try {
             HttpResponse<InputStream> answer = http.sendAsync(request, HttpResponse.BodyHandlers.ofInputStream())
@@ -206,7 +206,7 @@ final class DockyardApi {
      * Waits until GET /nodes shows {@code node} healthy: a node of a suite's own server (the
      * Kubernetes mock, a remote control plane, an engine) is probed every 2 s once it runs.
      */
-    void awaitHealthyNode(String node, Duration within) {
+    public void awaitHealthyNode(String node, Duration within) {
         Awaitility.await().atMost(within).pollInterval(Duration.ofMillis(250)).until(() -> get("nodes").json()
                 .getJsonArray("nodes").getValuesAs(JsonObject.class).stream()
                 .anyMatch(n -> n.getString("name").equals(node) && n.getBoolean("healthy")));
@@ -233,13 +233,13 @@ final class DockyardApi {
         }
     }
 
-    static JsonObject parse(String text) {
+    public static JsonObject parse(String text) {
         try (var reader = Json.createReader(new StringReader(text))) {
             return reader.readObject();
         }
     }
 
-    static JsonObject run(String command) {
+    public static JsonObject run(String command) {
         return Json.createObjectBuilder().add("action", "run")
                 .add("args", Json.createObjectBuilder().add("command", command)).build();
     }

@@ -1,4 +1,4 @@
-package it.dev.dockyard.e2e;
+package it.dev.dockyard.support;
 
 import io.fabric8.mockwebserver.http.WebSocket;
 import io.fabric8.mockwebserver.http.Response;
@@ -20,7 +20,7 @@ import java.util.concurrent.Executors;
  * {@code docker exec} in the pod's container, speaking the v4.channel.k8s.io protocol: stdin
  * frames (channel 0) in, stdout (1) and stderr (2) out, then the exit as a Status on channel 3.
  */
-final class KubeletExec extends WebSocketListener {
+public final class KubeletExec extends WebSocketListener {
 
     private final String container;
     private final List<String> command;
@@ -36,7 +36,7 @@ final class KubeletExec extends WebSocketListener {
     }
 
     /** For the query of an exec request ({@code command=...&stdin=true}) into {@code container}. */
-    static KubeletExec of(String container, String query) {
+    public static KubeletExec of(String container, String query) {
         List<String> command = new ArrayList<>();
         boolean stdin = false;
         for (String pair : query.split("&")) {

@@ -1,4 +1,4 @@
-package it.dev.dockyard.executor;
+package it.dev.dockyard.support;
 
 import java.io.IOException;
 import java.nio.file.FileVisitResult;
@@ -16,9 +16,9 @@ import java.util.List;
  * run sees another's. Such suites hold {@link #LOCK}: they run one at a time, never beside another
  * writing the same paths.
  */
-final class HostTmp {
+public final class HostTmp {
 
-    static final String LOCK = "host-tmp";
+    public static final String LOCK = "host-tmp";
 
     private static final List<String> PATHS = List.of("/tmp/once.txt", "/tmp/typed.txt", "/tmp/deep",
             "/tmp/evil.txt", "/tmp/outside", "/tmp/marker");
@@ -26,7 +26,7 @@ final class HostTmp {
     private HostTmp() {
     }
 
-    static void clear() {
+    public static void clear() {
         for (String path : PATHS) {
             delete(Path.of(path));
         }

@@ -1,4 +1,4 @@
-package it.dev.dockyard.executor;
+package it.dev.dockyard.support;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;

@@ -1,4 +1,4 @@
-package it.dev.dockyard.e2e;
+package it.dev.dockyard.support;
 
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
@@ -54,9 +54,9 @@ import java.util.stream.Collectors;
  * {@code dev.dockyard.conversation-id}) once their main container started: {@code OOMKilled}
  * kills the container and reports it OOM-killed, as a node does whose container outgrew its limit.
  */
-final class KubeletStandIn implements AutoCloseable {
+public final class KubeletStandIn implements AutoCloseable {
 
-    static final String LABEL = "dev.dockyard.test-kubelet";
+    public static final String LABEL = "dev.dockyard.test-kubelet";
     private static final Logger LOG = Logger.getLogger(KubeletStandIn.class.getName());
 
     /** One pod as run here. */
@@ -71,21 +71,21 @@ final class KubeletStandIn implements AutoCloseable {
     private final Set<String> claims = ConcurrentHashMap.newKeySet();
     private final Map<String, String> faults = new ConcurrentHashMap<>();
 
-    KubeletStandIn(KubernetesClient client, String namespace) {
+    public KubeletStandIn(KubernetesClient client, String namespace) {
         this.client = client;
         this.namespace = namespace;
     }
 
-    void start() {
+    public void start() {
         loop.scheduleWithFixedDelay(this::tick, 0, 200, TimeUnit.MILLISECONDS);
     }
 
-    void failWith(String conversationId, String reason) {
+    public void failWith(String conversationId, String reason) {
         faults.put(conversationId, reason);
     }
 
     /** The Docker container running the pod {@code podName} now, if any. */
-    Optional<String> containerOf(String podName) {
+    public Optional<String> containerOf(String podName) {
         return runs.values().stream().filter(r -> r.name().equals(podName)).map(Run::container).findFirst();
     }
 

@@ -1,4 +1,4 @@
-package it.dev.dockyard.e2e;
+package it.dev.dockyard.support;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -22,34 +22,36 @@ import java.util.Map;
  * suite does; in between the node is unhealthy, which is why the shared server's start waits for
  * its API rather than {@code /health/ready}.
  */
-final class ControlPlaneSettings {
+public final class ControlPlaneSettings {
 
     static final String ADMIN_KEY = System.getProperty("dockyard.admin-key", "it-admin-key-not-a-secret");
     /** The shared control plane's port (19080); the other servers of the run listen at fixed offsets from it. */
     static final int BASE_PORT = Integer.getInteger("dockyard.http-port", 19080);
     /** HighAvailabilityIT's two control planes (services 1000 above each, as for every server here). */
-    static final int HA_PORT = BASE_PORT + 201;
+    public static final int HA_PORT = BASE_PORT + 201;
     /** RemoteNodeIT's second control plane ("B"). */
-    static final int REMOTE1_B_PORT = BASE_PORT + 301;
+    public static final int REMOTE1_B_PORT = BASE_PORT + 301;
     /** RemoteNodeIT's answer-dropping forwarder in front of B: node {@code remote1}'s URL. */
-    static final int REMOTE1_PORT = BASE_PORT + 302;
+    public static final int REMOTE1_PORT = BASE_PORT + 302;
     /** The executor suites' remote node: a second control plane of the run ({@link RemoteNodeFixture}). */
     static final int REMOTE2_PORT = BASE_PORT + 303;
     /** PlacementIT's control plane. */
-    static final int PLACEMENT_PORT = BASE_PORT + 305;
+    public static final int PLACEMENT_PORT = BASE_PORT + 305;
     /** The mock Kubernetes API server's port (KubernetesNodeIT), written into the kubeconfig below. */
-    static final int KUBERNETES_PORT = BASE_PORT + 306;
+    public static final int KUBERNETES_PORT = BASE_PORT + 306;
     /** The disposable control plane, and its node2's forwarder one above. */
     static final int DISPOSABLE_PORT = BASE_PORT + 310;
-    static final String KUBERNETES_NAMESPACE = "dockyard-it";
+    public static final String KUBERNETES_NAMESPACE = "dockyard-it";
     /**
      * The test servers' JIT: C1 only. A server of these tests lives minutes, and C2 compiling its
      * warm-up was half of its boot (measured 2026-11-28, 2 cores: 97 CPU-s to a fresh server's API,
      * 49 with C1 only; idle 4.8 against 2.5 CPU-s a minute), on a run whose wall time is CPU-bound.
      * Production servers keep both compilers (liberty/jvm.options).
      */
-    static final String TEST_JVM = "-XX:TieredStopAtLevel=1";
-    static final String PLAIN_ENGINE = "plain";
+    public static final String TEST_JVM = "-XX:TieredStopAtLevel=1";
+    public static final String PLAIN_ENGINE = "plain";
+    /** The one user besides the admins that node {@code cli1} is open to (CliBackendIT). */
+    public static final String CLI_GRANTED_USER = "it-cli-granted";
 
     private ControlPlaneSettings() {
     }
@@ -90,7 +92,7 @@ final class ControlPlaneSettings {
      * Gives remote node {@code node} of the shared control plane {@code key} (mode 600, replaced
      * whole: never read half-written).
      */
-    static void writeRemoteKey(String node, String key) throws IOException {
+    public static void writeRemoteKey(String node, String key) throws IOException {
         Path file = remoteKeyFile(node);
         Path written = Files.createTempFile(file.getParent(), node, ".tmp",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
@@ -145,7 +147,7 @@ final class ControlPlaneSettings {
         env.put("DOCKYARD_NODE_CLI1_ROOT", cliRoot(instance).toString());
         env.put("DOCKYARD_NODE_CLI1_I_UNDERSTAND_NO_ISOLATION", "true");
         // cli and local nodes are admins only; CliBackendIT's granted user may use cli1
-        env.put("DOCKYARD_NODE_CLI1_ALLOWED_USERS", CliBackendIT.GRANTED_USER);
+        env.put("DOCKYARD_NODE_CLI1_ALLOWED_USERS", CLI_GRANTED_USER);
         // SandboxConfinementIT: node2 declares two GPUs (none exist: created, never run); its engine has
         // no runsc (its own daemon.json), local's has
         env.put("DOCKYARD_NODE_NODE2_DOCKER_HOST", DockerCli.NODE2);

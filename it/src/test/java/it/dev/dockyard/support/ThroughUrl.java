@@ -1,4 +1,4 @@
-package it.dev.dockyard.e2e;
+package it.dev.dockyard.support;
 
 import jakarta.json.JsonObject;
 import java.io.IOException;
@@ -28,7 +28,7 @@ import java.util.stream.Collectors;
  * control plane's proxy to the sandbox's ports, on 127.0.0.1. The session key goes in {@code X-Session-API-Key},
  * as every OpenHands client sends it; a null key sends no such header.
  */
-final class ThroughUrl {
+public final class ThroughUrl {
 
     static final String SESSION_KEY_HEADER = "X-Session-API-Key";
 
@@ -36,7 +36,7 @@ final class ThroughUrl {
             .followRedirects(HttpClient.Redirect.NEVER).connectTimeout(Duration.ofSeconds(5)).build();
 
     /** A body streamed to its end: how many bytes, and their SHA-256 (hex). */
-    record Streamed(int status, long length, String sha256) {
+    public record Streamed(int status, long length, String sha256) {
     }
 
     private ThroughUrl() {
@@ -50,18 +50,18 @@ final class ThroughUrl {
         return builder;
     }
 
-    static HttpResponse<String> get(String target, String sessionKey) {
+    public static HttpResponse<String> get(String target, String sessionKey) {
         return send(request(target, sessionKey).GET());
     }
 
     /** GET with extra headers (e.g. a Cookie, or X-API-Key as the legacy runtime sends along). */
-    static HttpResponse<String> get(String target, String sessionKey, Map<String, String> headers) {
+    public static HttpResponse<String> get(String target, String sessionKey, Map<String, String> headers) {
         HttpRequest.Builder builder = request(target, sessionKey).GET();
         headers.forEach(builder::header);
         return send(builder);
     }
 
-    static HttpResponse<String> post(String target, String sessionKey, JsonObject body) {
+    public static HttpResponse<String> post(String target, String sessionKey, JsonObject body) {
         return send(request(target, sessionKey).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body.toString())));
     }
@@ -78,7 +78,7 @@ final class ThroughUrl {
     }
 
     /** GET, reading the body as a stream into a digest (never holding it whole). */
-    static Streamed stream(String target, String sessionKey) {
+    public static Streamed stream(String target, String sessionKey) {
         try {
             HttpResponse<InputStream> response = HTTP.send(request(target, sessionKey).timeout(Duration.ofSeconds(90))
                     .GET().build(), HttpResponse.BodyHandlers.ofInputStream());
@@ -103,18 +103,18 @@ final class ThroughUrl {
     }
 
     /** The cookies a response sets, as one Cookie request header value ("a=1; b=2"), or "" when none. */
-    static String cookies(HttpResponse<?> response) {
+    public static String cookies(HttpResponse<?> response) {
         List<String> setCookies = response.headers().allValues("Set-Cookie");
         return setCookies.stream().map(c -> c.split(";", 2)[0].strip()).collect(Collectors.joining("; "));
     }
 
     /** {@code http://host:port/path} as {@code ws://host:port/path}. */
-    static String webSocketUrl(String httpUrl) {
+    public static String webSocketUrl(String httpUrl) {
         return httpUrl.replaceFirst("^http", "ws");
     }
 
     /** A WebSocket client: whole text messages received go into a queue. */
-    static final class Socket implements WebSocket.Listener {
+    public static final class Socket implements WebSocket.Listener {
 
         final BlockingQueue<String> received = new LinkedBlockingQueue<>();
         final CompletableFuture<Integer> closed = new CompletableFuture<>();
@@ -122,7 +122,7 @@ final class ThroughUrl {
         WebSocket socket;
 
         /** Opens a WebSocket to {@code target} with the session key header (none when null); fails if refused. */
-        static Socket open(String target, String sessionKey) throws InterruptedException, ExecutionException,
+        public static Socket open(String target, String sessionKey) throws InterruptedException, ExecutionException,
                 TimeoutException {
             Socket listener = new Socket();
             WebSocket.Builder builder = HttpClient.newHttpClient().newWebSocketBuilder()
@@ -157,7 +157,7 @@ final class ThroughUrl {
         }
 
         /** The next whole text message, waiting at most 20 s; fails when none comes. */
-        String next() throws InterruptedException {
+        public String next() throws InterruptedException {
             String message = received.poll(20, TimeUnit.SECONDS);
             if (message == null) {
                 throw new AssertionError("no WebSocket message within 20 s");
@@ -165,12 +165,12 @@ final class ThroughUrl {
             return message;
         }
 
-        void send(String text) throws InterruptedException, ExecutionException, TimeoutException {
+        public void send(String text) throws InterruptedException, ExecutionException, TimeoutException {
             socket.sendText(text, true).get(20, TimeUnit.SECONDS);
         }
 
         /** Sends a normal close and waits (at most 20 s) for the peer's close; the peer's status code. */
-        int close() throws InterruptedException, ExecutionException, TimeoutException {
+        public int close() throws InterruptedException, ExecutionException, TimeoutException {
             socket.sendClose(WebSocket.NORMAL_CLOSURE, "bye").get(20, TimeUnit.SECONDS);
             return closed.get(20, TimeUnit.SECONDS);
         }

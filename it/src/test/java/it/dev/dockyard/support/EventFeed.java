@@ -1,4 +1,4 @@
-package it.dev.dockyard.e2e;
+package it.dev.dockyard.support;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,7 +13,7 @@ import org.awaitility.Awaitility;
  * An event stream read in the background while a test acts: the test waits for what it expects
  * ({@link #await}) instead of reading for a fixed time, and closes the stream when done.
  */
-final class EventFeed implements AutoCloseable {
+public final class EventFeed implements AutoCloseable {
 
     private final InputStream body;
     private final StringBuffer text = new StringBuffer();
@@ -44,7 +44,7 @@ final class EventFeed implements AutoCloseable {
     }
 
     /** Waits until what came satisfies {@code condition}; what came by then. */
-    String await(Predicate<String> condition, Duration within) {
+    public String await(Predicate<String> condition, Duration within) {
         Awaitility.await().atMost(within).pollInterval(Duration.ofMillis(50)).until(() -> condition.test(text()));
         return text();
     }

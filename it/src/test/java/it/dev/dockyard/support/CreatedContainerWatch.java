@@ -1,4 +1,4 @@
-package it.dev.dockyard.e2e;
+package it.dev.dockyard.support;
 
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
@@ -25,7 +25,7 @@ import java.util.regex.Pattern;
  * created with a label and inspects it the moment it exists: for a container the control plane
  * creates and, when the engine cannot start it (GPUs on a host with none), removes again.
  */
-final class CreatedContainerWatch implements AutoCloseable {
+public final class CreatedContainerWatch implements AutoCloseable {
 
     private static final Pattern ID = Pattern.compile("\"id\":\"([0-9a-f]{64})\"");
 
@@ -44,7 +44,7 @@ final class CreatedContainerWatch implements AutoCloseable {
     }
 
     /** Starts watching; the stream is subscribed when this returns. */
-    static CreatedContainerWatch on(Path socket, String label) {
+    public static CreatedContainerWatch on(Path socket, String label) {
         try {
             return new CreatedContainerWatch(socket, label);
         } catch (IOException e) {
@@ -53,7 +53,7 @@ final class CreatedContainerWatch implements AutoCloseable {
     }
 
     /** The inspection of the first container created with the label, taken as soon as it was created. */
-    JsonObject awaitInspection(Duration within) {
+    public JsonObject awaitInspection(Duration within) {
         try {
             return inspected.get(within.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {

@@ -1,4 +1,4 @@
-package it.dev.dockyard.e2e;
+package it.dev.dockyard.support;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -20,20 +20,20 @@ import java.util.stream.Stream;
  * {@code /srv/server.py} (test resource {@code runtime-api/foreign/server.py}), with no Dockyard label, so that
  * {@code /start} runs the command it is given. No RUN step: the build needs no network.
  */
-final class ForeignImage {
+public final class ForeignImage {
 
     static final String BASE = "dockyard/sandbox-base:bookworm";
     static final String REPOSITORY = "dockyard/it-foreign";
     /** The command that serves the image's ports, as a list (exec'd directly). */
-    static final List<String> COMMAND = List.of("python3", "/srv/server.py");
+    public static final List<String> COMMAND = List.of("python3", "/srv/server.py");
     /** What {@code GET /big} answers: 10 MiB, byte i = (i * 31 + 7) % 251. */
-    static final int BIG_SIZE = 10 * 1024 * 1024;
+    public static final int BIG_SIZE = 10 * 1024 * 1024;
 
     private ForeignImage() {
     }
 
     /** Builds {@code dockyard/it-foreign:<random>}; its tag. Remove it with {@link #remove}. */
-    static String build() {
+    public static String build() {
         return build("foreign");
     }
 
@@ -41,7 +41,7 @@ final class ForeignImage {
      * Builds the image of test resource {@code runtime-api/<server>/server.py} ({@code foreign}: the
      * services of the proxy tests; {@code dormant}: a server of the deferred-init contract).
      */
-    static String build(String server) {
+    public static String build(String server) {
         String tag = REPOSITORY + ":" + server + "-" + UUID.randomUUID().toString().substring(0, 12);
         Path dir = null;
         try {
@@ -70,7 +70,7 @@ final class ForeignImage {
     }
 
     /** Removes the image (and fails if it is still there afterwards). */
-    static void remove(String tag) {
+    public static void remove(String tag) {
         if (tag == null) {
             return;
         }
@@ -79,7 +79,7 @@ final class ForeignImage {
     }
 
     /** SHA-256 (hex) of what {@code GET /big} answers. */
-    static String bigSha256() {
+    public static String bigSha256() {
         try {
             MessageDigest digest = MessageDigest.getInstance("SHA-256");
             byte[] block = new byte[251 * 256];

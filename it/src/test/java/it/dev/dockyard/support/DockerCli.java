@@ -1,4 +1,4 @@
-package it.dev.dockyard.e2e;
+package it.dev.dockyard.support;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -8,18 +8,18 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** The real engine, seen through the docker CLI, as an operator would look at it. */
-final class DockerCli {
+public final class DockerCli {
 
     /** The second engine (backend node "node2") that docker/ensure-extra-engine.sh starts for the tests. */
-    static final String NODE2 = "unix:///var/run/dockyard-node2.sock";
+    public static final String NODE2 = "unix:///var/run/dockyard-node2.sock";
 
-    record Result(int exitCode, String output) {
+    public record Result(int exitCode, String output) {
     }
 
     private DockerCli() {
     }
 
-    static Result run(String... args) {
+    public static Result run(String... args) {
         String[] command = new String[args.length + 1];
         command[0] = "docker";
         System.arraycopy(args, 0, command, 1, args.length);
@@ -40,7 +40,7 @@ final class DockerCli {
     }
 
     /** Runs a docker command that must succeed; its output. */
-    static String ok(String... args) {
+    public static String ok(String... args) {
         Result result = run(args);
         if (result.exitCode() != 0) {
             throw new AssertionError("docker " + String.join(" ", args) + " failed: " + result.output());
@@ -49,25 +49,25 @@ final class DockerCli {
     }
 
     /** Names of all containers, running or not, carrying a label (key=value). */
-    static List<String> containersLabelled(String label) {
+    public static List<String> containersLabelled(String label) {
         String out = ok("ps", "-a", "--filter", "label=" + label, "--format", "{{.Names}}");
         return out.isBlank() ? List.of() : List.of(out.split("\n"));
     }
 
     /** Names of all volumes carrying a label (key=value). */
-    static List<String> volumesLabelled(String label) {
+    public static List<String> volumesLabelled(String label) {
         String out = ok("volume", "ls", "-q", "--filter", "label=" + label);
         return out.isBlank() ? List.of() : List.of(out.split("\n"));
     }
 
     /** The same, on the engine at {@code host}. */
-    static List<String> containersLabelledOn(String host, String label) {
+    public static List<String> containersLabelledOn(String host, String label) {
         String out = ok("-H", host, "ps", "-a", "--filter", "label=" + label, "--format", "{{.Names}}");
         return out.isBlank() ? List.of() : List.of(out.split("\n"));
     }
 
     /** Removes every image tagged in {@code repository} (the tests' own runtime image repository). */
-    static void removeRepository(String repository) {
+    public static void removeRepository(String repository) {
         String tags = ok("images", repository, "--format", "{{.Repository}}:{{.Tag}}");
         List<String> rmi = new ArrayList<>(List.of("rmi", "-f"));
         tags.lines().filter(t -> !t.isBlank()).forEach(rmi::add);
@@ -76,7 +76,7 @@ final class DockerCli {
         }
     }
 
-    static String inspect(String container, String format) {
+    public static String inspect(String container, String format) {
         Result result = run("inspect", "--format", format, container);
         if (result.exitCode() != 0) {
             throw new AssertionError("docker inspect " + container + ": " + result.output());

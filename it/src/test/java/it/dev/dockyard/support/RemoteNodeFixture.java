@@ -1,4 +1,4 @@
-package it.dev.dockyard.e2e;
+package it.dev.dockyard.support;
 
 import jakarta.json.Json;
 import jakarta.json.JsonValue;

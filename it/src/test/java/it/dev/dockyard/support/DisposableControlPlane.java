@@ -1,4 +1,4 @@
-package it.dev.dockyard.e2e;
+package it.dev.dockyard.support;
 
 import java.nio.file.Path;
 import java.util.Map;
@@ -42,28 +42,28 @@ public final class DisposableControlPlane {
     }
 
     /** The server (running once {@link Lifecycle} ran for the suite). */
-    static ControlPlane server() {
+    public static ControlPlane server() {
         return SERVER;
     }
 
-    static DockyardApi api() {
+    public static DockyardApi api() {
         return SERVER.admin();
     }
 
-    static Path serverLog() {
+    public static Path serverLog() {
         return SERVER.log();
     }
 
     /** The forwarder its node2 is reached through: HealthIT closes it; whoever closes it reopens it. */
-    static EngineForwarder node2() {
+    public static EngineForwarder node2() {
         return node2;
     }
 
-    static void node2(EngineForwarder reopened) {
+    public static void node2(EngineForwarder reopened) {
         node2 = reopened;
     }
 
-    static Path localRoot() {
+    public static Path localRoot() {
         return ControlPlaneSettings.localRoot(INSTANCE);
     }
 

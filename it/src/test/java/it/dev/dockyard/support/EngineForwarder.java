@@ -1,4 +1,4 @@
-package it.dev.dockyard.e2e;
+package it.dev.dockyard.support;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -18,7 +18,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * it reaches the engine while it runs; once {@link #close()}d, the node's engine is gone for the
  * control plane (connections refused), while the engine itself and its containers are untouched.
  */
-final class EngineForwarder implements AutoCloseable {
+public final class EngineForwarder implements AutoCloseable {
 
     private final Path socket;
     private final ServerSocketChannel server;
@@ -34,7 +34,7 @@ final class EngineForwarder implements AutoCloseable {
         acceptor.start();
     }
 
-    static EngineForwarder to(Path socket) throws IOException {
+    public static EngineForwarder to(Path socket) throws IOException {
         return new EngineForwarder(socket, 0);
     }
 
@@ -44,17 +44,17 @@ final class EngineForwarder implements AutoCloseable {
     }
 
     /** A closed forwarder's engine back: a new forwarder on the same port (HealthIT). */
-    EngineForwarder reopen(int port) throws IOException {
+    public EngineForwarder reopen(int port) throws IOException {
         return new EngineForwarder(socket, port);
     }
 
     /** The port it listens on. */
-    int port() throws IOException {
+    public int port() throws IOException {
         return ((InetSocketAddress) server.getLocalAddress()).getPort();
     }
 
     /** The Docker host to configure: {@code tcp://127.0.0.1:<port>}. */
-    String dockerHost() throws IOException {
+    public String dockerHost() throws IOException {
         return "tcp://127.0.0.1:" + ((InetSocketAddress) server.getLocalAddress()).getPort();
     }
 

@@ -1,4 +1,4 @@
-package it.dev.dockyard.e2e;
+package it.dev.dockyard.support;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -19,22 +19,22 @@ import java.util.concurrent.CompletableFuture;
  * bodies larger than the server reads. The body is written on another thread while the answer is
  * read, so a server that answers 413 and stops reading does not stall the test.
  */
-final class RawHttp {
+public final class RawHttp {
 
-    record Answer(int status, Map<String, String> headers, String body) {
-        String contentType() {
+    public record Answer(int status, Map<String, String> headers, String body) {
+        public String contentType() {
             return headers.getOrDefault("content-type", "");
         }
     }
 
     private final int port;
 
-    RawHttp(int port) {
+    public RawHttp(int port) {
         this.port = port;
     }
 
     /** Sends {@code head} (request line and headers, CRLF-terminated, without the blank line) and {@code body}. */
-    Answer send(String head, byte[] body) {
+    public Answer send(String head, byte[] body) {
         try (Socket socket = new Socket("127.0.0.1", port)) {
             socket.setSoTimeout(30_000);
             OutputStream out = socket.getOutputStream();

@@ -1,4 +1,4 @@
-package it.dev.dockyard.e2e;
+package it.dev.dockyard.support;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -21,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * engine; started, stopped and killed by its own pid. The shared one ({@link ControlPlaneServer}),
  * the disposable one and those a suite starts for itself (RemoteNodeIT's, PlacementIT's) are each one.
  */
-final class ControlPlane {
+public final class ControlPlane {
 
     /**
      * The lock of suites that boot control planes of their own for their whole class
@@ -31,7 +31,7 @@ final class ControlPlane {
      * control plane is one boot and a restart, which remote1's 300 s disconnected grace leaves room
      * for: it runs beside anything.)
      */
-    static final String OWN_SERVERS = "control-planes-of-their-own";
+    public static final String OWN_SERVERS = "control-planes-of-their-own";
 
     private static final String ADMIN_KEY = ControlPlaneSettings.ADMIN_KEY;
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
@@ -42,12 +42,12 @@ final class ControlPlane {
     private final Path output;
     private final boolean nodesComeAndGo;
 
-    ControlPlane(String instance, int port) {
+    public ControlPlane(String instance, int port) {
         this(instance, port, Map.of());
     }
 
     /** One with {@code settings} (environment variables, i.e. MP Config) over its usual ones. */
-    ControlPlane(String instance, int port, Map<String, String> settings) {
+    public ControlPlane(String instance, int port, Map<String, String> settings) {
         this(instance, port, settings, Path.of(System.getProperty("dockyard.server-output"))
                 .resolveSibling("second-output-" + instance), false);
     }
@@ -57,7 +57,7 @@ final class ControlPlane {
      * has nodes of suites that are not always running (the shared one), so its start waits for its
      * API, not for {@code /health/ready}.
      */
-    ControlPlane(String instance, int port, Map<String, String> settings, Path output, boolean nodesComeAndGo) {
+    public ControlPlane(String instance, int port, Map<String, String> settings, Path output, boolean nodesComeAndGo) {
         this.instance = instance;
         this.port = port;
         this.settings = Map.copyOf(settings);
@@ -65,23 +65,23 @@ final class ControlPlane {
         this.nodesComeAndGo = nodesComeAndGo;
     }
 
-    String instance() {
+    public String instance() {
         return instance;
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
-    String url() {
+    public String url() {
         return "http://127.0.0.1:" + port;
     }
 
-    DockyardApi admin() {
+    public DockyardApi admin() {
         return new DockyardApi(url(), ADMIN_KEY);
     }
 
-    Path output() {
+    public Path output() {
         return output;
     }
 
@@ -89,13 +89,13 @@ final class ControlPlane {
         return output.resolve("dockyard/logs/messages.log");
     }
 
-    Optional<Long> pid() throws IOException {
+    public Optional<Long> pid() throws IOException {
         Path pid = output().resolve(".pid/dockyard.pid");
         return Files.exists(pid) ? Optional.of(Long.parseLong(Files.readString(pid).strip())) : Optional.empty();
     }
 
     /** A fresh one: its output directory (and database) of an earlier run removed first. */
-    void startFresh() throws Exception {
+    public void startFresh() throws Exception {
         new ProcessBuilder("rm", "-rf", output().toString()).start().waitFor(60, TimeUnit.SECONDS);
         // the server's own: a local node's sandbox user reads nothing of it (LocalBackendIT), as when
         // Liberty makes the directory itself
@@ -105,7 +105,7 @@ final class ControlPlane {
     }
 
     /** Starts it (again, with its database as it was) and waits until it is ready ({@link #await}). */
-    void start() throws Exception {
+    public void start() throws Exception {
         ProcessBuilder builder = new ProcessBuilder(System.getProperty("dockyard.wlp") + "/bin/server", "start",
                 "dockyard").redirectErrorStream(true);
         Map<String, String> env = builder.environment();
@@ -151,7 +151,7 @@ final class ControlPlane {
     }
 
     /** SIGKILL: no shutdown hook, no transaction completes, nothing is cleaned up. */
-    void killNine() throws Exception {
+    public void killNine() throws Exception {
         ProcessHandle server = ProcessHandle.of(pid().orElseThrow(() -> new AssertionError(instance + " has no pid")))
                 .orElseThrow(() -> new AssertionError(instance + " is not running"));
         server.destroyForcibly();
@@ -159,7 +159,7 @@ final class ControlPlane {
     }
 
     /** Stops it gracefully; one that will not stop is killed by its own pid. */
-    void stop() throws Exception {
+    public void stop() throws Exception {
         ProcessBuilder stop = new ProcessBuilder(System.getProperty("dockyard.wlp") + "/bin/server", "stop",
                 "dockyard").redirectErrorStream(true);
         stop.environment().put("WLP_OUTPUT_DIR", output().toString());

@@ -1,4 +1,4 @@
-package it.dev.dockyard.executor;
+package it.dev.dockyard.support;
 
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
@@ -21,15 +21,15 @@ import java.util.concurrent.TimeUnit;
  * A real sandbox container started by the test (not by the control plane, so it carries no
  * Dockyard labels), with a known session key, and a client for its executor on 127.0.0.1.
  */
-final class Sandbox implements AutoCloseable {
+public final class Sandbox implements AutoCloseable {
 
-    static final String IMAGE = "dockyard/sandbox:latest";
+    public static final String IMAGE = "dockyard/sandbox:latest";
 
     final String name;
-    final String key;
-    final URI executor;
+    public final String key;
+    public final URI executor;
     /** Where the runtime's workspace is: /workspace in a container, a directory of its own on a host. */
-    final String workspace;
+    public final String workspace;
     private final AutoCloseable remover;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
@@ -59,11 +59,11 @@ final class Sandbox implements AutoCloseable {
         return sandbox;
     }
 
-    static Sandbox start(String... extraDockerArgs) {
+    public static Sandbox start(String... extraDockerArgs) {
         return startImage(IMAGE, extraDockerArgs);
     }
 
-    static Sandbox startImage(String image, String... extraDockerArgs) {
+    public static Sandbox startImage(String image, String... extraDockerArgs) {
         String name = "dockyard-it-sandbox-" + UUID.randomUUID().toString().substring(0, 8);
         String key = UUID.randomUUID().toString();
         List<String> args = new ArrayList<>(List.of("run", "-d", "--rm", "--name", name, "--init", "--memory", "1g",
@@ -96,16 +96,16 @@ final class Sandbox implements AutoCloseable {
 
     // ------------------------------------------------------------------ protocol
 
-    static JsonObject action(String type, JsonObjectBuilder args) {
+    public static JsonObject action(String type, JsonObjectBuilder args) {
         return Json.createObjectBuilder().add("action", type).add("args", args).build();
     }
 
-    static JsonObjectBuilder args() {
+    public static JsonObjectBuilder args() {
         return Json.createObjectBuilder();
     }
 
     /** POST /execute_action; fails the test unless the executor answers 200. */
-    JsonObject execute(JsonObject action) {
+    public JsonObject execute(JsonObject action) {
         HttpResponse<String> answer = executeRaw(action, null);
         if (answer.statusCode() != 200) {
             throw new AssertionError("execute_action answered " + answer.statusCode() + ": " + answer.body());
@@ -113,7 +113,7 @@ final class Sandbox implements AutoCloseable {
         return json(answer.body());
     }
 
-    HttpResponse<String> executeRaw(JsonObject action, String requestId) {
+    public HttpResponse<String> executeRaw(JsonObject action, String requestId) {
         HttpRequest.Builder builder = request("execute_action").header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(Json.createObjectBuilder().add("action", action).build()
                         .toString()));
@@ -123,27 +123,27 @@ final class Sandbox implements AutoCloseable {
         return send(builder);
     }
 
-    JsonObject run(String command) {
+    public JsonObject run(String command) {
         return execute(action("run", args().add("command", command)));
     }
 
-    JsonObject run(String command, double timeout, boolean blocking) {
+    public JsonObject run(String command, double timeout, boolean blocking) {
         return execute(Json.createObjectBuilder().add("action", "run").add("timeout", timeout)
                 .add("args", args().add("command", command).add("blocking", blocking)).build());
     }
 
-    JsonObject input(String text) {
+    public JsonObject input(String text) {
         return execute(action("run", args().add("command", text).add("is_input", true)));
     }
 
     /** POST /configure (the control plane's push of configuration after ready). */
-    HttpResponse<String> configure(JsonObject body) {
+    public HttpResponse<String> configure(JsonObject body) {
         return send(request("configure").header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body.toString())));
     }
 
     /** Brings the shell back to an idle prompt in /workspace, whatever the last test left running. */
-    void reset() {
+    public void reset() {
         JsonObject probe = run("cd " + workspace);
         if (exitCode(probe) != 0) {
             input("C-c");
@@ -151,12 +151,12 @@ final class Sandbox implements AutoCloseable {
         }
     }
 
-    HttpRequest.Builder request(String path) {
+    public HttpRequest.Builder request(String path) {
         return HttpRequest.newBuilder(executor.resolve(path)).header("X-Session-API-Key", key)
                 .timeout(Duration.ofSeconds(300));
     }
 
-    HttpResponse<String> send(HttpRequest.Builder builder) {
+    public HttpResponse<String> send(HttpRequest.Builder builder) {
         try {
             return http.send(builder.build(), HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
@@ -167,7 +167,7 @@ final class Sandbox implements AutoCloseable {
         }
     }
 
-    HttpResponse<byte[]> sendForBytes(HttpRequest.Builder builder) {
+    public HttpResponse<byte[]> sendForBytes(HttpRequest.Builder builder) {
         try {
             return http.send(builder.build(), HttpResponse.BodyHandlers.ofByteArray());
         } catch (IOException e) {
@@ -178,21 +178,21 @@ final class Sandbox implements AutoCloseable {
         }
     }
 
-    static JsonObject json(String text) {
+    public static JsonObject json(String text) {
         try (var reader = Json.createReader(new StringReader(text))) {
             return reader.readObject();
         }
     }
 
-    static JsonObject metadata(JsonObject observation) {
+    public static JsonObject metadata(JsonObject observation) {
         return observation.getJsonObject("extras").getJsonObject("metadata");
     }
 
-    static int exitCode(JsonObject observation) {
+    public static int exitCode(JsonObject observation) {
         return metadata(observation).getInt("exit_code");
     }
 
-    static String suffix(JsonObject observation) {
+    public static String suffix(JsonObject observation) {
         return metadata(observation).getString("suffix");
     }
 
@@ -214,7 +214,7 @@ final class Sandbox implements AutoCloseable {
         }
     }
 
-    static void sleep(long millis) {
+    public static void sleep(long millis) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {

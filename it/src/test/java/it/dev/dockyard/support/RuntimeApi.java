@@ -1,4 +1,4 @@
-package it.dev.dockyard.e2e;
+package it.dev.dockyard.support;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -34,15 +34,15 @@ import java.util.stream.Collectors;
  * what OpenHands' clients send: header {@code X-API-Key} (a Dockyard user's key) on every call, JSON bodies.
  * Answers are {@link DockyardApi.Answer}s, so a test can look at the status, the body and the headers.
  */
-final class RuntimeApi {
+public final class RuntimeApi {
 
     /** The control plane's base URL; runtime urls are {@code {BASE_URL}/{runtime_id}}. */
-    static final String BASE_URL = System.getProperty("dockyard.url", "http://127.0.0.1:19080");
+    public static final String BASE_URL = System.getProperty("dockyard.url", "http://127.0.0.1:19080");
     /** Where runtimes' service URLs are: the same host, the services' own port (dockyard.proxy.port). */
-    static final String SERVICES_URL = BASE_URL.replaceFirst(":[0-9]+$", ":" + System.getProperty("dockyard.proxy-port",
+    public static final String SERVICES_URL = BASE_URL.replaceFirst(":[0-9]+$", ":" + System.getProperty("dockyard.proxy-port",
             "19081"));
     /** How long a runtime may take to start, resume or stop before a test gives up. */
-    static final Duration LIMIT = Duration.ofSeconds(120);
+    public static final Duration LIMIT = Duration.ofSeconds(120);
     /** Statuses and pod statuses the contract allows (lower case, as OpenHands compares them). */
     static final Set<String> STATUSES = Set.of("starting", "running", "paused", "stopped", "error");
     static final Set<String> POD_STATUSES = Set.of("pending", "running", "ready", "not found", "failed", "unknown",
@@ -53,7 +53,7 @@ final class RuntimeApi {
     private static final String BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
     /** A Dockyard user made for one test: its id, its API key, and clients of both APIs with that key. */
-    record User(String userId, String apiKey, RuntimeApi runtimes, DockyardApi dockyard) {
+    public record User(String userId, String apiKey, RuntimeApi runtimes, DockyardApi dockyard) {
     }
 
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -61,7 +61,7 @@ final class RuntimeApi {
     private final String key;
 
     /** A client sending {@code key} as X-API-Key, or no such header when {@code key} is null. */
-    RuntimeApi(String key) {
+    public RuntimeApi(String key) {
         this.key = key;
     }
 
@@ -70,7 +70,7 @@ final class RuntimeApi {
     }
 
     /** A new Dockyard user (created by the admin with POST /api/v1/users), with its own key. */
-    static User newUser(String prefix) {
+    public static User newUser(String prefix) {
         String userId = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
         DockyardApi.Answer created = ADMIN.post("users", Json.createObjectBuilder().add("userId", userId)
                 .add("role", "user").build());
@@ -80,14 +80,14 @@ final class RuntimeApi {
     }
 
     /** Sets a user's maximum number of live runtimes, as TenancyIT does (PUT /api/v1/users/{id}/quota). */
-    static void setMaxRuntimes(String userId, int maxRuntimes) {
+    public static void setMaxRuntimes(String userId, int maxRuntimes) {
         DockyardApi.Answer set = ADMIN.put("users/" + userId + "/quota", Json.createObjectBuilder()
                 .add("maxRuntimes", maxRuntimes).build());
         assertEquals(200, set.status(), set.body());
     }
 
     /** A session id as the app server makes them ({@code base62.encodebytes(os.urandom(16))}, ~22 characters). */
-    static String appServerSessionId() {
+    public static String appServerSessionId() {
         StringBuilder id = new StringBuilder();
         for (int i = 0; i < 22; i++) {
             id.append(BASE62.charAt(RANDOM.nextInt(BASE62.length())));
@@ -97,55 +97,55 @@ final class RuntimeApi {
 
     // ------------------------------------------------------------------ the endpoints
 
-    DockyardApi.Answer start(JsonObject body) {
+    public DockyardApi.Answer start(JsonObject body) {
         return post("/start", body);
     }
 
-    DockyardApi.Answer session(String sessionId) {
+    public DockyardApi.Answer session(String sessionId) {
         return get("/sessions/" + encode(sessionId));
     }
 
     /** GET /sessions/batch with the ids as a repeated query parameter, as the app server sends them. */
-    DockyardApi.Answer batch(String... sessionIds) {
+    public DockyardApi.Answer batch(String... sessionIds) {
         return get("/sessions/batch?" + Arrays.stream(sessionIds).map(id -> "ids=" + encode(id))
                 .collect(Collectors.joining("&")));
     }
 
-    DockyardApi.Answer list() {
+    public DockyardApi.Answer list() {
         return get("/list");
     }
 
-    DockyardApi.Answer runtime(String runtimeId) {
+    public DockyardApi.Answer runtime(String runtimeId) {
         return get("/runtime/" + encode(runtimeId));
     }
 
-    DockyardApi.Answer pause(String runtimeId) {
+    public DockyardApi.Answer pause(String runtimeId) {
         return post("/pause", Json.createObjectBuilder().add("runtime_id", runtimeId).build());
     }
 
-    DockyardApi.Answer resume(String runtimeId) {
+    public DockyardApi.Answer resume(String runtimeId) {
         return post("/resume", Json.createObjectBuilder().add("runtime_id", runtimeId).build());
     }
 
-    DockyardApi.Answer stop(String runtimeId) {
+    public DockyardApi.Answer stop(String runtimeId) {
         return post("/stop", Json.createObjectBuilder().add("runtime_id", runtimeId).build());
     }
 
-    DockyardApi.Answer get(String pathAndQuery) {
+    public DockyardApi.Answer get(String pathAndQuery) {
         return send(request(pathAndQuery).GET());
     }
 
-    DockyardApi.Answer post(String path, JsonStructure body) {
+    public DockyardApi.Answer post(String path, JsonStructure body) {
         return post(path, body.toString());
     }
 
     /** POST a multipart/form-data body built by the caller. */
-    DockyardApi.Answer postMultipart(String path, String contentType, byte[] body) {
+    public DockyardApi.Answer postMultipart(String path, String contentType, byte[] body) {
         return send(request(path).header("Content-Type", contentType).POST(HttpRequest.BodyPublishers.ofByteArray(body)));
     }
 
     /** POST with a raw body (which need not be valid JSON), as application/json. */
-    DockyardApi.Answer post(String path, String body) {
+    public DockyardApi.Answer post(String path, String body) {
         return send(request(path).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body)));
     }
@@ -153,7 +153,7 @@ final class RuntimeApi {
     // ------------------------------------------------------------------ conveniences with assertions
 
     /** POST /start, which must answer 200 with a runtime object; that object. */
-    JsonObject started(JsonObject body) {
+    public JsonObject started(JsonObject body) {
         DockyardApi.Answer answer = start(body);
         assertEquals(200, answer.status(), answer.body());
         JsonObject runtime = answer.json();
@@ -162,7 +162,7 @@ final class RuntimeApi {
     }
 
     /** The runtime object GET /sessions/{id} answers (which must be 200). */
-    JsonObject sessionObject(String sessionId) {
+    public JsonObject sessionObject(String sessionId) {
         DockyardApi.Answer answer = session(sessionId);
         assertEquals(200, answer.status(), answer.body());
         JsonObject runtime = answer.json();
@@ -171,7 +171,7 @@ final class RuntimeApi {
     }
 
     /** GET /list's {@code runtimes}, after checking its shape ({"runtimes": [...], "total": n}). */
-    List<JsonObject> listed() {
+    public List<JsonObject> listed() {
         DockyardApi.Answer answer = list();
         assertEquals(200, answer.status(), answer.body());
         JsonObject body = answer.json();
@@ -187,7 +187,7 @@ final class RuntimeApi {
      * and on a status outside the contract's vocabulary. The list of (status, pod_status) pairs seen goes into
      * {@code seen} when it is not null.
      */
-    JsonObject awaitSession(String sessionId, String status, String podStatus, Duration interval,
+    public JsonObject awaitSession(String sessionId, String status, String podStatus, Duration interval,
             List<String> seen) {
         long deadline = System.nanoTime() + LIMIT.toNanos();
         List<String> observed = seen != null ? seen : new ArrayList<>();
@@ -214,7 +214,7 @@ final class RuntimeApi {
     }
 
     /** Polls until the session's runtime is running with pod_status ready (every 500 ms, bounded). */
-    JsonObject awaitRunning(String sessionId) {
+    public JsonObject awaitRunning(String sessionId) {
         return awaitSession(sessionId, "running", "ready", Duration.ofMillis(500), null);
     }
 
@@ -222,7 +222,7 @@ final class RuntimeApi {
      * Best-effort clean-up of a runtime a test started: POST /stop with the owner's key, then DELETE it through
      * Dockyard's own API, also with the owner's key (so that nothing is left even if /stop misbehaves).
      */
-    static void cleanUp(User owner, String runtimeId) {
+    public static void cleanUp(User owner, String runtimeId) {
         if (runtimeId == null) {
             return;
         }
@@ -247,7 +247,7 @@ final class RuntimeApi {
      * session_api_key, lower-case status and pod_status strings, restart_count, restart_reasons, work_hosts
      * {"{url}/work-1": 12000, "{url}/work-2": 12001}, image.
      */
-    static void assertRuntimeObject(JsonObject runtime) {
+    public static void assertRuntimeObject(JsonObject runtime) {
         String text = runtime.toString();
         String runtimeId = runtime.getString("runtime_id");
         assertFalse(runtimeId.isBlank(), text);
@@ -266,7 +266,7 @@ final class RuntimeApi {
     }
 
     /** A JSON array answer (GET /sessions/batch answers a bare array). */
-    static JsonArray array(String body) {
+    public static JsonArray array(String body) {
         try (var reader = Json.createReader(new StringReader(body))) {
             JsonValue value = reader.readValue();
             assertEquals(JsonValue.ValueType.ARRAY, value.getValueType(), "a bare JSON array: " + body);
@@ -275,7 +275,7 @@ final class RuntimeApi {
     }
 
     /** An error answer: JSON (problem+json) with a non-blank {@code detail}; that detail. */
-    static String detail(DockyardApi.Answer answer) {
+    public static String detail(DockyardApi.Answer answer) {
         assertTrue(answer.contentType().contains("json"), answer.status() + " " + answer.contentType() + ": "
                 + answer.body());
         String detail = answer.json().getString("detail", "");
@@ -285,11 +285,11 @@ final class RuntimeApi {
 
     // ------------------------------------------------------------------ plumbing
 
-    static String encode(String value) {
+    public static String encode(String value) {
         return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20");
     }
 
-    static void sleep(Duration duration) {
+    public static void sleep(Duration duration) {
         try {
             Thread.sleep(duration.toMillis());
         } catch (InterruptedException e) {

@@ -1,4 +1,4 @@
-package it.dev.dockyard.e2e;
+package it.dev.dockyard.support;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * (the server carried the request out; the client never hears of it). Closing the forwarder makes
  * the server unreachable through it; the server itself is untouched.
  */
-final class AnswerDroppingForwarder implements AutoCloseable {
+public final class AnswerDroppingForwarder implements AutoCloseable {
 
     private final int targetPort;
     private final ServerSocketChannel server;
@@ -29,7 +29,7 @@ final class AnswerDroppingForwarder implements AutoCloseable {
     private volatile String armedPrefix;
     private final Thread acceptor;
 
-    AnswerDroppingForwarder(int port, int targetPort) throws IOException {
+    public AnswerDroppingForwarder(int port, int targetPort) throws IOException {
         this.targetPort = targetPort;
         this.server = ServerSocketChannel.open();
         server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
@@ -43,12 +43,12 @@ final class AnswerDroppingForwarder implements AutoCloseable {
     }
 
     /** The next request whose first line starts with {@code requestLinePrefix} loses its answer. */
-    void dropNextAnswerTo(String requestLinePrefix) {
+    public void dropNextAnswerTo(String requestLinePrefix) {
         armedPrefix = requestLinePrefix;
     }
 
     /** How many answers were dropped. */
-    int dropped() {
+    public int dropped() {
         return dropped.get();
     }
 
