@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import it.dev.dockyard.support.ControlPlaneSettings;
+import it.dev.dockyard.support.DockyardApi;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.io.IOException;
@@ -33,7 +35,7 @@ class CliBackendIT {
     private static final String ADMIN_KEY = System.getProperty("dockyard.admin-key", "it-admin-key-not-a-secret");
     private static final Path ROOT = Path.of(System.getProperty("dockyard.cli-runtimes", "target/cli-runtimes"));
     /** The user dockyard.node.cli1.allowed-users grants (ControlPlaneSettings). */
-    static final String GRANTED_USER = "it-cli-granted";
+    private static final String GRANTED_USER = ControlPlaneSettings.CLI_GRANTED_USER;
 
     private static String run(String runtimeId, String command) {
         JsonObject observation = API.act(runtimeId, DockyardApi.run(command));

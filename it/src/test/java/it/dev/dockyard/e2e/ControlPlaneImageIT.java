@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import it.dev.dockyard.support.ControlPlane;
+import it.dev.dockyard.support.ControlPlaneSettings;
+import it.dev.dockyard.support.DockerCli;
 import jakarta.json.Json;
 import java.io.IOException;
 import java.io.StringReader;

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
+import it.dev.dockyard.support.DockerCli;
+import it.dev.dockyard.support.DockyardApi;
 import jakarta.json.Json;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;

@@ -3,7 +3,8 @@ package it.dev.dockyard.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import it.dev.dockyard.executor.Multipart;
+import it.dev.dockyard.support.DockyardApi;
+import it.dev.dockyard.support.Multipart;
 import jakarta.json.Json;
 import java.net.URI;
 import java.net.http.HttpClient;

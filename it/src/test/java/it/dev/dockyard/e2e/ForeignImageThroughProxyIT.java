@@ -6,6 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import it.dev.dockyard.support.DockerCli;
+import it.dev.dockyard.support.DockyardApi;
+import it.dev.dockyard.support.ForeignImage;
+import it.dev.dockyard.support.RawHttp;
+import it.dev.dockyard.support.RuntimeApi;
+import it.dev.dockyard.support.ThroughUrl;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;

@@ -3,6 +3,9 @@ package it.dev.dockyard.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import it.dev.dockyard.support.DisposableControlPlane;
+import it.dev.dockyard.support.DockyardApi;
+import it.dev.dockyard.support.RawHttp;
 import jakarta.json.Json;
 import jakarta.json.JsonNumber;
 import jakarta.json.JsonObject;

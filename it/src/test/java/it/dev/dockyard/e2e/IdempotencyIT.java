@@ -2,6 +2,7 @@ package it.dev.dockyard.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import it.dev.dockyard.support.DockyardApi;
 import jakarta.json.Json;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import it.dev.dockyard.support.DisposableControlPlane;
+import it.dev.dockyard.support.DockyardApi;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.io.IOException;

@@ -3,6 +3,8 @@ package it.dev.dockyard.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import it.dev.dockyard.support.DockerCli;
+import it.dev.dockyard.support.DockyardApi;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.util.UUID;

@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import it.dev.dockyard.support.DockyardApi;
+import it.dev.dockyard.support.RuntimeApi;
+import it.dev.dockyard.support.ThroughUrl;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.net.http.HttpResponse;

@@ -5,6 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import it.dev.dockyard.support.ControlPlaneSettings;
+import it.dev.dockyard.support.CreatedContainerWatch;
+import it.dev.dockyard.support.DockerCli;
+import it.dev.dockyard.support.DockyardApi;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;

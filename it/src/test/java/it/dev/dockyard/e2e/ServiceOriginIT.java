@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import it.dev.dockyard.support.DockyardApi;
+import it.dev.dockyard.support.RuntimeApi;
+import it.dev.dockyard.support.ThroughUrl;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.io.File;

@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import it.dev.dockyard.executor.Multipart;
+import it.dev.dockyard.support.DockerCli;
+import it.dev.dockyard.support.DockyardApi;
+import it.dev.dockyard.support.Multipart;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.time.Duration;

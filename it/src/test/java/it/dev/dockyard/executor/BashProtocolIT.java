@@ -1,13 +1,14 @@
 package it.dev.dockyard.executor;
 
-import static it.dev.dockyard.executor.Sandbox.exitCode;
-import static it.dev.dockyard.executor.Sandbox.metadata;
-import static it.dev.dockyard.executor.Sandbox.suffix;
+import static it.dev.dockyard.support.Sandbox.exitCode;
+import static it.dev.dockyard.support.Sandbox.metadata;
+import static it.dev.dockyard.support.Sandbox.suffix;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import it.dev.dockyard.bench.Bench.KeepAlive;
+import it.dev.dockyard.support.Sandbox;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.net.http.HttpRequest;

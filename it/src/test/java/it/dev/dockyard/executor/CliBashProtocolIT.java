@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import it.dev.dockyard.support.HostTmp;
+import it.dev.dockyard.support.Sandbox;
 import jakarta.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

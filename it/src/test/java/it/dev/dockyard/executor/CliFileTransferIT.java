@@ -1,5 +1,6 @@
 package it.dev.dockyard.executor;
 
+import it.dev.dockyard.support.HostTmp;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.parallel.ResourceLock;
 

@@ -1,5 +1,7 @@
 package it.dev.dockyard.executor;
 
+import it.dev.dockyard.support.HostTmp;
+import it.dev.dockyard.support.Sandbox;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.parallel.ResourceLock;
 

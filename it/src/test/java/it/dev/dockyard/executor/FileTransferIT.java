@@ -3,6 +3,7 @@ package it.dev.dockyard.executor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import it.dev.dockyard.support.Multipart;
 import jakarta.json.Json;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;

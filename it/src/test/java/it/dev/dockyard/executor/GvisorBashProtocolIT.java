@@ -1,5 +1,6 @@
 package it.dev.dockyard.executor;
 
+import it.dev.dockyard.support.Sandbox;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;

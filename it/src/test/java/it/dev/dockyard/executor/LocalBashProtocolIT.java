@@ -1,10 +1,12 @@
 package it.dev.dockyard.executor;
 
-import static it.dev.dockyard.executor.Sandbox.metadata;
+import static it.dev.dockyard.support.Sandbox.metadata;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import it.dev.dockyard.support.LocalNode;
+import it.dev.dockyard.support.NodeSandbox;
 import jakarta.json.JsonObject;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;

@@ -2,6 +2,8 @@ package it.dev.dockyard.executor;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import it.dev.dockyard.support.LocalNode;
+import it.dev.dockyard.support.Sandbox;
 import jakarta.json.JsonObject;
 import org.junit.jupiter.api.Test;
 

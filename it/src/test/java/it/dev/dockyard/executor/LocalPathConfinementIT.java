@@ -3,6 +3,8 @@ package it.dev.dockyard.executor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import it.dev.dockyard.support.LocalNode;
+import it.dev.dockyard.support.Sandbox;
 import jakarta.json.JsonObject;
 import java.nio.file.Path;
 import java.util.ArrayList;

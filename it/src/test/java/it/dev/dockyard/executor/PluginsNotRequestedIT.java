@@ -3,6 +3,7 @@ package it.dev.dockyard.executor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import it.dev.dockyard.support.Sandbox;
 import jakarta.json.JsonObject;
 import org.junit.jupiter.api.Test;
 

@@ -2,7 +2,7 @@ package it.dev.dockyard.executor;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import it.dev.dockyard.e2e.RemoteNodeFixture;
+import it.dev.dockyard.support.RemoteNodeFixture;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,6 @@
 package it.dev.dockyard.executor;
 
-import it.dev.dockyard.e2e.RemoteNodeFixture;
+import it.dev.dockyard.support.RemoteNodeFixture;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**

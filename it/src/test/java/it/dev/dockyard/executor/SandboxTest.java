@@ -1,5 +1,8 @@
 package it.dev.dockyard.executor;
 
+import it.dev.dockyard.support.HostTmp;
+import it.dev.dockyard.support.NodeSandbox;
+import it.dev.dockyard.support.Sandbox;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;

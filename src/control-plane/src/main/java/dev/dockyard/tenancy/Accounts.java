@@ -1,12 +1,8 @@
 package dev.dockyard.tenancy;
 
 import dev.dockyard.config.DockyardConfig;
-import dev.dockyard.runtime.RuntimeStatus;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.LockModeType;
-import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
 import java.time.Clock;
 import java.util.List;
@@ -14,12 +10,12 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** Users, their keys and their quotas. */
+/** Users, their keys and their quotas; their rows are kept through the port {@link AccountStore}. */
 @ApplicationScoped
 public class Accounts {
 
-    @PersistenceContext(unitName = "dockyard")
-    EntityManager em;
+    @Inject
+    AccountStore store;
 
     @Inject
     Clock clock;
@@ -36,12 +32,8 @@ public class Accounts {
 
     /** The user a key belongs to, or empty for an unknown key. */
     public Optional<Principal> byKey(String key) {
-        ApiKeyRecord record = em.find(ApiKeyRecord.class, ApiKeyRecord.hash(key));
-        if (record == null) {
-            return Optional.empty();
-        }
-        UserAccount account = em.find(UserAccount.class, record.userId());
-        return account == null ? Optional.empty() : Optional.of(new Principal(account.userId(), account.role()));
+        return store.key(ApiKeyRecord.hash(key)).flatMap(record -> store.find(record.userId()))
+                .map(account -> new Principal(account.userId(), account.role()));
     }
 
     /**
@@ -56,14 +48,14 @@ public class Accounts {
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public Optional<String> create(String userId, Role role) {
-        if (em.find(UserAccount.class, userId, LockModeType.PESSIMISTIC_WRITE) != null) {
+        if (store.lock(userId).isPresent()) {
             return Optional.empty();
         }
-        em.persist(new UserAccount(userId, role, clock.instant()));
+        store.add(new UserAccount(userId, role, clock.instant()));
         String key = ApiKeyRecord.newKey();
-        em.persist(new ApiKeyRecord(ApiKeyRecord.hash(key), userId, clock.instant()));
+        store.add(new ApiKeyRecord(ApiKeyRecord.hash(key), userId, clock.instant()));
         // a parallel create of the same id fails here, on the primary key, not at the commit
-        em.flush();
+        store.flush();
         return Optional.of(key);
     }
 
@@ -77,9 +69,9 @@ public class Accounts {
         if (known.contains(userId)) {
             return;
         }
-        if (em.find(UserAccount.class, userId) == null) {
-            em.persist(new UserAccount(userId, role, clock.instant()));
-            em.flush();
+        if (store.find(userId).isEmpty()) {
+            store.add(new UserAccount(userId, role, clock.instant()));
+            store.flush();
             // not remembered yet: this transaction may still fail to commit, and a user taken for
             // known without a row would have every registration refused until a restart
             return;
@@ -89,23 +81,17 @@ public class Accounts {
 
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public Optional<UserAccount> setQuota(String userId, Integer runtimes, Double cpus, Integer memoryMb) {
-        UserAccount account = em.find(UserAccount.class, userId, LockModeType.PESSIMISTIC_WRITE);
-        if (account == null) {
-            return Optional.empty();
-        }
-        account.quota(runtimes, cpus, memoryMb);
-        return Optional.of(account);
+        Optional<UserAccount> account = store.lock(userId);
+        account.ifPresent(a -> a.quota(runtimes, cpus, memoryMb));
+        return account;
     }
 
     /** Per-user snapshot limits (null: the default), set with the other overrides of a quota update. */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public Optional<UserAccount> setSnapshotQuota(String userId, Integer snapshots, Integer snapshotMb) {
-        UserAccount account = em.find(UserAccount.class, userId, LockModeType.PESSIMISTIC_WRITE);
-        if (account == null) {
-            return Optional.empty();
-        }
-        account.snapshotQuota(snapshots, snapshotMb);
-        return Optional.of(account);
+        Optional<UserAccount> account = store.lock(userId);
+        account.ifPresent(a -> a.snapshotQuota(snapshots, snapshotMb));
+        return account;
     }
 
     /**
@@ -114,46 +100,45 @@ public class Accounts {
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public Optional<String> rotateKey(String userId) {
-        UserAccount account = em.find(UserAccount.class, userId, LockModeType.PESSIMISTIC_WRITE);
-        if (account == null) {
+        if (store.lock(userId).isEmpty()) {
             return Optional.empty();
         }
-        em.createQuery("delete from ApiKeyRecord k where k.userId = :user").setParameter("user", userId).executeUpdate();
+        store.removeKeys(userId);
         String key = ApiKeyRecord.newKey();
-        em.persist(new ApiKeyRecord(ApiKeyRecord.hash(key), userId, clock.instant()));
+        store.add(new ApiKeyRecord(ApiKeyRecord.hash(key), userId, clock.instant()));
         return Optional.of(key);
     }
 
     /** Refuses every key of the user from the commit on; false for an unknown user. */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public boolean revokeKeys(String userId) {
-        if (em.find(UserAccount.class, userId, LockModeType.PESSIMISTIC_WRITE) == null) {
+        if (store.lock(userId).isEmpty()) {
             return false;
         }
-        em.createQuery("delete from ApiKeyRecord k where k.userId = :user").setParameter("user", userId).executeUpdate();
+        store.removeKeys(userId);
         return true;
     }
 
     /** Removes the user and their keys; false for an unknown user. Their runtimes must be ended first. */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public boolean delete(String userId) {
-        UserAccount account = em.find(UserAccount.class, userId, LockModeType.PESSIMISTIC_WRITE);
-        if (account == null) {
+        Optional<UserAccount> account = store.lock(userId);
+        if (account.isEmpty()) {
             return false;
         }
-        em.createQuery("delete from ApiKeyRecord k where k.userId = :user").setParameter("user", userId).executeUpdate();
-        em.remove(account);
+        store.removeKeys(userId);
+        store.remove(account.get());
         known.remove(userId);
         return true;
     }
 
     /** Every user, by id. */
     public List<UserAccount> all() {
-        return em.createQuery("select u from UserAccount u order by u.userId", UserAccount.class).getResultList();
+        return store.all();
     }
 
     public Optional<UserAccount> find(String userId) {
-        return Optional.ofNullable(em.find(UserAccount.class, userId));
+        return store.find(userId);
     }
 
     /**
@@ -164,21 +149,14 @@ public class Accounts {
      * released by every terminal status.
      */
     public Allowance allowance(String userId) {
-        UserAccount account = em.find(UserAccount.class, userId, LockModeType.PESSIMISTIC_WRITE);
-        if (account == null) {
-            throw new IllegalStateException("no account row for " + userId + ": call ensure() first");
-        }
-        Object[] use = em.createQuery("select count(r), coalesce(sum(r.cpus), 0), coalesce(sum(r.memoryMb), 0) "
-                        + "from SandboxRuntime r where r.userId = :user and r.status not in :ended", Object[].class)
-                .setParameter("user", userId)
-                .setParameter("ended", List.of(RuntimeStatus.STOPPED,
-                        RuntimeStatus.ERROR))
-                .getSingleResult();
+        UserAccount account = store.lock(userId).orElseThrow(
+                () -> new IllegalStateException("no account row for " + userId + ": call ensure() first"));
+        AccountStore.LiveUse use = store.liveUse(userId);
         return new Allowance(
                 account.maxRuntimes() != null ? account.maxRuntimes() : config.quotaMaxRuntimes(),
                 account.maxCpus() != null ? account.maxCpus() : config.quotaMaxCpus(),
                 account.maxMemoryMb() != null ? account.maxMemoryMb() : config.quotaMaxMemoryMb(),
-                ((Number) use[0]).longValue(), ((Number) use[1]).doubleValue(), ((Number) use[2]).longValue());
+                use.runtimes(), use.cpus(), use.memoryMb());
     }
 
     /** What a user may still start, counted under their row lock; {@link #take} spends it. */

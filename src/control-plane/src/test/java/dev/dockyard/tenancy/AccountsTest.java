@@ -3,13 +3,13 @@ package dev.dockyard.tenancy;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.dockyard.fakes.MutableClock;
-import jakarta.persistence.EntityManager;
 import java.lang.reflect.Proxy;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** The account rows provisioning relies on: {@link Accounts#ensure} and what it remembers. */
@@ -24,13 +24,13 @@ class AccountsTest {
 
     {
         accounts.clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
-        accounts.em = (EntityManager) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] {EntityManager.class}, (proxy, method, args) -> switch (method.getName()) {
+        accounts.store = (AccountStore) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {AccountStore.class}, (proxy, method, args) -> switch (method.getName()) {
                     case "find" -> {
                         finds++;
-                        yield committed.get((String) args[1]);
+                        yield Optional.ofNullable(committed.get((String) args[0]));
                     }
-                    case "persist" -> {
+                    case "add" -> {
                         pending.add((UserAccount) args[0]);
                         yield null;
                     }

@@ -1,23 +1,26 @@
 package dev.dockyard.application.idempotency;
 
+import dev.dockyard.idempotency.IdempotentAnswer;
+import dev.dockyard.idempotency.IdempotentAnswers;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.persistence.EntityManager;
-import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
 
-/** Stores first answers under their idempotency keys, each step in a short transaction of its own. */
+/**
+ * Stores first answers under their idempotency keys, each step in a short transaction of its own;
+ * the answers are kept through their port ({@link IdempotentAnswers}).
+ */
 @ApplicationScoped
 public class IdempotencyKeys {
 
     /** How long a key is remembered. */
     public static final Duration RETENTION = Duration.ofHours(24);
 
-    @PersistenceContext(unitName = "dockyard")
-    EntityManager em;
+    @Inject
+    IdempotentAnswers answers;
 
     @Inject
     Clock clock;
@@ -25,34 +28,25 @@ public class IdempotencyKeys {
     /** Claims the key for a request; fails (on the primary key) when another request claimed it first. */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public void claim(String id, String requestHash) {
-        em.persist(new IdempotentAnswer(id, requestHash, clock.instant()));
-        em.flush();
+        answers.add(new IdempotentAnswer(id, requestHash, clock.instant()));
     }
 
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public Optional<IdempotentAnswer> find(String id) {
-        IdempotentAnswer answer = em.find(IdempotentAnswer.class, id);
-        if (answer != null && answer.completed()) {
-            em.detach(answer);
-        }
-        return Optional.ofNullable(answer);
+        Optional<IdempotentAnswer> answer = answers.find(id);
+        answer.filter(IdempotentAnswer::completed).ifPresent(answers::detach);
+        return answer;
     }
 
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public void complete(String id, int status, String body) {
-        IdempotentAnswer answer = em.find(IdempotentAnswer.class, id);
-        if (answer != null) {
-            answer.complete(status, body);
-        }
+        answers.find(id).ifPresent(answer -> answer.complete(status, body));
     }
 
     /** Forgets a claim whose request failed unexpectedly, so that a retry can run it. */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public void release(String id) {
-        IdempotentAnswer answer = em.find(IdempotentAnswer.class, id);
-        if (answer != null && !answer.completed()) {
-            em.remove(answer);
-        }
+        answers.find(id).filter(answer -> !answer.completed()).ifPresent(answers::remove);
     }
 
     /**
@@ -61,16 +55,12 @@ public class IdempotencyKeys {
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public int forgetUser(String userId) {
-        // the id taken literally: a wildcard in it must not reach another user's keys
-        String prefix = userId.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "/%";
-        return em.createQuery("delete from IdempotentAnswer a where a.id like :prefix escape '!'")
-                .setParameter("prefix", prefix).executeUpdate();
+        return answers.removeStartingWith(userId + "/");
     }
 
     /** Forgets keys older than the retention. */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public int purge() {
-        return em.createQuery("delete from IdempotentAnswer a where a.createdAt < :before")
-                .setParameter("before", clock.instant().minus(RETENTION)).executeUpdate();
+        return answers.removeCreatedBefore(clock.instant().minus(RETENTION));
     }
 }

@@ -2,6 +2,7 @@ package dev.dockyard.application.idempotency;
 
 import dev.dockyard.application.Deadlines;
 import dev.dockyard.application.Refused;
+import dev.dockyard.idempotency.IdempotentAnswer;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.PersistenceException;

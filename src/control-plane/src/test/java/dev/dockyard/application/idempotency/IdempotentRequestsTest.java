@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.application.Deadlines;
 import dev.dockyard.application.Refused;
+import dev.dockyard.idempotency.IdempotentAnswer;
 import jakarta.persistence.EntityExistsException;
 import java.time.Duration;
 import java.time.Instant;
