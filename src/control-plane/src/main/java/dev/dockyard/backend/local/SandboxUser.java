@@ -2,6 +2,7 @@ package dev.dockyard.backend.local;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
@@ -10,13 +11,16 @@ import java.util.logging.Logger;
  * Who a local node's sandboxes run as. A control plane running as root runs them as an
  * unprivileged user of their own ({@code dockyard-sandbox} by default), created here when missing
  * (a system user, no home, no login shell); one that is not root cannot switch users, so its
- * sandboxes run as itself: docs/backends.md ("Local backend") says what that means.
+ * sandboxes run as itself: docs/backends.md ("Local backend") says what that means. A command
+ * runs as it through {@code setpriv}, with none of the control plane's environment ({@link #command}).
  *
  * @param switched whether sandboxes run as another user than the control plane
  */
 public record SandboxUser(String name, int uid, int gid, boolean switched) {
 
     private static final Logger LOG = Logger.getLogger(SandboxUser.class.getName());
+    /** The PATH of every process a local node starts for its sandboxes: the host's, never the server's. */
+    static final String PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
     /** The user for {@code name}: made when the control plane is root and it does not exist. */
     public static SandboxUser ensure(String name) {
@@ -79,5 +83,28 @@ public record SandboxUser(String name, int uid, int gid, boolean switched) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
         }
+    }
+
+    /** setpriv's first arguments: the rest of its command line runs as this user, with its own group alone. */
+    List<String> setpriv() {
+        return List.of("setpriv", "--reuid=" + uid, "--regid=" + gid, "--clear-groups");
+    }
+
+    /**
+     * {@code command} as this user (as this process's user when it cannot switch), with nothing of
+     * the control plane's environment: a process of that user is the sandbox's to read, its
+     * environment too.
+     */
+    ProcessBuilder command(List<String> command) {
+        List<String> full = new ArrayList<>();
+        if (switched) {
+            full.addAll(setpriv());
+        }
+        full.addAll(command);
+        ProcessBuilder builder = new ProcessBuilder(full);
+        builder.environment().clear();
+        builder.environment().put("PATH", PATH);
+        builder.environment().put("LANG", "C.UTF-8");
+        return builder;
     }
 }

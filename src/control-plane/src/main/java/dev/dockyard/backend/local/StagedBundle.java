@@ -36,21 +36,21 @@ final class StagedBundle {
         }
         Path bundles = root.resolve("bundles");
         try {
-            LocalBackend.createReachable(bundles);
+            SafeTree.createReachable(bundles);
             Files.setPosixFilePermissions(bundles, PosixFilePermissions.fromString("rwxr-xr-x"));
             Path staged = bundles.resolve(digest(source));
             if (sweep) {
                 try (DirectoryStream<Path> old = Files.newDirectoryStream(bundles)) {
                     for (Path other : old) {
                         if (!other.equals(staged)) {
-                            LocalBackend.deleteTree(other);
+                            SafeTree.deleteTree(other);
                         }
                     }
                 }
             }
             if (!Files.isRegularFile(staged.resolve("bin/start-executor"))) {
                 Path partial = bundles.resolve(staged.getFileName() + ".partial");
-                LocalBackend.deleteTree(partial);
+                SafeTree.deleteTree(partial);
                 run(List.of("cp", "-a", source.toString(), partial.toString()));
                 // every user reads and runs it, nobody but its owner changes it
                 run(List.of("chmod", "-R", "a+rX,go-w", partial.toString()));

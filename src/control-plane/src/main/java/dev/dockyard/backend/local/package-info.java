@@ -19,7 +19,14 @@
  *
  * <p>The port is the kernel's free pick, bound by the executor a moment later: the session key is
  * sent there only once {@code /proc} shows every socket listening on it to be held by the
- * recorded executor or a descendant ({@link LocalBackend#listensAt}).
+ * recorded executor or a descendant ({@link SandboxProcesses#listensAt}).
+ *
+ * <p>The classes: {@link LocalBackend} is the node's {@code RuntimeBackend}, which checks each
+ * call and keeps the record in step; {@link SandboxFiles} keeps each sandbox's directory and
+ * record and hands it its session key; {@link ExecutorLauncher} starts the executor (cgroups,
+ * session, namespaces, user, environment); {@link SandboxProcesses} finds and signals a
+ * sandbox's processes; {@link SandboxArchives} moves its workspace as a tar; {@link SafeTree}
+ * holds the file operations that never follow a link the sandbox user could have planted.
  *
  * <p>What it does not give (docs/backends.md, "Local backend"): no file-system, network or pid namespace;
  * sandboxes share one user, so they can read each other's files; egress policies, snapshots,

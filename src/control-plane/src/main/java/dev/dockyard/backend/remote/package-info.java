@@ -70,5 +70,11 @@
  * <p>Not carried: images are the remote's (none is built or pushed from here), sandboxes of an
  * image's own program, kept workspaces, snapshots, isolation options and resource sizes beyond
  * the remote's defaults (its runtime API sizes runtimes by a factor only).
+ *
+ * <p><b>The classes.</b> {@link RemoteNode} makes a node's parts; {@link RemoteBackend} is its
+ * {@code RuntimeBackend}; {@link RemoteControlPlane} is the remote's API, one method a call, built
+ * on {@link RemoteHttp} (the exchanges, the key, whether the remote answers), {@link RemoteAnswers}
+ * (what its JSON means, refused when it is not Dockyard's) and {@link RuntimeEvents} (a runtime's
+ * event stream, read as {@link ServerSentEvent}s).
  */
 package dev.dockyard.backend.remote;

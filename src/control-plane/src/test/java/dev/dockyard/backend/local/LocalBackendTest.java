@@ -348,7 +348,7 @@ class LocalBackendTest {
         Path elsewhere = Files.createDirectories(dir.resolve("elsewhere"));
         Files.writeString(elsewhere.resolve("session-key"), "not the sandbox's");
         Path run = backend.sandboxDir("sb-a").resolve("run");
-        LocalBackend.deleteTree(run);
+        SafeTree.deleteTree(run);
         Files.createSymbolicLink(run, elsewhere);
 
         assertThrows(BackendException.class, () -> backend.revive("sb-a", "new-key", "1000", 8000));
@@ -416,13 +416,13 @@ class LocalBackendTest {
         Files.writeString(closed.resolve("inside.txt"), "gone");
         Files.setPosixFilePermissions(closed, PosixFilePermissions.fromString("---------"));
 
-        LocalBackend.deleteTree(dir.resolve("tree"));
+        SafeTree.deleteTree(dir.resolve("tree"));
 
         assertFalse(Files.exists(dir.resolve("tree"), LinkOption.NOFOLLOW_LINKS));
         assertEquals("kept", Files.readString(outside.resolve("kept.txt")));
-        LocalBackend.deleteTree(dir.resolve("tree"));
+        SafeTree.deleteTree(dir.resolve("tree"));
         Files.createSymbolicLink(dir.resolve("link"), outside);
-        LocalBackend.deleteTree(dir.resolve("link"));
+        SafeTree.deleteTree(dir.resolve("link"));
         assertFalse(Files.exists(dir.resolve("link"), LinkOption.NOFOLLOW_LINKS));
         assertEquals("kept", Files.readString(outside.resolve("kept.txt")), "a link given as the tree is removed, not followed");
     }

@@ -298,7 +298,7 @@ class RemoteBackendTest {
 
     @Test
     void shouldReadStatusEventsAsTheStreamFormatHasThem() {
-        RemoteControlPlane.ServerSentEvent event = new RemoteControlPlane.ServerSentEvent();
+        ServerSentEvent event = new ServerSentEvent();
         assertTrue(event.add(": waiting").isEmpty());
         assertTrue(event.add("").isEmpty(), "a comment is no event");
         assertTrue(event.add("event: progress").isEmpty());
