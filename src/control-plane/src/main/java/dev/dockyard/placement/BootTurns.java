@@ -4,6 +4,7 @@ import dev.dockyard.config.DockyardConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -13,6 +14,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.logging.Level;
@@ -92,6 +95,42 @@ public class BootTurns {
                 }
             }
         });
+    }
+
+    /**
+     * Waits in the caller's thread for a turn to boot on {@code node}, at most {@code within}: for a
+     * boot the caller's request waits for anyway (a hibernated runtime woken by an action or a
+     * resume), which would otherwise boot beside the node's limit and starve the boots in line. The
+     * caller closes the turn once the costly part is over.
+     *
+     * @throws NoTurnException when no turn came within that time, or the thread was interrupted
+     *                         (the caller has left the line)
+     */
+    public Turn await(String node, Line line, Duration within) {
+        CompletableFuture<Turn> granted = nodes.computeIfAbsent(node, n -> new Node())
+                .request(line, config.maxConcurrentBoots(node), null);
+        try {
+            return granted.get(within.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            Node.giveUp(granted);
+            throw new NoTurnException("no turn to boot on node '" + node + "' came within " + within.toSeconds()
+                    + " s: it boots at most " + config.maxConcurrentBoots(node) + " sandboxes at once");
+        } catch (InterruptedException e) {
+            Node.giveUp(granted);
+            Thread.currentThread().interrupt();
+            throw new NoTurnException("interrupted while waiting for a turn to boot on node '" + node + "'");
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("a turn is never failed", e);
+        }
+    }
+
+    /** A boot that waited longer than it could for its turn. */
+    public static final class NoTurnException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        NoTurnException(String message) {
+            super(message);
+        }
     }
 
     private static void run(Turn turn, Consumer<Turn> boot) {

@@ -5,6 +5,7 @@ import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.credentials.Credentials;
+import dev.dockyard.placement.BootTurns;
 import dev.dockyard.runtime.IllegalTransitionException;
 import dev.dockyard.runtime.RuntimeGates;
 import dev.dockyard.runtime.RuntimeSecrets;
@@ -79,6 +80,9 @@ public class Hibernation {
 
     @Inject
     Clock clock;
+
+    @Inject
+    BootTurns turns;
 
     /**
      * PAUSED → HIBERNATED on request; HIBERNATED stays HIBERNATED. The pause's reason is kept: a
@@ -157,19 +161,30 @@ public class Hibernation {
         long hibernatedFor = Duration.between(runtime.updatedAt(), clock.instant()).toSeconds();
         long start = System.nanoTime();
         try {
-            allowBoot(backend, runtime);
-            URI endpoint = backend.revive(name, runtime.sessionKey(), config.sandboxUser(), config.executorPort());
-            readiness.probe(new ReadinessAttempt(backend, name, endpoint, runtime.sessionKey(),
-                    Duration.ofSeconds(runtime.timeoutSeconds()), clock));
-            long booted = (System.nanoTime() - start) / 1_000_000;
+            URI endpoint;
+            long waited;
+            long booted;
+            // a wake boots like a provision and takes a turn on the node (BootTurns), ahead of pool
+            // refills: a burst of wakes and provisions booting at once would starve one another into
+            // missing their readiness limits, which count from the turn
+            Duration limit = Duration.ofSeconds(runtime.timeoutSeconds());
+            try (BootTurns.Turn turn = turns.await(nodes.named(runtime.node()), BootTurns.Line.REQUEST, limit)) {
+                long turnAt = System.nanoTime();
+                waited = (turnAt - start) / 1_000_000;
+                allowBoot(backend, runtime);
+                endpoint = backend.revive(name, runtime.sessionKey(), config.sandboxUser(), config.executorPort());
+                readiness.probe(new ReadinessAttempt(backend, name, endpoint, runtime.sessionKey(), limit, clock));
+                booted = (System.nanoTime() - turnAt) / 1_000_000;
+            }
             SandboxConfiguration configuration = configurations.of(runtime, credentialValues(runtime.userId()));
             secrets.remember(id, configuration.secretValues());
             executors.configure(endpoint, runtime.sessionKey(), configuration);
             backend.settle(name, runtime.cpus());
             long total = (System.nanoTime() - start) / 1_000_000;
             if (!journal.transitionIf(id, EnumSet.of(RuntimeStatus.HIBERNATED), RuntimeStatus.READY, cause + " after "
-                    + hibernatedFor + " s hibernated: cold boot in " + booted + " ms, configured and ready in " + total
-                    + " ms, files kept", r -> r.reachableAt(endpoint.toString()))) {
+                    + hibernatedFor + " s hibernated: cold boot in " + booted + " ms"
+                    + (waited > 0 ? " after " + waited + " ms waiting for a turn to boot" : "")
+                    + ", configured and ready in " + total + " ms, files kept", r -> r.reachableAt(endpoint.toString()))) {
                 // stopped meanwhile: its sandbox is being removed, nothing to hand back
                 return current(id);
             }

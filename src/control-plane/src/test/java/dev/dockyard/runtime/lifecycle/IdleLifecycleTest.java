@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.backend.SandboxState.Phase;
+import dev.dockyard.placement.BootTurns;
 import dev.dockyard.runtime.PauseReason;
 import dev.dockyard.runtime.RuntimeGates;
 import dev.dockyard.runtime.RuntimeStatus;
@@ -163,6 +164,44 @@ class IdleLifecycleTest {
         assertEquals(1, l.configured.size(), "the booted executor is configured again");
         assertEquals("kept-across-hibernation", l.configured.get(0).getValue().get("CANARY"));
         assertEquals(woken.executorUrl(), l.configured.get(0).getKey().toString());
+    }
+
+    @Test
+    void shouldWakeAHibernatedRuntimeOnlyOnceTheNodeGivesItATurnToBoot() throws Exception {
+        SandboxRuntime runtime = l.ready(false, 60, 0);
+        after(60);
+        l.idle.sweep();
+        l.hibernation.hibernate(runtime.id());
+        l.config.maxConcurrentBoots = 1;
+        BootTurns.Turn other = l.turns.await("local", BootTurns.Line.POOL, Duration.ofSeconds(1));
+
+        CompletableFuture<SandboxRuntime> waking = CompletableFuture.supplyAsync(() -> l.idle.wakeForAction(runtime.id()));
+        Thread.sleep(300);
+        assertTrue(!waking.isDone(), "no boot while another holds the node's only turn");
+        assertTrue(!l.backend.calls().contains("revive " + runtime.containerName()), l.backend.calls().toString());
+
+        other.close();
+        SandboxRuntime woken = waking.get(10, TimeUnit.SECONDS);
+        assertEquals(RuntimeStatus.READY, woken.status());
+        assertTrue(woken.statusMessage().contains(" ms waiting for a turn to boot"), woken.statusMessage());
+        assertEquals(0, l.turns.booting("local"), "the turn is given back");
+    }
+
+    @Test
+    void shouldLeaveAWakeThatGetsNoTurnWithinItsLimitDisconnectedNotHanging() {
+        l.readinessSeconds = 1;
+        SandboxRuntime runtime = l.ready(false, 60, 0);
+        after(60);
+        l.idle.sweep();
+        l.hibernation.hibernate(runtime.id());
+        l.config.maxConcurrentBoots = 1;
+        try (BootTurns.Turn other = l.turns.await("local", BootTurns.Line.POOL, Duration.ofSeconds(1))) {
+            SandboxRuntime woken = l.idle.wakeForAction(runtime.id());
+            assertEquals(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, woken.status());
+            assertTrue(woken.statusMessage().contains("no turn to boot on node 'local' came within 1 s"),
+                    woken.statusMessage());
+        }
+        assertEquals(0, l.turns.booting("local"));
     }
 
     @Test

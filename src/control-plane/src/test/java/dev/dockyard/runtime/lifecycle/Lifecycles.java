@@ -7,6 +7,8 @@ import dev.dockyard.fakes.FakeNodes;
 import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.fakes.MutableClock;
 import dev.dockyard.fakes.TestConfig;
+import dev.dockyard.placement.BootTurns;
+import dev.dockyard.placement.Placements;
 import dev.dockyard.runtime.RuntimeGates;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
@@ -45,6 +47,10 @@ public final class Lifecycles {
     public final PauseResume pauses = new PauseResume();
     public final Hibernation hibernation = new Hibernation();
     public final IdleLifecycle idle = new IdleLifecycle();
+    /** The nodes' boot turns, as provisioning and pools share them. */
+    public final BootTurns turns;
+    /** The readiness limit of the runtimes {@link #ready} makes. */
+    public volatile int readinessSeconds = 60;
     /** How long the fake executor takes to boot after a revive. */
     public volatile Duration bootTime = Duration.ZERO;
     /** Where each {@code /configure} went, with the variables it carried. */
@@ -99,6 +105,8 @@ public final class Lifecycles {
         hibernation.activity = activity;
         hibernation.gates = gates;
         hibernation.clock = clock;
+        turns = Placements.turns(config);
+        hibernation.turns = turns;
         idle.journal = journal;
         idle.nodes = nodes;
         idle.gates = gates;
@@ -111,8 +119,8 @@ public final class Lifecycles {
 
     /** A READY runtime with the given lifecycle, its sandbox running. */
     public SandboxRuntime ready(boolean keepAlive, int idleTimeoutSeconds, int ttlSeconds) {
-        SandboxRuntime runtime = new SandboxRuntime("conv-" + runtimes.live().size(), "alice", "fake", "img", 1, 512, 60,
-                clock.instant());
+        SandboxRuntime runtime = new SandboxRuntime("conv-" + runtimes.live().size(), "alice", "fake", "img", 1, 512,
+                readinessSeconds, clock.instant());
         runtime.assignNode("local");
         runtime.ownedBy(config.instance);
         runtime.withEnvironment(Map.of("CANARY", "kept-across-hibernation"));
