@@ -125,4 +125,22 @@ class ArchitectureTest {
                 .should().dependOnClassesThat().haveFullyQualifiedName("jakarta.persistence.EntityManager")
                 .as("the EntityManager only in persistence, behind repository ports").check(CLASSES);
     }
+
+    /**
+     * Requests read and change the stored state through the use cases ({@code application}), never
+     * through the domain's storage ports: what a request may see and do is decided in one place.
+     */
+    @Test
+    void shouldReachStoredStateFromRequestsOnlyThroughUseCases() {
+        noClasses().that().resideInAnyPackage(CALLED_FROM_OUTSIDE)
+                .should().dependOnClassesThat().haveFullyQualifiedName("dev.dockyard.runtime.RuntimeRepository")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.dockyard.pool.PoolRepository")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.dockyard.audit.AuditEntries")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.dockyard.cluster.LeaseStore")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.dockyard.credentials.CredentialStore")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.dockyard.tenancy.AccountStore")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.dockyard.workspace.WorkspaceStore")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("dev.dockyard.idempotency.IdempotentAnswers")
+                .as("requests reach the storage ports only through the use cases").check(CLASSES);
+    }
 }

@@ -1,7 +1,7 @@
 package dev.dockyard.api;
 
+import dev.dockyard.application.runtimes.RuntimeQueries;
 import dev.dockyard.application.runtimes.RuntimeService;
-import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import jakarta.enterprise.context.RequestScoped;
@@ -42,7 +42,7 @@ public class RuntimeForkResource {
     Caller caller;
 
     @Inject
-    RuntimeRepository runtimes;
+    RuntimeQueries runtimes;
 
     @Inject
     RuntimeService lifecycle;

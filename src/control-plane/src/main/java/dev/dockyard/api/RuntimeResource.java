@@ -7,12 +7,12 @@ import dev.dockyard.application.Refused;
 import dev.dockyard.application.idempotency.IdempotentRequests.StoredAnswer;
 import dev.dockyard.application.idempotency.IdempotentRequests;
 import dev.dockyard.application.runtimes.ActionService;
+import dev.dockyard.application.runtimes.RuntimeQueries;
 import dev.dockyard.application.runtimes.RuntimeService;
 import dev.dockyard.application.runtimes.SandboxFiles;
 import dev.dockyard.audit.AuditTrail;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.jsonp.Jsonp;
-import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.executor.ExecutorClient;
@@ -86,7 +86,7 @@ public class RuntimeResource {
     DockyardConfig config;
 
     @Inject
-    RuntimeRepository runtimes;
+    RuntimeQueries runtimes;
 
     @Inject
     AgentCatalog agents;
@@ -443,7 +443,6 @@ public class RuntimeResource {
 
     /** The runtime if the caller may see it; someone else's answers 404 exactly like an unknown id. */
     private SandboxRuntime visible(String id) {
-        return runtimes.find(id).filter(r -> caller.canSee(r.userId()))
-                .orElseThrow(() -> Problem.of(Problem.Kind.NOT_FOUND, "No runtime " + id).toException());
+        return RuntimeSnapshotResource.visible(runtimes, caller, id);
     }
 }

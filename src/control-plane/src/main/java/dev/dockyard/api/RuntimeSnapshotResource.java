@@ -1,7 +1,7 @@
 package dev.dockyard.api;
 
+import dev.dockyard.application.runtimes.RuntimeQueries;
 import dev.dockyard.application.workspaces.Snapshots;
-import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.workspace.Snapshot;
 import jakarta.enterprise.context.RequestScoped;
@@ -39,7 +39,7 @@ public class RuntimeSnapshotResource {
     Caller caller;
 
     @Inject
-    RuntimeRepository runtimes;
+    RuntimeQueries runtimes;
 
     @Inject
     Snapshots snapshots;
@@ -60,7 +60,8 @@ public class RuntimeSnapshotResource {
                 .entity(WorkspaceView.of(snapshot)).build();
     }
 
-    static SandboxRuntime visible(RuntimeRepository runtimes, Caller caller, String id) {
+    /** The runtime if the caller may see it; someone else's answers 404 exactly like an unknown id. */
+    static SandboxRuntime visible(RuntimeQueries runtimes, Caller caller, String id) {
         return runtimes.find(id).filter(r -> caller.canSee(r.userId()))
                 .orElseThrow(() -> Problem.of(Problem.Kind.NOT_FOUND, "No runtime " + id).toException());
     }

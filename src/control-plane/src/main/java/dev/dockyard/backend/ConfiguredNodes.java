@@ -40,7 +40,12 @@ public class ConfiguredNodes implements BackendNodes {
     @PostConstruct
     void open() {
         Map<NodeType, NodeFactory> byType = new EnumMap<>(NodeType.class);
-        factories.forEach(factory -> byType.put(factory.type(), factory));
+        for (NodeFactory factory : factories) {
+            NodeFactory other = byType.put(factory.type(), factory);
+            if (other != null) {
+                throw new IllegalStateException("two factories open " + factory.type().label() + " nodes");
+            }
+        }
         Config settings = ConfigProvider.getConfig();
         List<String> names = config.nodes();
         for (String name : names) {
@@ -64,7 +69,7 @@ public class ConfiguredNodes implements BackendNodes {
             try {
                 node.getValue().close();
             } catch (RuntimeException e) {
-                LOG.log(Level.FINE, "closing node " + node.getKey(), e);
+                LOG.log(Level.WARNING, "Closing node '" + node.getKey() + "' failed", e);
             }
         }
     }

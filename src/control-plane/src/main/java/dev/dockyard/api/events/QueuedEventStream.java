@@ -63,13 +63,29 @@ abstract class QueuedEventStream {
     }
 
     /**
-     * Sends {@link #first} and then what queued meanwhile, on the calling thread; for a stream made
-     * {@code held}. Called on the request's thread, so the client has the answer's headers and its
-     * first event at once: on the executor they could wait behind provisioning tasks, and a client
-     * waiting for a stream to open has no way to tell a slow server from a dead one.
+     * Sends {@link #first} on the calling thread, and hands what queued meanwhile to the executor;
+     * for a stream made {@code held}. Called on the request's thread, so the client has the
+     * answer's headers and its first event at once: on the executor they could wait behind
+     * provisioning tasks, and a client waiting for a stream to open has no way to tell a slow server
+     * from a dead one. The rest goes to the executor so that a busy feed does not keep the request's
+     * thread.
      */
     void start() {
-        drain();
+        try {
+            firstDone = true;
+            first();
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "the client went away mid-send", e);
+            ended = true;
+        }
+        if (ended) {
+            close();
+            return;
+        }
+        sending.set(false);
+        if (!pending.isEmpty() && sending.compareAndSet(false, true)) {
+            submit();
+        }
     }
 
     /** Queues an item (or {@link #PING}); dropped once the stream has ended. */

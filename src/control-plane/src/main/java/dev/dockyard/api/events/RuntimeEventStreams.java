@@ -1,7 +1,7 @@
 package dev.dockyard.api.events;
 
+import dev.dockyard.application.runtimes.RuntimeQueries;
 import dev.dockyard.jsonp.Jsonp;
-import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.RuntimeProgress;
 import dev.dockyard.runtime.StatusChange;
 import dev.dockyard.runtime.StatusEvents;
@@ -36,7 +36,7 @@ public class RuntimeEventStreams {
     StatusEvents statusEvents;
 
     @Inject
-    RuntimeRepository runtimes;
+    RuntimeQueries runtimes;
 
     @Resource
     ManagedExecutorService executor;

@@ -1,7 +1,7 @@
 package dev.dockyard.api.events;
 
+import dev.dockyard.application.runtimes.RuntimeQueries;
 import dev.dockyard.jsonp.Jsonp;
-import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.StatusChange;
 import dev.dockyard.runtime.StatusEvents;
@@ -35,7 +35,7 @@ public class RuntimeFeed {
     StatusEvents statusEvents;
 
     @Inject
-    RuntimeRepository runtimes;
+    RuntimeQueries runtimes;
 
     @Resource
     ManagedExecutorService executor;
@@ -53,8 +53,8 @@ public class RuntimeFeed {
         Feed feed = new Feed(ownerId, sink, sse);
         feed.hold(statusEvents.followAll(feed::offer));
         open.add(feed);
-        startKeepAlive();
         feed.start();
+        startKeepAlive();
     }
 
     /** Feeds open now. */

@@ -92,10 +92,7 @@ final class DockerNode implements BackendNode {
         }
     }
 
-    /**
-     * The node's workspace volumes: bounded ext4 disks where this host can make them for that
-     * engine (docs/user-guide.md, "Disk limit": which applies and why), else plain volumes; the choice is logged.
-     */
+    /** Closes both clients. */
     @Override
     public void close() {
         for (DockerClient client : new DockerClient[] {docker, builds}) {

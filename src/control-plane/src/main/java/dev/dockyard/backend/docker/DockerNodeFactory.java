@@ -89,8 +89,8 @@ public class DockerNodeFactory implements NodeFactory {
     }
 
     /**
-     * A Docker node gives a runtime class its engine lists (docker info's runtimes), GPUs up to what
-     * it declares, and networks its engine has; anything else is refused naming the node.
+     * The node's workspace volumes: bounded ext4 disks where this host can make them for that
+     * engine (docs/user-guide.md, "Disk limit": which applies and why), else plain volumes; the choice is logged.
      */
     private WorkspaceVolumes workspaces(String name, DockerClient client, Optional<String> host) {
         String mode = config.diskLimit();
@@ -110,7 +110,8 @@ public class DockerNodeFactory implements NodeFactory {
         return new WorkspaceVolumes(client, new LoopDisks(config.workspacesDir()), config.sandboxDiskMb(), clock);
     }
 
-    private static DockerClient client(String node, Optional<String> host, Duration responseTimeout, int connections) {
+    /** A client of the engine at {@code host} (else DOCKER_HOST or the local socket); also the contract suite's (it/). */
+    static DockerClient client(String node, Optional<String> host, Duration responseTimeout, int connections) {
         DefaultDockerClientConfig.Builder builder = DefaultDockerClientConfig.createDefaultConfigBuilder();
         host.ifPresent(builder::withDockerHost);
         DefaultDockerClientConfig clientConfig = builder.build();

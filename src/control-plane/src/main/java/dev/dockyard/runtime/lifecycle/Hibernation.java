@@ -6,6 +6,7 @@ import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.credentials.Credentials;
 import dev.dockyard.placement.BootTurns;
+import dev.dockyard.placement.PlacementRefusedException;
 import dev.dockyard.runtime.IllegalTransitionException;
 import dev.dockyard.runtime.RuntimeGates;
 import dev.dockyard.runtime.RuntimeSecrets;
@@ -44,6 +45,10 @@ import java.util.logging.Logger;
 public class Hibernation {
 
     private static final Logger LOG = Logger.getLogger(Hibernation.class.getName());
+    /** When a wake got no turn to boot in time: its caller may try again after this many seconds. */
+    private static final int RETRY_AFTER_NO_TURN = 5;
+    /** A shorter wait for a turn is the time to take it, not a wait in line. */
+    private static final long WAIT_WORTH_SAYING_MS = 50;
 
     /** Runtime → the lock its wakes take turns on (kept while it lives: a waiter must find the same one). */
     private final Map<String, Object> waking = new ConcurrentHashMap<>();
@@ -135,6 +140,8 @@ public class Hibernation {
      * answers the runtime as it is then.
      *
      * @param cause what woke it, for the status message ("Woken by an action")
+     * @throws PlacementRefusedException (no capacity, with Retry-After) when the node gave the wake
+     *         no turn to boot within the runtime's readiness limit: nothing was booted, it stays HIBERNATED
      */
     SandboxRuntime wakeHeld(SandboxRuntime hibernated, String cause) {
         // one wake at a time per runtime (an action and a POST /resume may both wake it): a second
@@ -183,13 +190,17 @@ public class Hibernation {
             long total = (System.nanoTime() - start) / 1_000_000;
             if (!journal.transitionIf(id, EnumSet.of(RuntimeStatus.HIBERNATED), RuntimeStatus.READY, cause + " after "
                     + hibernatedFor + " s hibernated: cold boot in " + booted + " ms"
-                    + (waited > 0 ? " after " + waited + " ms waiting for a turn to boot" : "")
+                    + (waited >= WAIT_WORTH_SAYING_MS ? " after " + waited + " ms waiting for a turn to boot" : "")
                     + ", configured and ready in " + total + " ms, files kept", r -> r.reachableAt(endpoint.toString()))) {
                 // stopped meanwhile: its sandbox is being removed, nothing to hand back
                 return current(id);
             }
             activity.awake(id);
             activity.touch(id);
+        } catch (BootTurns.NoTurnException e) {
+            // nothing was booted: the runtime stays HIBERNATED, and the caller is told to come back
+            throw new PlacementRefusedException(PlacementRefusedException.Reason.NO_CAPACITY, runtime.node(),
+                    "runtime " + id + " stays hibernated: " + e.getMessage()).retryAfter(RETRY_AFTER_NO_TURN);
         } catch (RuntimeException e) {
             LOG.warning("Waking runtime " + id + " from hibernation failed: " + secrets.redact(runtime, e.getMessage()));
             journal.transitionIf(id, EnumSet.of(RuntimeStatus.HIBERNATED), RuntimeStatus.ERROR_RUNTIME_DISCONNECTED,

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dockyard.application.runtimes.RuntimeQueries;
 import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.runtime.RuntimeProgress;
 import dev.dockyard.runtime.RuntimeStatus;
@@ -67,12 +68,12 @@ class RuntimeEventStreamsTest {
                 return () -> unfollowed++;
             }
         };
-        streams.runtimes = new FakeRuntimes() {
+        streams.runtimes = new RuntimeQueries(new FakeRuntimes() {
             @Override
             public List<StatusChange> history(String runtimeId) {
                 return history;
             }
-        };
+        });
     }
 
     private void runTasks() {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dockyard.application.runtimes.RuntimeQueries;
 import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -52,12 +53,12 @@ class RuntimeFeedTest {
     void wire() {
         Map<String, SandboxRuntime> known = Map.of(alices.id(), alices, bobs.id(), bobs);
         feed.statusEvents = statusEvents;
-        feed.runtimes = new FakeRuntimes() {
+        feed.runtimes = new RuntimeQueries(new FakeRuntimes() {
             @Override
             public Optional<SandboxRuntime> find(String id) {
                 return Optional.ofNullable(known.get(id));
             }
-        };
+        });
     }
 
     private void runTasks() {

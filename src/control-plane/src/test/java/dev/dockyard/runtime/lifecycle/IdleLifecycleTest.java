@@ -3,10 +3,12 @@ package dev.dockyard.runtime.lifecycle;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.backend.SandboxState.Phase;
 import dev.dockyard.placement.BootTurns;
+import dev.dockyard.placement.PlacementRefusedException;
 import dev.dockyard.runtime.PauseReason;
 import dev.dockyard.runtime.RuntimeGates;
 import dev.dockyard.runtime.RuntimeStatus;
@@ -188,7 +190,7 @@ class IdleLifecycleTest {
     }
 
     @Test
-    void shouldLeaveAWakeThatGetsNoTurnWithinItsLimitDisconnectedNotHanging() {
+    void shouldLeaveAWakeThatGetsNoTurnWithinItsLimitHibernatedAndSayWhenToComeBack() {
         l.readinessSeconds = 1;
         SandboxRuntime runtime = l.ready(false, 60, 0);
         after(60);
@@ -196,12 +198,17 @@ class IdleLifecycleTest {
         l.hibernation.hibernate(runtime.id());
         l.config.maxConcurrentBoots = 1;
         try (BootTurns.Turn other = l.turns.await("local", BootTurns.Line.POOL, Duration.ofSeconds(1))) {
-            SandboxRuntime woken = l.idle.wakeForAction(runtime.id());
-            assertEquals(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, woken.status());
-            assertTrue(woken.statusMessage().contains("no turn to boot on node 'local' came within 1 s"),
-                    woken.statusMessage());
+            PlacementRefusedException refused = assertThrows(PlacementRefusedException.class,
+                    () -> l.idle.wakeForAction(runtime.id()));
+            assertEquals(PlacementRefusedException.Reason.NO_CAPACITY, refused.reason());
+            assertTrue(refused.retryAfterSeconds() > 0);
+            assertTrue(refused.getMessage().contains("no turn to boot on node 'local' came within 1 s"),
+                    refused.getMessage());
         }
+        assertEquals(RuntimeStatus.HIBERNATED, l.find(runtime.id()).status(), "nothing was booted");
+        assertTrue(!l.backend.calls().contains("revive " + runtime.containerName()), l.backend.calls().toString());
         assertEquals(0, l.turns.booting("local"));
+        assertEquals(RuntimeStatus.READY, l.idle.wakeForAction(runtime.id()).status(), "woken once a turn is free");
     }
 
     @Test
