@@ -3,16 +3,12 @@ package it.dev.dockyard.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import it.dev.dockyard.support.DockyardApi;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -29,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ReadmeWalkThroughIT {
 
     private static final String BASE = System.getProperty("dockyard.url", "http://127.0.0.1:19080");
-    private static final String ADMIN_KEY = System.getProperty("dockyard.admin-key", "it-admin-key-not-a-secret");
+    private static final DockyardApi ADMIN = new DockyardApi();
     private static final Path README = Path.of(System.getProperty("user.dir")).resolve("../README.md").normalize();
 
     @TempDir
@@ -43,7 +39,7 @@ class ReadmeWalkThroughIT {
         String script = "set -eu\n" + block.replace("http://127.0.0.1:9080", BASE)
                 .replace("/tmp/runtime.json", home.resolve("runtime.json").toString());
         Path keyFile = Files.createDirectories(home.resolve(".dockyard")).resolve("admin-key");
-        Files.writeString(keyFile, ADMIN_KEY);
+        Files.writeString(keyFile, ADMIN.key());
         Files.setPosixFilePermissions(keyFile, PosixFilePermissions.fromString("rw-------"));
 
         ProcessBuilder bash = new ProcessBuilder("bash", "-c", script).redirectErrorStream(true);
@@ -71,14 +67,11 @@ class ReadmeWalkThroughIT {
     }
 
     /** The walk-through's runtime, when a failure left it on the shared server (a second delete is a 404). */
-    private void deleteWhatItLeft() throws IOException, InterruptedException {
+    private void deleteWhatItLeft() throws IOException {
         Path answer = home.resolve("runtime.json");
         Matcher id = Pattern.compile("^\\{\"id\":\"([^\"]+)\"").matcher(Files.exists(answer) ? Files.readString(answer) : "");
         if (id.find()) {
-            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-            http.send(HttpRequest.newBuilder(URI.create(BASE + "/api/v1/runtimes/" + id.group(1)))
-                    .header("X-API-Key", ADMIN_KEY).timeout(Duration.ofSeconds(30)).DELETE().build(),
-                    HttpResponse.BodyHandlers.discarding());
+            ADMIN.delete("runtimes/" + id.group(1));
         }
     }
 

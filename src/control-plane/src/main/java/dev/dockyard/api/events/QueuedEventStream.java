@@ -19,7 +19,8 @@ import java.util.logging.Logger;
  * so events keep their order and an open stream holds no thread. A {@link #PING} sends a comment,
  * which keeps proxies from closing an idle stream and shows whether the client left; a client that
  * left ends the stream on the next item. A subclass says how an item becomes events
- * ({@link #deliver}) and may send something first ({@link #first}, e.g. a history).
+ * ({@link #deliver}) and may send something first ({@link #first}, e.g. a history); nothing is
+ * sent before the stream is {@link #start}ed.
  */
 abstract class QueuedEventStream {
 
@@ -34,27 +35,21 @@ abstract class QueuedEventStream {
     private final Executor runner;
     private final Consumer<QueuedEventStream> onClose;
     private final Queue<Object> pending = new ConcurrentLinkedQueue<>();
-    /** Held by whichever task sends now; a stream that sends something {@link #first} holds it from the start. */
-    private final AtomicBoolean sending;
+    /** Held by whichever task sends now, and by the stream itself until it is {@link #start}ed. */
+    private final AtomicBoolean sending = new AtomicBoolean(true);
     private final AtomicBoolean closed = new AtomicBoolean();
     private final List<AutoCloseable> subscriptions = new CopyOnWriteArrayList<>();
     private volatile boolean ended;
     private volatile boolean gone;
-    /** Touched only by the task holding {@link #sending}. */
-    private boolean firstDone;
 
-    /**
-     * @param held    true when the stream will be {@link #start}ed: nothing is sent before
-     * @param onClose told once when the stream ends, e.g. to forget it
-     */
+    /** @param onClose told once when the stream ends, e.g. to forget it */
     QueuedEventStream(SseEventSink sink, Sse sse, String pingComment, Executor runner,
-                      Consumer<QueuedEventStream> onClose, boolean held) {
+                      Consumer<QueuedEventStream> onClose) {
         this.sink = sink;
         this.sse = sse;
         this.pingComment = pingComment;
         this.runner = runner;
         this.onClose = onClose;
-        this.sending = new AtomicBoolean(held);
     }
 
     /** Released when the stream ends: a subscription that feeds it. */
@@ -63,8 +58,8 @@ abstract class QueuedEventStream {
     }
 
     /**
-     * Sends {@link #first} on the calling thread, and hands what queued meanwhile to the executor;
-     * for a stream made {@code held}. Called on the request's thread, so the client has the
+     * Sends {@link #first} on the calling thread, and hands what queued meanwhile to the executor.
+     * Called on the request's thread, so the client has the
      * answer's headers and its first event at once: on the executor they could wait behind
      * provisioning tasks, and a client waiting for a stream to open has no way to tell a slow server
      * from a dead one. The rest goes to the executor so that a busy feed does not keep the request's
@@ -72,19 +67,12 @@ abstract class QueuedEventStream {
      */
     void start() {
         try {
-            firstDone = true;
             first();
         } catch (RuntimeException e) {
             LOG.log(Level.FINE, "the client went away mid-send", e);
             ended = true;
-        }
-        if (ended) {
-            close();
-            return;
-        }
-        sending.set(false);
-        if (!pending.isEmpty() && sending.compareAndSet(false, true)) {
-            submit();
+        } finally {
+            release();
         }
     }
 
@@ -99,7 +87,7 @@ abstract class QueuedEventStream {
         }
     }
 
-    /** Sends what comes before the queue; runs once, in the first task. */
+    /** Sends what comes before the queue; runs once, when the stream is {@link #start}ed. */
     protected void first() {
     }
 
@@ -138,10 +126,6 @@ abstract class QueuedEventStream {
 
     private void drain() {
         try {
-            if (!firstDone) {
-                firstDone = true;
-                first();
-            }
             Object next;
             while (!ended && (next = pending.poll()) != null) {
                 if (gone || sink.isClosed()) {
@@ -156,14 +140,22 @@ abstract class QueuedEventStream {
             LOG.log(Level.FINE, "the client went away mid-send", e);
             ended = true;
         } finally {
-            if (ended) {
-                close();
-            } else {
-                sending.set(false);
-                if (!pending.isEmpty() && sending.compareAndSet(false, true)) {
-                    submit();
-                }
-            }
+            release();
+        }
+    }
+
+    /**
+     * After a send, by whoever held {@link #sending}: the stream closes if it ended, else the next
+     * item's task may go, and one is started now for items that queued meanwhile.
+     */
+    private void release() {
+        if (ended) {
+            close();
+            return;
+        }
+        sending.set(false);
+        if (!pending.isEmpty() && sending.compareAndSet(false, true)) {
+            submit();
         }
     }
 

@@ -93,7 +93,7 @@ public class RuntimeEventStreams {
         private List<StatusChange> history;
 
         Stream(SseEventSink sink, Sse sse) {
-            super(sink, sse, "waiting", RuntimeEventStreams.this::run, open::remove, true);
+            super(sink, sse, "waiting", RuntimeEventStreams.this::run, open::remove);
         }
 
         @Override

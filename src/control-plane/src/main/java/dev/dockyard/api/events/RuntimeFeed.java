@@ -80,7 +80,7 @@ public class RuntimeFeed {
         private final String ownerId;
 
         Feed(String ownerId, SseEventSink sink, Sse sse) {
-            super(sink, sse, "following", RuntimeFeed.this::run, open::remove, true);
+            super(sink, sse, "following", RuntimeFeed.this::run, open::remove);
             this.ownerId = ownerId;
         }
 
