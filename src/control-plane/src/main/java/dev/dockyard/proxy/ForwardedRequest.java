@@ -14,7 +14,8 @@ import java.util.TreeSet;
  * runtime's internal key, so the client's public key is never passed on and the internal one takes
  * its place, in the header always and, for VS Code (which checks its connection token itself), in
  * {@code ?tkn=} and its {@code vscode-tkn} cookie too. The proxy's own cookie, Dockyard's
- * {@code X-API-Key} and hop-by-hop headers stay behind; {@code X-Forwarded-*} say where the request
+ * {@code X-API-Key}, E2B's {@code X-Access-Token} (the public key under E2B's name) and hop-by-hop
+ * headers stay behind; {@code X-Forwarded-*} say where the request
  * came from and under which prefix the service is public. What the client said about where the
  * request came from ({@code Forwarded}, {@code X-Forwarded-*}, {@code X-Real-IP}) is passed on only
  * when the client is a trusted proxy ({@link TrustedProxies}); from anyone else it is dropped.
@@ -29,8 +30,8 @@ public final class ForwardedRequest {
      * frames the body), Expect (the container has answered it already) and the keys.
      */
     private static final Set<String> REPLACED = names("content-length", "expect", "x-api-key",
-            ProxyAuthentication.HEADER, "cookie", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host",
-            "x-forwarded-prefix");
+            ProxyAuthentication.HEADER, EnvdAdmission.ACCESS_TOKEN, "cookie", "x-forwarded-for", "x-forwarded-proto",
+            "x-forwarded-host", "x-forwarded-prefix");
 
     /**
      * Where the client's request came in.

@@ -1,17 +1,37 @@
 package dev.dockyard.proxy;
 
 import dev.dockyard.jsonp.Jsonp;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
-/** The proxy's own answers: FastAPI's shape, {@code {"detail": "..."}}, which OpenHands clients read. */
+/**
+ * The proxy's own answers: FastAPI's shape, {@code {"detail": "..."}}, which OpenHands clients read;
+ * on E2B's envd routes E2B's own, {@code {"code": status, "message": "..."}} (and the sandbox's id on
+ * a 502, as E2B's proxy sends it).
+ */
 final class ProxyErrors {
 
     private ProxyErrors() {
     }
 
     static void write(HttpServletResponse response, int status, String detail) throws IOException {
+        send(response, status, Jsonp.createObjectBuilder().add("detail", detail).build());
+    }
+
+    /** An answer on E2B's envd routes. */
+    static void writeE2b(HttpServletResponse response, int status, String sandboxId, String message)
+            throws IOException {
+        JsonObjectBuilder body = Jsonp.createObjectBuilder();
+        if (status == 502 && sandboxId != null) {
+            body.add("sandboxId", sandboxId);
+        }
+        send(response, status, body.add("message", message).add("code", status).build());
+    }
+
+    private static void send(HttpServletResponse response, int status, JsonObject json) throws IOException {
         if (response.isCommitted()) {
             return; // the service's answer is under way: all that is left is to cut it short
         }
@@ -20,8 +40,7 @@ final class ProxyErrors {
         response.setContentType("application/json");
         response.setHeader("X-Content-Type-Options", "nosniff");
         response.setCharacterEncoding("UTF-8");
-        byte[] body = Jsonp.createObjectBuilder().add("detail", detail).build().toString()
-                .getBytes(StandardCharsets.UTF_8);
+        byte[] body = json.toString().getBytes(StandardCharsets.UTF_8);
         response.setContentLength(body.length);
         response.getOutputStream().write(body);
     }

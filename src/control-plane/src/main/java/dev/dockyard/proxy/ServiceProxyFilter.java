@@ -12,6 +12,7 @@ import jakarta.servlet.http.HttpFilter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -101,18 +102,19 @@ public class ServiceProxyFilter extends HttpFilter {
         }
         Optional<ServiceRoute> route = ServiceRoute.ofHost(request.getHeader("Host"), path)
                 .or(() -> ServiceRoute.parse(path));
+        String sandboxId = request.getHeader(EnvdAdmission.SANDBOX_ID);
+        if (route.isEmpty() && sandboxId != null) {
+            envd(request, response, path, sandboxId);
+            return;
+        }
         if (route.isEmpty()) {
             ProxyErrors.write(response, 404, "Not a runtime's service URL");
             return;
         }
-        if (!runtimes.available()) {
-            ProxyErrors.write(response, 503, "This control plane serves no service URLs");
-            return;
-        }
         List<Header> headers = headers(request);
-        if (headers.stream().filter(h -> h.is("Content-Type")).count() > 1) {
-            // which one the sandbox honours and which one anything before it checked need not agree
-            ProxyErrors.write(response, 400, "The request has more than one Content-Type header");
+        Optional<Admission.Refused> early = refusedBeforeLookUp(headers);
+        if (early.isPresent()) {
+            ProxyErrors.write(response, early.get().status(), early.get().detail());
             return;
         }
         Optional<ProxyTarget> target;
@@ -141,15 +143,66 @@ public class ServiceProxyFilter extends HttpFilter {
                     + "runtime's own pages: send the key in " + ProxyAuthentication.HEADER);
             return;
         }
-        ProxyExchange exchange = new ProxyExchange(route.get(), admitted, headers,
-                new ForwardedRequest.Origin(request.getRemoteAddr(), request.getScheme(), request.getHeader("Host"),
-                        contextPath, trustedProxies.trusts(request.getRemoteAddr())),
+        ProxyExchange exchange = new ProxyExchange(route.get(), admitted, headers, origin(request),
                 policyFor(route.get()));
         if (upgrade) {
             tunnels.open(request, response, exchange);
         } else {
             http.forward(request, response, exchange);
         }
+    }
+
+    /**
+     * An E2B envd request ({@link EnvdAdmission}): admitted or refused in E2B's shape, then forwarded
+     * as plain HTTP to the sandbox's main service with the path as it came. No content security
+     * policy is added: envd serves no pages.
+     */
+    private void envd(HttpServletRequest request, HttpServletResponse response, String path, String sandboxId)
+            throws IOException {
+        List<Header> headers = headers(request);
+        Optional<Admission.Refused> early = refusedBeforeLookUp(headers);
+        if (early.isPresent()) {
+            ProxyErrors.writeE2b(response, early.get().status(), sandboxId, early.get().detail());
+            return;
+        }
+        Optional<String> runtimeId = EnvdAdmission.runtimeId(sandboxId);
+        Optional<ProxyTarget> target = Optional.empty();
+        if (runtimeId.isPresent()) {
+            try {
+                target = runtimes.find(runtimeId.get());
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Looking up runtime " + runtimeId.get() + " failed", e);
+                ProxyErrors.writeE2b(response, 500, sandboxId, "Sandbox lookup failed");
+                return;
+            }
+        }
+        Admission admission = EnvdAdmission.decide(target, sandboxId, request.getHeader(EnvdAdmission.SANDBOX_PORT),
+                request.getMethod(), path, request.getHeader(EnvdAdmission.ACCESS_TOKEN), request.getQueryString(),
+                Instant.now());
+        if (admission instanceof Admission.Refused refused) {
+            ProxyErrors.writeE2b(response, refused.status(), sandboxId, refused.detail());
+            return;
+        }
+        ServiceRoute route = EnvdAdmission.route(runtimeId.orElseThrow(), path);
+        http.forward(request, response, new ProxyExchange(route, (Admission.Admitted) admission, headers,
+                origin(request), null));
+    }
+
+    /** What is refused before a runtime is looked up: no proxying here at all, or an ambiguous request. */
+    private Optional<Admission.Refused> refusedBeforeLookUp(List<Header> headers) {
+        if (!runtimes.available()) {
+            return Optional.of(new Admission.Refused(503, "This control plane serves no service URLs"));
+        }
+        if (headers.stream().filter(h -> h.is("Content-Type")).count() > 1) {
+            // which one the sandbox honours and which one anything before it checked need not agree
+            return Optional.of(new Admission.Refused(400, "The request has more than one Content-Type header"));
+        }
+        return Optional.empty();
+    }
+
+    private ForwardedRequest.Origin origin(HttpServletRequest request) {
+        return new ForwardedRequest.Origin(request.getRemoteAddr(), request.getScheme(), request.getHeader("Host"),
+                request.getContextPath(), trustedProxies.trusts(request.getRemoteAddr()));
     }
 
     /** Path mode's policy (unless set to {@code none}); none in subdomain mode, where the origin is the runtime's. */
