@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -40,7 +41,34 @@ class E2bSdkIT {
         run("2.50.0", "sdk-v1.test.mjs");
     }
 
+    /**
+     * A template naming a warm pool whose members run the executor on Liberty: the sandbox is a
+     * pool member, and envd's answers come from the WAR's JAX-RS face instead of the embedded one.
+     */
+    @Test
+    void shouldServeEnvdFromAPoolOfTheLibertyExecutor() throws Exception {
+        String pool = "e2b-liberty-" + UUID.randomUUID().toString().substring(0, 6);
+        DockyardApi.Answer put = ADMIN.put("pools/" + pool, Json.createObjectBuilder().add("size", 1)
+                .add("sandbox", Json.createObjectBuilder().add("executorServer", "liberty")).build());
+        assertTrue(put.status() / 100 == 2, put.body());
+        try {
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (ADMIN.get("pools/" + pool).json().getInt("ready") < 1 && System.nanoTime() < until) {
+                Thread.sleep(250);
+            }
+            assertEquals(1, ADMIN.get("pools/" + pool).json().getInt("ready"), "the pool's member booted");
+            run("2.51.0", "sdk-template.test.mjs", Map.of("E2B_TEMPLATE", pool));
+            assertEquals(1, ADMIN.get("pools/" + pool).json().getInt("hits"), "the sandbox came from the pool");
+        } finally {
+            ADMIN.delete("pools/" + pool);
+        }
+    }
+
     private void run(String version, String suite) throws Exception {
+        run(version, suite, Map.of());
+    }
+
+    private void run(String version, String suite, Map<String, String> more) throws Exception {
         Path module = SDKS.resolve(version).resolve("node_modules/e2b/dist/index.mjs");
         assertTrue(Files.isRegularFile(module), "no e2b@" + version + " at " + module + ": run docker/ensure-e2b-sdk.sh");
         ProcessBuilder node = new ProcessBuilder(SDKS.resolve("node").toString(), "--test", "--test-reporter=spec",
@@ -53,6 +81,7 @@ class E2bSdkIT {
         node.environment().put("E2B_OTHER_API_KEY", e2bKey("e2b-other"));
         node.environment().put("E2B_SDK", module.toString());
         node.environment().put("E2B_RUN", "run-" + UUID.randomUUID().toString().substring(0, 8));
+        node.environment().putAll(more);
         Process process = node.start();
         String out;
         try {
