@@ -85,7 +85,9 @@ final class RunningProcess {
     }
 
     private static ProcessBuilder pipes(Spec spec) {
-        List<String> command = new ArrayList<>(List.of("setsid", "-w", spec.cmd()));
+        // the JVM's child never leads a process group, so setsid(1) calls setsid() and execs the
+        // command in the same process (no fork): the pid is the command's and leads its group
+        List<String> command = new ArrayList<>(List.of("setsid", spec.cmd()));
         command.addAll(spec.args());
         ProcessBuilder builder = new ProcessBuilder(command);
         if (!spec.stdin()) {
