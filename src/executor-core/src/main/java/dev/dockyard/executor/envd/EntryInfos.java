@@ -17,7 +17,8 @@ import java.util.Map;
  * target's type and permission bits (its {@code symlinkTarget} the resolved path, or itself when it
  * dangles, and then type UNSPECIFIED, which the SDK's list skips). {@code mode} holds the
  * permission bits only ({@code FileMode.Perm()}), {@code permissions} Go's
- * {@code FileMode.String()} of the entry, e.g. {@code drwxr-xr-x} or {@code Lrwxrwxrwx}.
+ * {@code FileMode.String()} of the entry, e.g. {@code drwxr-xr-x} or {@code Lrwxrwxrwx};
+ * {@code metadata} what an upload stored ({@link FileMetadata}).
  */
 final class EntryInfos {
 
@@ -71,6 +72,7 @@ final class EntryInfos {
             permissions = unixMode & 0777;
         }
         Path name = shownPath.getFileName();
+        FileMetadata.addTo(entry, path);
         return entry.add("name", name == null ? "/" : name.toString())
                 .add("type", type)
                 .add("path", shownPath.toString())

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -157,8 +158,9 @@ public final class Envd implements AutoCloseable {
         return files.download(path, username);
     }
 
-    Reply upload(String contentType, String contentEncoding, InputStream body, String path, String username) {
-        return files.upload(contentType, contentEncoding, body, path, username);
+    Reply upload(String contentType, String contentEncoding, Map<String, List<String>> headers, InputStream body,
+                 String path, String username) {
+        return files.upload(contentType, contentEncoding, headers, body, path, username);
     }
 
     /** The executor is stopping: processes are killed and watches closed. */

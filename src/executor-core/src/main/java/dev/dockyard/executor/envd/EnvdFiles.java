@@ -5,6 +5,7 @@ import dev.dockyard.executor.files.MultipartFile;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -13,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -54,18 +56,27 @@ final class EnvdFiles {
         } catch (IOException e) {
             return error(500, "error reading file: " + e.getMessage());
         }
-        String name = target.getFileName().toString().replace("\"", "");
+        // a header is Latin-1 on the wire: anything else in the name is left out
+        String name = target.getFileName().toString().replaceAll("[^\\x20-\\x7e]|\"", "_");
         return Reply.streamed("application/octet-stream", out -> Files.copy(target, out),
                 Map.of("Content-Length", String.valueOf(size), "Content-Disposition", "inline; filename=\"" + name + "\""));
     }
 
-    /** {@code POST /files?path=&username=}, multipart or octet-stream, maybe gzip-encoded. */
-    Reply upload(String contentType, String contentEncoding, InputStream body, String path, String username) {
+    /**
+     * {@code POST /files?path=&username=}, multipart or octet-stream, maybe gzip-encoded; the
+     * {@code X-Metadata-*} of {@code headers} become every written file's metadata.
+     */
+    Reply upload(String contentType, String contentEncoding, Map<String, List<String>> headers, InputStream body,
+                 String path, String username) {
         EnvdUsers.User user;
+        Map<String, String> metadata;
         try {
             user = users.named(username);
+            metadata = FileMetadata.fromHeaders(headers);
         } catch (ConnectError e) {
             return error(e);
+        } catch (IllegalArgumentException e) {
+            return error(400, e.getMessage());
         }
         String type = contentType == null ? "" : contentType.toLowerCase(Locale.ROOT);
         JsonArrayBuilder written = Json.createArrayBuilder();
@@ -74,7 +85,7 @@ final class EnvdFiles {
                 if (path == null || path.isEmpty()) {
                     return error(400, "the path query parameter is required for an octet-stream upload");
                 }
-                written.add(write(EnvdUsers.resolve(user, path), in));
+                written.add(write(EnvdUsers.resolve(user, path), in, metadata));
             } else if (type.startsWith("multipart/form-data")) {
                 Set<Path> seen = new HashSet<>();
                 MultipartFile.Parts parts = MultipartFile.parts(contentType, in);
@@ -87,7 +98,7 @@ final class EnvdFiles {
                     if (!seen.add(target)) {
                         return error(400, "cannot upload multiple files to the same path '" + target + "'");
                     }
-                    written.add(write(target, part.content()));
+                    written.add(write(target, part.content(), metadata));
                 }
                 if (seen.isEmpty()) {
                     return error(400, "the multipart body has no file");
@@ -122,8 +133,12 @@ final class EnvdFiles {
         return filename.replace("%22", "\"").replace("%0D", "\r").replace("%0A", "\n");
     }
 
-    /** Writes {@code content} to {@code target} (parents created, an existing file truncated in place). */
-    private static JsonObject write(Path target, InputStream content) throws IOException {
+    /**
+     * Writes {@code content} to {@code target} (parents created, an existing file truncated in
+     * place) and replaces its metadata.
+     */
+    private static JsonObject write(Path target, InputStream content, Map<String, String> metadata)
+            throws IOException {
         if (Files.isDirectory(target)) {
             throw new UploadRefused(400, "path '" + target + "' is a directory");
         }
@@ -134,8 +149,11 @@ final class EnvdFiles {
                 StandardOpenOption.TRUNCATE_EXISTING)) {
             content.transferTo(out);
         }
-        return Json.createObjectBuilder().add("path", target.toString())
-                .add("name", target.getFileName().toString()).add("type", "file").build();
+        FileMetadata.write(target, metadata);
+        JsonObjectBuilder entry = Json.createObjectBuilder().add("path", target.toString())
+                .add("name", target.getFileName().toString()).add("type", "file");
+        FileMetadata.addTo(entry, target);
+        return entry.build();
     }
 
     /** envd's REST error body. */

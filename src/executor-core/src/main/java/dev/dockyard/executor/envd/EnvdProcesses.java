@@ -82,6 +82,10 @@ final class EnvdProcesses implements AutoCloseable {
                 ConnectWire.flag(request, "stdin", null), pty == null ? null : size(pty), environment);
         forgetExited();
         if (processes.size() >= MAX_PROCESSES) {
+            // full: the exited ones go first, however recent
+            processes.values().removeIf(RunningProcess::ended);
+        }
+        if (processes.size() >= MAX_PROCESSES) {
             throw new ConnectError("resource_exhausted", "too many processes (" + MAX_PROCESSES + ")");
         }
         requireExecutable(spec.cmd(), cwd);

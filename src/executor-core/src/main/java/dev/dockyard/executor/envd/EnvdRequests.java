@@ -2,6 +2,7 @@ package dev.dockyard.executor.envd;
 
 import dev.dockyard.executor.Reply;
 import java.io.InputStream;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -47,10 +48,12 @@ public final class EnvdRequests {
         return served == null ? notInitialized() : served.download(path, username);
     }
 
-    /** {@code POST /files?path=&username=}. */
-    public Reply upload(String contentType, String contentEncoding, InputStream body, String path, String username) {
+    /** {@code POST /files?path=&username=}; {@code headers} all the request's (the metadata is in some). */
+    public Reply upload(String contentType, String contentEncoding, Map<String, List<String>> headers,
+                        InputStream body, String path, String username) {
         Envd served = envd.get();
-        return served == null ? notInitialized() : served.upload(contentType, contentEncoding, body, path, username);
+        return served == null ? notInitialized()
+                : served.upload(contentType, contentEncoding, headers, body, path, username);
     }
 
     private static Reply notInitialized() {

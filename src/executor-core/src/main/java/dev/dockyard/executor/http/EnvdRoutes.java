@@ -30,7 +30,8 @@ final class EnvdRoutes {
             case "GET health" -> envd.health();
             case "GET files" -> envd.download(query.get("path"), query.get("username"));
             case "POST files" -> envd.upload(exchange.getRequestHeaders().getFirst("Content-Type"),
-                    exchange.getRequestHeaders().getFirst("Content-Encoding"), exchange.getRequestBody(),
+                    exchange.getRequestHeaders().getFirst("Content-Encoding"), exchange.getRequestHeaders(),
+                    exchange.getRequestBody(),
                     query.get("path"), query.get("username"));
             default -> null;
         };

@@ -9,6 +9,7 @@ import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
+import jakarta.json.JsonString;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -20,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.stream.Collectors;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -165,6 +167,26 @@ class EnvdFilesTest {
         assertEquals(401, badUser.status());
         assertEquals("invalid username: 'nobody'", badUser.json().getString("message"));
         assertEquals(200, send("GET", "?path=down.txt&username=user", Map.of(), null).status());
+    }
+
+    @Test
+    void shouldKeepAnUploadsMetadataAndReplaceItOnTheNextUpload() throws IOException {
+        Answer first = send("POST", "?path=meta.txt", Map.of("Content-Type", "application/octet-stream",
+                "X-Metadata-Owner", "me", "X-Metadata-Kind", "report v1"), new byte[] {1});
+        assertEquals(200, first.status());
+        JsonObject written = first.array().getJsonObject(0).getJsonObject("metadata");
+        assertEquals("me", written.getString("owner"), "keys are lower case");
+        assertEquals("report v1", written.getString("kind"));
+        JsonObject entry = client.ok("filesystem.Filesystem/Stat", "{\"path\":\"meta.txt\"}").getJsonObject("entry");
+        assertEquals("me", entry.getJsonObject("metadata").getString("owner"));
+        Answer second = send("POST", "?path=meta.txt", Map.of("Content-Type", "application/octet-stream",
+                "X-Metadata-Kind", "v2"), new byte[] {2});
+        assertEquals(Map.of("kind", "v2"), Map.copyOf(second.array().getJsonObject(0).getJsonObject("metadata")
+                .entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey,
+                        e -> ((JsonString) e.getValue()).getString()))), "the whole set is replaced");
+        Answer refused = send("POST", "?path=meta.txt", Map.of("Content-Type", "application/octet-stream",
+                "X-Metadata-Big", "x".repeat(5000)), new byte[] {3});
+        assertEquals(400, refused.status());
     }
 
     @Test

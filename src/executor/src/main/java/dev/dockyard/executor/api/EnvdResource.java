@@ -50,8 +50,10 @@ public class EnvdResource {
     @POST
     @Path("files")
     public Response upload(@HeaderParam(HttpHeaders.CONTENT_TYPE) String contentType,
-                           @HeaderParam(HttpHeaders.CONTENT_ENCODING) String contentEncoding, InputStream body,
+                           @HeaderParam(HttpHeaders.CONTENT_ENCODING) String contentEncoding,
+                           @Context HttpHeaders headers, InputStream body,
                            @QueryParam("path") String path, @QueryParam("username") String username) {
-        return Replies.of(lifecycle.requests().envd().upload(contentType, contentEncoding, body, path, username));
+        return Replies.of(lifecycle.requests().envd().upload(contentType, contentEncoding,
+                headers.getRequestHeaders(), body, path, username));
     }
 }
