@@ -61,6 +61,7 @@ final class ConnectClient {
         int status = connection.getResponseCode();
         InputStream in = status >= 400 ? connection.getErrorStream() : connection.getInputStream();
         byte[] body = in == null ? new byte[0] : in.readAllBytes();
+        assertTrue(!new String(body, StandardCharsets.UTF_8).contains(":null"), "no JSON null is ever sent");
         return new Answer(status, connection.getContentType(), body.length == 0 ? null : parse(body));
     }
 
