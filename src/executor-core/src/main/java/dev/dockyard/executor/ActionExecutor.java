@@ -3,6 +3,7 @@ package dev.dockyard.executor;
 import dev.dockyard.executor.bash.BashSession;
 import dev.dockyard.executor.bash.StaticCommand;
 import dev.dockyard.executor.config.ExecutorSettings;
+import dev.dockyard.executor.envd.Envd;
 import dev.dockyard.executor.files.FileActions;
 import dev.dockyard.executor.files.FileEditor;
 import dev.dockyard.executor.files.FileTransfer;
@@ -61,6 +62,9 @@ public class ActionExecutor implements AutoCloseable {
     private final Plugins plugins;
     private final Path configuredEnv;
     private final Path gitToken;
+    /** What {@link #configure} last set: every process envd starts gets it. */
+    private volatile Map<String, String> configuredVariables = Map.of();
+    private final Envd envd;
 
     /** The executor of a sandbox: configuration in {@link #CONFIGURED_ENV}'s directory, files confined to the workspace. */
     public ActionExecutor(ExecutorSettings settings, Map<String, String> processEnvironment) throws IOException {
@@ -88,6 +92,12 @@ public class ActionExecutor implements AutoCloseable {
         lintEditsIfAsked(processEnvironment);
         this.shell = startShell();
         this.plugins = Plugins.start(settings.plugins(), this::plugin);
+        this.envd = new Envd(shellEnvironment, () -> configuredVariables);
+    }
+
+    /** E2B's envd in this executor: its processes and watches end with it. */
+    public Envd envd() {
+        return envd;
     }
 
     /** The bridge to a plugin's own processes, with the shell's environment (never the executor's secrets). */
@@ -202,6 +212,7 @@ public class ActionExecutor implements AutoCloseable {
             Files.move(tmp, configuredEnv, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             // set only once the file is in place, so whoever clears it sources these values
             configurationPending.set(true);
+            configuredVariables = Map.copyOf(variables);
         }
         if (fileAccess != null) {
             guard.allowAnywhere("anywhere".equalsIgnoreCase(fileAccess));
@@ -366,6 +377,7 @@ public class ActionExecutor implements AutoCloseable {
 
     @Override
     public void close() {
+        envd.close();
         plugins.close();
         shell.close();
     }

@@ -1,5 +1,6 @@
 package dev.dockyard.executor;
 
+import dev.dockyard.executor.envd.EnvdRequests;
 import dev.dockyard.executor.files.FileTransfer;
 import dev.dockyard.executor.files.MultipartFile;
 import dev.dockyard.executor.files.PathGuard;
@@ -63,9 +64,16 @@ public final class ExecutorRequests {
 
     private final Host host;
     private final RequestLedger requests = new RequestLedger();
+    private final EnvdRequests envd;
 
     public ExecutorRequests(Host host) {
         this.host = host;
+        this.envd = new EnvdRequests(() -> host.executor() == null ? null : host.executor().envd());
+    }
+
+    /** E2B's envd routes, served beside PROTOCOL.md's on the same port and behind the same key. */
+    public EnvdRequests envd() {
+        return envd;
     }
 
     /**

@@ -12,8 +12,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Streams the {@code file} part out of a multipart/form-data body without holding it in memory
- * (uploads may be large zips). Only what PROTOCOL.md's /upload_file needs: one named part.
+ * Streams parts out of a multipart/form-data body without holding it in memory
+ * (uploads may be large zips): PROTOCOL.md's /upload_file takes one named part, envd's /files
+ * any number of them, each read in turn.
  */
 public final class MultipartFile {
 
@@ -22,14 +23,22 @@ public final class MultipartFile {
     private static final Pattern FILENAME = Pattern.compile("filename=\"([^\"]*)\"", Pattern.CASE_INSENSITIVE);
     private static final int MAX_HEADER_BYTES = 16 * 1024;
 
+    private final String name;
     private final String filename;
     private final InputStream content;
 
-    private MultipartFile(String filename, InputStream content) {
+    private MultipartFile(String name, String filename, InputStream content) {
+        this.name = name;
         this.filename = filename;
         this.content = content;
     }
 
+    /** The part's name ({@code name="..."}), or null. */
+    public String name() {
+        return name;
+    }
+
+    /** The part's filename as sent, directories and all, or null. */
     public String filename() {
         return filename;
     }
@@ -45,6 +54,21 @@ public final class MultipartFile {
      * @throws IllegalArgumentException when the body is not multipart or has no such part
      */
     public static MultipartFile find(String contentType, InputStream body, String partName) throws IOException {
+        Parts parts = parts(contentType, body);
+        for (MultipartFile part = parts.next(); part != null; part = parts.next()) {
+            if (partName.equals(part.name())) {
+                return part;
+            }
+        }
+        throw new IllegalArgumentException("A multipart part named '" + partName + "' is required");
+    }
+
+    /**
+     * The body's parts, one after another (envd's {@code /files} takes any number of files).
+     *
+     * @throws IllegalArgumentException when the body is not multipart or has no parts
+     */
+    public static Parts parts(String contentType, InputStream body) throws IOException {
         Matcher m = contentType == null ? null : BOUNDARY.matcher(contentType);
         if (m == null || !contentType.toLowerCase(Locale.ROOT).startsWith("multipart/form-data") || !m.find()) {
             throw new IllegalArgumentException("Expected multipart/form-data with a boundary");
@@ -56,20 +80,43 @@ public final class MultipartFile {
         if (!skipPast(in, delimiter)) {
             throw new IllegalArgumentException("The multipart body has no parts");
         }
-        while (true) {
+        return new Parts(in, delimiter);
+    }
+
+    /** A multipart body read part by part; a part not read to its end is skipped by the next call. */
+    public static final class Parts {
+        private final PushbackInputStream in;
+        private final byte[] delimiter;
+        private PartStream current;
+        private boolean ended;
+
+        private Parts(PushbackInputStream in, byte[] delimiter) {
+            this.in = in;
+            this.delimiter = delimiter;
+        }
+
+        /** The next part, or null after the last one. */
+        public MultipartFile next() throws IOException {
+            if (ended) {
+                return null;
+            }
+            if (current != null) {
+                current.transferTo(OutputStreamNull.INSTANCE);
+                if (!current.sawDelimiter) {
+                    ended = true;
+                    return null;
+                }
+            }
             byte[] after = in.readNBytes(2);
             if (after.length < 2 || (after[0] == '-' && after[1] == '-')) {
-                throw new IllegalArgumentException("A multipart part named '" + partName + "' is required");
+                ended = true;
+                return null;
             }
             String headers = readHeaders(in);
             Matcher name = NAME.matcher(headers);
-            if (name.find() && name.group(1).equals(partName)) {
-                Matcher file = FILENAME.matcher(headers);
-                return new MultipartFile(file.find() ? file.group(1) : null, new PartStream(in, delimiter));
-            }
-            if (!skipPast(in, delimiter)) {
-                throw new IllegalArgumentException("A multipart part named '" + partName + "' is required");
-            }
+            Matcher file = FILENAME.matcher(headers);
+            current = new PartStream(in, delimiter);
+            return new MultipartFile(name.find() ? name.group(1) : null, file.find() ? file.group(1) : null, current);
         }
     }
 

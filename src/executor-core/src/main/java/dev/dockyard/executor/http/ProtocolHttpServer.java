@@ -34,7 +34,8 @@ import java.util.logging.Logger;
  * protocol suites run against both.
  *
  * <p>This class only routes, and the protocol's routes are all in {@link #route}: method and path
- * to a request, query and body parsed, the {@link Reply} written back. The session key is checked
+ * to a request, query and body parsed, the {@link Reply} written back; E2B's envd routes, served
+ * on the same port, are in {@link EnvdRoutes}. The session key is checked
  * before anything else. A JAX-RS runtime on this server was measured first (Jersey 4.0.2, RESTEasy
  * 7.0.1): ~0.5 s of their own boot on top of the JVM's, where this face costs milliseconds (docs/executor.md,
  * "Executor servers").
@@ -132,6 +133,10 @@ public final class ProtocolHttpServer implements AutoCloseable {
             // first (its own 400); an answer all the same if a request ever gets here with one
             return Reply.detail(400, "The query string is malformed: a '%' must be followed by two hex digits");
         }
+        Reply envd = EnvdRoutes.route(requests.envd(), exchange, method, path, query);
+        if (envd != null) {
+            return envd;
+        }
         String route = method + " " + path;
         return switch (route) {
             case "GET alive" -> requests.alive();
@@ -166,7 +171,7 @@ public final class ProtocolHttpServer implements AutoCloseable {
             case "POST upload_file" -> requests.upload(exchange.getRequestHeaders().getFirst("Content-Type"),
                     exchange.getRequestBody(), query.get("destination"),
                     Boolean.parseBoolean(query.getOrDefault("recursive", "false")));
-            default -> isKnown(path) ? Reply.detail(405, "Method Not Allowed") : Reply.detail(404, "Not Found");
+            default -> isKnown(path) || EnvdRoutes.isKnown(path) ? Reply.detail(405, "Method Not Allowed") : Reply.detail(404, "Not Found");
         };
     }
 
@@ -229,7 +234,10 @@ public final class ProtocolHttpServer implements AutoCloseable {
             return;
         }
         if (body instanceof Reply.Streamed streamed) {
-            exchange.sendResponseHeaders(reply.status(), 0);
+            // chunked (0), each flush a chunk on the wire; or a length the reply knows (a file's), -1 for none
+            String length = reply.headers().get("Content-Length");
+            exchange.sendResponseHeaders(reply.status(), length == null ? 0
+                    : Long.parseLong(length) == 0 ? -1 : Long.parseLong(length));
             try (OutputStream out = exchange.getResponseBody()) {
                 streamed.writeTo(out);
             }

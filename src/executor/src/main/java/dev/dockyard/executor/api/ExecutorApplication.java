@@ -5,7 +5,7 @@ import jakarta.ws.rs.core.Application;
 import java.util.Set;
 
 /**
- * PROTOCOL.md's paths sit at the root, as in OpenHands. The resources are singletons sharing one
+ * PROTOCOL.md's paths sit at the root, as in OpenHands, and E2B's envd routes beside them. The resources are singletons sharing one
  * {@link ExecutorLifecycle}, started when the application is: no CDI needed, which keeps the
  * sandbox's boot short.
  */
@@ -16,6 +16,6 @@ public class ExecutorApplication extends Application {
     public Set<Object> getSingletons() {
         ExecutorLifecycle lifecycle = ExecutorLifecycle.instance();
         return Set.of(new SessionKeyFilter(lifecycle), new HealthResource(lifecycle), new ActionResource(lifecycle),
-                new FileTransferResource(lifecycle), new ConfigureResource(lifecycle));
+                new FileTransferResource(lifecycle), new ConfigureResource(lifecycle), new EnvdResource(lifecycle));
     }
 }
