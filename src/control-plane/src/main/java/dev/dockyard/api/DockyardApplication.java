@@ -25,6 +25,7 @@ public class DockyardApplication extends Application {
         classes.add(PoolResource.class);
         classes.add(RuntimeResource.class);
         classes.add(RuntimeForkResource.class);
+        classes.add(RuntimeProcessResource.class);
         classes.add(RuntimeSnapshotResource.class);
         classes.add(SnapshotResource.class);
         classes.add(UserResource.class);

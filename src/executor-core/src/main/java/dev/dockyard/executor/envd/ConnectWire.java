@@ -20,6 +20,7 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The Connect protocol's JSON wire, as E2B's SDKs speak it to envd: unary messages are plain JSON
@@ -38,6 +39,53 @@ public final class ConnectWire {
     private static final int END_STREAM = 0x02;
 
     private ConnectWire() {
+    }
+
+    /**
+     * One envelope of a streamed answer as a client reads it (the control plane reading a sandbox's
+     * envd): a message, or the end of the stream, whose message is {@code {}} or holds the call's
+     * {@code error}.
+     */
+    public record Envelope(boolean end, JsonObject message) {
+
+        /** The end-stream's error ({@code {"code", "message"}}), if this is an end that carries one. */
+        public Optional<JsonObject> error() {
+            JsonValue error = end ? message.get("error") : null;
+            return error instanceof JsonObject object ? Optional.of(object) : Optional.empty();
+        }
+    }
+
+    /**
+     * The next envelope of a streamed answer, or empty where the body ends (a stream cut short has
+     * no end-stream envelope); IOException for a malformed one.
+     */
+    public static Optional<Envelope> next(InputStream body) throws IOException {
+        byte[] head = body.readNBytes(5);
+        if (head.length == 0) {
+            return Optional.empty();
+        }
+        if (head.length < 5 || (head[0] & 0x01) != 0) {
+            throw new IOException("not a Connect envelope");
+        }
+        int length = ByteBuffer.wrap(head, 1, 4).getInt();
+        if (length < 0 || length > MAX_MESSAGE_BYTES) {
+            throw new IOException("a Connect envelope of " + length + " bytes");
+        }
+        byte[] message = body.readNBytes(length);
+        if (message.length < length) {
+            throw new IOException("a Connect envelope ended early");
+        }
+        try {
+            return Optional.of(new Envelope((head[0] & END_STREAM) != 0, parse(message)));
+        } catch (ConnectError e) {
+            throw new IOException("a Connect envelope holds no JSON object", e);
+        }
+    }
+
+    /** The bytes of a streaming request: its one message in one envelope. */
+    public static byte[] request(JsonObject message) {
+        byte[] json = message.toString().getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(5 + json.length).put((byte) 0).putInt(json.length).put(json).array();
     }
 
     /** A unary request's body as a message; an empty body is the empty message. */
@@ -96,8 +144,9 @@ public final class ConnectWire {
     }
 
     private static void writeEnvelope(OutputStream out, int flags, JsonObject message) throws IOException {
-        byte[] json = message.toString().getBytes(StandardCharsets.UTF_8);
-        out.write(ByteBuffer.allocate(5 + json.length).put((byte) flags).putInt(json.length).put(json).array());
+        byte[] envelope = request(message);
+        envelope[0] = (byte) flags;
+        out.write(envelope);
         out.flush();
     }
 
