@@ -42,7 +42,7 @@ import java.util.concurrent.TimeoutException;
  * <p>The end time is the runtime's ({@link SandboxRuntime#endsAt()}): {@code now + timeout} at
  * creation, set by {@link #setTimeout} (earlier or later), only ever extended by {@link #connect};
  * the idle lifecycle stops the runtime then, or pauses it when it was created with {@code autoPause}.
- * The configured TTL ({@code dockyard.lifecycle.ttl-seconds}) still caps its life from creation.
+ * The configured TTL ({@code dockyard.lifecycle.ttl}) still caps its life from creation.
  */
 @ApplicationScoped
 public class E2bSandboxes {
