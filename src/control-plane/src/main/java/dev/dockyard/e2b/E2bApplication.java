@@ -22,6 +22,7 @@ public class E2bApplication extends Application {
         classes.addAll(ProblemMappers.inputChecks());
         classes.add(E2bErrors.class);
         classes.add(SandboxResource.class);
+        classes.add(SnapshotResource.class);
         return classes;
     }
 }

@@ -34,11 +34,16 @@ public class E2bErrors implements ContainerResponseFilter {
         if (status < 400) {
             return;
         }
-        int code = status == Response.Status.BAD_GATEWAY.getStatusCode()
-                ? Response.Status.SERVICE_UNAVAILABLE.getStatusCode() : status;
+        int code = code(status);
         response.setStatus(code);
         response.setEntity(body(code, messageOf(response.getEntity(), status)).toString(), null,
                 MediaType.APPLICATION_JSON_TYPE);
+    }
+
+    /** E2B's status for Dockyard's: a failing backend or executor (502) is a dependency down, 503. */
+    static int code(int status) {
+        return status == Response.Status.BAD_GATEWAY.getStatusCode()
+                ? Response.Status.SERVICE_UNAVAILABLE.getStatusCode() : status;
     }
 
     /** E2B's error body. */

@@ -4,9 +4,10 @@ import dev.dockyard.api.ApiDocumentFilter;
 import dev.dockyard.api.Caller;
 import dev.dockyard.api.JsonFields;
 import dev.dockyard.api.Problem;
+import dev.dockyard.api.ProblemMappers;
 import dev.dockyard.application.e2b.E2bSandboxes;
 import dev.dockyard.application.e2b.SandboxMetric;
-import dev.dockyard.application.e2b.SandboxPage;
+import dev.dockyard.application.e2b.Page;
 import dev.dockyard.application.e2b.SandboxQuery;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.jsonp.Jsonp;
@@ -45,7 +46,10 @@ public class SandboxResource {
     static final Set<String> CONNECT_FIELDS = Set.of("timeout", "memory");
     static final Set<String> TIMEOUT_FIELDS = Set.of("timeout");
     static final Set<String> PAUSE_FIELDS = Set.of("memory");
+    static final Set<String> FORK_FIELDS = Set.of("timeout", "count");
     static final String NEXT_TOKEN = "X-Next-Token";
+    /** The most forks one call makes: each is a snapshot and a boot, answered once READY. */
+    static final int MAX_FORKS = 5;
 
     @Inject
     Caller caller;
@@ -73,7 +77,7 @@ public class SandboxResource {
     @GET
     @Path("sandboxes")
     public String listV1(@QueryParam("metadata") String metadata) {
-        SandboxPage page = sandboxes.list(caller.userId(), caller.isAdmin(),
+        Page<SandboxRuntime> page = sandboxes.list(caller.userId(), caller.isAdmin(),
                 SandboxQuery.running(SandboxQueryReader.metadata(metadata)));
         return listed(page).toString();
     }
@@ -84,7 +88,7 @@ public class SandboxResource {
                          @QueryParam("template") String template, @QueryParam("startedAfter") String startedAfter,
                          @QueryParam("order") String order, @QueryParam("limit") String limit,
                          @QueryParam("nextToken") String nextToken) {
-        SandboxPage page = sandboxes.list(caller.userId(), caller.isAdmin(),
+        Page<SandboxRuntime> page = sandboxes.list(caller.userId(), caller.isAdmin(),
                 SandboxQueryReader.read(metadata, states, template, startedAfter, order, limit, nextToken));
         Response.ResponseBuilder answer = Response.ok(listed(page).toString());
         if (page.next() != null) {
@@ -94,9 +98,9 @@ public class SandboxResource {
         return answer.build();
     }
 
-    private JsonValue listed(SandboxPage page) {
+    private JsonValue listed(Page<SandboxRuntime> page) {
         JsonArrayBuilder items = Jsonp.createArrayBuilder();
-        page.sandboxes().forEach(r -> items.add(SandboxView.listedSandbox(r, config.sandboxDiskMb())));
+        page.items().forEach(r -> items.add(SandboxView.listedSandbox(r, config.sandboxDiskMb())));
         return items.build();
     }
 
@@ -200,29 +204,32 @@ public class SandboxResource {
                 + "set when it is created (allow_internet_access)");
     }
 
-    @POST
-    @Path("sandboxes/{sandboxID}/snapshots")
-    public Response snapshot(@PathParam("sandboxID") String sandboxId) {
-        visible(sandboxId);
-        throw notServed("Snapshots");
-    }
-
+    /**
+     * Forks the sandbox {@code count} times (1 to {@value #MAX_FORKS}, default 1): 201 with one entry
+     * per fork, its {@code sandbox} or its {@code error}, E2B's shape for either.
+     */
     @POST
     @Path("sandboxes/{sandboxID}/fork")
-    public Response fork(@PathParam("sandboxID") String sandboxId) {
-        visible(sandboxId);
-        throw notServed("Forks");
-    }
-
-    @GET
-    @Path("snapshots")
-    public Response snapshots() {
-        throw notServed("Snapshots");
-    }
-
-    private static Problem.ProblemException notServed(String what) {
-        return NewSandboxReader.invalid(what + " are not served by Dockyard's E2B API yet (Dockyard's own API has "
-                + "them: /api/v1/runtimes/{id}/snapshots and /fork)");
+    public Response fork(@PathParam("sandboxID") String sandboxId, JsonObject body) {
+        JsonObject b = body == null ? JsonValue.EMPTY_JSON_OBJECT : body;
+        JsonFields.requireOnly(b, FORK_FIELDS, "");
+        int count = JsonFields.integer(b, "count", 1, "count");
+        if (count < 1 || count > MAX_FORKS) {
+            throw NewSandboxReader.invalid("count must be from 1 to " + MAX_FORKS);
+        }
+        int timeout = NewSandboxReader.timeout(b);
+        JsonArrayBuilder forks = Jsonp.createArrayBuilder();
+        for (E2bSandboxes.Forked forked : sandboxes.fork(visible(sandboxId), caller.userId(), caller.role(), timeout,
+                count)) {
+            if (forked.sandbox() != null) {
+                forks.add(Jsonp.createObjectBuilder().add("sandbox", SandboxView.sandbox(forked.sandbox())));
+            } else {
+                Problem problem = ProblemMappers.problemOf(forked.refusal());
+                forks.add(Jsonp.createObjectBuilder().add("error", E2bErrors.body(
+                        E2bErrors.code(problem.kind().status()), problem.detail())));
+            }
+        }
+        return Response.status(Response.Status.CREATED).entity(forks.build().toString()).build();
     }
 
     /** {@code memory: false} asks for a pause or resume without memory, which Dockyard's pause does not do. */
@@ -234,6 +241,11 @@ public class SandboxResource {
     }
 
     private SandboxRuntime visible(String sandboxId) {
+        return visible(sandboxes, caller, sandboxId);
+    }
+
+    /** The caller's sandbox, else E2B's 404 (another user's is as unknown as a missing one). */
+    static SandboxRuntime visible(E2bSandboxes sandboxes, Caller caller, String sandboxId) {
         return sandboxes.find(caller.userId(), caller.isAdmin(), sandboxId).orElseThrow(() ->
                 Problem.of(Problem.Kind.NOT_FOUND, "Sandbox " + sandboxId + " not found").toException());
     }

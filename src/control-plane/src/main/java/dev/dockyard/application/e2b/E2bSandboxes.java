@@ -5,6 +5,7 @@ import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.agents.LlmSettings;
 import dev.dockyard.application.Refused;
 import dev.dockyard.application.runtimes.RuntimeService;
+import dev.dockyard.application.workspaces.Snapshots;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.ExtraDependencies;
@@ -34,7 +35,7 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * E2B's sandboxes on Dockyard's runtimes: create, find, list, kill, set the timeout, connect
- * (resume), pause. A sandbox is a runtime of Dockyard's executor in a conversation of its own,
+ * (resume), pause, fork. A sandbox is a runtime of Dockyard's executor in a conversation of its own,
  * created through this API (it has a template, see {@link RuntimeMetadata}); runtimes of Dockyard's
  * other APIs are not E2B's to see. A user sees only their own sandboxes (another's is as unknown as
  * one that never existed), an admin everyone's, as on Dockyard's API.
@@ -66,6 +67,9 @@ public class E2bSandboxes {
     Templates templates;
 
     @Inject
+    Snapshots snapshots;
+
+    @Inject
     AgentCatalog agents;
 
     @Inject
@@ -95,14 +99,47 @@ public class E2bSandboxes {
                 LlmSettings.NONE, template.image(), template.cpus(), template.memoryMb(),
                 (int) config.sandboxTimeout().toSeconds(), asked.environment(), ExtraDependencies.NONE,
                 template.plugins(), null, false, null, null, Map.of(),
-                new ProvisioningRequest.Lifecycle(false, 0, config.ttlSeconds(), asked.timeoutSeconds(),
-                        asked.pauseAtEnd() ? EndAction.PAUSE : EndAction.STOP),
+                lifecycle(asked.timeoutSeconds(), asked.pauseAtEnd() ? EndAction.PAUSE : EndAction.STOP),
                 template.workspace())
                 .withExecutorServer(template.executorServer())
                 .describedAs(new RuntimeMetadata(asked.template(), asked.metadata()));
         if (asked.egress() != null) {
             request = request.withEgress(asked.egress());
         }
+        return provisionReady(request);
+    }
+
+    /** What one fork gave: its sandbox, or why it was not made (E2B answers each fork on its own). */
+    public record Forked(SandboxRuntime sandbox, Refused refusal) {
+    }
+
+    /**
+     * Forks the sandbox {@code count} times: each fork a snapshot of it (its files, not its memory)
+     * and a sandbox booted on that snapshot with its settings, template and metadata, ending
+     * {@code timeoutSeconds} after its creation as its source does (killed or paused); each answered
+     * once READY, as a create is.
+     */
+    public List<Forked> fork(SandboxRuntime source, String userId, Role role, int timeoutSeconds, int count) {
+        List<Forked> forks = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            try {
+                ProvisioningRequest request = snapshots.forkRequest(source, "e2b-" + UUID.randomUUID(), userId, role)
+                        .with(lifecycle(timeoutSeconds, source.atEnd()))
+                        .describedAs(source.metadata());
+                forks.add(new Forked(provisionReady(request), null));
+            } catch (Refused refused) {
+                forks.add(new Forked(null, refused));
+            }
+        }
+        return forks;
+    }
+
+    /** A sandbox's lifecycle: no idle pause, the configured TTL, its end {@code timeoutSeconds} after creation. */
+    private ProvisioningRequest.Lifecycle lifecycle(int timeoutSeconds, EndAction atEnd) {
+        return new ProvisioningRequest.Lifecycle(false, 0, config.ttlSeconds(), timeoutSeconds, atEnd);
+    }
+
+    private SandboxRuntime provisionReady(ProvisioningRequest request) {
         SandboxRuntime runtime;
         try {
             runtime = lifecycle.provision(request);
@@ -155,7 +192,7 @@ public class E2bSandboxes {
     }
 
     /** One page of the caller's live sandboxes (everyone's for an admin) that the query selects. */
-    public SandboxPage list(String userId, boolean admin, SandboxQuery query) {
+    public Page<SandboxRuntime> list(String userId, boolean admin, SandboxQuery query) {
         Instant now = clock.instant();
         Comparator<SandboxRuntime> order = Comparator.comparing(SandboxRuntime::createdAt)
                 .thenComparing(SandboxRuntime::id);
@@ -174,11 +211,11 @@ public class E2bSandboxes {
             selected.removeIf(r -> (query.ascending() ? 1 : -1) * comparedTo(r, query.after()) <= 0);
         }
         if (selected.size() <= query.limit()) {
-            return new SandboxPage(selected, null);
+            return new Page<>(selected, null);
         }
         List<SandboxRuntime> page = selected.subList(0, query.limit());
         SandboxRuntime last = page.get(page.size() - 1);
-        return new SandboxPage(page, new PageToken(last.createdAt(), last.id()));
+        return new Page<>(page, new PageToken(last.createdAt(), last.id()));
     }
 
     /** The runtime as it is once its end has been applied, if that was due; empty once ended. */
@@ -193,8 +230,8 @@ public class E2bSandboxes {
 
     /** The runtime's place against a page mark, by start, then id: negative before it, positive after. */
     private static int comparedTo(SandboxRuntime runtime, PageToken mark) {
-        int byStart = runtime.createdAt().compareTo(mark.startedAt());
-        return byStart != 0 ? byStart : runtime.id().compareTo(mark.runtimeId());
+        int byStart = runtime.createdAt().compareTo(mark.createdAt());
+        return byStart != 0 ? byStart : runtime.id().compareTo(mark.id());
     }
 
     static boolean selects(SandboxQuery query, SandboxRuntime runtime) {

@@ -8,18 +8,20 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * Where a page of E2B's sandbox list ends: the last sandbox it held, by its start and its runtime
- * id (the list's order), sent as {@code X-Next-Token} and taken back as {@code nextToken}. Opaque to
- * clients, as E2B's own (base64url of {@code <start>__<id>}); a token that does not decode is refused.
+ * Where a page of one of E2B's lists ends: the last item it held, by its creation and its id (the
+ * lists' order: a runtime's, a snapshot's), sent as {@code X-Next-Token} and taken back as
+ * {@code nextToken}. Opaque to clients, as E2B's own (base64url of {@code <created>__<id>}); a token
+ * that does not decode is refused.
  */
-public record PageToken(Instant startedAt, String runtimeId) {
+public record PageToken(Instant createdAt, String id) {
 
-    private static final Pattern RUNTIME_ID = Pattern.compile("rt-[0-9a-f]{16}");
+    /** Dockyard's ids: {@code rt-…}, {@code snap-…}. */
+    private static final Pattern ID = Pattern.compile("[a-z]{1,8}-[0-9a-f]{8,32}");
     private static final String SEPARATOR = "__";
 
     public String encode() {
         return Base64.getUrlEncoder().withoutPadding()
-                .encodeToString((startedAt + SEPARATOR + runtimeId).getBytes(StandardCharsets.UTF_8));
+                .encodeToString((createdAt + SEPARATOR + id).getBytes(StandardCharsets.UTF_8));
     }
 
     /** The position a token names; empty for anything this list did not hand out. */
@@ -27,7 +29,7 @@ public record PageToken(Instant startedAt, String runtimeId) {
         try {
             String text = new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8);
             int at = text.indexOf(SEPARATOR);
-            if (at < 0 || !RUNTIME_ID.matcher(text.substring(at + SEPARATOR.length())).matches()) {
+            if (at < 0 || !ID.matcher(text.substring(at + SEPARATOR.length())).matches()) {
                 return Optional.empty();
             }
             return Optional.of(new PageToken(Instant.parse(text.substring(0, at)),

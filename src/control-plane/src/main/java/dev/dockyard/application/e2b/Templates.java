@@ -2,12 +2,14 @@ package dev.dockyard.application.e2b;
 
 import dev.dockyard.application.Refused;
 import dev.dockyard.application.images.ImageAccess;
+import dev.dockyard.application.workspaces.Snapshots;
 import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.pool.PoolDefinition;
 import dev.dockyard.pool.WarmPools;
 import dev.dockyard.runtime.provisioning.WorkspaceRequest;
 import dev.dockyard.tenancy.Role;
+import dev.dockyard.workspace.Snapshot;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.List;
@@ -15,9 +17,10 @@ import java.util.Optional;
 
 /**
  * What E2B's {@code templateID} names in Dockyard, looked up in this order: a warm pool of that name
- * (the sandbox is claimed from it when it has one ready, with the pool's image, size and node), an
- * image the caller may use on the default node (by name or tag), or {@code base}, Dockyard's default
- * sandbox image ({@code dockyard.sandbox.image}). Anything else is refused, 400: Dockyard pulls no
+ * (the sandbox is claimed from it when it has one ready, with the pool's image, size and node), a
+ * snapshot of the caller's (the sandbox boots on its files, on its node), an image the caller may
+ * use on the default node (by name or tag), or {@code base}, Dockyard's default sandbox image
+ * ({@code dockyard.sandbox.image}). Anything else is refused, 400: Dockyard pulls no
  * image and builds no template. Only Dockyard's executor serves envd, so a pool of another image's
  * program is no template.
  */
@@ -32,6 +35,9 @@ public class Templates {
 
     @Inject
     ImageAccess images;
+
+    @Inject
+    Snapshots snapshots;
 
     @Inject
     DockyardConfig config;
@@ -62,6 +68,11 @@ public class Templates {
             return new Template(p.image(), p.cpus(), p.memoryMb(), p.plugins(),
                     new WorkspaceRequest(0, null, null, p.node(), null), p.executorServer().orElse(null));
         }
+        Optional<Snapshot> snapshot = snapshot(name, userId, role);
+        if (snapshot.isPresent()) {
+            return new Template(snapshot.get().image(), config.sandboxCpus(), config.sandboxMemoryMb(), List.of(),
+                    WorkspaceRequest.of(0, null, snapshot.get().id()), null);
+        }
         String image = BASE.equals(name) ? config.sandboxImage() : name;
         if (images.usable(null, image, userId, role == Role.ADMIN).isEmpty()) {
             throw new Refused(Refused.Reason.VALIDATION, "template '" + name + "' is neither a warm pool nor an "
@@ -70,5 +81,13 @@ public class Templates {
         }
         return new Template(image, config.sandboxCpus(), config.sandboxMemoryMb(), List.of(), WorkspaceRequest.DEFAULT,
                 null);
+    }
+
+    private Optional<Snapshot> snapshot(String name, String userId, Role role) {
+        try {
+            return Optional.of(snapshots.visible(name, userId, role == Role.ADMIN));
+        } catch (Refused notTheirs) {
+            return Optional.empty();
+        }
     }
 }

@@ -12,6 +12,7 @@ import dev.dockyard.agents.LlmSettings;
 import dev.dockyard.application.Refused;
 import dev.dockyard.application.images.ImageAccess;
 import dev.dockyard.application.runtimes.RuntimeService;
+import dev.dockyard.application.workspaces.Snapshots;
 import dev.dockyard.backend.EgressPolicy;
 import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.backend.Labels;
@@ -21,6 +22,7 @@ import dev.dockyard.backend.SandboxUsage;
 import dev.dockyard.fakes.FakeImages;
 import dev.dockyard.fakes.FakeNodes;
 import dev.dockyard.fakes.TestConfig;
+import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.pool.PoolDefinition;
 import dev.dockyard.pool.PoolProgram;
 import dev.dockyard.pool.PoolSettings;
@@ -32,8 +34,10 @@ import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.StatusChange;
 import dev.dockyard.runtime.lifecycle.Lifecycles;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
+import dev.dockyard.runtime.provisioning.WorkspaceRequest;
 import dev.dockyard.tenancy.QuotaExceededException;
 import dev.dockyard.tenancy.Role;
+import dev.dockyard.workspace.Snapshot;
 import dev.dockyard.workspace.WorkspaceRecords;
 import java.time.Duration;
 import java.time.Instant;
@@ -62,6 +66,10 @@ class E2bSandboxesTest {
     private final List<String> deleted = new ArrayList<>();
     private final FakeImages engine = new FakeImages();
     private final Map<String, PoolDefinition> pools = new HashMap<>();
+    private final Map<String, Snapshot> snapshots = new HashMap<>();
+    private static final AgentProfile AGENT = new AgentProfile("CodeActAgent", LlmSettings.NONE, null, null, List.of());
+    /** What the next fork's snapshot refuses with, if set. */
+    private Refused refuseFork;
     /** What the next provision answers instead of a READY runtime, if set. */
     private RuntimeException refuseNext;
     private boolean neverReady;
@@ -94,7 +102,28 @@ class E2bSandboxesTest {
                 return Optional.ofNullable(pools.get(name));
             }
         };
+        templates.snapshots = new Snapshots() {
+            @Override
+            public Snapshot visible(String id, String userId, boolean admin) {
+                return Optional.ofNullable(snapshots.get(id)).filter(s -> admin || s.userId().equals(userId))
+                        .orElseThrow(() -> new Refused(Refused.Reason.NOT_FOUND, "No snapshot " + id));
+            }
+        };
         sandboxes.templates = templates;
+        sandboxes.snapshots = new Snapshots() {
+            @Override
+            public ProvisioningRequest forkRequest(SandboxRuntime source, String conversationId, String userId,
+                                                   Role role) {
+                if (refuseFork != null) {
+                    throw refuseFork;
+                }
+                // as Snapshots makes it: the source's settings on a snapshot of it, the configured lifecycle
+                return new ProvisioningRequest(userId, role, conversationId, AGENT, LlmSettings.NONE,
+                        "dockyard/snapshot:snap-f", source.cpus(), source.memoryMb(), 60, source.environment(),
+                        ExtraDependencies.NONE, List.of(), null, false, null, null, Map.of(), null,
+                        WorkspaceRequest.of(0, null, "snap-f"));
+            }
+        };
         sandboxes.journal = l.journal;
         sandboxes.idle = l.idle;
         sandboxes.nodes = l.nodes;
@@ -103,7 +132,7 @@ class E2bSandboxesTest {
         sandboxes.agents = new AgentCatalog() {
             @Override
             public Optional<AgentProfile> find(String name) {
-                return Optional.of(new AgentProfile(name, LlmSettings.NONE, null, null, List.of()));
+                return Optional.of(AGENT);
             }
 
             @Override
@@ -263,8 +292,8 @@ class E2bSandboxesTest {
         assertTrue(sandboxes.find("alice", false, SandboxIds.sandboxId(own.id())).isEmpty(),
                 "a runtime of Dockyard's API has no template: not E2B's");
         assertTrue(sandboxes.find("alice", false, "rt-" + id.substring(2)).isEmpty(), "not a sandbox id");
-        assertTrue(sandboxes.list("bob", false, query(Map.of(), Set.of(), 100, null)).sandboxes().isEmpty());
-        assertEquals(1, sandboxes.list("root", true, query(Map.of(), Set.of(), 100, null)).sandboxes().size());
+        assertTrue(sandboxes.list("bob", false, query(Map.of(), Set.of(), 100, null)).items().isEmpty());
+        assertEquals(1, sandboxes.list("root", true, query(Map.of(), Set.of(), 100, null)).items().size());
 
         sandboxes.kill(alices);
         assertTrue(sandboxes.find("alice", false, id).isEmpty(), "killed: not found");
@@ -336,7 +365,7 @@ class E2bSandboxesTest {
                 query(Map.of("k y", "v&w", "team", "x"), Set.of(), 100, null))), "every pair must match");
         assertEquals(List.of(b.id()), ids(sandboxes.list("alice", false,
                 query(Map.of("team", "x"), Set.of(SandboxState.PAUSED), 100, null))));
-        assertEquals(2, sandboxes.list("alice", false, SandboxQuery.running(Map.of())).sandboxes().size(),
+        assertEquals(2, sandboxes.list("alice", false, SandboxQuery.running(Map.of())).items().size(),
                 "v1: the running ones");
         assertEquals(List.of(a.id(), b.id()), ids(sandboxes.list("alice", false,
                 new SandboxQuery(Map.of(), Set.of(), "base", null, true, 100, null))), "base's, oldest first");
@@ -353,7 +382,7 @@ class E2bSandboxesTest {
         List<String> seen = new ArrayList<>();
         PageToken next = null;
         for (int page = 0; page < 3; page++) {
-            SandboxPage answered = sandboxes.list("alice", false, query(Map.of(), Set.of(), 1, next));
+            Page<SandboxRuntime> answered = sandboxes.list("alice", false, query(Map.of(), Set.of(), 1, next));
             seen.addAll(ids(answered));
             next = answered.next();
             if (page < 2) {
@@ -380,7 +409,44 @@ class E2bSandboxesTest {
         assertEquals(l.clock.instant(), metric.at());
     }
 
-    private static List<String> ids(SandboxPage page) {
-        return page.sandboxes().stream().map(SandboxRuntime::id).toList();
+    private static List<String> ids(Page<SandboxRuntime> page) {
+        return page.items().stream().map(SandboxRuntime::id).toList();
+    }
+
+    @Test
+    void shouldCreateFromASnapshotOfTheCallersOnly() {
+        snapshots.put("snap-0123456789abcdef", new Snapshot("snap-0123456789abcdef", "alice", "s", "rt-x", "local",
+                "dockyard/snapshot:snap-0123456789abcdef", "vol", 1, 0, Instant.EPOCH));
+
+        create("alice", new NewSandbox("snap-0123456789abcdef", 300, Map.of(), Map.of(), null, false));
+        assertEquals("snap-0123456789abcdef", asked.get(0).workspace().fromSnapshot(), "booted on its files");
+        assertEquals("snap-0123456789abcdef", asked.get(0).metadata().template());
+
+        Refused refused = assertThrows(Refused.class, () -> create("bob", new NewSandbox("snap-0123456789abcdef",
+                300, Map.of(), Map.of(), null, false)));
+        assertEquals(Refused.Reason.VALIDATION, refused.reason(), "another user's snapshot is no template of bob's");
+    }
+
+    @Test
+    void shouldForkWithTheSourcesTemplateMetadataAndEndAndAnswerEachForkOnItsOwn() {
+        SandboxRuntime source = create("alice", new NewSandbox("base", 300, Map.of("k", "v"), Map.of(), null, true));
+
+        List<E2bSandboxes.Forked> forks = sandboxes.fork(source, "alice", Role.USER, 60, 2);
+
+        assertEquals(2, forks.size());
+        for (E2bSandboxes.Forked fork : forks) {
+            SandboxRuntime forked = fork.sandbox();
+            assertEquals(RuntimeStatus.READY, forked.status());
+            assertEquals(new RuntimeMetadata("base", Map.of("k", "v")), forked.metadata());
+            assertEquals(Optional.of(l.clock.instant().plusSeconds(60)), forked.endsAt());
+            assertEquals(EndAction.PAUSE, forked.atEnd(), "paused at its end, as its source");
+        }
+        assertEquals("snap-f", asked.get(1).workspace().fromSnapshot());
+        assertTrue(asked.get(1).conversationId().startsWith("e2b-"));
+
+        refuseFork = new Refused(Refused.Reason.QUOTA_EXCEEDED, "Quota maxSnapshots exceeded");
+        E2bSandboxes.Forked refused = sandboxes.fork(source, "alice", Role.USER, 60, 1).get(0);
+        assertNull(refused.sandbox());
+        assertEquals(Refused.Reason.QUOTA_EXCEEDED, refused.refusal().reason());
     }
 }
