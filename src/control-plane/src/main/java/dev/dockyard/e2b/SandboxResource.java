@@ -171,11 +171,13 @@ public class SandboxResource {
         return Response.noContent().build();
     }
 
-    /** One sample of what the sandbox uses now, when its backend measures it; else none ({@code []}). */
+    /**
+     * One sample of what the sandbox uses now, when its backend measures it; else none ({@code []}).
+     * Dockyard keeps no series, so the SDK's {@code start} and {@code end} select nothing.
+     */
     @GET
     @Path("sandboxes/{sandboxID}/metrics")
-    public String metrics(@PathParam("sandboxID") String sandboxId, @QueryParam("start") String start,
-                          @QueryParam("end") String end) {
+    public String metrics(@PathParam("sandboxID") String sandboxId) {
         JsonArrayBuilder samples = Jsonp.createArrayBuilder();
         sandboxes.metrics(visible(sandboxId)).ifPresent(m -> samples.add(metric(m)));
         return samples.build().toString();

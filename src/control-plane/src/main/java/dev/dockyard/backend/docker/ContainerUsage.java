@@ -2,7 +2,6 @@ package dev.dockyard.backend.docker;
 
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.async.ResultCallback;
-import com.github.dockerjava.api.exception.DockerException;
 import com.github.dockerjava.api.model.CpuStatsConfig;
 import com.github.dockerjava.api.model.MemoryStatsConfig;
 import com.github.dockerjava.api.model.Statistics;
@@ -41,7 +40,8 @@ final class ContainerUsage {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Optional.empty();
-        } catch (DockerException | IOException e) {
+        } catch (IOException | RuntimeException e) {
+            // the engine's refusal (DockerException) or its transport's failure: no sample this time
             return Optional.empty();
         }
         return Optional.ofNullable(sample.get()).map(ContainerUsage::usage);
