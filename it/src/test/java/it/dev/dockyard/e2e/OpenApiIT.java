@@ -204,6 +204,14 @@ class OpenApiIT {
     }
 
     @Test
+    void shouldLeaveE2bsApiToE2bsOwnDocument() {
+        // its SDKs are generated from E2B's OpenAPI document; its errors are {code, message}, not problems
+        assertTrue(document.getJsonObject("paths").keySet().stream()
+                .noneMatch(p -> p.startsWith("/e2b/") || p.endsWith("/sandboxes") || p.contains("/sandboxes/")),
+                document.getJsonObject("paths").keySet().toString());
+    }
+
+    @Test
     void shouldServeTheUiWithoutLoadingAnythingFromOutside() throws Exception {
         HttpResponse<String> ui = get("/openapi/ui/");
         assertEquals(200, ui.statusCode());

@@ -18,10 +18,12 @@ import org.eclipse.microprofile.openapi.models.responses.APIResponses;
  * Finishes the OpenAPI document ({@code /openapi}) Liberty builds from the JAX-RS resources and
  * {@code META-INF/openapi.yaml} (registered as {@code mp.openapi.filter}):
  * <ul>
- * <li>the scanner puts every resource of the WAR under one application's path (either, from one
- * start to the next), so each path moves to where it is served: the operations of OpenHands'
- * Remote Runtime API (tagged {@value #RUNTIME_API_TAG}) under {@code /runtime-api}, the others
- * under {@code /api/v1};</li>
+ * <li>the scanner puts every resource of the WAR under one application's path (any of the three,
+ * from one start to the next), so each path moves to where it is served: the operations of
+ * OpenHands' Remote Runtime API (tagged {@value #RUNTIME_API_TAG}) under {@code /runtime-api}, the
+ * others under {@code /api/v1};</li>
+ * <li>E2B's API (tagged {@value #E2B_API_TAG}, at {@code /e2b}) is left out: E2B publishes its own
+ * OpenAPI document, which its SDKs are generated from, and its errors are not problems;</li>
  * <li>every operation gets its error answers: {@code 401} and the {@code 4XX}/{@code 5XX} ranges
  * as {@code application/problem+json}, and the Problem schema lists every problem type URI
  * ({@link Problem.Kind}), so the document cannot drift from the code.</li>
@@ -31,7 +33,10 @@ public class ApiDocumentFilter implements OASFilter {
 
     /** The tag on {@code RemoteRuntimeResource}: operations carrying it are the runtime API's. */
     public static final String RUNTIME_API_TAG = "OpenHands Remote Runtime API";
+    /** The tag on E2B's API's resource: its operations are left out of the document. */
+    public static final String E2B_API_TAG = "E2B API";
     static final String API_PATH = "/api/v1";
+    static final String E2B_API_PATH = "/e2b";
     static final String RUNTIME_API_PATH = "/runtime-api";
     /** Problem.MEDIA_TYPE as text (its toString needs a JAX-RS runtime, which this filter may run without). */
     static final String PROBLEM_MEDIA_TYPE = "application/problem+json";
@@ -63,19 +68,23 @@ public class ApiDocumentFilter implements OASFilter {
 
     /**
      * Puts each scanned path under the application that serves it: the runtime API's (tagged) under
-     * {@code /runtime-api}, the rest under {@code /api/v1}, merged with what openapi.yaml says there.
+     * {@code /runtime-api}, the rest under {@code /api/v1}, merged with what openapi.yaml says there;
+     * E2B's (tagged) out.
      */
     private static void moveRuntimeApi(Paths paths) {
         if (paths == null) {
             return;
         }
         for (Map.Entry<String, PathItem> entry : Map.copyOf(paths.getPathItems()).entrySet()) {
+            if (tagged(entry.getValue(), E2B_API_TAG)) {
+                paths.removePathItem(entry.getKey());
+                continue;
+            }
             String relative = relative(entry.getKey());
             if (relative == null) {
                 continue;
             }
-            boolean runtimeApi = entry.getValue().getOperations().values().stream()
-                    .anyMatch(o -> o.getTags() != null && o.getTags().contains(RUNTIME_API_TAG));
+            boolean runtimeApi = tagged(entry.getValue(), RUNTIME_API_TAG);
             String target = (runtimeApi ? RUNTIME_API_PATH : API_PATH) + relative;
             if (target.equals(entry.getKey())) {
                 continue;
@@ -90,8 +99,12 @@ public class ApiDocumentFilter implements OASFilter {
         }
     }
 
+    private static boolean tagged(PathItem item, String tag) {
+        return item.getOperations().values().stream().anyMatch(o -> o.getTags() != null && o.getTags().contains(tag));
+    }
+
     private static String relative(String path) {
-        for (String root : List.of(API_PATH, RUNTIME_API_PATH)) {
+        for (String root : List.of(API_PATH, RUNTIME_API_PATH, E2B_API_PATH)) {
             if (path.startsWith(root + "/")) {
                 return path.substring(root.length());
             }

@@ -7,10 +7,14 @@ import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 
 /**
  * Optional members of a request body, read with their default when absent or null and a 400
@@ -22,6 +26,11 @@ public final class JsonFields {
 
     /** How far a misspelling may be from a known name to be offered as "did you mean". */
     private static final int SUGGESTION_DISTANCE = 2;
+
+    /** What a sandbox's environment variable may be called ({@code sandbox.env}, E2B's {@code envVars}). */
+    public static final Pattern VARIABLE_NAME = Pattern.compile("^[A-Za-z_][A-Za-z0-9_]*$");
+    /** The largest sandbox environment as JSON: sealed, it must fit the runtime's SANDBOX_ENV column. */
+    public static final int MAX_ENVIRONMENT_BYTES = 16_000;
 
     private JsonFields() {
     }
@@ -107,6 +116,29 @@ public final class JsonFields {
             throw invalid(name + " must be an object");
         }
         return v.asJsonObject();
+    }
+
+    /**
+     * The member {@code key} as an object of strings (empty when absent or null), else a 400 naming
+     * {@code name}: each member's name must match {@code names} (null: any name) and its value be a
+     * string, and the object at most {@code maxBytes} as JSON (UTF-8), what its column holds.
+     */
+    public static Map<String, String> strings(JsonObject o, String key, String name, Pattern names, int maxBytes) {
+        JsonObject object = object(o, key, name);
+        Map<String, String> values = new LinkedHashMap<>();
+        for (Map.Entry<String, JsonValue> e : object.entrySet()) {
+            if (names != null && !names.matcher(e.getKey()).matches()) {
+                throw invalid(name + " name '" + JsonBodyReader.printable(e.getKey()) + "' is not a valid variable name");
+            }
+            if (!(e.getValue() instanceof JsonString s)) {
+                throw invalid(name + "." + JsonBodyReader.printable(e.getKey()) + " must be a string");
+            }
+            values.put(e.getKey(), s.getString());
+        }
+        if (object.toString().getBytes(StandardCharsets.UTF_8).length > maxBytes) {
+            throw invalid(name + " must be at most " + maxBytes + " bytes as JSON (UTF-8)");
+        }
+        return values;
     }
 
     /** An optional boolean: {@code fallback} when absent or null, else a 400 unless true or false. */

@@ -60,7 +60,7 @@ public final class ProblemMappers {
     }
 
     /** A use case's refusal as the problem kind of the same name, with its members. */
-    static Problem problemOf(Refused e) {
+    public static Problem problemOf(Refused e) {
         Problem problem = Problem.of(Problem.Kind.valueOf(e.reason().name()), e.getMessage());
         e.members().forEach(problem::with);
         return problem;

@@ -17,7 +17,6 @@ import dev.dockyard.runtime.RepositorySpec;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -51,9 +50,6 @@ final class ProvisionRequestReader {
 
     private static final Pattern IMAGE = Pattern.compile(
             "^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:/[a-z0-9]+(?:[._-][a-z0-9]+)*)*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$");
-    private static final Pattern ENV_NAME = Pattern.compile("^[A-Za-z_][A-Za-z0-9_]*$");
-    /** Sealed, it must fit the runtime's SANDBOX_ENV column. */
-    private static final int MAX_ENV_JSON = 16_000;
 
     private ProvisionRequestReader() {
     }
@@ -85,20 +81,8 @@ final class ProvisionRequestReader {
         if (timeout < 1 || timeout > 3600) {
             throw invalid("sandbox.timeoutSeconds must be between 1 and 3600");
         }
-        Map<String, String> env = new LinkedHashMap<>();
-        JsonObject envJson = object(sandbox, "env");
-        for (Map.Entry<String, JsonValue> e : envJson.entrySet()) {
-            if (!ENV_NAME.matcher(e.getKey()).matches()) {
-                throw invalid("sandbox.env name '" + e.getKey() + "' is not a valid variable name");
-            }
-            if (!(e.getValue() instanceof JsonString s)) {
-                throw invalid("sandbox.env." + e.getKey() + " must be a string");
-            }
-            env.put(e.getKey(), s.getString());
-        }
-        if (envJson.toString().getBytes(StandardCharsets.UTF_8).length > MAX_ENV_JSON) {
-            throw invalid("sandbox.env must be at most " + MAX_ENV_JSON + " bytes as JSON (UTF-8)");
-        }
+        Map<String, String> env = new LinkedHashMap<>(JsonFields.strings(sandbox, "env", "sandbox.env",
+                JsonFields.VARIABLE_NAME, JsonFields.MAX_ENVIRONMENT_BYTES));
         List<String> plugins = plugins(sandbox.get("plugins"));
         String agentName = string(body, "agent", agents.defaultAgent());
         AgentProfile agent = agents.find(agentName).orElseThrow(() -> invalid("agent '" + agentName

@@ -41,7 +41,7 @@ public class ServerErrorPage extends HttpServlet {
 
     private static String detail(Problem.Kind kind) {
         return switch (kind) {
-            case NOT_FOUND -> "No such resource; the API is under /api/v1 and /runtime-api";
+            case NOT_FOUND -> "No such resource; the API is under /api/v1, /runtime-api and /e2b";
             case BAD_REQUEST -> "The request is malformed (e.g. invalid percent-encoding in its path)";
             case METHOD_NOT_ALLOWED -> "This method is not allowed here";
             case INTERNAL -> "The request failed inside the control plane";

@@ -3,6 +3,7 @@ package dev.dockyard.api;
 import dev.dockyard.application.users.UserAdministration;
 import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.tenancy.Accounts;
+import dev.dockyard.tenancy.KeyKind;
 import dev.dockyard.tenancy.Role;
 import dev.dockyard.tenancy.UserAccount;
 import jakarta.enterprise.context.RequestScoped;
@@ -57,17 +58,33 @@ public class UserResource {
 
     /**
      * Rotates the user's key (admins for anyone, a user for themself): 201 {@code {"userId", "apiKey"}},
-     * the new key shown this once; every older key of the user is refused from now on.
+     * the new key shown this once; every older key of the user is refused from now on. An optional
+     * body {@code {"kind": "e2b"}} asks for a key as E2B's SDKs check it ({@code e2b_} and hex digits;
+     * {@code "dockyard"}, the default, is Dockyard's {@code dy_} key).
      */
     @POST
     @Path("{userId}/keys")
-    public Response rotateKey(@PathParam("userId") String userId) {
+    public Response rotateKey(@PathParam("userId") String userId, JsonObject body) {
         if (!caller.isAdmin() && !caller.userId().equals(userId)) {
             throw Problem.of(Problem.Kind.FORBIDDEN, "Only admins rotate other users' keys").toException();
         }
-        String key = users.rotateKey(userId);
+        String key = users.rotateKey(userId, keyKind(body));
         return Response.status(Response.Status.CREATED)
                 .entity(Jsonp.createObjectBuilder().add("userId", userId).add("apiKey", key).build()).build();
+    }
+
+    /** The members a key body takes. */
+    static final Set<String> KEY_FIELDS = Set.of("kind");
+
+    /** The kind of key a {@code /keys} body asks for: Dockyard's when there is no body or no kind. */
+    static KeyKind keyKind(JsonObject body) {
+        if (body == null) {
+            return KeyKind.DOCKYARD;
+        }
+        JsonFields.requireOnly(body, KEY_FIELDS, "");
+        String kind = JsonFields.string(body, "kind", KeyKind.DOCKYARD.apiName(), "kind");
+        return KeyKind.named(kind).orElseThrow(() -> Problem.of(Problem.Kind.VALIDATION,
+                "kind must be \"dockyard\" or \"e2b\"").toException());
     }
 
     /**

@@ -113,6 +113,14 @@ public interface RuntimeBackend {
 
     SandboxState inspect(String sandboxName);
 
+    /**
+     * What the sandbox uses now, for clients that ask (E2B's metrics); empty when this backend does
+     * not measure it or the sandbox is not there. The default measures nothing.
+     */
+    default Optional<SandboxUsage> usage(String sandboxName) {
+        return Optional.empty();
+    }
+
     /** Freezes every process of the sandbox (cgroup freezer); already frozen is success. */
     void pause(String sandboxName);
 

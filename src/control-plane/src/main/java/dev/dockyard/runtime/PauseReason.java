@@ -9,7 +9,9 @@ public enum PauseReason {
     /** {@code POST /pause} (or a row from before reasons were kept). */
     REQUEST,
     /** Nobody touched it for its idle timeout. */
-    IDLE;
+    IDLE,
+    /** Its end time passed and it pauses then ({@link EndAction#PAUSE}): like the user's pause, until resumed. */
+    END;
 
     /** Whether an action wakes a runtime sleeping for this reason. */
     public boolean wokenByAction() {

@@ -23,22 +23,23 @@ final class RuntimeSettingsJson {
     private RuntimeSettingsJson() {
     }
 
-    static String environment(Map<String, String> environment) {
-        if (environment.isEmpty()) {
+    /** A map of strings (a sandbox's environment, a runtime's metadata) as a JSON object; null for none. */
+    static String strings(Map<String, String> values) {
+        if (values.isEmpty()) {
             return null;
         }
         JsonObjectBuilder json = Jsonp.createObjectBuilder();
-        environment.forEach(json::add);
+        values.forEach(json::add);
         return json.build().toString();
     }
 
-    static Map<String, String> environment(String json) {
+    static Map<String, String> strings(String json) {
         if (json == null) {
             return Map.of();
         }
-        Map<String, String> environment = new LinkedHashMap<>();
-        read(json).forEach((k, v) -> environment.put(k, ((JsonString) v).getString()));
-        return environment;
+        Map<String, String> values = new LinkedHashMap<>();
+        read(json).forEach((k, v) -> values.put(k, ((JsonString) v).getString()));
+        return values;
     }
 
     static String extraDependencies(ExtraDependencies extra) {

@@ -32,7 +32,7 @@ import java.util.Optional;
  * The life cycle's rules are {@link RuntimeStatus}'s; new ids and keys come from {@link RuntimeKeys};
  * structured settings are kept as JSON text by {@code RuntimeSettingsJson}.
  *
- * <p>Longer than the house's 500 lines because it is the runtime table's row: 45 columns, each with
+ * <p>Longer than the house's 500 lines because it is the runtime table's row: 49 columns, each with
  * its accessor; the behaviour lives in {@link RuntimeStatus} and the services.
  */
 @Entity
@@ -238,6 +238,27 @@ public class SandboxRuntime {
     @Column(name = "PAUSE_REASON", length = 16)
     private PauseReason pauseReason;
 
+    /**
+     * When it ends, as its client set it (E2B's end time: {@code now + timeout} at creation, moved by
+     * {@code /timeout} and {@code /connect}); counted while it runs, unlike the TTL, which caps its
+     * life from creation whatever it does. Null: no end time.
+     */
+    @Column(name = "ENDS_AT")
+    private Instant endsAt;
+
+    /** What happens at {@link #endsAt}; null on rows without an end time: {@link EndAction#STOP}. */
+    @Enumerated(EnumType.STRING)
+    @Column(name = "AT_END", length = 8)
+    private EndAction atEnd;
+
+    /** The template it was asked for by (see {@link RuntimeMetadata}); null for a runtime of Dockyard's own API. */
+    @Column(name = "TEMPLATE", length = 300)
+    private String template;
+
+    /** The caller's key-values as a JSON object (see {@link RuntimeMetadata}); null for none. */
+    @Column(name = "METADATA", length = 16000)
+    private String metadata;
+
     @Version
     private long version;
 
@@ -352,12 +373,12 @@ public class SandboxRuntime {
 
     /** Records the request's own variables for the sandbox (sealed at rest, injected after ready). */
     public void withEnvironment(Map<String, String> environment) {
-        this.sandboxEnv = RuntimeSettingsJson.environment(environment);
+        this.sandboxEnv = RuntimeSettingsJson.strings(environment);
     }
 
     /** The request's own variables, for injection only. */
     public Map<String, String> environment() {
-        return RuntimeSettingsJson.environment(sandboxEnv);
+        return RuntimeSettingsJson.strings(sandboxEnv);
     }
 
     public void withRepository(RepositorySpec spec) {
@@ -652,6 +673,40 @@ public class SandboxRuntime {
      */
     public boolean pausedOnRequest() {
         return pauseReason == PauseReason.REQUEST;
+    }
+
+    /**
+     * Sets its end time (null: none) and what happens then; the idle lifecycle acts on it
+     * ({@code dev.dockyard.runtime.lifecycle.IdleLifecycle}).
+     */
+    public void endsAt(Instant at, EndAction then) {
+        this.endsAt = at;
+        this.atEnd = at == null ? null : then;
+    }
+
+    /** Moves its end time to {@code at}, earlier or later; a runtime without one gets one that stops it. */
+    public void endsAt(Instant at) {
+        endsAt(at, atEnd());
+    }
+
+    /** Its end time: empty when it has none. */
+    public Optional<Instant> endsAt() {
+        return Optional.ofNullable(endsAt);
+    }
+
+    /** What happens at its end time. */
+    public EndAction atEnd() {
+        return atEnd == null ? EndAction.STOP : atEnd;
+    }
+
+    public void describedAs(RuntimeMetadata described) {
+        this.template = described.template();
+        this.metadata = RuntimeSettingsJson.strings(described.values());
+    }
+
+    /** The template it was asked for by and the caller's key-values. */
+    public RuntimeMetadata metadata() {
+        return new RuntimeMetadata(template, RuntimeSettingsJson.strings(metadata));
     }
 
     /** Records why it is being paused (cleared once READY again). */

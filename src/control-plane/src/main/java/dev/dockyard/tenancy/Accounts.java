@@ -100,11 +100,17 @@ public class Accounts {
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public Optional<String> rotateKey(String userId) {
+        return rotateKey(userId, KeyKind.DOCKYARD);
+    }
+
+    /** As {@link #rotateKey(String)}, the new key written as {@code kind} writes it (E2B's SDKs check theirs). */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public Optional<String> rotateKey(String userId, KeyKind kind) {
         if (store.lock(userId).isEmpty()) {
             return Optional.empty();
         }
         store.removeKeys(userId);
-        String key = ApiKeyRecord.newKey();
+        String key = ApiKeyRecord.newKey(kind);
         store.add(new ApiKeyRecord(ApiKeyRecord.hash(key), userId, clock.instant()));
         return Optional.of(key);
     }

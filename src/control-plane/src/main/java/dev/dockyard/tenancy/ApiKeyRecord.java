@@ -44,9 +44,17 @@ public class ApiKeyRecord {
     }
 
     public static String newKey() {
+        return newKey(KeyKind.DOCKYARD);
+    }
+
+    /** A new key of 32 random bytes, written as {@code kind} writes it. */
+    public static String newKey(KeyKind kind) {
         byte[] bytes = new byte[32];
         RANDOM.nextBytes(bytes);
-        return "dy_" + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        return switch (kind) {
+            case DOCKYARD -> "dy_" + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+            case E2B -> "e2b_" + HexFormat.of().formatHex(bytes);
+        };
     }
 
     public static String hash(String key) {
@@ -56,6 +64,11 @@ public class ApiKeyRecord {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is always there", e);
         }
+    }
+
+    /** The SHA-256 hash it is stored and found by. */
+    public String keyHash() {
+        return keyHash;
     }
 
     public String userId() {

@@ -3,6 +3,7 @@ package dev.dockyard.api;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dockyard.e2b.E2bApplication;
 import dev.dockyard.runtimeapi.RuntimeApiApplication;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.ext.Provider;
@@ -17,9 +18,9 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The two JAX-RS applications list their classes rather than scan: every resource and provider
- * of the {@code api} package must be listed by Dockyard's, and the Remote Runtime API's must have
- * every provider too, or a new one would silently not apply.
+ * The three JAX-RS applications list their classes rather than scan: every resource and provider
+ * of the {@code api} package must be listed by Dockyard's, and the Remote Runtime API's and E2B's
+ * must have every provider too, or a new one would silently not apply.
  */
 class ApplicationClassesTest {
 
@@ -64,5 +65,13 @@ class ApplicationClassesTest {
         annotatedIn("dev.dockyard.api").stream().filter(n -> !n.endsWith("Resource"))
                 .forEach(provider -> assertTrue(listed.contains(provider), provider + " missing from " + listed));
         assertTrue(listed.containsAll(annotatedIn("dev.dockyard.runtimeapi")), listed.toString());
+    }
+
+    @Test
+    void shouldGiveE2bsApiEveryProviderAndItsOwnClasses() throws Exception {
+        Set<String> listed = names(new E2bApplication().getClasses());
+        annotatedIn("dev.dockyard.api").stream().filter(n -> !n.endsWith("Resource"))
+                .forEach(provider -> assertTrue(listed.contains(provider), provider + " missing from " + listed));
+        assertTrue(listed.containsAll(annotatedIn("dev.dockyard.e2b")), listed.toString());
     }
 }

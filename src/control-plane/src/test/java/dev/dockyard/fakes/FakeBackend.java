@@ -6,6 +6,7 @@ import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxState;
+import dev.dockyard.backend.SandboxUsage;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.net.URI;
@@ -39,6 +40,8 @@ public class FakeBackend implements RuntimeBackend {
     private final Map<String, SandboxSpec> specsByName = new HashMap<>();
     /** The key each sandbox's executor took: its spec's, or the one its revival handed. */
     private final Map<String, String> keys = new HashMap<>();
+    /** What each sandbox uses, as a test set it ({@link #uses}). */
+    private final Map<String, SandboxUsage> usages = new HashMap<>();
     private final List<String> calls = new ArrayList<>();
     private final List<SandboxSpec> specs = new ArrayList<>();
     private boolean listable = true;
@@ -287,6 +290,16 @@ public class FakeBackend implements RuntimeBackend {
     @Override
     public synchronized void rewriteEnvironment(String sandboxName, Map<String, String> environment, String user) {
         called("environment " + sandboxName);
+    }
+
+    /** What {@link #usage} answers for the sandbox from now on (an engine's stats); none by default. */
+    public synchronized void uses(String sandboxName, SandboxUsage usage) {
+        usages.put(sandboxName, usage);
+    }
+
+    @Override
+    public synchronized Optional<SandboxUsage> usage(String sandboxName) {
+        return sandboxes.containsKey(sandboxName) ? Optional.ofNullable(usages.get(sandboxName)) : Optional.empty();
     }
 
     @Override

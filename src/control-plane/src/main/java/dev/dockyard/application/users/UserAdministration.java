@@ -6,6 +6,7 @@ import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.tenancy.Accounts;
+import dev.dockyard.tenancy.KeyKind;
 import dev.dockyard.tenancy.Role;
 import dev.dockyard.tenancy.UserAccount;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -81,9 +82,10 @@ public class UserAdministration {
                 + userId + "/keys; to re-create it, DELETE /api/v1/users/" + userId + " first"));
     }
 
-    /** A new key for the user, shown once; their old keys are refused from now on. */
-    public String rotateKey(String userId) {
-        return accounts.rotateKey(userId).orElseThrow(() -> new Refused(Refused.Reason.NOT_FOUND, "No user " + userId));
+    /** A new key for the user, of {@code kind}, shown once; their old keys are refused from now on. */
+    public String rotateKey(String userId, KeyKind kind) {
+        return accounts.rotateKey(userId, kind).orElseThrow(() -> new Refused(Refused.Reason.NOT_FOUND,
+                "No user " + userId));
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxState;
+import dev.dockyard.backend.SandboxUsage;
 import dev.dockyard.backend.SnapshotCapture;
 import dev.dockyard.backend.WorkspaceVolume;
 import java.io.InputStream;
@@ -13,6 +14,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Sandboxes as Docker containers, one backend per engine ({@link DockerNodeFactory}). A sandbox is a
@@ -42,6 +44,7 @@ public class DockerBackend implements RuntimeBackend {
     private final SandboxNetworks networks;
     private final HomeVolumes homes;
     private final ContainerViews views;
+    private final ContainerUsage usage;
     private final ContainerLifecycle lifecycle;
     private final ContainerFiles files;
     private final SandboxRemoval removal;
@@ -61,6 +64,7 @@ public class DockerBackend implements RuntimeBackend {
         this.homes = new HomeVolumes(docker, settings.homeDiskMb() > 0 ? workspaces.disks() : null,
                 settings.homeDiskMb(), Clock.systemUTC());
         this.views = new ContainerViews(docker);
+        this.usage = new ContainerUsage(docker);
         this.lifecycle = new ContainerLifecycle(docker, views);
         this.files = new ContainerFiles(docker);
         this.removal = new SandboxRemoval(docker, workspaces, homes, networks, views);
@@ -141,6 +145,11 @@ public class DockerBackend implements RuntimeBackend {
     @Override
     public SandboxState inspect(String sandboxName) {
         return views.state(sandboxName);
+    }
+
+    @Override
+    public Optional<SandboxUsage> usage(String sandboxName) {
+        return usage.sample(sandboxName);
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.dockyard.runtime.lifecycle;
 
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.runtime.EndAction;
 import dev.dockyard.runtime.PauseReason;
 import dev.dockyard.runtime.RuntimeGates;
 import dev.dockyard.runtime.RuntimeStatus;
@@ -27,6 +28,10 @@ import java.util.stream.Collectors;
  * <ul>
  *   <li>its TTL ({@code ttlSeconds}, from its creation) reached: STOPPED and its sandbox removed,
  *       whatever it is doing, keepAlive or not: the TTL is the hard cap on its life;</li>
+ *   <li>READY and its end time passed ({@link SandboxRuntime#endsAt()}, E2B's timeout, which its
+ *       client moves): STOPPED and its sandbox removed, or PAUSED ({@link PauseReason#END}) when it
+ *       pauses at its end ({@link EndAction#PAUSE}). The end time counts while it runs: a paused
+ *       runtime waits to be resumed (with a new end time) or deleted;</li>
  *   <li>READY and untouched (no action, no transfer, no request through its service URL, see
  *       {@link Activity}) for its idle timeout: PAUSED for idleness, and the next action resumes
  *       it transparently ({@link #wakeForAction});</li>
@@ -69,9 +74,9 @@ public class IdleLifecycle {
     Clock clock;
 
     /** What the sweep does with a runtime now. */
-    enum Decision { NOTHING, STOP, PAUSE, HIBERNATE }
+    enum Decision { NOTHING, STOP, END, PAUSE_AT_END, PAUSE, HIBERNATE }
 
-    /** What one sweep did, for logs and tests. */
+    /** What one sweep did, for logs and tests (a runtime stopped or paused at its end time counts as stopped or paused). */
     public record Report(int stopped, int paused, int hibernated) {
         boolean changedAnything() {
             return stopped + paused + hibernated > 0;
@@ -79,12 +84,15 @@ public class IdleLifecycle {
     }
 
     /**
-     * The rule, without side effects: TTL first (a hard cap), then idleness of a READY runtime,
-     * then hibernation of a PAUSED one.
+     * The rule, without side effects: TTL first (a hard cap), then the end time of a READY runtime,
+     * then idleness of a READY runtime, then hibernation of a PAUSED one.
      */
     static Decision decide(SandboxRuntime runtime, Instant lastActive, Instant now, Duration hibernateAfter) {
         if (runtime.ttlSeconds() > 0 && !now.isBefore(runtime.createdAt().plusSeconds(runtime.ttlSeconds()))) {
             return Decision.STOP;
+        }
+        if (runtime.status() == RuntimeStatus.READY && runtime.endsAt().filter(end -> !now.isBefore(end)).isPresent()) {
+            return runtime.atEnd() == EndAction.PAUSE ? Decision.PAUSE_AT_END : Decision.END;
         }
         if (runtime.keepAlive() || runtime.program().isPresent()) {
             return Decision.NOTHING;
@@ -118,8 +126,9 @@ public class IdleLifecycle {
         for (SandboxRuntime runtime : live) {
             try {
                 switch (decide(runtime, activity.lastActive(runtime), clock.instant(), config.hibernateAfter())) {
-                    case STOP -> stopped += expire(runtime) ? 1 : 0;
+                    case STOP, END -> stopped += expire(runtime) ? 1 : 0;
                     case PAUSE -> paused += putToSleep(runtime.id(), Decision.PAUSE) ? 1 : 0;
+                    case PAUSE_AT_END -> paused += putToSleep(runtime.id(), Decision.PAUSE_AT_END) ? 1 : 0;
                     case HIBERNATE -> hibernated += putToSleep(runtime.id(), Decision.HIBERNATE) ? 1 : 0;
                     case NOTHING -> persistActivity(runtime);
                 }
@@ -134,14 +143,37 @@ public class IdleLifecycle {
         return report;
     }
 
-    /** TTL reached: STOPPED first (provisioning still at work on it backs off), then its sandbox removed. */
+    /**
+     * Its end now, rather than at the next sweep, if its TTL or its end time has passed: a client
+     * that reads a runtime past its end (E2B's {@code getInfo} after its timeout) finds it ended.
+     * Answers whether it did anything.
+     */
+    public boolean endIfDue(String runtimeId) {
+        SandboxRuntime runtime = journal.find(runtimeId).orElse(null);
+        if (runtime == null || !runtime.status().isLive()) {
+            return false;
+        }
+        return switch (decide(runtime, activity.lastActive(runtime), clock.instant(), config.hibernateAfter())) {
+            case STOP, END -> expire(runtime);
+            case PAUSE_AT_END -> putToSleep(runtimeId, Decision.PAUSE_AT_END);
+            default -> false;
+        };
+    }
+
+    /**
+     * TTL or end time reached: STOPPED first (provisioning still at work on it backs off), then its
+     * sandbox removed.
+     */
     private boolean expire(SandboxRuntime runtime) {
         if (gates.isMigrating(runtime.id())) {
             // the migration's new runtime is on its way; the next sweep stops whichever then holds it
             return false;
         }
-        long lived = Duration.between(runtime.createdAt(), clock.instant()).toSeconds();
-        journal.stop(runtime.id(), "Stopped: TTL of " + runtime.ttlSeconds() + " s reached (created " + lived
+        Instant now = clock.instant();
+        long lived = Duration.between(runtime.createdAt(), now).toSeconds();
+        boolean ttl = runtime.ttlSeconds() > 0 && !now.isBefore(runtime.createdAt().plusSeconds(runtime.ttlSeconds()));
+        journal.stop(runtime.id(), (ttl ? "Stopped: TTL of " + runtime.ttlSeconds() + " s reached"
+                : "Stopped: its end time " + runtime.endsAt().orElseThrow() + " passed") + " (created " + lived
                 + " s ago); its sandbox was removed");
         nodes.on(runtime.node()).remove(runtime.containerName());
         activity.awake(runtime.id());
@@ -149,7 +181,7 @@ public class IdleLifecycle {
     }
 
     /**
-     * Pauses (for idleness) or hibernates the runtime if nothing holds it and the rule still says
+     * Pauses (for idleness or at its end time) or hibernates the runtime if nothing holds it and the rule still says
      * so once it is held (an action may have come in meanwhile).
      */
     private boolean putToSleep(String runtimeId, Decision decision) {
@@ -175,6 +207,9 @@ public class IdleLifecycle {
                     long idle = Duration.between(lastActive, now).toSeconds();
                     pauses.pauseAdmitted(runtimeId, PauseReason.IDLE, "Idle for " + idle + " s (idle timeout "
                             + runtime.idleTimeoutSeconds() + " s): paused");
+                } else if (decision == Decision.PAUSE_AT_END) {
+                    pauses.pauseAdmitted(runtimeId, PauseReason.END, "Its end time " + runtime.endsAt().orElseThrow()
+                            + " passed: paused");
                 } else {
                     long pausedFor = Duration.between(runtime.updatedAt(), now).toSeconds();
                     hibernation.hibernateHeld(runtimeId, "Hibernated after " + pausedFor + " s paused (hibernate-after "

@@ -125,6 +125,9 @@ public class Migrations {
         long lived = Duration.between(source.createdAt(), clock.instant()).toSeconds();
         migrated.withLifecycle(source.keepAlive(), source.idleTimeoutSeconds(),
                 source.ttlSeconds() == 0 ? 0 : (int) Math.max(1, source.ttlSeconds() - lived));
+        // an end time is a point in time: it moves as it is
+        migrated.endsAt(source.endsAt().orElse(null), source.atEnd());
+        migrated.describedAs(source.metadata());
         // a fresh volume of the same size, filled by the copy below (a kept one it mounted stays behind)
         migrated.withWorkspace(SandboxWorkspace.fresh(source.workspace().diskMb()));
         RuntimeGates.Pass hold;

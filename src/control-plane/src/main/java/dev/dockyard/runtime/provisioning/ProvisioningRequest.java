@@ -6,6 +6,8 @@ import dev.dockyard.backend.EgressPolicy;
 import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.images.ExtraDependencies;
+import dev.dockyard.runtime.EndAction;
+import dev.dockyard.runtime.RuntimeMetadata;
 import dev.dockyard.runtime.SandboxProgram;
 import dev.dockyard.tenancy.Role;
 import dev.dockyard.runtime.RepositorySpec;
@@ -30,6 +32,7 @@ import java.util.Map;
  * @param egress         where the sandbox may open connections (null: open)
  * @param isolation      the runtime class, GPUs and extra networks asked for (the node's defaults when none)
  * @param executorServer how the sandbox starts its executor ({@link ExecutorServer}), or null: as its node's do
+ * @param metadata       the template it is asked for by and its caller's key-values (E2B's API), or none
  */
 public record ProvisioningRequest(String userId, Role role, String conversationId,
                                   AgentProfile agent, LlmSettings llm, String image, double cpus, int memoryMb,
@@ -39,10 +42,21 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
                                   boolean replace,
                                   ProvisioningStep failAt, SandboxProgram program, Map<String, Integer> servicePorts,
                                   Lifecycle lifecycle, WorkspaceRequest workspace, EgressPolicy egress,
-                                  SandboxIsolation isolation, ExecutorServer executorServer) {
+                                  SandboxIsolation isolation, ExecutorServer executorServer,
+                                  RuntimeMetadata metadata) {
 
-    /** The request's idle lifecycle (API.md: {@code sandbox.keepAlive}, {@code idleTimeoutSeconds}, {@code ttlSeconds}). */
-    public record Lifecycle(boolean keepAlive, int idleTimeoutSeconds, int ttlSeconds) {
+    /**
+     * The request's idle lifecycle (API.md: {@code sandbox.keepAlive}, {@code idleTimeoutSeconds},
+     * {@code ttlSeconds}) and its end time (E2B's {@code timeout}): {@code endAfterSeconds} after its
+     * creation (0: none), when {@code atEnd} happens.
+     */
+    public record Lifecycle(boolean keepAlive, int idleTimeoutSeconds, int ttlSeconds, int endAfterSeconds,
+                            EndAction atEnd) {
+
+        /** A lifecycle without an end time. */
+        public Lifecycle(boolean keepAlive, int idleTimeoutSeconds, int ttlSeconds) {
+            this(keepAlive, idleTimeoutSeconds, ttlSeconds, 0, EndAction.STOP);
+        }
     }
 
     public ProvisioningRequest {
@@ -51,6 +65,7 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
         workspace = workspace == null ? WorkspaceRequest.DEFAULT : workspace;
         egress = egress == null ? EgressPolicy.OPEN : egress;
         isolation = isolation == null ? SandboxIsolation.DEFAULT : isolation;
+        metadata = metadata == null ? RuntimeMetadata.NONE : metadata;
     }
 
     /** A request of the open egress policy and the node's default isolation. */
@@ -62,14 +77,14 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
                                Lifecycle lifecycle, WorkspaceRequest workspace) {
         this(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds, environment,
                 extraDependencies, plugins, repository, replace, failAt, program, servicePorts, lifecycle, workspace,
-                null, null, null);
+                null, null, null, null);
     }
 
     /** The same request under this egress policy. */
     public ProvisioningRequest withEgress(EgressPolicy policy) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
                 environment, extraDependencies, plugins, repository, replace, failAt, program, servicePorts, lifecycle,
-                workspace, policy, isolation, executorServer);
+                workspace, policy, isolation, executorServer, metadata);
     }
 
     /** A request with the configured idle lifecycle and a fresh workspace of the default size. */
@@ -80,7 +95,7 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
                                ProvisioningStep failAt, SandboxProgram program, Map<String, Integer> servicePorts) {
         this(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds, environment,
                 extraDependencies, plugins, repository, replace, failAt, program, servicePorts, null, null, null, null,
-                null);
+                null, null);
     }
 
     /** A request for a runtime of Dockyard's executor with no further services. */
@@ -90,48 +105,55 @@ public record ProvisioningRequest(String userId, Role role, String conversationI
                                List<String> plugins, RepositorySpec repository, boolean replace,
                                ProvisioningStep failAt) {
         this(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds, environment,
-                extraDependencies, plugins, repository, replace, failAt, null, Map.of(), null, null, null, null, null);
+                extraDependencies, plugins, repository, replace, failAt, null, Map.of(), null, null, null, null, null, null);
     }
 
     /** The same request with its own idle lifecycle. */
     public ProvisioningRequest with(Lifecycle requested) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
                 environment, extraDependencies, plugins, repository, replace, failAt, program, servicePorts, requested,
-                workspace, egress, isolation, executorServer);
+                workspace, egress, isolation, executorServer, metadata);
     }
 
     /** The same request, failing {@code step} on purpose (fault injection). */
     public ProvisioningRequest failingAt(ProvisioningStep step) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
                 environment, extraDependencies, plugins, repository, replace, step, program, servicePorts, lifecycle,
-                workspace, egress, isolation, executorServer);
+                workspace, egress, isolation, executorServer, metadata);
     }
 
     /** The same request with its workspace as given (and the image a snapshot was taken of, if not null). */
     public ProvisioningRequest withWorkspace(WorkspaceRequest newWorkspace, String newImage) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, newImage == null ? image : newImage,
                 cpus, memoryMb, timeoutSeconds, environment, extraDependencies, plugins, repository, replace, failAt,
-                program, servicePorts, lifecycle, newWorkspace, egress, isolation, executorServer);
+                program, servicePorts, lifecycle, newWorkspace, egress, isolation, executorServer, metadata);
     }
 
     /** The same request with the runtime class, GPUs and extra networks it asked for. */
     public ProvisioningRequest withIsolation(SandboxIsolation requested) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
                 environment, extraDependencies, plugins, repository, replace, failAt, program, servicePorts, lifecycle,
-                workspace, egress, requested, executorServer);
+                workspace, egress, requested, executorServer, metadata);
     }
 
     /** The same request, its executor started on {@code server} (null: as its node's sandboxes do). */
     public ProvisioningRequest withExecutorServer(ExecutorServer server) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
                 environment, extraDependencies, plugins, repository, replace, failAt, program, servicePorts, lifecycle,
-                workspace, egress, isolation, server);
+                workspace, egress, isolation, server, metadata);
+    }
+
+    /** The same request described as {@code described} (E2B's template and metadata). */
+    public ProvisioningRequest describedAs(RuntimeMetadata described) {
+        return new ProvisioningRequest(userId, role, conversationId, agent, llm, image, cpus, memoryMb, timeoutSeconds,
+                environment, extraDependencies, plugins, repository, replace, failAt, program, servicePorts, lifecycle,
+                workspace, egress, isolation, executorServer, described);
     }
 
     /** The same request for another image with what its build adds to it. */
     public ProvisioningRequest withImage(String newImage, ExtraDependencies extra) {
         return new ProvisioningRequest(userId, role, conversationId, agent, llm, newImage, cpus, memoryMb,
                 timeoutSeconds, environment, extra, plugins, repository, replace, failAt, program, servicePorts,
-                lifecycle, workspace, egress, isolation, executorServer);
+                lifecycle, workspace, egress, isolation, executorServer, metadata);
     }
 }

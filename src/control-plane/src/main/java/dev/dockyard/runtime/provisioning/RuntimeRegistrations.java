@@ -85,6 +85,10 @@ public class RuntimeRegistrations {
         ProvisioningRequest.Lifecycle lifecycle = request.lifecycle() != null ? request.lifecycle()
                 : new ProvisioningRequest.Lifecycle(false, config.idleTimeoutSeconds(), config.ttlSeconds());
         runtime.withLifecycle(lifecycle.keepAlive(), lifecycle.idleTimeoutSeconds(), lifecycle.ttlSeconds());
+        if (lifecycle.endAfterSeconds() > 0) {
+            runtime.endsAt(runtime.createdAt().plusSeconds(lifecycle.endAfterSeconds()), lifecycle.atEnd());
+        }
+        runtime.describedAs(request.metadata());
         if (warm != null) {
             runtime.claimedFrom(warm.pool());
             runtime.placed(warm.containerId());

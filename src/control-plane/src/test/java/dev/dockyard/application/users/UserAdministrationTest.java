@@ -11,6 +11,7 @@ import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.tenancy.Accounts;
+import dev.dockyard.tenancy.KeyKind;
 import dev.dockyard.tenancy.Role;
 import dev.dockyard.tenancy.UserAccount;
 import java.time.Instant;
@@ -51,8 +52,9 @@ class UserAdministrationTest {
             }
 
             @Override
-            public Optional<String> rotateKey(String userId) {
-                return users.containsKey(userId) ? Optional.of("dy_new") : Optional.empty();
+            public Optional<String> rotateKey(String userId, KeyKind kind) {
+                return users.containsKey(userId) ? Optional.of(kind == KeyKind.E2B ? "e2b_new" : "dy_new")
+                        : Optional.empty();
             }
 
             @Override
@@ -132,9 +134,10 @@ class UserAdministrationTest {
 
     @Test
     void shouldRotateOnlyKnownUsersKeys() {
-        assertEquals("dy_new", administration.rotateKey("alice"));
+        assertEquals("dy_new", administration.rotateKey("alice", KeyKind.DOCKYARD));
+        assertEquals("e2b_new", administration.rotateKey("alice", KeyKind.E2B), "the kind asked for");
         assertEquals(Refused.Reason.NOT_FOUND,
-                assertThrows(Refused.class, () -> administration.rotateKey("nobody")).reason());
+                assertThrows(Refused.class, () -> administration.rotateKey("nobody", KeyKind.E2B)).reason());
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.dockyard.runtime.lifecycle;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -9,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.dockyard.backend.SandboxState.Phase;
 import dev.dockyard.placement.BootTurns;
 import dev.dockyard.placement.PlacementRefusedException;
+import dev.dockyard.runtime.EndAction;
 import dev.dockyard.runtime.PauseReason;
 import dev.dockyard.runtime.RuntimeGates;
 import dev.dockyard.runtime.RuntimeStatus;
@@ -317,5 +319,102 @@ class IdleLifecycleTest {
                 IdleLifecycle.decide(runtime, runtime.createdAt(), now.minusSeconds(1), Duration.ZERO));
         assertEquals(IdleLifecycle.Decision.NOTHING,
                 IdleLifecycle.decide(runtime, now.minusSeconds(5), now.minusSeconds(1), Duration.ZERO));
+    }
+
+    /** A READY runtime as E2B's API makes it: no idle timeout, no TTL, an end time {@code seconds} from now. */
+    private SandboxRuntime endingIn(int seconds, EndAction atEnd) {
+        SandboxRuntime runtime = l.ready(false, 0, 0);
+        runtime.endsAt(l.clock.instant().plusSeconds(seconds), atEnd);
+        return runtime;
+    }
+
+    @Test
+    void shouldStopARunningRuntimeOnceItsEndTimeHasPassed() {
+        SandboxRuntime runtime = endingIn(300, EndAction.STOP);
+
+        after(299);
+        assertEquals(new IdleLifecycle.Report(0, 0, 0), l.idle.sweep());
+
+        after(1);
+        assertEquals(1, l.idle.sweep().stopped());
+        SandboxRuntime stopped = l.find(runtime.id());
+        assertEquals(RuntimeStatus.STOPPED, stopped.status());
+        assertTrue(stopped.statusMessage().startsWith("Stopped: its end time 2026-01-01T00:05:00Z passed"),
+                stopped.statusMessage());
+        assertEquals(Phase.MISSING, l.backend.phase(runtime.containerName()), "its sandbox is removed");
+    }
+
+    @Test
+    void shouldPauseARuntimeThatPausesAtItsEndAndKeepItPaused() {
+        SandboxRuntime runtime = endingIn(60, EndAction.PAUSE);
+
+        after(60);
+        assertEquals(new IdleLifecycle.Report(0, 1, 0), l.idle.sweep());
+        SandboxRuntime paused = l.find(runtime.id());
+        assertEquals(RuntimeStatus.PAUSED, paused.status());
+        assertEquals(PauseReason.END, paused.pauseReason());
+        assertFalse(paused.pauseReason().wokenByAction(), "kept paused until resumed, as the user's pause");
+        assertEquals(Phase.PAUSED, l.backend.phase(runtime.containerName()), "frozen, not removed");
+
+        after(100_000);
+        assertEquals(new IdleLifecycle.Report(0, 0, 0), l.idle.sweep(), "a paused runtime's end time does not count");
+        assertEquals(RuntimeStatus.PAUSED, l.find(runtime.id()).status());
+    }
+
+    @Test
+    void shouldCountTheEndTimeOnlyWhileTheRuntimeRuns() {
+        SandboxRuntime runtime = endingIn(60, EndAction.STOP);
+        l.pauses.pause(runtime.id());
+
+        after(600);
+        assertEquals(new IdleLifecycle.Report(0, 0, 0), l.idle.sweep());
+        assertEquals(RuntimeStatus.PAUSED, l.find(runtime.id()).status(), "kept until resumed or deleted");
+
+        l.pauses.resume(runtime.id());
+        assertEquals(1, l.idle.sweep().stopped(), "resumed past its end time (without a new one): it ends");
+    }
+
+    @Test
+    void shouldFollowAnEndTimeMovedEarlierOrLater() {
+        SandboxRuntime runtime = endingIn(300, EndAction.STOP);
+        l.journal.update(runtime.id(), r -> r.endsAt(l.clock.instant().plusSeconds(10)));
+
+        after(10);
+        assertEquals(1, l.idle.sweep().stopped(), "shortened");
+
+        SandboxRuntime later = endingIn(10, EndAction.STOP);
+        l.journal.update(later.id(), r -> r.endsAt(l.clock.instant().plusSeconds(600)));
+        after(30);
+        assertEquals(0, l.idle.sweep().stopped(), "extended");
+    }
+
+    @Test
+    void shouldEndARuntimeAtOnceWhenAskedPastItsEndAndNotBefore() {
+        SandboxRuntime stops = endingIn(30, EndAction.STOP);
+        SandboxRuntime pauses = endingIn(30, EndAction.PAUSE);
+
+        assertFalse(l.idle.endIfDue(stops.id()));
+        assertEquals(RuntimeStatus.READY, l.find(stops.id()).status());
+
+        after(30);
+        assertTrue(l.idle.endIfDue(stops.id()));
+        assertTrue(l.idle.endIfDue(pauses.id()));
+        assertEquals(RuntimeStatus.STOPPED, l.find(stops.id()).status());
+        assertEquals(RuntimeStatus.PAUSED, l.find(pauses.id()).status());
+        assertFalse(l.idle.endIfDue(stops.id()), "already ended");
+        assertFalse(l.idle.endIfDue(pauses.id()), "already paused");
+    }
+
+    @Test
+    void shouldDecideTheTtlBeforeTheEndTime() {
+        SandboxRuntime runtime = l.ready(false, 0, 20);
+        runtime.endsAt(runtime.createdAt().plusSeconds(10), EndAction.PAUSE);
+        Instant created = runtime.createdAt();
+        assertEquals(IdleLifecycle.Decision.NOTHING,
+                IdleLifecycle.decide(runtime, created, created.plusSeconds(9), Duration.ZERO));
+        assertEquals(IdleLifecycle.Decision.PAUSE_AT_END,
+                IdleLifecycle.decide(runtime, created, created.plusSeconds(10), Duration.ZERO));
+        assertEquals(IdleLifecycle.Decision.STOP,
+                IdleLifecycle.decide(runtime, created, created.plusSeconds(20), Duration.ZERO));
     }
 }

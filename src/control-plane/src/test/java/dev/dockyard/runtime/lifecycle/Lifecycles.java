@@ -119,7 +119,12 @@ public final class Lifecycles {
 
     /** A READY runtime with the given lifecycle, its sandbox running. */
     public SandboxRuntime ready(boolean keepAlive, int idleTimeoutSeconds, int ttlSeconds) {
-        SandboxRuntime runtime = new SandboxRuntime("conv-" + runtimes.live().size(), "alice", "fake", "img", 1, 512,
+        return ready("alice", keepAlive, idleTimeoutSeconds, ttlSeconds);
+    }
+
+    /** A READY runtime of {@code userId} with the given lifecycle, its sandbox running. */
+    public SandboxRuntime ready(String userId, boolean keepAlive, int idleTimeoutSeconds, int ttlSeconds) {
+        SandboxRuntime runtime = new SandboxRuntime("conv-" + runtimes.live().size(), userId, "fake", "img", 1, 512,
                 readinessSeconds, clock.instant());
         runtime.assignNode("local");
         runtime.ownedBy(config.instance);

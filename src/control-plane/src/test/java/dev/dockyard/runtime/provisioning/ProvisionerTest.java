@@ -15,6 +15,8 @@ import dev.dockyard.fakes.TestConfig;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.placement.Placements;
 import dev.dockyard.pool.MemberRowLocks;
+import dev.dockyard.runtime.EndAction;
+import dev.dockyard.runtime.RuntimeMetadata;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -27,6 +29,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.RejectedExecutionException;
 import org.junit.jupiter.api.Test;
 
@@ -45,8 +48,8 @@ class ProvisionerTest {
                 });
     }
 
-    @Test
-    void shouldFailAtOnceWhenNoThreadTakesTheProvisioning() {
+    /** The provisioner over the in-memory runtime table, one unbounded node and no pools; no thread takes its work. */
+    private void wire() {
         RuntimeSecrets secrets = new RuntimeSecrets();
         ProvisioningJournal journal = Journals.over(runtimes, clock, secrets);
         Accounts accounts = new Accounts() {
@@ -79,15 +82,43 @@ class ProvisionerTest {
         beans.gates(new RuntimeGates());
         beans.secrets(secrets);
         beans.executor(refusingExecutor());
+    }
 
-        SandboxRuntime answered = provisioner.provision(new ProvisioningRequest("alice", Role.USER, "conv-1",
+    private static ProvisioningRequest request() {
+        return new ProvisioningRequest("alice", Role.USER, "conv-1",
                 new AgentProfile("CodeActAgent", new LlmSettings(null, null, null), null, null, List.of()),
                 new LlmSettings(null, null, null), "img", 1, 512, 60, Map.of(), ExtraDependencies.NONE, List.of(), null,
-                false, null));
+                false, null);
+    }
+
+    @Test
+    void shouldFailAtOnceWhenNoThreadTakesTheProvisioning() {
+        wire();
+
+        SandboxRuntime answered = provisioner.provision(request());
 
         assertEquals(RuntimeStatus.ERROR, answered.status());
         assertTrue(answered.statusMessage().contains("no thread for it now"), answered.statusMessage());
         assertFalse(provisioner.isInFlight(answered.id()), "nothing is left in flight for ever");
         assertTrue(runtimes.findLive("alice", "conv-1").isEmpty(), "the conversation and the quota are free");
+    }
+
+    @Test
+    void shouldRecordTheEndTimeAndTheMetadataARequestAsksFor() {
+        wire();
+
+        SandboxRuntime asked = provisioner.provision(request()
+                .with(new ProvisioningRequest.Lifecycle(false, 0, 3600, 300, EndAction.PAUSE))
+                .describedAs(new RuntimeMetadata("base", Map.of("k", "v"))));
+        SandboxRuntime plain = provisioner.provision(request());
+
+        SandboxRuntime recorded = runtimes.find(asked.id()).orElseThrow();
+        assertEquals(Optional.of(recorded.createdAt().plusSeconds(300)), recorded.endsAt(), "300 s from its creation");
+        assertEquals(EndAction.PAUSE, recorded.atEnd());
+        assertEquals(3600, recorded.ttlSeconds(), "the TTL still caps it");
+        assertEquals(new RuntimeMetadata("base", Map.of("k", "v")), recorded.metadata());
+        SandboxRuntime other = runtimes.find(plain.id()).orElseThrow();
+        assertEquals(Optional.empty(), other.endsAt(), "no end time unless asked");
+        assertEquals(RuntimeMetadata.NONE, other.metadata());
     }
 }
