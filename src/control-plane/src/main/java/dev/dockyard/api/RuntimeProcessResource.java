@@ -11,6 +11,7 @@ import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
+import jakarta.servlet.http.HttpServletResponse;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -20,6 +21,7 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.StreamingOutput;
@@ -69,9 +71,9 @@ public class RuntimeProcessResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces({MediaType.SERVER_SENT_EVENTS, "application/problem+json"})
-    public Response start(@PathParam("id") String id, JsonObject body) {
+    public Response start(@PathParam("id") String id, @Context HttpServletResponse servlet, JsonObject body) {
         ProcessRequest request = read(body);
-        return stream(processes.start(visible(id), request));
+        return stream(processes.start(visible(id), request), servlet);
     }
 
     /** The live processes: {@code {"processes": [{"pid", "tag"?, "cmd", "args", "cwd"?}]}}; never their environment. */
@@ -85,8 +87,9 @@ public class RuntimeProcessResource {
     @GET
     @Path("{pid}/events")
     @Produces({MediaType.SERVER_SENT_EVENTS, "application/problem+json"})
-    public Response attach(@PathParam("id") String id, @PathParam("pid") String pid) {
-        return stream(processes.attach(visible(id), pid(pid)));
+    public Response attach(@PathParam("id") String id, @PathParam("pid") String pid,
+                           @Context HttpServletResponse servlet) {
+        return stream(processes.attach(visible(id), pid(pid)), servlet);
     }
 
     /** Writes the body's bytes to the process's stdin (its terminal, with {@code ?terminal=true}): 204. */
@@ -134,12 +137,17 @@ public class RuntimeProcessResource {
         return Response.noContent().build();
     }
 
-    /** The events as Server-Sent Events, each flushed as it comes; the stream to the sandbox closed at the end. */
-    private static Response stream(SandboxProcesses.Events events) {
+    /**
+     * The events as Server-Sent Events, each sent as it comes (through the servlet response: Liberty
+     * holds a first small flush of a JAX-RS entity back, which would keep {@code start} from the
+     * client); the stream to the sandbox closed at the end.
+     */
+    private static Response stream(SandboxProcesses.Events events, HttpServletResponse servlet) {
         StreamingOutput out = sink -> {
             try (events) {
                 for (Optional<ProcessEvent> e = events.next(); e.isPresent(); e = events.next()) {
                     write(sink, e.get());
+                    servlet.flushBuffer();
                 }
             }
         };

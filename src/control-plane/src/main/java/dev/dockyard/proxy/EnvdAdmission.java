@@ -17,7 +17,8 @@ import java.util.Set;
  *
  * <p>E2B's SDKs send every envd request to one origin ({@code E2B_SANDBOX_URL}) and name the sandbox
  * and port in headers ({@code E2b-Sandbox-Id}, {@code E2b-Sandbox-Port}), so no wildcard DNS is
- * needed; the sandbox's executor serves envd at the root of its port. Only envd's public paths go
+ * needed; the sandbox's executor serves envd at the root of its port, the proxy under {@link #PREFIX}
+ * (and at its root, but for {@code /health}). Only envd's public paths go
  * through ({@code /health}, {@code /files}, the process and filesystem services): the executor's own
  * protocol stays behind path mode. The order: a sandbox that is unknown, deleted or paused is a 502
  * in E2B's shape (the SDK's {@code isRunning()} reads that as "not running", and E2B's proxy answers
@@ -35,6 +36,13 @@ public final class EnvdAdmission {
     public static final String ACCESS_TOKEN = "X-Access-Token";
     /** The port E2B's SDKs name for envd. */
     public static final int ENVD_PORT = 49983;
+    /**
+     * Where envd is on the services' port ({@code E2B_SANDBOX_URL=http://host:9081/e2b}): not at
+     * the root, where Liberty's own health application answers {@code /health} on every port, which
+     * the SDK's {@code isRunning()} would read as the sandbox's. The root is served too, for
+     * everything but {@code /health}.
+     */
+    public static final String PREFIX = "/e2b";
 
     private static final Set<String> SERVICES = Set.of("/process.Process/", "/filesystem.Filesystem/");
 
@@ -49,7 +57,7 @@ public final class EnvdAdmission {
 
         static final Signature NONE = new Signature(null, null, null, null);
 
-        static Signature of(String rawQuery) {
+        public static Signature of(String rawQuery) {
             return new Signature(QueryString.value(rawQuery, "path").orElse(null),
                     QueryString.value(rawQuery, "username").orElse(null),
                     QueryString.value(rawQuery, "signature").orElse(null),
@@ -62,7 +70,26 @@ public final class EnvdAdmission {
         return SandboxIds.runtimeId(sandboxId == null ? null : sandboxId.trim());
     }
 
-    /** The route of an envd request: the main service, the path as it came. */
+    /**
+     * Whether a request that names no sandbox is one of E2B's signed file URLs
+     * ({@code uploadUrl()}, {@code downloadUrl()}): {@code /files} at the root of the services' port
+     * (the SDK drops any path of {@code E2B_SANDBOX_URL} there) with a {@code signature}.
+     */
+    public static boolean isSignedFileUrl(String path, String rawQuery) {
+        return "/files".equals(path) && QueryString.value(rawQuery, "signature").isPresent();
+    }
+
+    /** The operation a file URL's signature names: {@code read} for a download, {@code write} for an upload. */
+    public static String operation(String method) {
+        return "GET".equals(method) ? "read" : "write";
+    }
+
+    /** envd's path of a request's path inside the application: {@link #PREFIX} taken off. */
+    public static String envdPath(String path) {
+        return path != null && path.startsWith(PREFIX + "/") ? path.substring(PREFIX.length()) : path;
+    }
+
+    /** The route of an envd request: the main service, envd's path. */
     public static ServiceRoute route(String runtimeId, String path) {
         return new ServiceRoute(runtimeId, ProxyTarget.MAIN, "", path == null || path.isEmpty() ? "/" : path);
     }
@@ -96,8 +123,7 @@ public final class EnvdAdmission {
                         + "method signing if supported");
             }
         } else if (files) {
-            Optional<String> refusal = checkSignature(Signature.of(rawQuery), "GET".equals(method) ? "read" : "write",
-                    target.publicKey(), now);
+            Optional<String> refusal = checkSignature(Signature.of(rawQuery), operation(method), target.publicKey(), now);
             if (refusal.isPresent()) {
                 return new Admission.Refused(401, refusal.get());
             }
@@ -137,7 +163,7 @@ public final class EnvdAdmission {
      * envd's check of a {@code /files} URL signature ({@code v1_} and the unpadded base64 of
      * SHA-256 over {@code path:operation:username:token[:expiration]}): empty when it holds, else why not.
      */
-    static Optional<String> checkSignature(Signature given, String operation, String token, Instant now) {
+    public static Optional<String> checkSignature(Signature given, String operation, String token, Instant now) {
         if (given.signature() == null) {
             return Optional.of("missing signature query parameter");
         }

@@ -6,6 +6,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.util.Optional;
+import java.util.function.Predicate;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -38,6 +39,11 @@ public class ProxyRuntimes {
 
     public Optional<ProxyTarget> find(String runtimeId) {
         return targets.get().find(runtimeId);
+    }
+
+    /** The runtime whose service key {@code matches} accepts (a signed URL's), among those exposing their main service. */
+    public Optional<ProxyTarget> findByKey(Predicate<String> matches) {
+        return targets.get().findByKey(matches);
     }
 
     /** Reports one finished exchange or WebSocket session. */

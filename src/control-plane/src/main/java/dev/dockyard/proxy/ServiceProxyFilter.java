@@ -103,8 +103,8 @@ public class ServiceProxyFilter extends HttpFilter {
         Optional<ServiceRoute> route = ServiceRoute.ofHost(request.getHeader("Host"), path)
                 .or(() -> ServiceRoute.parse(path));
         String sandboxId = request.getHeader(EnvdAdmission.SANDBOX_ID);
-        if (route.isEmpty() && sandboxId != null) {
-            envd(request, response, path, sandboxId);
+        if (route.isEmpty() && (sandboxId != null || EnvdAdmission.isSignedFileUrl(path, request.getQueryString()))) {
+            envd(request, response, EnvdAdmission.envdPath(path), sandboxId);
             return;
         }
         if (route.isEmpty()) {
@@ -165,16 +165,25 @@ public class ServiceProxyFilter extends HttpFilter {
             ProxyErrors.writeE2b(response, early.get().status(), sandboxId, early.get().detail());
             return;
         }
-        Optional<String> runtimeId = EnvdAdmission.runtimeId(sandboxId);
-        Optional<ProxyTarget> target = Optional.empty();
-        if (runtimeId.isPresent()) {
-            try {
-                target = runtimes.find(runtimeId.get());
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "Looking up runtime " + runtimeId.get() + " failed", e);
-                ProxyErrors.writeE2b(response, 500, sandboxId, "Sandbox lookup failed");
-                return;
+        Optional<ProxyTarget> target;
+        try {
+            if (sandboxId != null) {
+                target = EnvdAdmission.runtimeId(sandboxId).flatMap(runtimes::find);
+            } else {
+                // a signed file URL names no sandbox: the key its signature was made with does
+                EnvdAdmission.Signature signature = EnvdAdmission.Signature.of(request.getQueryString());
+                String operation = EnvdAdmission.operation(request.getMethod());
+                Instant now = Instant.now();
+                target = runtimes.findByKey(key -> EnvdAdmission.checkSignature(signature, operation, key, now).isEmpty());
+                if (target.isEmpty()) {
+                    ProxyErrors.writeE2b(response, 401, null, "invalid signature");
+                    return;
+                }
             }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Looking up sandbox " + sandboxId + " failed", e);
+            ProxyErrors.writeE2b(response, 500, sandboxId, "Sandbox lookup failed");
+            return;
         }
         Admission admission = EnvdAdmission.decide(target, sandboxId, request.getHeader(EnvdAdmission.SANDBOX_PORT),
                 request.getMethod(), path, request.getHeader(EnvdAdmission.ACCESS_TOKEN), request.getQueryString(),
@@ -183,7 +192,7 @@ public class ServiceProxyFilter extends HttpFilter {
             ProxyErrors.writeE2b(response, refused.status(), sandboxId, refused.detail());
             return;
         }
-        ServiceRoute route = EnvdAdmission.route(runtimeId.orElseThrow(), path);
+        ServiceRoute route = EnvdAdmission.route(target.orElseThrow().runtimeId(), path);
         http.forward(request, response, new ProxyExchange(route, (Admission.Admitted) admission, headers,
                 origin(request), null));
     }

@@ -37,6 +37,10 @@ class EnvdAdmissionTest {
         assertEquals(Optional.empty(), EnvdAdmission.runtimeId("rt-0123456789abcdef"));
         assertEquals(Optional.empty(), EnvdAdmission.runtimeId("RT0123456789ABCDEF"));
         assertEquals(Optional.empty(), EnvdAdmission.runtimeId(null));
+        assertEquals("/health", EnvdAdmission.envdPath("/e2b/health"));
+        assertEquals("/process.Process/Start", EnvdAdmission.envdPath("/e2b/process.Process/Start"));
+        assertEquals("/files", EnvdAdmission.envdPath("/files"));
+        assertEquals("/e2bx/health", EnvdAdmission.envdPath("/e2bx/health"));
         ServiceRoute route = EnvdAdmission.route("rt-0123456789abcdef", "/process.Process/Start");
         assertEquals("/process.Process/Start", route.forwardPath());
         assertEquals(ProxyTarget.MAIN, route.service());

@@ -4,6 +4,7 @@ import dev.dockyard.agents.AgentCatalog;
 import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.agents.LlmSettings;
 import dev.dockyard.application.Refused;
+import dev.dockyard.application.remote.ProxyTarget;
 import dev.dockyard.application.runtimes.RuntimeService;
 import dev.dockyard.application.workspaces.Snapshots;
 import dev.dockyard.backend.BackendNodes;
@@ -98,7 +99,7 @@ public class E2bSandboxes {
         ProvisioningRequest request = new ProvisioningRequest(userId, role, "e2b-" + UUID.randomUUID(), agent,
                 LlmSettings.NONE, template.image(), template.cpus(), template.memoryMb(),
                 (int) config.sandboxTimeout().toSeconds(), asked.environment(), ExtraDependencies.NONE,
-                template.plugins(), null, false, null, null, Map.of(),
+                template.plugins(), null, false, null, null, Map.of(ProxyTarget.MAIN, config.executorPort()),
                 lifecycle(asked.timeoutSeconds(), asked.pauseAtEnd() ? EndAction.PAUSE : EndAction.STOP),
                 template.workspace())
                 .withExecutorServer(template.executorServer())

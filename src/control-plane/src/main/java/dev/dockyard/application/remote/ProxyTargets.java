@@ -1,12 +1,21 @@
 package dev.dockyard.application.remote;
 
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /** The proxy's view of runtimes; implemented by the application layer. */
 public interface ProxyTargets {
 
     /** The runtime with this id, if it exists and is not stopped. Called on every request: keep it cheap. */
     Optional<ProxyTarget> find(String runtimeId);
+
+    /**
+     * The live runtime whose service key {@code matches} says is the one, among those that expose
+     * their main service: for a request that names no runtime but proves a key (E2B's signed file
+     * URLs carry a signature made with it and nothing else). Reads every such runtime: for rare
+     * requests only.
+     */
+    Optional<ProxyTarget> findByKey(Predicate<String> matches);
 
     /**
      * Traffic a runtime's service saw: one call per finished HTTP exchange or WebSocket session,

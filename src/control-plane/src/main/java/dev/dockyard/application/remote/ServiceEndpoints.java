@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
 
 /**
  * The proxy's view of runtimes: read from the runtime's row on every request (so a pause, a
@@ -62,6 +63,14 @@ public class ServiceEndpoints implements ProxyTargets {
                 runtime.sessionKey(), services));
     }
 
+    @Override
+    public Optional<ProxyTarget> findByKey(Predicate<String> matches) {
+        return runtimes.live().stream()
+                .filter(r -> r.serviceKey() != null && r.servicePorts().containsKey(ProxyTarget.MAIN))
+                .filter(r -> matches.test(r.serviceKey()))
+                .findFirst().flatMap(r -> find(r.id()));
+    }
+
     /**
      * Whether the sandbox's own server still listens at its address: the proxy carries the
      * internal key there (a local sandbox's port may have changed hands once its executor exited).
@@ -97,7 +106,7 @@ public class ServiceEndpoints implements ProxyTargets {
         Map<String, URI> services = new LinkedHashMap<>();
         runtime.servicePorts().forEach((name, port) -> {
             if (name.equals(ProxyTarget.MAIN)) {
-                // only runtimes that asked for it (the Remote Runtime API's) expose their main port:
+                // only runtimes that asked for it (the Remote Runtime API's, E2B's) expose their main port:
                 // through it, Dockyard's executor would take actions past Dockyard's policies
                 services.put(ProxyTarget.MAIN, URI.create(main));
                 return;

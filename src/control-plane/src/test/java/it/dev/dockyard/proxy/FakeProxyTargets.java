@@ -9,6 +9,7 @@ import jakarta.interceptor.Interceptor;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -43,6 +44,11 @@ public class FakeProxyTargets implements ProxyTargets {
     @Override
     public Optional<ProxyTarget> find(String runtimeId) {
         return Optional.ofNullable(targets.get(runtimeId));
+    }
+
+    @Override
+    public Optional<ProxyTarget> findByKey(Predicate<String> matches) {
+        return targets.values().stream().filter(t -> matches.test(t.publicKey())).findFirst();
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.dockyard.executor.api;
 
 import dev.dockyard.executor.envd.EnvdRequests;
+import jakarta.servlet.http.HttpServletResponse;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
@@ -31,8 +32,9 @@ public class EnvdResource {
     @POST
     @Path("{service: process\\.Process|filesystem\\.Filesystem}/{method}")
     public Response rpc(@PathParam("service") String service, @PathParam("method") String method,
-                        @Context HttpHeaders headers, InputStream body) {
-        return Replies.of(lifecycle.requests().envd().rpc(service + "/" + method, headers::getHeaderString, body));
+                        @Context HttpHeaders headers, @Context HttpServletResponse servlet, InputStream body) {
+        return Replies.of(lifecycle.requests().envd().rpc(service + "/" + method, headers::getHeaderString, body),
+                servlet);
     }
 
     @GET
