@@ -18,6 +18,8 @@ test('a sandbox of a pool template: commands stream, files go both ways, the poo
     await assert.rejects(sbx.commands.run('exit 7'), (err) => err instanceof CommandExitError && err.exitCode === 7)
     await sbx.files.write('/tmp/liberty/x.txt', 'through liberty')
     assert.equal(await sbx.files.read('/tmp/liberty/x.txt'), 'through liberty')
+    await sbx.files.write('/tmp/liberty/z.txt', 'zipped '.repeat(1000), { gzip: true })
+    assert.equal(await sbx.files.read('/tmp/liberty/z.txt'), 'zipped '.repeat(1000))
     const h = await sbx.commands.run('cat', { background: true, stdin: true })
     await sbx.commands.sendStdin(h.pid, 'in\n')
     await sbx.commands.closeStdin(h.pid)

@@ -22,8 +22,8 @@ import org.eclipse.microprofile.openapi.models.responses.APIResponses;
  * from one start to the next), so each path moves to where it is served: the operations of
  * OpenHands' Remote Runtime API (tagged {@value #RUNTIME_API_TAG}) under {@code /runtime-api}, the
  * others under {@code /api/v1};</li>
- * <li>E2B's API (tagged {@value #E2B_API_TAG}, at {@code /e2b}) is left out: E2B publishes its own
- * OpenAPI document, which its SDKs are generated from, and its errors are not problems;</li>
+ * <li>E2B's API ({@code /e2b}) is not scanned at all ({@code mp.openapi.scan.exclude.packages}):
+ * E2B publishes its own document, which its SDKs are generated from, and its errors are not problems;</li>
  * <li>every operation gets its error answers: {@code 401} and the {@code 4XX}/{@code 5XX} ranges
  * as {@code application/problem+json}, and the Problem schema lists every problem type URI
  * ({@link Problem.Kind}), so the document cannot drift from the code.</li>
@@ -33,8 +33,6 @@ public class ApiDocumentFilter implements OASFilter {
 
     /** The tag on {@code RemoteRuntimeResource}: operations carrying it are the runtime API's. */
     public static final String RUNTIME_API_TAG = "OpenHands Remote Runtime API";
-    /** The tag on E2B's API's resource: its operations are left out of the document. */
-    public static final String E2B_API_TAG = "E2B API";
     static final String API_PATH = "/api/v1";
     static final String E2B_API_PATH = "/e2b";
     static final String RUNTIME_API_PATH = "/runtime-api";
@@ -68,18 +66,13 @@ public class ApiDocumentFilter implements OASFilter {
 
     /**
      * Puts each scanned path under the application that serves it: the runtime API's (tagged) under
-     * {@code /runtime-api}, the rest under {@code /api/v1}, merged with what openapi.yaml says there;
-     * E2B's (tagged) out.
+     * {@code /runtime-api}, the rest under {@code /api/v1}, merged with what openapi.yaml says there.
      */
     private static void moveRuntimeApi(Paths paths) {
         if (paths == null) {
             return;
         }
         for (Map.Entry<String, PathItem> entry : Map.copyOf(paths.getPathItems()).entrySet()) {
-            if (tagged(entry.getValue(), E2B_API_TAG)) {
-                paths.removePathItem(entry.getKey());
-                continue;
-            }
             String relative = relative(entry.getKey());
             if (relative == null) {
                 continue;

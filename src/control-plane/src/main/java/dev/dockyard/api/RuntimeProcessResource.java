@@ -43,13 +43,17 @@ import java.util.regex.Pattern;
  * follow it as Server-Sent Events ({@link ProcessEvent}), list them, attach to one again by pid,
  * write to its stdin or close it, signal it, resize its terminal. The persistent shell is for an
  * agent's commands one at a time; these are for what runs beside it (servers, watchers, long
- * builds) and for clients that want stdout and stderr apart, stdin, exit codes of their own.
+ * builds) and for clients that want stdout and stderr apart, stdin, exit codes of their own. A
+ * start is rated and audited as a shell command is, under the agent's security policy.
  */
 @Path("runtimes/{id}/processes")
 @Produces(MediaType.APPLICATION_JSON)
 public class RuntimeProcessResource {
 
-    static final Set<String> FIELDS = Set.of("cmd", "args", "env", "cwd", "stdin", "terminal", "tag", "timeoutSeconds");
+    static final Set<String> FIELDS = Set.of("cmd", "args", "env", "cwd", "stdin", "terminal", "tag", "timeoutSeconds",
+            "confirmation_state");
+    /** The longest limit a process takes: what envd's Connect-Timeout-Ms carries (10 digits of milliseconds). */
+    static final int MAX_TIMEOUT_SECONDS = 9_999_999;
     private static final Pattern ENV_NAME = Pattern.compile("^[A-Za-z_][A-Za-z0-9_]*$");
     /** What one stdin write carries at most: input, not a file transfer (the files API is for those). */
     static final int MAX_INPUT_BYTES = 1024 * 1024;
@@ -73,7 +77,7 @@ public class RuntimeProcessResource {
     @Produces({MediaType.SERVER_SENT_EVENTS, "application/problem+json"})
     public Response start(@PathParam("id") String id, @Context HttpServletResponse servlet, JsonObject body) {
         ProcessRequest request = read(body);
-        return stream(processes.start(visible(id), request), servlet);
+        return stream(processes.start(caller.userId(), visible(id), request), servlet);
     }
 
     /** The live processes: {@code {"processes": [{"pid", "tag"?, "cmd", "args", "cwd"?}]}}; never their environment. */
@@ -195,15 +199,18 @@ public class RuntimeProcessResource {
         int cols = terminal.isEmpty() ? 0 : size(terminal, "cols");
         int rows = terminal.isEmpty() ? 0 : size(terminal, "rows");
         int timeout = JsonFields.integer(body, "timeoutSeconds", 0, "timeoutSeconds");
-        if (timeout < 0) {
-            throw Problem.of(Problem.Kind.VALIDATION, "timeoutSeconds must be 0 (no limit) or more").toException();
+        if (timeout < 0 || timeout > MAX_TIMEOUT_SECONDS) {
+            throw Problem.of(Problem.Kind.VALIDATION, "timeoutSeconds must be from 0 (no limit) to "
+                    + MAX_TIMEOUT_SECONDS).toException();
         }
+        String confirmation = JsonFields.string(body, "confirmation_state", null, "confirmation_state");
         String cwd = JsonFields.string(body, "cwd", null, "cwd");
         if (cwd != null && !cwd.startsWith("/")) {
             throw Problem.of(Problem.Kind.VALIDATION, "cwd must be an absolute path in the sandbox").toException();
         }
         return new ProcessRequest(cmd, args, env, cwd, JsonFields.bool(body, "stdin", false, "stdin"), cols, rows,
-                JsonFields.string(body, "tag", null, "tag"), timeout == 0 ? null : Duration.ofSeconds(timeout));
+                JsonFields.string(body, "tag", null, "tag"), timeout == 0 ? null : Duration.ofSeconds(timeout),
+                "confirmed".equals(confirmation));
     }
 
     private static int size(JsonObject o, String key) {

@@ -1,6 +1,5 @@
 package dev.dockyard.e2b;
 
-import dev.dockyard.api.ApiDocumentFilter;
 import dev.dockyard.api.Caller;
 import dev.dockyard.api.JsonFields;
 import dev.dockyard.api.Problem;
@@ -29,7 +28,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.List;
 import java.util.Set;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * E2B's sandbox routes, v1 and v2 forms (see the package). A sandbox id the caller may not see is
@@ -37,7 +35,6 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  * type (the SDKs send JSON; a body may be empty where every member is optional).
  */
 @Path("/")
-@Tag(name = ApiDocumentFilter.E2B_API_TAG)
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
 public class SandboxResource {

@@ -1,6 +1,5 @@
 package dev.dockyard.e2b;
 
-import dev.dockyard.api.ApiDocumentFilter;
 import dev.dockyard.api.Caller;
 import dev.dockyard.api.JsonFields;
 import dev.dockyard.application.e2b.E2bSandboxes;
@@ -24,7 +23,6 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.util.Set;
-import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 
 /**
  * E2B's snapshot routes on Dockyard's snapshots (files, not memory; see
@@ -33,7 +31,6 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
  * snapshot object; a snapshot id is a {@code templateID} for a create.
  */
 @Path("/")
-@Tag(name = ApiDocumentFilter.E2B_API_TAG)
 @RequestScoped
 @Produces(MediaType.APPLICATION_JSON)
 public class SnapshotResource {

@@ -79,6 +79,15 @@ public final class EnvdAdmission {
         return "/files".equals(path) && QueryString.value(rawQuery, "signature").isPresent();
     }
 
+    /**
+     * Whether a signature has the shape E2B's SDKs give one ({@code v1_} and 43 characters of
+     * unpadded base64): a signed URL is looked for among every runtime's keys, so nothing else is.
+     */
+    public static boolean isWellFormed(Signature signature) {
+        String s = signature.signature();
+        return s != null && s.length() == 46 && s.startsWith("v1_");
+    }
+
     /** The operation a file URL's signature names: {@code read} for a download, {@code write} for an upload. */
     public static String operation(String method) {
         return "GET".equals(method) ? "read" : "write";
@@ -144,7 +153,8 @@ public final class EnvdAdmission {
 
     /** envd's paths that E2B's proxy passes on; its internal ones ({@code /init}, ...) and the executor's stay behind. */
     static boolean isEnvdPath(String path) {
-        if (path == null) {
+        // matched as sent, so no escape or dot segment may hide another path behind an envd one
+        if (path == null || path.contains("%") || path.contains("/.")) {
             return false;
         }
         if (path.equals("/health") || path.equals("/files")) {

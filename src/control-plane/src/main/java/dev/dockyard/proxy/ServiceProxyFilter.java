@@ -174,7 +174,8 @@ public class ServiceProxyFilter extends HttpFilter {
                 EnvdAdmission.Signature signature = EnvdAdmission.Signature.of(request.getQueryString());
                 String operation = EnvdAdmission.operation(request.getMethod());
                 Instant now = Instant.now();
-                target = runtimes.findByKey(key -> EnvdAdmission.checkSignature(signature, operation, key, now).isEmpty());
+                target = !EnvdAdmission.isWellFormed(signature) ? Optional.empty() : runtimes.findByKey(
+                        key -> EnvdAdmission.checkSignature(signature, operation, key, now).isEmpty());
                 if (target.isEmpty()) {
                     ProxyErrors.writeE2b(response, 401, null, "invalid signature");
                     return;

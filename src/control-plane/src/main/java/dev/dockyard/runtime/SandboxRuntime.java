@@ -240,7 +240,8 @@ public class SandboxRuntime {
 
     /**
      * When it ends, as its client set it (E2B's end time: {@code now + timeout} at creation, moved by
-     * {@code /timeout} and {@code /connect}); counted while it runs, unlike the TTL, which caps its
+     * {@code /timeout} and {@code /connect}; a resume after it gives it more): a point in time at
+     * which a READY runtime ends, while a paused one waits for a resume or a delete; the TTL caps its
      * life from creation whatever it does. Null: no end time.
      */
     @Column(name = "ENDS_AT")

@@ -1,4 +1,4 @@
--- E2B's API (issue 30). A runtime's end time, counted while it runs (E2B's timeout: now + timeout at
+-- E2B's API (issue 30). A runtime's end time, a point in time at which a running one ends (E2B's timeout: now + timeout at
 -- creation, moved by /timeout and /connect), and what happens then: 'STOP' or 'PAUSE'; null on
 -- runtimes without one (Dockyard's own API: their TTL still caps them from creation).
 ALTER TABLE DY_RUNTIME ADD COLUMN ENDS_AT TIMESTAMP;

@@ -37,8 +37,9 @@ class RuntimeProcessResourceTest {
         ProcessRequest r = RuntimeProcessResource.read(json("{\"cmd\":\"/bin/bash\",\"args\":[\"-c\",\"cat\"],"
                 + "\"env\":{\"A\":\"1\"},\"cwd\":\"/tmp\",\"stdin\":true,\"terminal\":{\"cols\":100,\"rows\":30},"
                 + "\"tag\":\"svc\",\"timeoutSeconds\":5}"));
+        assertTrue(RuntimeProcessResource.read(json("{\"cmd\":\"ls\",\"confirmation_state\":\"confirmed\"}")).confirmed());
         assertEquals(new ProcessRequest("/bin/bash", List.of("-c", "cat"), Map.of("A", "1"), "/tmp", true, 100, 30, "svc",
-                Duration.ofSeconds(5)), r);
+                Duration.ofSeconds(5), false), r);
         ProcessRequest plain = RuntimeProcessResource.read(json("{\"cmd\":\"ls\"}"));
         assertEquals(List.of(), plain.args());
         assertNull(plain.timeout(), "no limit unless asked");
@@ -58,6 +59,7 @@ class RuntimeProcessResourceTest {
         assertTrue(refusal("{\"cmd\":\"ls\",\"terminal\":{\"cols\":0,\"rows\":24}}").contains("cols"));
         assertTrue(refusal("{\"cmd\":\"ls\",\"terminal\":{\"cols\":80}}").contains("rows"));
         assertTrue(refusal("{\"cmd\":\"ls\",\"timeoutSeconds\":-1}").contains("timeoutSeconds"));
+        assertTrue(refusal("{\"cmd\":\"ls\",\"timeoutSeconds\":10000000}").contains("9999999"));
     }
 
     @Test

@@ -75,7 +75,8 @@ class EnvdAdmissionTest {
     @Test
     void shouldPassOnlyEnvdsPublicPaths() {
         for (String path : new String[] {"/execute_action", "/upload_file", "/init", "/configure", "/",
-                "/process.Process/", "/process.Process/Start/x", "/files/compose", "/processX.Process/Start"}) {
+                "/process.Process/", "/process.Process/Start/x", "/files/compose", "/processX.Process/Start",
+                "/process.Process/..%2F..%2Fexecute_action", "/process.Process/%53tart", "/filesystem.Filesystem/.."}) {
             assertRefused(404, decide(target(ProxyTarget.State.READY), "POST", path, "PUBLIC", null));
         }
     }
@@ -97,6 +98,8 @@ class EnvdAdmissionTest {
     void shouldTakeFilesUrlSignaturesMadeAsTheSdkMakesThem() {
         // the JS SDK's getSignature('/home/user/a.txt', 'read', undefined, token): base64 of SHA-256, '=' removed
         String read = EnvdAdmission.signature("/home/user/a.txt", "read", "", "PUBLIC", null);
+        assertTrue(EnvdAdmission.isWellFormed(new EnvdAdmission.Signature("a", null, read, null)));
+        assertTrue(!EnvdAdmission.isWellFormed(new EnvdAdmission.Signature("a", null, "v1_short", null)));
         // computed apart with node's crypto, as the SDK's sha256() does it
         assertEquals("v1_2bUGRoYSmWPBN9jk/I+QsWk+OemnYODKHfmE8Lika/c", read);
         String query = "path=" + enc("/home/user/a.txt") + "&signature=" + enc(read);

@@ -86,27 +86,7 @@ public class ActionService {
                        Duration timeout, String requestId) {
         SandboxRuntime runtime = admitted.runtime();
         Assessment assessment = analyzer.assess(action, actionDict);
-        SecurityPolicy policy = agents.find(runtime.agent()).map(AgentProfile::security).orElse(SecurityPolicy.DEFAULT);
-        AuditEntry.Decision decision = AuditEntry.Decision.ALLOWED;
-        switch (policy.decide(assessment.risk())) {
-            case BLOCK -> {
-                audit(userId, runtime, action, assessment, AuditEntry.Decision.BLOCKED, 403, null, 0, 0);
-                throw refusal(Refused.Reason.ACTION_BLOCKED, "The security policy of agent '" + runtime.agent()
-                        + "' blocks " + assessment.risk() + " risk actions", assessment);
-            }
-            case CONFIRM -> {
-                if (!confirmed(actionDict)) {
-                    audit(userId, runtime, action, assessment, AuditEntry.Decision.AWAITING_CONFIRMATION, 409, null,
-                            0, 0);
-                    throw refusal(Refused.Reason.CONFIRMATION_REQUIRED, "This action is rated " + assessment.risk()
-                            + " risk; resubmit it with \"confirmation_state\": \"confirmed\" to run it", assessment);
-                }
-                decision = AuditEntry.Decision.CONFIRMED;
-            }
-            case ALLOW -> {
-                // runs
-            }
-        }
+        AuditEntry.Decision decision = decide(userId, runtime, action, actionDict, assessment);
         ExecutorClient.ExecutorAnswer answer;
         long started = System.nanoTime();
         try {
@@ -158,6 +138,54 @@ public class ActionService {
     }
 
     /** OpenHands' confirmation: {@code "confirmation_state": "confirmed"} on the action or in its args. */
+    /**
+     * The security policy's word on a command that runs outside the shell (the process API, where
+     * a client starts {@code commandLine} itself): rated as a {@code run} action of that command
+     * line, blocked or held for confirmation as that action would be, and audited as one, so the
+     * agent's policy and the audit trail cover every way in.
+     *
+     * @throws Refused when the policy blocks it, or wants a confirmation not given
+     */
+    public void admitCommand(String userId, SandboxRuntime runtime, String commandLine, boolean confirmed) {
+        var dict = Jsonp.createObjectBuilder().add("action", "run")
+                .add("args", Jsonp.createObjectBuilder().add("command", commandLine));
+        if (confirmed) {
+            dict.add("confirmation_state", "confirmed");
+        }
+        JsonObject actionDict = dict.build();
+        Action action = ProtocolJson.actionFromJson(actionDict);
+        Assessment assessment = analyzer.assess(action, actionDict);
+        AuditEntry.Decision decision = decide(userId, runtime, action, actionDict, assessment);
+        audit(userId, runtime, action, assessment, decision, 200, null, 0, 0);
+    }
+
+    /** The policy's decision on an assessed action: blocked and awaiting confirmation are audited and thrown. */
+    private AuditEntry.Decision decide(String userId, SandboxRuntime runtime, Action action, JsonObject actionDict,
+                                       Assessment assessment) {
+        SecurityPolicy policy = agents.find(runtime.agent()).map(AgentProfile::security).orElse(SecurityPolicy.DEFAULT);
+        AuditEntry.Decision decision = AuditEntry.Decision.ALLOWED;
+        switch (policy.decide(assessment.risk())) {
+            case BLOCK -> {
+                audit(userId, runtime, action, assessment, AuditEntry.Decision.BLOCKED, 403, null, 0, 0);
+                throw refusal(Refused.Reason.ACTION_BLOCKED, "The security policy of agent '" + runtime.agent()
+                        + "' blocks " + assessment.risk() + " risk actions", assessment);
+            }
+            case CONFIRM -> {
+                if (!confirmed(actionDict)) {
+                    audit(userId, runtime, action, assessment, AuditEntry.Decision.AWAITING_CONFIRMATION, 409, null,
+                            0, 0);
+                    throw refusal(Refused.Reason.CONFIRMATION_REQUIRED, "This action is rated " + assessment.risk()
+                            + " risk; resubmit it with \"confirmation_state\": \"confirmed\" to run it", assessment);
+                }
+                decision = AuditEntry.Decision.CONFIRMED;
+            }
+            case ALLOW -> {
+                // runs
+            }
+        }
+        return decision;
+    }
+
     private static boolean confirmed(JsonObject actionDict) {
         JsonObject args = actionDict.get("args") instanceof JsonObject a ? a : JsonValue.EMPTY_JSON_OBJECT;
         return "confirmed".equals(actionDict.getString("confirmation_state", null))

@@ -11,11 +11,12 @@ import java.util.Map;
  * A process to start in a sandbox: what runs ({@code cmd} with {@code args}: no shell unless it is
  * the command), in which directory (null: the sandbox user's home), with which variables on top of
  * the runtime's, whether it reads stdin (else {@code /dev/null}), on a terminal of this size (both
- * 0: none, and stdout and stderr apart), under which tag, and for how long at most (null: no limit;
- * when it passes the process is killed).
+ * 0: none, and stdout and stderr apart), under which tag, for how long at most (null: no limit;
+ * when it passes the process is killed), and whether a confirmation the agent's security policy may
+ * ask for is given.
  */
 public record ProcessRequest(String cmd, List<String> args, Map<String, String> env, String cwd, boolean stdin,
-                             int cols, int rows, String tag, Duration timeout) {
+                             int cols, int rows, String tag, Duration timeout, boolean confirmed) {
 
     public ProcessRequest {
         args = List.copyOf(args);
@@ -25,6 +26,11 @@ public record ProcessRequest(String cmd, List<String> args, Map<String, String> 
     /** Whether it runs on a terminal. */
     public boolean terminal() {
         return cols > 0 && rows > 0;
+    }
+
+    /** The command line as the security analyzer rates it: the program and its arguments. */
+    String commandLine() {
+        return args.isEmpty() ? cmd : cmd + " " + String.join(" ", args);
     }
 
     /** envd's StartRequest. */

@@ -18,6 +18,7 @@ import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.lifecycle.Hibernation;
 import dev.dockyard.runtime.lifecycle.PauseResume;
+import dev.dockyard.runtime.provisioning.ProvisioningJournal;
 import dev.dockyard.runtime.provisioning.MigrationRefusedException;
 import dev.dockyard.runtime.provisioning.Provisioner;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
@@ -29,6 +30,7 @@ import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -54,6 +56,12 @@ public class RuntimeService {
 
     @Inject
     PauseResume pauses;
+
+    @Inject
+    ProvisioningJournal journal;
+
+    /** The time a runtime resumed after its end time gets: E2B's default timeout, as its connect gives. */
+    static final Duration END_AFTER_RESUME = Duration.ofSeconds(300);
 
     @Inject
     Hibernation hibernation;
@@ -264,8 +272,15 @@ public class RuntimeService {
         }
     }
 
-    /** Thaws a PAUSED runtime (wakes a HIBERNATED one), answering once it is READY again; already READY is fine. */
+    /**
+     * Thaws a PAUSED runtime (wakes a HIBERNATED one), answering once it is READY again; already READY
+     * is fine. One paused at its end time (an E2B sandbox's timeout) gets {@link #END_AFTER_RESUME}
+     * more first, as E2B's connect gives it, or the next sweep would pause it again at once.
+     */
     public SandboxRuntime resume(String id) {
+        Instant now = Instant.now();
+        runtimes.find(id).filter(r -> r.endsAt().filter(end -> !now.isBefore(end)).isPresent())
+                .ifPresent(r -> journal.update(id, rt -> rt.endsAt(now.plus(END_AFTER_RESUME))));
         try {
             return pauses.resume(id);
         } catch (IllegalTransitionException e) {

@@ -5,6 +5,7 @@ import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.executor.ExecutorClient;
 import dev.dockyard.runtime.executor.ExecutorProcesses;
+import dev.dockyard.runtime.lifecycle.Activity;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonArray;
@@ -22,7 +23,8 @@ import java.util.function.Function;
  * own stdout and stderr, stdin, signals and an optional terminal, streamed as they run. The
  * sandbox's executor keeps them (envd's process service, which E2B's SDKs use too); a process
  * outlives the client that started it, which may attach again by pid. Calls are admitted like
- * actions ({@link ReadyRuntimes}: a sleeping runtime is woken, a migrating one refused).
+ * actions ({@link ReadyRuntimes}: a sleeping runtime is woken, a migrating one refused), and every
+ * event of a stream counts as activity, so the idle lifecycle never pauses a runtime mid-stream.
  */
 @ApplicationScoped
 public class SandboxProcesses {
@@ -33,16 +35,24 @@ public class SandboxProcesses {
     @Inject
     ExecutorProcesses executors;
 
+    @Inject
+    ActionService actions;
+
+    @Inject
+    Activity activity;
+
     /** A process's events as they come, the first already read (so a refusal is known before an answer starts). */
     public static final class Events implements AutoCloseable {
 
         private final ExecutorProcesses.Stream stream;
+        private final Runnable touch;
         private ProcessEvent pending;
         private boolean ended;
 
-        Events(ExecutorProcesses.Stream stream, ProcessEvent first) {
+        Events(ExecutorProcesses.Stream stream, ProcessEvent first, Runnable touch) {
             this.stream = stream;
             this.pending = first;
+            this.touch = touch;
         }
 
         /** The next event, or empty once the stream's last event ({@code end} or {@code error}) was given. */
@@ -58,6 +68,7 @@ public class SandboxProcesses {
             }
             ProcessEvent event = read(stream);
             ended = event.last();
+            touch.run();
             return Optional.of(event);
         }
 
@@ -67,8 +78,13 @@ public class SandboxProcesses {
         }
     }
 
-    /** Starts a process and gives its events from {@code start} on; the refusals of envd before its start are thrown. */
-    public Events start(SandboxRuntime runtime, ProcessRequest request) {
+    /**
+     * Starts a process for {@code userId} and gives its events from {@code start} on: rated, held or
+     * blocked by the agent's security policy and audited as the shell's commands are
+     * ({@link ActionService#admitCommand}); the refusals of envd before its start are thrown.
+     */
+    public Events start(String userId, SandboxRuntime runtime, ProcessRequest request) {
+        actions.admitCommand(userId, runtime, request.commandLine(), request.confirmed());
         return open(runtime, "Start", request.toEnvd(), request.timeout());
     }
 
@@ -142,7 +158,7 @@ public class SandboxProcesses {
             stream.close();
             throw refused(first.data().getString("code", "unknown"), first.data().getString("message", ""));
         }
-        return new Events(stream, first);
+        return new Events(stream, first, () -> activity.touch(runtime.id()));
     }
 
     private JsonObject call(SandboxRuntime runtime, String method, JsonObject request) {

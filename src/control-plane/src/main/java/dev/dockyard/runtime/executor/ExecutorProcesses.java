@@ -80,7 +80,8 @@ public class ExecutorProcesses {
      * process's lifetime, which envd enforces by killing it; null for none.
      */
     public Stream open(URI executor, String sessionKey, String method, JsonObject request, Duration deadline) {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(at(executor, method))
+        // the timeout bounds the wait for the answer's head; the events then come as the process runs
+        HttpRequest.Builder builder = HttpRequest.newBuilder(at(executor, method)).timeout(CALL_TIMEOUT)
                 .header(ExecutorClient.SESSION_HEADER, sessionKey)
                 .header("Content-Type", ConnectWire.STREAM_TYPE)
                 .header("Connect-Protocol-Version", "1")

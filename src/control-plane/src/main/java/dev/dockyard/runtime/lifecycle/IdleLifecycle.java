@@ -30,8 +30,8 @@ import java.util.stream.Collectors;
  *       whatever it is doing, keepAlive or not: the TTL is the hard cap on its life;</li>
  *   <li>READY and its end time passed ({@link SandboxRuntime#endsAt()}, E2B's timeout, which its
  *       client moves): STOPPED and its sandbox removed, or PAUSED ({@link PauseReason#END}) when it
- *       pauses at its end ({@link EndAction#PAUSE}). The end time counts while it runs: a paused
- *       runtime waits to be resumed (with a new end time) or deleted;</li>
+ *       pauses at its end ({@link EndAction#PAUSE}). The end time is a point in time that only a
+ *       READY runtime is ended at: a paused one waits to be resumed (with a new end time) or deleted;</li>
  *   <li>READY and untouched (no action, no transfer, no request through its service URL, see
  *       {@link Activity}) for its idle timeout: PAUSED for idleness, and the next action resumes
  *       it transparently ({@link #wakeForAction});</li>

@@ -88,10 +88,10 @@ class ProcessEventTest {
     @Test
     void shouldAskEnvdForWhatTheRequestSays() {
         JsonObject start = new ProcessRequest("/bin/bash", List.of("-c", "cat"), Map.of("A", "1"), "/tmp", true, 80, 24,
-                "svc", Duration.ofSeconds(5)).toEnvd();
+                "svc", Duration.ofSeconds(5), false).toEnvd();
         assertEquals(json("{\"process\":{\"cmd\":\"/bin/bash\",\"args\":[\"-c\",\"cat\"],\"envs\":{\"A\":\"1\"},"
                 + "\"cwd\":\"/tmp\"},\"stdin\":true,\"pty\":{\"size\":{\"cols\":80,\"rows\":24}},\"tag\":\"svc\"}"), start);
-        JsonObject plain = new ProcessRequest("ls", List.of(), Map.of(), null, false, 0, 0, null, null).toEnvd();
+        JsonObject plain = new ProcessRequest("ls", List.of(), Map.of(), null, false, 0, 0, null, null, false).toEnvd();
         assertEquals(json("{\"process\":{\"cmd\":\"ls\",\"args\":[],\"envs\":{}},\"stdin\":false}"), plain);
     }
 }

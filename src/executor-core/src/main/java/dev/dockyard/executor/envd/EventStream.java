@@ -12,7 +12,8 @@ import java.util.concurrent.TimeUnit;
  * One client's server stream (a Start, a Connect, a WatchDir): the messages a producer (a
  * process's output readers, a directory watch) hands it, written to the client by the thread
  * answering the request, one envelope at a time, each flushed. The queue is bounded, so a slow
- * client holds its producer back as a pipe would; when the client goes away the stream closes and
+ * client holds its producer back as a pipe would (for {@link #STALLED} at most, then that client's
+ * stream ends with {@code resource_exhausted}); when the client goes away the stream closes and
  * drops whatever comes after. A keep-alive message goes out after every interval without another
  * message (the SDK's HTTP client drops a body silent for 300 s).
  */
@@ -20,6 +21,8 @@ final class EventStream {
 
     private static final int CAPACITY = 256;
     private static final Object SUCCESS = new Object();
+    /** How long a client may take nothing before its stream is ended. */
+    static final Duration STALLED = Duration.ofSeconds(30);
 
     private final BlockingQueue<Object> queue = new LinkedBlockingQueue<>(CAPACITY);
     private volatile boolean closed;
@@ -39,9 +42,17 @@ final class EventStream {
             return;
         }
         try {
-            // bounded wait: a writer that died between the check and here never frees the queue
+            // a client behind holds its producer back as a pipe would, for a while: one that takes
+            // nothing for STALLED is ended, so a process's output and end go on to the others
+            long deadline = System.nanoTime() + STALLED.toNanos();
             while (!closed && !queue.offer(item, 1, TimeUnit.SECONDS)) {
-                // the client is behind: wait for it
+                if (System.nanoTime() > deadline) {
+                    closed = true;
+                    queue.clear();
+                    queue.offer(new ConnectError("resource_exhausted", "the client took nothing for "
+                            + STALLED.toSeconds() + " s"));
+                    return;
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -60,7 +60,7 @@ final class RunningProcess {
     private final Object inputLock = new Object();
     private boolean stdinOpen;
     private volatile int signalled;
-    private JsonObject end;
+    private volatile JsonObject end;
     private volatile long endedAtNanos;
 
     private RunningProcess(Spec spec, Process process) {
@@ -111,10 +111,9 @@ final class RunningProcess {
         return spec.tag();
     }
 
+    /** Read without the lock: the table asks it while a slow client may hold {@link #finish} up. */
     boolean ended() {
-        synchronized (this) {
-            return end != null;
-        }
+        return end != null;
     }
 
     /** When it ended ({@link System#nanoTime()}), for forgetting it a while later. */
@@ -187,27 +186,37 @@ final class RunningProcess {
         }
     }
 
-    /** The end as Go reports it: a signal we sent shows as 128+n from Java, and as Go's "signal: ..." here. */
-    private synchronized void finish(int exit) {
-        int signal = signalled;
-        JsonObjectBuilder result = Json.createObjectBuilder();
-        if (signal != 0 && exit == 128 + signal) {
-            String status = "signal: " + (signal == SIGKILL ? "killed" : "terminated");
-            result.add("exitCode", -1).add("exited", false).add("status", status).add("error", status);
-        } else {
-            String status = "exit status " + exit;
-            result.add("exitCode", exit).add("exited", true).add("status", status);
-            if (exit != 0) {
-                result.add("error", status);
+    /**
+     * The end as Go reports it: a signal we sent shows as 128+n from Java, and as Go's "signal: ..."
+     * here. Recorded under the lock (attach sees either the clients or the end), sent after it, so a
+     * client that cannot take it holds no one else up.
+     */
+    private void finish(int exit) {
+        JsonObject ended;
+        List<EventStream> attached;
+        synchronized (this) {
+            int signal = signalled;
+            JsonObjectBuilder result = Json.createObjectBuilder();
+            if (signal != 0 && exit == 128 + signal) {
+                String status = "signal: " + (signal == SIGKILL ? "killed" : "terminated");
+                result.add("exitCode", -1).add("exited", false).add("status", status).add("error", status);
+            } else {
+                String status = "exit status " + exit;
+                result.add("exitCode", exit).add("exited", true).add("status", status);
+                if (exit != 0) {
+                    result.add("error", status);
+                }
             }
+            endedAtNanos = System.nanoTime();
+            ended = result.build();
+            end = ended;
+            attached = List.copyOf(clients);
+            clients.clear();
         }
-        end = result.build();
-        endedAtNanos = System.nanoTime();
-        for (EventStream client : clients) {
-            client.send(event("end", end));
+        for (EventStream client : attached) {
+            client.send(event("end", ended));
             client.end(null);
         }
-        clients.clear();
     }
 
     private static JsonObject event(String kind, JsonObject body) {
