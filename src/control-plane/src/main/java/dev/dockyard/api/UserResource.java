@@ -15,13 +15,17 @@ import jakarta.json.JsonObjectBuilder;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.io.IOException;
+import java.io.InputStream;
 import java.util.Locale;
 import java.util.Set;
 
@@ -46,6 +50,9 @@ public class UserResource {
     @Inject
     UserAdministration users;
 
+    @Inject
+    InputLimits limits;
+
     /** Every user with their quota overrides and what their live runtimes use (admins only). */
     @GET
     public JsonObject list() {
@@ -64,11 +71,16 @@ public class UserResource {
      */
     @POST
     @Path("{userId}/keys")
-    public Response rotateKey(@PathParam("userId") String userId, JsonObject body) {
+    @Consumes(MediaType.WILDCARD)
+    public Response rotateKey(@PathParam("userId") String userId,
+                              @HeaderParam(HttpHeaders.CONTENT_LENGTH) String contentLength, InputStream body)
+            throws IOException {
         if (!caller.isAdmin() && !caller.userId().equals(userId)) {
             throw Problem.of(Problem.Kind.FORBIDDEN, "Only admins rotate other users' keys").toException();
         }
-        String key = users.rotateKey(userId, keyKind(body));
+        // any content type, or none: a POST with no body at all (the console's, curl -X POST) is the usual one
+        JsonObject given = (JsonObject) new JsonBodyReader(limits).read(JsonObject.class, contentLength, body);
+        String key = users.rotateKey(userId, keyKind(given));
         return Response.status(Response.Status.CREATED)
                 .entity(Jsonp.createObjectBuilder().add("userId", userId).add("apiKey", key).build()).build();
     }

@@ -152,6 +152,10 @@ public class SandboxResource {
     public Response resume(@PathParam("sandboxID") String sandboxId, JsonObject body) {
         JsonObject b = body == null ? JsonValue.EMPTY_JSON_OBJECT : body;
         JsonFields.requireOnly(b, Set.of("timeout", "autoPause"), "");
+        if (JsonFields.bool(b, "autoPause", false, "autoPause")) {
+            throw NewSandboxReader.invalid("autoPause on a resume is not served: what a sandbox does at its end "
+                    + "is set when it is created");
+        }
         SandboxRuntime runtime = visible(sandboxId);
         E2bSandboxes.Connected connected = sandboxes.resume(runtime, NewSandboxReader.timeout(b));
         return Response.status(Response.Status.CREATED).entity(SandboxView.sandbox(connected.runtime())).build();

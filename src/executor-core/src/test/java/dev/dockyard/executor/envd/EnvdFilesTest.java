@@ -23,29 +23,10 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.zip.GZIPOutputStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** envd's {@code /files} and {@code /health} over a real executor and HTTP server, as the SDKs send them. */
-class EnvdFilesTest {
-
-    @TempDir
-    static Path dir;
-    private static EnvdServer server;
-    private static ConnectClient client;
-
-    @BeforeAll
-    static void start() throws IOException {
-        server = new EnvdServer(dir);
-        client = server.client();
-    }
-
-    @AfterAll
-    static void stop() {
-        server.close();
-    }
+class EnvdFilesTest extends EnvdServerTests {
 
     /** An answer: status, headers of note, body bytes. */
     private record Answer(int status, String contentType, long length, byte[] body) {

@@ -16,29 +16,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** envd's {@code filesystem.Filesystem} over a real executor and HTTP server, on real files. */
-class EnvdFilesystemTest {
-
-    @TempDir
-    static Path dir;
-    private static EnvdServer server;
-    private static ConnectClient client;
-
-    @BeforeAll
-    static void start() throws IOException {
-        server = new EnvdServer(dir);
-        client = server.client();
-    }
-
-    @AfterAll
-    static void stop() {
-        server.close();
-    }
+class EnvdFilesystemTest extends EnvdServerTests {
 
     private static String path(Object path) {
         return "{\"path\":" + Json.createValue(path.toString()) + "}";

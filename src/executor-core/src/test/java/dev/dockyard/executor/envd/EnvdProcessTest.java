@@ -17,29 +17,10 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /** envd's {@code process.Process} over a real executor and HTTP server: real processes, real pipes and terminals. */
-class EnvdProcessTest {
-
-    @TempDir
-    static Path dir;
-    private static EnvdServer server;
-    private static ConnectClient client;
-
-    @BeforeAll
-    static void start() throws IOException {
-        server = new EnvdServer(dir);
-        client = server.client();
-    }
-
-    @AfterAll
-    static void stop() {
-        server.close();
-    }
+class EnvdProcessTest extends EnvdServerTests {
 
     private static String bash(String command) {
         return "{\"process\":{\"cmd\":\"/bin/bash\",\"args\":[\"-c\"," + quote(command) + "]},\"stdin\":false}";
