@@ -45,6 +45,8 @@ public class FakeBackend implements RuntimeBackend {
     private final List<String> calls = new ArrayList<>();
     private final List<SandboxSpec> specs = new ArrayList<>();
     private boolean listable = true;
+    /** Sandboxes the lists leave out while they are there (a remote listed status by status). */
+    private final Set<String> unlisted = new HashSet<>();
     private Consumer<String> onCall = call -> { };
     private RuntimeException pingFailure;
     private final Set<String> portsTaken = new HashSet<>();
@@ -59,6 +61,11 @@ public class FakeBackend implements RuntimeBackend {
         return sandbox == null ? SandboxState.Phase.MISSING : sandbox.phase();
     }
 
+    public synchronized void leaveOutOfLists(String sandboxName) {
+        unlisted.add(sandboxName);
+    }
+
+    /** Lists answer no more ({@link #listableAgain} undoes it). */
     public synchronized void unlistable() {
         listable = false;
     }
@@ -269,7 +276,7 @@ public class FakeBackend implements RuntimeBackend {
         if (!listable) {
             throw new BackendException("the engine does not answer", null);
         }
-        return sandboxes.values().stream().filter(s -> {
+        return sandboxes.values().stream().filter(s -> !unlisted.contains(s.name())).filter(s -> {
             SandboxSpec spec = specsByName.get(s.name());
             return spec == null || spec.controlPlane().equals(controlPlane);
         }).map(s -> new ManagedSandbox(s.name(), s.runtimeId(), specsByName.containsKey(s.name())

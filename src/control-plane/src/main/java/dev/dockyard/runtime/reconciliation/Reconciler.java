@@ -5,6 +5,7 @@ import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.backend.SandboxState;
 import dev.dockyard.cluster.Leases;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.observability.DockyardMetrics;
@@ -205,11 +206,11 @@ public class Reconciler {
                         report = report.plus(new Report(0, 0, 1, 0, 0, 0, false));
                     }
                 } else if (SERVING.contains(runtime.status())) {
-                    if (disconnect(runtime, sandbox, node)) {
+                    if (disconnect(runtime, sandbox, node, backend)) {
                         report = report.plus(new Report(0, 0, 0, 1, 0, 0, false));
                     }
                 } else if (runtime.status() == RuntimeStatus.HIBERNATED) {
-                    if (sandbox == null && disconnect(runtime, null, node)) {
+                    if (sandbox == null && disconnect(runtime, null, node, backend)) {
                         report = report.plus(new Report(0, 0, 0, 1, 0, 0, false));
                     }
                 } else if (runtime.status() == RuntimeStatus.ERROR_RUNTIME_DISCONNECTED) {
@@ -312,14 +313,24 @@ public class Reconciler {
         return owner != null && !owner.equals(leases.me()) && leases.alive(owner);
     }
 
-    /** A serving runtime whose sandbox is gone or stopped (frozen is neither). */
-    private boolean disconnect(SandboxRuntime runtime, ManagedSandbox sandbox, String node) {
+    /**
+     * A serving runtime whose sandbox is gone or stopped (frozen is neither), or a hibernated one
+     * whose sandbox is gone. The list is not one instant: a remote node is listed status by
+     * status, so a sandbox resumed there between its PAUSED and its READY list is in neither. Its
+     * absence is confirmed by asking for that sandbox alone before anything is recorded.
+     */
+    private boolean disconnect(SandboxRuntime runtime, ManagedSandbox sandbox, String node, RuntimeBackend backend) {
         String why;
         if (sandbox == null) {
             why = "its container is gone";
         } else if (!sandbox.running() && !sandbox.paused()) {
             why = "its container stopped";
         } else {
+            return false;
+        }
+        SandboxState.Phase now = backend.inspect(runtime.containerName()).phase();
+        if (now == SandboxState.Phase.RUNNING || now == SandboxState.Phase.PAUSED
+                || (sandbox == null && now != SandboxState.Phase.MISSING)) {
             return false;
         }
         // only from the status this pass saw: a pause or resume recorded since is not a disconnection

@@ -102,6 +102,26 @@ class ReconcilerTest {
     }
 
     @Test
+    void shouldNotDisconnectARuntimeThatTheListMissedWhileItsSandboxIsThere() {
+        // a remote node is listed status by status: a sandbox resumed there between its PAUSED and
+        // its READY list is in neither (CI's RemoteNodeIT, 2026-11-30), though it runs
+        SandboxRuntime running = ready();
+        SandboxRuntime frozen = ready();
+        backend.pause(frozen.containerName());
+        SandboxRuntime gone = ready();
+        backend.remove(gone.containerName());
+        backend.leaveOutOfLists(running.containerName());
+        backend.leaveOutOfLists(frozen.containerName());
+
+        Reconciler.Report report = reconciler.pass();
+
+        assertEquals(RuntimeStatus.READY, statusOf(running));
+        assertEquals(RuntimeStatus.READY, statusOf(frozen));
+        assertEquals(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, statusOf(gone), "a sandbox really gone still is");
+        assertEquals(1, report.disconnected());
+    }
+
+    @Test
     void shouldDisconnectARuntimeWhoseContainerStoppedEvenWhenPaused() {
         SandboxRuntime ready = ready();
         SandboxRuntime paused = ready();
