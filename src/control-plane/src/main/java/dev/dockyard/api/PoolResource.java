@@ -50,10 +50,12 @@ public class PoolResource {
     static final Set<String> SANDBOX_FIELDS = Set.of("executorServer");
     private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final Pattern USER = Pattern.compile("\\d{1,10}(:\\d{1,10})?");
+    /** The largest group id a pool takes: what the Remote Runtime API's start takes. */
+    private static final long MAX_ID = 1_999_999_999L;
     /** The sealed column holds 32000 characters; sealing adds a third and more. */
     private static final int MAX_PROGRAM_CHARS = 16_000;
     /** The members of a pool's {@code program}. */
-    static final Set<String> PROGRAM_FIELDS = Set.of("command", "workingDir", "user", "environment",
+    static final Set<String> PROGRAM_FIELDS = Set.of("command", "workingDir", "user", "fsGroup", "environment",
             "deferredInit");
 
     @Inject
@@ -138,8 +140,10 @@ public class PoolResource {
     }
 
     /**
-     * {@code "program": {"command": [...], "workingDir", "user", "environment": {...},
-     * "deferredInit": true}}: a pool of another image's server that starts dormant. Only servers
+     * {@code "program": {"command": [...], "workingDir", "user", "fsGroup", "environment": {...},
+     * "deferredInit": true}}: a pool of another image's server that starts dormant. {@code user}
+     * and {@code fsGroup} are matched against a start's {@code run_as_user}[{@code :run_as_group}]
+     * and {@code fs_group} (OpenHands' SDK sends {@code 10001} for both). Only servers
      * that follow the deferred-init contract can be pooled (nothing else could be given its key at
      * claim), so {@code deferredInit} must say so.
      */
@@ -149,8 +153,8 @@ public class PoolResource {
             return null;
         }
         if (!(value instanceof JsonObject program)) {
-            throw invalid("program must be an object {\"command\", \"workingDir\", \"user\", \"environment\", "
-                    + "\"deferredInit\"}");
+            throw invalid("program must be an object {\"command\", \"workingDir\", \"user\", \"fsGroup\", "
+                    + "\"environment\", \"deferredInit\"}");
         }
         JsonFields.requireOnly(program, PROGRAM_FIELDS, "program");
         if (program.get("deferredInit") != JsonValue.TRUE) {
@@ -193,7 +197,16 @@ public class PoolResource {
         if (user != null && !USER.matcher(user).matches()) {
             throw invalid("program.user must be uid or uid:gid (numbers)");
         }
-        return new PoolProgram(command, JsonFields.string(program, "workingDir", null, "workingDir"), user, environment);
+        Long fsGroup = null;
+        JsonValue group = program.get("fsGroup");
+        if (group != null && group.getValueType() != JsonValue.ValueType.NULL) {
+            if (!(group instanceof JsonNumber n) || !n.isIntegral() || n.longValue() < 0 || n.longValue() > MAX_ID) {
+                throw invalid("program.fsGroup must be a group id (an integer from 0 to " + MAX_ID + ")");
+            }
+            fsGroup = n.longValue();
+        }
+        return new PoolProgram(command, JsonFields.string(program, "workingDir", null, "workingDir"), user, environment,
+                fsGroup);
     }
 
     private static List<String> plugins(JsonObject body) {
@@ -245,6 +258,9 @@ public class PoolResource {
             }
             if (p.user() != null) {
                 program.add("user", p.user());
+            }
+            if (p.fsGroup() != null) {
+                program.add("fsGroup", p.fsGroup());
             }
             // the environment's names only: its values may be an admin's secrets
             JsonArrayBuilder names = Jsonp.createArrayBuilder();

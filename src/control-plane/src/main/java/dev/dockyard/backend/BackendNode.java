@@ -1,5 +1,7 @@
 package dev.dockyard.backend;
 
+import java.util.Optional;
+
 /**
  * One configured node, as its {@link NodeFactory} opened it: the backend that runs its sandboxes,
  * the builder of its runtime images (built where their sandboxes run), and what confinement it can
@@ -19,6 +21,16 @@ public interface BackendNode extends AutoCloseable {
      */
     default void requireIsolation(String name, SandboxIsolation isolation) {
         requireDefault(name, isolation);
+    }
+
+    /**
+     * The runtime class ({@link SandboxIsolation#RUNC}, {@link SandboxIsolation#GVISOR}) that this
+     * node's sandboxes get when their request names none, when the node knows it: a request that
+     * names that class is served as one that names none (a warm pool's members, booted with the
+     * node's default, serve it). The default: unknown.
+     */
+    default Optional<String> defaultRuntimeClass() {
+        return Optional.empty();
     }
 
     /** Refuses any isolation but the default, for node {@code name} that offers nothing else. */

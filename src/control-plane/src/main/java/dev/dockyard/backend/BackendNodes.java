@@ -1,6 +1,7 @@
 package dev.dockyard.backend;
 
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The backend nodes this control plane places sandboxes on: named endpoints (MP Config
@@ -58,6 +59,30 @@ public interface BackendNodes {
      */
     default ExecutorServer executorServer(String node) {
         return ExecutorServer.DEFAULT;
+    }
+
+    /**
+     * The runtime class {@code node}'s sandboxes get when their request names none, when known
+     * (see {@link BackendNode#defaultRuntimeClass()}).
+     */
+    default Optional<String> defaultRuntimeClass(String node) {
+        return Optional.empty();
+    }
+
+    /**
+     * Whether a sandbox of {@code isolation} on {@code node} is the same as one of the node's
+     * default isolation: the default itself, or only a runtime class that is the node's default.
+     * On a node that knows of no runtime classes (local processes, a CLI, a remote Dockyard), runc,
+     * the ordinary way, is its only way: OpenHands' SDK names {@code sysbox-runc} in every start,
+     * which must not cost it those nodes.
+     */
+    default boolean isDefaultThere(String node, SandboxIsolation isolation) {
+        if (isolation.isDefault()) {
+            return true;
+        }
+        SandboxIsolation classOnly = new SandboxIsolation(isolation.runtimeClass(), null, List.of());
+        return classOnly.equals(isolation) && defaultRuntimeClass(node).orElse(SandboxIsolation.RUNC)
+                .equals(isolation.runtimeClass());
     }
 
     /** A node name that is not configured. */

@@ -11,6 +11,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.Config;
@@ -96,7 +97,14 @@ public class ConfiguredNodes implements BackendNodes {
 
     @Override
     public void requireIsolation(String node, SandboxIsolation isolation) {
-        node(node).requireIsolation(named(node), isolation);
+        if (!isDefaultThere(node, isolation)) {
+            node(node).requireIsolation(named(node), isolation);
+        }
+    }
+
+    @Override
+    public Optional<String> defaultRuntimeClass(String node) {
+        return node(node).defaultRuntimeClass();
     }
 
     @Override

@@ -49,7 +49,13 @@ public class DormantServers {
     /** Set by Dockyard itself, or replaced by the init. */
     private static final Set<String> HANDLED = Set.of("OH_SECRET_KEY", "OH_DEFERRED_INIT", "OH_VSCODE_BASE_PATH");
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    /**
+     * HTTP/1.1 only: the JDK's client otherwise offers an upgrade to h2c on a plain-http POST, and
+     * uvicorn with httptools (OpenHands' agent server) then drops the request's body (422 "missing
+     * body"), so the init would be refused because of the client.
+     */
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
 
     /** A server that did not take its initialisation. */
     public static class InitFailedException extends RuntimeException {

@@ -34,13 +34,19 @@ final class MemberSpecs {
 
     /**
      * A member of another image's server, booted dormant: its environment file holds the pool's
-     * variables, the deferred-init switch and its own init key, and no session key at all; the
-     * ports are those the Remote Runtime API publishes for such an image.
+     * variables, the deferred-init switch, and the member's key as both its init key and its
+     * session key; the ports are those the Remote Runtime API publishes for such an image.
+     *
+     * <p>The session key is there at boot because OpenHands' agent server binds to all interfaces
+     * only when it has one ({@code __main__.py}: loopback otherwise, where Dockyard cannot reach
+     * it) and gives its VS Code that key as connection token. It is the key the claiming runtime
+     * keeps as its sandbox key, and the init confirms it: clients never hold it (they have the
+     * runtime's service key, which the proxy exchanges for it).
      */
     static SandboxSpec dormant(PoolDefinition pool, PoolProgram program, PoolMember member, DockyardConfig config) {
         Map<String, String> environment = new LinkedHashMap<>(program.environment());
         for (String variable : config.programSessionKeyVariables()) {
-            environment.remove(variable);
+            environment.put(variable, member.sessionKey());
         }
         environment.put("OH_DEFERRED_INIT", "true");
         environment.put("OH_SECRET_KEY", member.sessionKey());
@@ -51,7 +57,8 @@ final class MemberSpecs {
         List<Integer> ports = new ArrayList<>();
         ports.add(config.runtimeApiVscodePort());
         ports.addAll(config.runtimeApiWorkPorts());
-        SandboxProcess process = new SandboxProcess(program.command(), program.workingDir(), environment, null);
+        SandboxProcess process = new SandboxProcess(program.command(), program.workingDir(), environment,
+                program.fsGroup());
         return new SandboxSpec(member.id(), "", config.instance(), member.containerName(), pool.image(), pool.cpus(),
                 pool.cpus(), pool.memoryMb(), config.sandboxPidsLimit(), program.user(), config.runtimeApiAgentPort(),
                 member.sessionKey(), List.of(), process, ports).withLabels(Map.of(Labels.POOL, pool.name())).inBackground();

@@ -16,14 +16,19 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
  * Reads {@code POST /start} as OpenHands' clients send it: {@code command} a list (legacy
- * runtime, app server) or a string (SDK: run by {@code /bin/sh -c}); {@code runtime_class}
- * {@code "gvisor"} is gVisor's runtime class (a node without it refuses, as for /api/v1), any other
- * ({@code "sysbox-runc"}, the SDK's default) is accepted and gives the default runtime;
+ * runtime, app server) or a string (SDK: run by {@code /bin/sh -c}); {@code runtime_class} is
+ * mapped to Dockyard's isolation ({@link #RUNTIME_CLASSES}): {@code gvisor} or {@code runsc} is
+ * gVisor (a node without it refuses, as for /api/v1), {@code runc} is runc, and
+ * {@code sysbox-runc} or {@code sysbox}, which OpenHands' SDK sends in every start, asks for the
+ * node's default (Dockyard has no Sysbox, and the SDK's default must neither weaken a node whose
+ * admin chose gVisor nor miss its warm pools); any other class is refused by name;
  * {@code image_pull_policy} is accepted and ignored (Dockyard pulls from no registry).
  * Any other member is refused by name, like everywhere in the API: {@link #FIELDS} is every member
  * OpenHands' RemoteRuntime, app server and SDK send, and Dockyard's extensions {@code node} (the
@@ -42,6 +47,13 @@ final class StartRequestReader {
             "session_api_key", "network", "egress", "executor_server");
     /** OpenHands' name for gVisor's runtime class (config.sandbox.remote_runtime_class, the SDK's runtime_class). */
     static final String GVISOR = "gvisor";
+    /**
+     * The runtime classes a start may name, each with Dockyard's (absent: the node's default):
+     * Kubernetes' names for gVisor and runc, and Sysbox's, the SDK's default.
+     */
+    static final Map<String, Optional<String>> RUNTIME_CLASSES = Map.of(GVISOR, Optional.of(SandboxIsolation.GVISOR),
+            "runsc", Optional.of(SandboxIsolation.GVISOR), "runc", Optional.of(SandboxIsolation.RUNC),
+            "sysbox-runc", Optional.empty(), "sysbox", Optional.empty());
     /** A chosen service key: as long and of the alphabet of the keys Dockyard makes (URL-safe base64). */
     private static final Pattern SERVICE_KEY = Pattern.compile("[A-Za-z0-9_-]{32,200}");
     private static final Pattern NODE = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
@@ -90,7 +102,11 @@ final class StartRequestReader {
             throw invalid("run_as_group needs run_as_user");
         }
         String user = uid == null ? null : gid == null ? String.valueOf(uid) : uid + ":" + gid;
-        String runtimeClass = GVISOR.equals(string(body, "runtime_class")) ? SandboxIsolation.GVISOR : null;
+        String asked = string(body, "runtime_class");
+        if (asked != null && !RUNTIME_CLASSES.containsKey(asked)) {
+            throw invalid("runtime_class must be one of " + new TreeSet<>(RUNTIME_CLASSES.keySet()));
+        }
+        String runtimeClass = asked == null ? null : RUNTIME_CLASSES.get(asked).orElse(null);
         String node = string(body, "node");
         if (node != null && !NODE.matcher(node).matches()) {
             throw invalid("node must be the name of a backend node (lower-case letters, digits and dashes)");

@@ -3,6 +3,7 @@ package dev.dockyard.fakes;
 import dev.dockyard.config.DockyardConfig;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -28,6 +29,12 @@ public class TestConfig extends DockyardConfig {
     public Map<String, String> nodePlacements = new HashMap<>();
     /** dockyard.node.<name>.allowed-users by node. */
     public Map<String, Set<String>> nodeAllowedUsers = new HashMap<>();
+
+    /** dockyard.programs.session-key-variables as its default says. */
+    @Override
+    public List<String> programSessionKeyVariables() {
+        return List.of("SESSION_API_KEY", "OH_SESSION_API_KEYS_0");
+    }
 
     @Override
     public String sandboxImage() {

@@ -5,6 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import jakarta.json.JsonObject;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,5 +55,36 @@ class DormantServersTest {
         assertTrue(DormantServers.canInitialise(Map.of("OH_WEBHOOKS_1_BASE_URL", "u", "PATH_X", "p"), KEY_VARIABLES));
         assertTrue(DormantServers.canInitialise(Map.of("OH_SESSION_API_KEYS_0", "k"), KEY_VARIABLES));
         assertFalse(DormantServers.canInitialise(Map.of("OH_ENABLE_VSCODE", "false"), KEY_VARIABLES));
+    }
+
+    @Test
+    void shouldSendTheInitOverPlainHttp11WithNoUpgradeOffer() throws Exception {
+        // uvicorn with httptools drops the body of a request that offers h2c (issue 31 item 3)
+        List<String> head = new ArrayList<>();
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Thread answering = new Thread(() -> {
+                try (Socket client = server.accept()) {
+                    BufferedReader in = new BufferedReader(new InputStreamReader(client.getInputStream(),
+                            StandardCharsets.ISO_8859_1));
+                    for (String line = in.readLine(); line != null && !line.isEmpty(); line = in.readLine()) {
+                        head.add(line);
+                    }
+                    OutputStream out = client.getOutputStream();
+                    out.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
+                            .getBytes(StandardCharsets.ISO_8859_1));
+                    out.flush();
+                } catch (Exception e) {
+                    head.add("failed: " + e);
+                }
+            });
+            answering.start();
+            new DormantServers().initialize(URI.create("http://127.0.0.1:" + server.getLocalPort()), "init-key",
+                    "session-key", Map.of(), null, KEY_VARIABLES);
+            answering.join(10_000);
+        }
+        assertEquals("POST /api/init HTTP/1.1", head.get(0), head.toString());
+        assertTrue(head.stream().noneMatch(h -> h.toLowerCase().startsWith("upgrade:")
+                || h.toLowerCase().startsWith("http2-settings:")), head.toString());
+        assertTrue(head.stream().anyMatch(h -> h.equalsIgnoreCase("x-init-api-key: init-key")), head.toString());
     }
 }

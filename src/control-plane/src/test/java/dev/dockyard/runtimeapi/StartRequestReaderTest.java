@@ -77,6 +77,18 @@ class StartRequestReaderTest {
     }
 
     @Test
+    void shouldMapKubernetesRuntimeClassNamesToDockyardsIsolation() {
+        assertEquals(SandboxIsolation.GVISOR, StartRequestReader.read(json("{'image':'a/b:c','session_id':'s1',"
+                + "'runtime_class':'runsc'}"), "http://h:1").runtimeClass());
+        assertEquals(SandboxIsolation.RUNC, StartRequestReader.read(json("{'image':'a/b:c','session_id':'s1',"
+                + "'runtime_class':'runc'}"), "http://h:1").runtimeClass());
+        assertNull(StartRequestReader.read(json("{'image':'a/b:c','session_id':'s1','runtime_class':'sysbox'}"),
+                "http://h:1").runtimeClass());
+        String refused = refusal("{'session_id':'s','image':'a','runtime_class':'kata-qemu'}");
+        assertTrue(refused.contains("runtime_class must be one of [gvisor, runc, runsc, sysbox, sysbox-runc]"), refused);
+    }
+
+    @Test
     void shouldRefuseARuntimeClassThatIsNoString() {
         assertTrue(refusal("{'session_id':'s','image':'a','runtime_class':['gvisor']}").contains("runtime_class"));
     }

@@ -9,6 +9,7 @@ import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.backend.UnsupportedIsolationException;
 import java.io.IOException;
 import java.util.Map;
+import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -43,6 +44,17 @@ final class DockerNode implements BackendNode {
     @Override
     public RuntimeImageBuilder images() {
         return images;
+    }
+
+    /**
+     * The node's {@code runtime-class}, else runc: Docker's own default runtime, which Dockyard's
+     * scripts never change (an engine whose daemon.json names another default says so in the
+     * node's {@code runtime-class}).
+     */
+    @Override
+    public Optional<String> defaultRuntimeClass() {
+        return Optional.of(declared.defaultRuntimeClass() != null ? declared.defaultRuntimeClass()
+                : SandboxIsolation.RUNC);
     }
 
     /**

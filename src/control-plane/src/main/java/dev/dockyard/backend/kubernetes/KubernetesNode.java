@@ -4,6 +4,7 @@ import dev.dockyard.backend.BackendNode;
 import dev.dockyard.backend.ImageBuildException;
 import dev.dockyard.backend.InspectOnlyImages;
 import dev.dockyard.backend.RuntimeImageBuilder;
+import dev.dockyard.backend.SandboxIsolation;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -25,6 +26,7 @@ public final class KubernetesNode implements BackendNode {
     private final KubernetesClient client;
     private final KubernetesBackend backend;
     private final RuntimeImageBuilder images;
+    private final Optional<String> runtimeClassName;
 
     public KubernetesNode(KubernetesNodeConfig settings, Clock clock) {
         // no kubeconfig named: the pod's service account in a cluster, else the default kubeconfig
@@ -34,6 +36,7 @@ public final class KubernetesNode implements BackendNode {
         this.client = new KubernetesClientBuilder().withHttpClientFactory(new OkHttpClientFactory())
                 .withConfig(config).build();
         this.backend = new KubernetesBackend(client, settings, clock);
+        this.runtimeClassName = settings.runtimeClass();
         // the cluster pulls images from its registries, and Dockyard can neither see nor build them there:
         // every image named is taken as a runtime image as it is (one that is not, or cannot be pulled,
         // fails the pod, and so the runtime, with the cluster's reason)
@@ -53,6 +56,20 @@ public final class KubernetesNode implements BackendNode {
     @Override
     public RuntimeImageBuilder images() {
         return images;
+    }
+
+    /**
+     * What its pods run on: the cluster's default runtime (runc) when the node names no
+     * RuntimeClass, gVisor when it names gVisor's ({@code gvisor} or {@code runsc}), else that
+     * class's own name, which no request's runtime class equals.
+     */
+    @Override
+    public Optional<String> defaultRuntimeClass() {
+        return Optional.of(runtimeClassName.map(name -> switch (name) {
+            case "runc" -> SandboxIsolation.RUNC;
+            case "gvisor", "runsc" -> SandboxIsolation.GVISOR;
+            default -> name;
+        }).orElse(SandboxIsolation.RUNC));
     }
 
     @Override

@@ -6,7 +6,6 @@ import dev.dockyard.cluster.ControlPlaneInstance;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.observability.DockyardMetrics;
 import dev.dockyard.pool.WarmSandbox;
-import dev.dockyard.runtime.RuntimeKeys;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -63,9 +62,8 @@ public class RuntimeRegistrations {
         SandboxRuntime runtime = warm == null
                 ? new SandboxRuntime(request.conversationId(), request.userId(), nodes.on(node).name(),
                         request.image(), request.cpus(), request.memoryMb(), request.timeoutSeconds(), clock.instant())
-                // a dormant server's key is only its init key: its runtime's session key is new
-                : new SandboxRuntime(warm.id(), request.program() == null ? warm.sessionKey()
-                        : RuntimeKeys.newSessionKey(), request.conversationId(), request.userId(),
+                // the member's key, which its executor or dormant server booted with, is the sandbox key
+                : new SandboxRuntime(warm.id(), warm.sessionKey(), request.conversationId(), request.userId(),
                         nodes.on(node).name(), request.image(), request.cpus(), request.memoryMb(),
                         request.timeoutSeconds(), clock.instant());
         runtime.assignNode(node);

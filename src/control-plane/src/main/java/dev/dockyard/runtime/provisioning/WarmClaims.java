@@ -122,14 +122,15 @@ public class WarmClaims {
         SandboxProgram program = request.program();
         // a kept workspace, a snapshot or a disk size of its own is not what warm members have
         // pool members are open sandboxes on the default bridge with the node's defaults: any other
-        // egress policy, runtime class, GPUs or networks of its own provisions cold
+        // egress policy, runtime class, GPUs or networks of its own provisions cold (naming the
+        // node's default runtime class, as OpenHands' SDK names runc, is asking for the default)
         if (!request.extraDependencies().isEmpty() || request.failAt() != null || request.egress().ownNetwork()
-                || !request.workspace().isFreshDefault() || !request.isolation().isDefault()
-                || (program != null && program.fsGroup() != null)) {
+                || !request.workspace().isFreshDefault() || !nodes.isDefaultThere(node, request.isolation())) {
             return Optional.empty();
         }
+        // a program's user, group and extra group are part of what its pool's members run as
         PoolProgram shapeOfProgram = program == null ? null
-                : new PoolProgram(program.command(), program.workingDir(), program.user(), Map.of());
+                : new PoolProgram(program.command(), program.workingDir(), program.user(), Map.of(), program.fsGroup());
         // a member started on the other executor server is not this request's (the shape holds it)
         ExecutorServer server = registrations.executorServer(request, node);
         Optional<String> pool = pools.match(request.image(), request.cpus(), request.memoryMb(), request.plugins(),
