@@ -3,7 +3,15 @@
 /alive and GET /api/init, refuses every other /api route with 503 until POST /api/init (header
 X-Init-API-Key = OH_SECRET_KEY) delivers session_api_keys and env; a second init is a 400.
 GET /api/whoami (X-Session-API-Key one of the keys) reports what the test checks: how many inits it
-took, how many session keys it had at boot, and a variable the init's env set."""
+took, how many session keys it had at boot and whether the init kept that key, a variable the init's
+env set, and the ids it runs as.
+
+Two rules of the real server that Dockyard must live with (issue 31):
+- it binds to all interfaces only when it has a session key at boot, else to 127.0.0.1
+  (openhands/agent_server/__main__.py: host = "0.0.0.0" if auth_enabled else _LOOPBACK_HOST), where
+  Dockyard cannot reach it;
+- uvicorn with httptools drops the body of a request that offers an upgrade to h2c, so such an init
+  is refused with 422 "missing body"."""
 import json
 import os
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -37,8 +45,10 @@ class Handler(BaseHTTPRequestHandler):
         if self.headers.get("X-Session-API-Key") not in STATE["keys"]:
             return self.answer(401, {"detail": "unauthorized"})
         if self.path == "/api/whoami":
-            return self.answer(200, {"inits": STATE["inits"], "bootKeys": len(BOOT_KEYS),
-                                     "keys": len(STATE["keys"]), "canary": os.environ.get("IT_CANARY"),
+            return self.answer(200, {"inits": STATE["inits"], "bootKeys": len(set(BOOT_KEYS)),
+                                     "keys": len(STATE["keys"]), "bootKeyKept": STATE["keys"] == BOOT_KEYS[:1],
+                                     "uid": os.getuid(), "groups": os.getgroups(),
+                                     "canary": os.environ.get("IT_CANARY"),
                                      "runtimeId": os.environ.get("RUNTIME_ID"),
                                      "webhooks": [w.get("base_url") for w in STATE["webhooks"]],
                                      "cors": STATE["cors"]})
@@ -51,6 +61,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(401, {"detail": "unauthorized"})
         if STATE["state"] != "dormant":
             return self.answer(400, {"detail": "server already in state: " + STATE["state"]})
+        if self.headers.get("Upgrade"):
+            return self.answer(422, {"detail": "missing body"})
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
         STATE["keys"] = list(body.get("session_api_keys") or [])
         STATE["webhooks"] = list(body.get("webhooks") or [])
@@ -64,4 +76,4 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 
-ThreadingHTTPServer(("0.0.0.0", 60000), Handler).serve_forever()
+ThreadingHTTPServer(("0.0.0.0" if BOOT_KEYS else "127.0.0.1", 60000), Handler).serve_forever()
