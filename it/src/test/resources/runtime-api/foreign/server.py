@@ -12,6 +12,11 @@ OpenHands agent server would, as far as the control plane's proxy is concerned:
     GET /seen      every request any port received so far (method, target, headers)
     GET /big       10 MiB, chunked, byte i = (i * 31 + 7) % 251
     GET /ws        WebSocket: sends "ready:<uid>", then echoes text frames as "echo:<text>"
+    GET /sockets/events/<id>   the same WebSocket signed in as the agent server's event stream is
+                   (sockets.py): no key on the handshake; the first message must be
+                   {"type": "auth", "session_api_key": $SESSION_API_KEY}, answered "signed-in",
+                   else closed with 4001. It sends "ready:<uid>" before that, so that a test sees
+                   whether the proxy holds it back until the client signed in
   12000, 12001, 60001 (work-1, work-2, vscode)
     GET any path   an HTML page naming the port and the request target it received
 """
@@ -80,6 +85,8 @@ class MainHandler(Handler):
             return self.send_json(200, {"status": "ready"})
         if path == "/server_info":
             return self.send_json(200, {"uptime": time.time() - STARTED})
+        if path.startswith("/sockets/events/"):
+            return self.websocket(first_message_auth=True)
         if not self.authorized():
             return self.send_json(401, {"detail": "Invalid API Key"})
         if path == "/whoami":
@@ -128,7 +135,7 @@ class MainHandler(Handler):
 
     # ------------------------------------------------------------------ WebSocket (RFC 6455, text frames)
 
-    def websocket(self):
+    def websocket(self, first_message_auth=False):
         key = self.headers.get("Sec-WebSocket-Key", "").strip()
         if self.headers.get("Upgrade", "").lower() != "websocket" or not key:
             return self.send_json(400, {"detail": "not a WebSocket upgrade"})
@@ -140,6 +147,19 @@ class MainHandler(Handler):
         self.end_headers()
         self.close_connection = True
         self.send_frame(0x1, ("ready:%d" % os.getuid()).encode())
+        if first_message_auth:
+            frame = self.read_frame()
+            try:
+                sign_in = json.loads(bytes(frame[2]).decode()) if frame and frame[1] == 0x1 else {}
+            except ValueError:
+                sign_in = {}
+            expected = os.environ.get("SESSION_API_KEY", "")
+            given = sign_in.get("session_api_key") if isinstance(sign_in, dict) else None
+            if sign_in.get("type") != "auth" or not isinstance(given, str) or expected == "" \
+                    or not hmac.compare_digest(expected.encode(), given.encode()):
+                self.send_frame(0x8, struct.pack("!H", 4001) + b"Authentication failed")
+                return
+            self.send_frame(0x1, b"signed-in")
         message, kind = bytearray(), 0x1
         while True:
             frame = self.read_frame()

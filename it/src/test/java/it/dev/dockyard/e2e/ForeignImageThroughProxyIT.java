@@ -3,6 +3,7 @@ package it.dev.dockyard.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -294,6 +295,25 @@ class ForeignImageThroughProxyIT {
             assertTrue(refused.getCause() instanceof WebSocketHandshakeException, refused.toString());
             assertEquals(401, ((WebSocketHandshakeException) refused.getCause()).getResponse().statusCode());
         }
+
+        // no key on the handshake: the client signs in with its first message, as OpenHands' SDK opens the
+        // agent server's event stream (remote_conversation.py: {"type": "auth", "session_api_key": …})
+        String events = ThroughUrl.webSocketUrl(url(one)) + "/sockets/events/c1";
+        ThroughUrl.Socket keyless = ThroughUrl.Socket.open(events, null);
+        assertNull(keyless.poll(Duration.ofSeconds(1)), "nothing of the sandbox's before the client signed in");
+        keyless.send("hello");
+        assertEquals(4001, keyless.closedWith(), "not a sign-in: closed with the agent server's code");
+        ThroughUrl.Socket signedIn = ThroughUrl.Socket.open(events, null);
+        signedIn.send("{\"type\": \"auth\", \"session_api_key\": \"" + key(one) + "\"}");
+        assertEquals("ready:10001", signedIn.next(), "the sandbox's first message, held until the sign-in");
+        assertEquals("signed-in", signedIn.next(), "the sandbox got its own key in the message, not the client's");
+        signedIn.send("after");
+        assertEquals("echo:after", signedIn.next());
+        assertEquals(1000, signedIn.close());
+        ThroughUrl.Socket otherKey = ThroughUrl.Socket.open(events, null);
+        otherKey.send("{\"type\": \"auth\", \"session_api_key\": \"" + key(two) + "\"}");
+        assertEquals(4001, otherKey.closedWith(), "another runtime's key");
+        assertNull(otherKey.poll(Duration.ofMillis(200)));
         // the health paths need no key for a probe, but a tunnel to one is a tunnel to the port (issue 26, item 4)
         for (String health : List.of("/alive", "/health", "/ready", "/server_info")) {
             String healthTarget = ThroughUrl.webSocketUrl(url(one)) + health;

@@ -165,6 +165,16 @@ public final class ThroughUrl {
             return message;
         }
 
+        /** The next whole text message within {@code wait}, or null. */
+        public String poll(Duration wait) throws InterruptedException {
+            return received.poll(wait.toMillis(), TimeUnit.MILLISECONDS);
+        }
+
+        /** The status code the peer closed with, waiting at most 20 s for its close. */
+        public int closedWith() throws InterruptedException, ExecutionException, TimeoutException {
+            return closed.get(20, TimeUnit.SECONDS);
+        }
+
         public void send(String text) throws InterruptedException, ExecutionException, TimeoutException {
             socket.sendText(text, true).get(20, TimeUnit.SECONDS);
         }

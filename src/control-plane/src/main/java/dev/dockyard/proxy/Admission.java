@@ -27,8 +27,14 @@ public sealed interface Admission {
     record Admitted(ProxyTarget target, URI service, Optional<ProxyAuthentication.Source> authenticatedBy)
             implements Admission {
 
+        /** Whether the client's key was checked: not yet for a WebSocket signing in with its first message. */
         public boolean authenticated() {
-            return authenticatedBy.isPresent();
+            return authenticatedBy.filter(s -> s != ProxyAuthentication.Source.FIRST_MESSAGE).isPresent();
+        }
+
+        /** Whether the client signs in with its WebSocket's first message ({@link FirstMessageAuth}). */
+        public boolean awaitsFirstMessage() {
+            return authenticatedBy.filter(s -> s == ProxyAuthentication.Source.FIRST_MESSAGE).isPresent();
         }
     }
 
@@ -51,6 +57,19 @@ public sealed interface Admission {
      */
     static Admission decide(Optional<ProxyTarget> found, ServiceRoute route, String method,
                             ProxyAuthentication.Presented presented, boolean upgrade, boolean cookieWrites) {
+        return decide(found, route, method, presented, upgrade, cookieWrites, false);
+    }
+
+    /**
+     * @param websocket whether the upgrade is to WebSocket: one to the main service that presents no
+     *                  key at all is admitted to sign in with its first message
+     *                  ({@link ProxyAuthentication.Source#FIRST_MESSAGE}), as OpenHands' SDK opens the
+     *                  agent server's event stream; only while the runtime is READY, so a keyless
+     *                  client learns no more than that
+     */
+    static Admission decide(Optional<ProxyTarget> found, ServiceRoute route, String method,
+                            ProxyAuthentication.Presented presented, boolean upgrade, boolean cookieWrites,
+                            boolean websocket) {
         if (found.isEmpty()) {
             return new Refused(404, "Runtime not found");
         }
@@ -61,6 +80,10 @@ public sealed interface Admission {
             // a page elsewhere can make the browser send the cookie with a form's POST; never the header
             return new Refused(401, "The session cookie signs in GET and HEAD requests only: send the key in "
                     + ProxyAuthentication.HEADER);
+        }
+        if (source.isEmpty() && upgrade && websocket && presented.isEmpty() && !route.isHealthProbe(method)
+                && route.service().equals(ProxyTarget.MAIN) && target.state() == ProxyTarget.State.READY) {
+            source = Optional.of(ProxyAuthentication.Source.FIRST_MESSAGE);
         }
         if (source.isEmpty() && (upgrade || !route.isHealthProbe(method))) {
             return new Refused(401, "Invalid or missing session API key");

@@ -30,7 +30,14 @@ public final class ProxyAuthentication {
     public static final Set<String> COOKIE_METHODS = Set.of("GET", "HEAD");
 
     /** Where the key that matched came from. */
-    public enum Source { HEADER, QUERY, COOKIE }
+    public enum Source {
+        HEADER, QUERY, COOKIE,
+        /**
+         * Not yet: a WebSocket to the main service whose client signs in with its first message
+         * ({@link FirstMessageAuth}); nothing it sends reaches the sandbox before that.
+         */
+        FIRST_MESSAGE
+    }
 
     /**
      * The keys a request presents, header and query null when absent. Every {@code dockyard_tkn} the
@@ -41,6 +48,11 @@ public final class ProxyAuthentication {
 
         public Presented {
             cookies = cookies == null ? List.of() : List.copyOf(cookies);
+        }
+
+        /** Whether no key is presented anywhere. */
+        public boolean isEmpty() {
+            return header == null && query == null && cookies.isEmpty();
         }
 
         /** With one cookie, or none when null. */

@@ -131,7 +131,7 @@ public class ServiceProxyFilter extends HttpFilter {
                 request.getHeader("Sec-Fetch-Site"), request.getHeader("Host"));
         Admission admission = Admission.decide(target, route.get(), request.getMethod(),
                 ProxyAuthentication.Presented.of(headers, request.getQueryString()), asksForUpgrade(headers),
-                cookieWrites);
+                cookieWrites, upgrade && "websocket".equalsIgnoreCase(request.getHeader("Upgrade").strip()));
         if (admission instanceof Admission.Refused refused) {
             ProxyErrors.write(response, refused.status(), refused.detail());
             return;

@@ -1,5 +1,6 @@
 package dev.dockyard.proxy;
 
+import dev.dockyard.application.remote.ProxyTarget;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletInputStream;
 import jakarta.servlet.http.WebConnection;
@@ -7,16 +8,20 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
  * One open tunnel: the client's upgraded connection and a socket to the service, joined both ways.
- * Bytes pass untouched (WebSocket frames, or whatever protocol was agreed).
+ * Bytes pass untouched (WebSocket frames, or whatever protocol was agreed), with one exception: a
+ * WebSocket client that signs in with its first message ({@link FirstMessageAuth}) gets nothing
+ * of the service's and sends it nothing until that message was checked and its key exchanged.
  *
  * <p>Client to sandbox is a {@link ReadListener}, never a blocking read: Liberty's upgraded input
  * stream holds its lock while a read blocks, and closing the connection needs that lock, so a
@@ -43,6 +48,12 @@ final class WebSocketTunnel {
     private final WebSocketFrames frames = new WebSocketFrames();
     private volatile boolean clientGone;
     private volatile String closeReason = "Runtime service closed the connection";
+    private volatile int closeCode = WebSocketFrames.GOING_AWAY;
+    private volatile boolean refused;
+    /** Until the client signed in with its first message (when it must), its bytes are held here. */
+    private final AtomicReference<FirstMessageAuth> signIn = new AtomicReference<>();
+    /** Open once the client signed in or was refused: until then nothing of the sandbox's reaches it. */
+    private final CountDownLatch signedIn = new CountDownLatch(1);
     private volatile WebConnection connection;
 
     /**
@@ -57,6 +68,31 @@ final class WebSocketTunnel {
         this.fromService = fromService;
         this.websocket = websocket;
         this.onEnd = onEnd;
+        ProxyTarget target = exchange.target();
+        if (websocket && exchange.admitted().awaitsFirstMessage()) {
+            signIn.set(new FirstMessageAuth(target.publicKey(), target.internalKey()));
+        } else {
+            signedIn.countDown();
+        }
+    }
+
+    /** Whether the client has yet to sign in with its first message. */
+    boolean awaitsFirstMessage() {
+        return signIn.get() != null;
+    }
+
+    /**
+     * The client did not sign in in time (or with the wrong key): the sandbox side goes, and the
+     * client gets the agent server's own close code for it.
+     */
+    void refuseSignIn() {
+        if (signIn.getAndSet(null) != null) {
+            closeCode = FirstMessageAuth.AUTH_FAILED;
+            closeReason = "Authentication failed";
+            refused = true;
+            closeSocket();
+            signedIn.countDown();
+        }
     }
 
     ProxyExchange exchange() {
@@ -121,7 +157,12 @@ final class WebSocketTunnel {
 
     private void serviceToClient(OutputStream toClient) {
         try {
-            bytesOut.addAndGet(Pump.copy(fromService, toClient, websocket ? frames::consume : null));
+            signedIn.await();
+            if (!refused) {
+                bytesOut.addAndGet(Pump.copy(fromService, toClient, websocket ? frames::consume : null));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } catch (Pump.Failure e) {
             bytesOut.addAndGet(e.copied());
             if (!e.reading()) {
@@ -131,7 +172,7 @@ final class WebSocketTunnel {
             closeSocket();
             if (websocket && !clientGone && frames.atBoundary() && !frames.closeSeen()) {
                 try {
-                    toClient.write(WebSocketFrames.closeFrame(WebSocketFrames.GOING_AWAY, closeReason));
+                    toClient.write(WebSocketFrames.closeFrame(closeCode, closeReason));
                     toClient.flush();
                 } catch (IOException e) {
                     // the client is gone too
@@ -166,7 +207,25 @@ final class WebSocketTunnel {
                     // counted before the write: a service that drops the connection on what it just got
                     // ends the session from the other direction, and its report must not miss this
                     bytesIn.addAndGet(n);
-                    out.write(buffer, 0, n);
+                    FirstMessageAuth pending = signIn.get();
+                    if (pending == null) {
+                        out.write(buffer, 0, n);
+                    } else {
+                        FirstMessageAuth.Result result = pending.offer(buffer, 0, n);
+                        if (result.outcome() == FirstMessageAuth.Outcome.REFUSED) {
+                            refuseSignIn();
+                            ended(false);
+                            return;
+                        }
+                        if (result.outcome() == FirstMessageAuth.Outcome.NEED_MORE) {
+                            continue;
+                        }
+                        if (!signIn.compareAndSet(pending, null)) {
+                            return; // its time was up a moment ago: the tunnel is closing
+                        }
+                        out.write(result.toService());
+                        signedIn.countDown();
+                    }
                     out.flush();
                 }
             } catch (IOException | RuntimeException e) {
@@ -211,6 +270,7 @@ final class WebSocketTunnel {
         if (socketClosed.compareAndSet(false, true)) {
             closeQuietly(socket);
         }
+        signedIn.countDown(); // however it ends, the thread that finishes the session goes on
     }
 
     private void closeConnection() {

@@ -25,6 +25,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
@@ -47,6 +48,8 @@ public class WebSocketTunnels {
     private static final Logger LOG = Logger.getLogger(WebSocketTunnels.class.getName());
     /** How long the service may take to answer the handshake; after it, the tunnel has no timeout. */
     private static final int HANDSHAKE_TIMEOUT_MILLIS = 30_000;
+    /** How long a client that signs in with its first message has to send it. */
+    private static final long FIRST_MESSAGE_SECONDS = 15;
 
     @Inject
     @ConfigProperty(name = "dockyard.proxy.max-tunnels", defaultValue = "256")
@@ -74,6 +77,7 @@ public class WebSocketTunnels {
     private Semaphore slots;
     private TunnelLimits limits;
     private ExecutorService threads;
+    private ScheduledExecutorService deadlines;
     private final Set<WebSocketTunnel> open = ConcurrentHashMap.newKeySet();
 
     @PostConstruct
@@ -81,6 +85,7 @@ public class WebSocketTunnels {
         slots = new Semaphore(Math.max(1, maxTunnels));
         limits = new TunnelLimits(maxTunnelsPerRuntime, maxTunnelsPerUser);
         threads = Executors.newCachedThreadPool(threadFactory);
+        deadlines = Executors.newSingleThreadScheduledExecutor(threadFactory);
     }
 
     /**
@@ -101,6 +106,7 @@ public class WebSocketTunnels {
         }
         open.forEach(WebSocketTunnel::forceClose);
         threads.shutdownNow();
+        deadlines.shutdownNow();
     }
 
     /** Answers an admitted upgrade request: a tunnel after the service's 101, its answer otherwise. */
@@ -156,6 +162,10 @@ public class WebSocketTunnels {
             open.add(tunnel);
             handler.attach(tunnel, threads);
             handedOver = true;
+            if (tunnel.awaitsFirstMessage()) {
+                // a keyless client holds a slot of the runtime's only until then
+                deadlines.schedule(tunnel::refuseSignIn, FIRST_MESSAGE_SECONDS, TimeUnit.SECONDS);
+            }
         } catch (SocketTimeoutException e) {
             ProxyErrors.write(response, connected ? 504 : 502, connected
                     ? "Runtime service " + exchange.route().service() + " did not answer in time"

@@ -176,6 +176,29 @@ class AdmissionTest {
         assertFalse(ProxyAuthentication.fromOwnPages("http://rt-1.localhost:9081", null));
     }
 
+    @Test
+    void shouldLetAKeylessWebSocketToTheMainServiceSignInWithItsFirstMessage() {
+        // OpenHands' SDK opens /sockets/events/{id} with no key and sends it as its first message
+        Admitted a = assertInstanceOf(Admitted.class, Admission.decide(Optional.of(target(ProxyTarget.State.READY)),
+                route("/sockets/events/c1"), "GET", NOTHING, true, false, true));
+        assertEquals(Optional.of(Source.FIRST_MESSAGE), a.authenticatedBy());
+        assertTrue(a.awaitsFirstMessage());
+        assertFalse(a.authenticated(), "no internal key goes with the handshake");
+        // a wrong key presented, another service, another protocol, a runtime not READY: refused as before
+        assertRefused(401, Admission.decide(Optional.of(target(ProxyTarget.State.READY)), route("/sockets/events/c1"),
+                "GET", Presented.one("wrong", null, null), true, false, true));
+        assertRefused(401, Admission.decide(Optional.of(target(ProxyTarget.State.READY)), route("/vscode/x"), "GET",
+                NOTHING, true, false, true));
+        assertRefused(401, Admission.decide(Optional.of(target(ProxyTarget.State.READY)), route("/sockets/events/c1"),
+                "GET", NOTHING, true, false, false));
+        assertRefused(401, Admission.decide(Optional.of(target(ProxyTarget.State.PAUSED)), route("/sockets/events/c1"),
+                "GET", NOTHING, true, false, true));
+        assertRefused(401, Admission.decide(Optional.of(target(ProxyTarget.State.READY)), route("/x"), "GET",
+                NOTHING, false, false, true));
+        assertRefused(401, Admission.decide(Optional.of(target(ProxyTarget.State.READY)), route("/alive"), "GET",
+                NOTHING, true, false, true));
+    }
+
     private static Admitted admitted(String rest, String method, Presented presented) {
         return assertInstanceOf(Admitted.class, decide(Optional.of(target(ProxyTarget.State.READY)), rest, method, presented));
     }

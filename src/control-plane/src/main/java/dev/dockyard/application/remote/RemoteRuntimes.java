@@ -73,11 +73,13 @@ public class RemoteRuntimes {
     DockyardConfig config;
 
     /**
-     * OpenHands' current app server reads the key {@code /resume} answers and expects the old one
-     * to stop working; its legacy runtime and the SDK keep the key they had: for them, false.
+     * Whether {@code /resume} hands out a new key. Off by default: OpenHands' SDK attaches to a
+     * paused runtime with the key it read while the runtime was paused, then resumes it, and its
+     * {@code resume()} keeps its key, as its legacy runtime does; its app server reads the key
+     * again either way. On, the old key stops working at a resume (for the app server alone).
      */
     @Inject
-    @ConfigProperty(name = "dockyard.runtime-api.new-key-on-resume", defaultValue = "true")
+    @ConfigProperty(name = "dockyard.runtime-api.new-key-on-resume", defaultValue = "false")
     boolean newKeyOnResume;
 
     /**
