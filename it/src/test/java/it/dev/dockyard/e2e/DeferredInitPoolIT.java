@@ -162,6 +162,8 @@ class DeferredInitPoolIT {
             HttpResponse<String> whoami = ThroughUrl.get(runtime.getString("url") + "/api/whoami",
                     runtime.getString("session_api_key"));
             assertEquals(200, whoami.statusCode(), whoami.body());
+            System.out.println("deferred-init pool, the SDK's start: its first authenticated call answered "
+                    + (System.nanoTime() - started) / 1_000_000 + " ms after the /start was sent");
             JsonObject seen = DockyardApi.parse(whoami.body());
             assertEquals(10001, seen.getInt("uid"), seen.toString());
             assertTrue(seen.getJsonArray("groups").toString().contains("10001"), "fs_group: " + seen);

@@ -96,12 +96,17 @@ public final class ForwardedRequest {
         return out;
     }
 
-    /** The query to send the service: {@code tkn} rewritten for VS Code, removed for the others. */
+    /**
+     * The query to send the service: {@code tkn} rewritten for VS Code, removed for the others; the
+     * agent server's {@code session_api_key} holding the public key rewritten everywhere (the
+     * sandbox knows the internal key, never the public one; any other value stays: the service
+     * refuses it).
+     */
     public static String query(String rawQuery, ServiceRoute route, ProxyTarget target) {
-        if (route.service().equals(ProxyTarget.VSCODE)) {
-            return QueryString.replace(rawQuery, ProxyAuthentication.QUERY, target.publicKey(), target.internalKey());
-        }
-        return QueryString.without(rawQuery, ProxyAuthentication.QUERY);
+        String query = route.service().equals(ProxyTarget.VSCODE)
+                ? QueryString.replace(rawQuery, ProxyAuthentication.QUERY, target.publicKey(), target.internalKey())
+                : QueryString.without(rawQuery, ProxyAuthentication.QUERY);
+        return QueryString.replace(query, ProxyAuthentication.AGENT_QUERY, target.publicKey(), target.internalKey());
     }
 
     private static Optional<String> cookie(List<Header> incoming, ServiceRoute route, ProxyTarget target) {

@@ -19,6 +19,12 @@ public final class ProxyAuthentication {
 
     public static final String HEADER = "X-Session-API-Key";
     public static final String QUERY = "tkn";
+    /**
+     * OpenHands' agent server's own query parameter for the key, which its clients put in a
+     * WebSocket's URL (deprecated there for the first message, still read): a key like {@code tkn},
+     * passed on to the main service as the internal key.
+     */
+    public static final String AGENT_QUERY = "session_api_key";
     /** The proxy's own cookie; never forwarded to the sandbox. */
     public static final String COOKIE = "dockyard_tkn";
 
@@ -62,8 +68,8 @@ public final class ProxyAuthentication {
 
         public static Presented of(List<Header> headers, String rawQuery) {
             String header = headers.stream().filter(h -> h.is(HEADER)).map(Header::value).findFirst().orElse(null);
-            return new Presented(header, QueryString.value(rawQuery, QUERY).orElse(null),
-                    Cookies.values(headers, COOKIE));
+            return new Presented(header, QueryString.value(rawQuery, QUERY)
+                    .or(() -> QueryString.value(rawQuery, AGENT_QUERY)).orElse(null), Cookies.values(headers, COOKIE));
         }
 
         @Override

@@ -115,6 +115,9 @@ class AdmissionTest {
                 new Header("Cookie", "a=1; dockyard_tkn=C; b=2")), "x=1&tkn=Q%3D&y");
         assertEquals(Presented.one("H", "Q=", "C"), p);
         assertEquals(NOTHING, Presented.of(List.of(new Header("Cookie", "vscode-tkn=V")), null));
+        assertEquals(Presented.one(null, "S", null), Presented.of(List.of(), "resend_all=true&session_api_key=S"),
+                "the agent server's own query parameter");
+        assertEquals(Presented.one(null, "T", null), Presented.of(List.of(), "session_api_key=S&tkn=T"), "tkn first");
         assertFalse(p.toString().contains("Q="), "the keys stay out of logs: " + p);
     }
 

@@ -116,6 +116,11 @@ class ForwardedRequestTest {
         assertNull(ForwardedRequest.query("tkn=PUBLIC", route("/work-1/"), TARGET));
         assertNull(ForwardedRequest.query(null, route("/x"), TARGET));
         assertNull(ForwardedRequest.query(null, route("/vscode"), TARGET));
+        // the agent server's own parameter (its WebSocket clients' legacy form): never the public key inside
+        assertEquals("resend_all=true&session_api_key=INTERNAL",
+                ForwardedRequest.query("resend_all=true&session_api_key=PUBLIC", route("/sockets/events/c1"), TARGET));
+        assertEquals("session_api_key=INTERNAL", ForwardedRequest.query("session_api_key=PUBLIC", route("/work-1/"), TARGET));
+        assertEquals("session_api_key=other", ForwardedRequest.query("session_api_key=other", route("/x"), TARGET));
     }
 
     @Test
