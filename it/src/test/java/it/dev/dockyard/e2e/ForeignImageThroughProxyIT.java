@@ -314,6 +314,12 @@ class ForeignImageThroughProxyIT {
         otherKey.send("{\"type\": \"auth\", \"session_api_key\": \"" + key(two) + "\"}");
         assertEquals(4001, otherKey.closedWith(), "another runtime's key");
         assertNull(otherKey.poll(Duration.ofMillis(200)));
+        // the service's own refusal of a keyless handshake (400 here: no Sec-WebSocket-Key) never reaches the client
+        RawHttp.Answer unsigned = new RawHttp(URI.create(url(one)).getPort()).send("GET "
+                + URI.create(url(one)).getRawPath() + "/sockets/events/c1 HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n", new byte[0]);
+        assertEquals(401, unsigned.status(), unsigned.body());
+        assertFalse(unsigned.body().contains("not a WebSocket upgrade"), unsigned.body());
         // the health paths need no key for a probe, but a tunnel to one is a tunnel to the port (issue 26, item 4)
         for (String health : List.of("/alive", "/health", "/ready", "/server_info")) {
             String healthTarget = ThroughUrl.webSocketUrl(url(one)) + health;

@@ -27,6 +27,7 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -200,7 +201,8 @@ public class PoolResource {
         Long fsGroup = null;
         JsonValue group = program.get("fsGroup");
         if (group != null && group.getValueType() != JsonValue.ValueType.NULL) {
-            if (!(group instanceof JsonNumber n) || !n.isIntegral() || n.longValue() < 0 || n.longValue() > MAX_ID) {
+            if (!(group instanceof JsonNumber n) || !n.isIntegral() || n.bigIntegerValue().signum() < 0
+                    || n.bigIntegerValue().compareTo(BigInteger.valueOf(MAX_ID)) > 0) {
                 throw invalid("program.fsGroup must be a group id (an integer from 0 to " + MAX_ID + ")");
             }
             fsGroup = n.longValue();

@@ -3,6 +3,7 @@ package dev.dockyard.proxy;
 import dev.dockyard.application.remote.ProxyTarget;
 import java.net.URI;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * Whether a request to a service URL goes through, decided in a fixed order: an unknown runtime is a
@@ -61,11 +62,17 @@ public sealed interface Admission {
     }
 
     /**
-     * @param websocket whether the upgrade is to WebSocket: one to the main service that presents no
-     *                  key at all is admitted to sign in with its first message
-     *                  ({@link ProxyAuthentication.Source#FIRST_MESSAGE}), as OpenHands' SDK opens the
-     *                  agent server's event stream; only while the runtime is READY, so a keyless
-     *                  client learns no more than that
+     * Where a WebSocket may sign in with its first message: the agent server's sockets
+     * ({@code /sockets/events/{id}}, {@code /sockets/bash-events}), plain segments only.
+     */
+    Pattern SIGN_IN_PATHS = Pattern.compile("/sockets(/[A-Za-z0-9_-]+)+");
+
+    /**
+     * @param websocket whether the upgrade is to WebSocket: a GET to one of the main service's
+     *                  {@link #SIGN_IN_PATHS} that presents no key at all is admitted to sign in with
+     *                  its first message ({@link ProxyAuthentication.Source#FIRST_MESSAGE}), as
+     *                  OpenHands' SDK opens the agent server's event stream; only while the runtime
+     *                  is READY, so a keyless client learns no more than that
      */
     static Admission decide(Optional<ProxyTarget> found, ServiceRoute route, String method,
                             ProxyAuthentication.Presented presented, boolean upgrade, boolean cookieWrites,
@@ -81,8 +88,9 @@ public sealed interface Admission {
             return new Refused(401, "The session cookie signs in GET and HEAD requests only: send the key in "
                     + ProxyAuthentication.HEADER);
         }
-        if (source.isEmpty() && upgrade && websocket && presented.isEmpty() && !route.isHealthProbe(method)
-                && route.service().equals(ProxyTarget.MAIN) && target.state() == ProxyTarget.State.READY) {
+        if (source.isEmpty() && upgrade && websocket && presented.isEmpty() && "GET".equals(method)
+                && SIGN_IN_PATHS.matcher(route.forwardPath()).matches() && route.service().equals(ProxyTarget.MAIN)
+                && target.state() == ProxyTarget.State.READY) {
             source = Optional.of(ProxyAuthentication.Source.FIRST_MESSAGE);
         }
         if (source.isEmpty() && (upgrade || !route.isHealthProbe(method))) {

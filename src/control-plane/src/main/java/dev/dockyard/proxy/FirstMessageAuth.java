@@ -19,7 +19,8 @@ import java.util.Arrays;
  * passes untouched; with anything else, nothing of it reaches the sandbox and the client is closed
  * with the agent server's own close code, {@value #AUTH_FAILED}.
  *
- * <p>Only a single unfragmented text frame of at most {@value #MAX_FRAME} bytes can sign in.
+ * <p>Only a single unfragmented, uncompressed text frame of at most {@value #MAX_FRAME} bytes can
+ * sign in (the proxy agrees to no extension for such a tunnel, so permessage-deflate is off).
  * Client frames are masked (RFC 6455 §5.3): the rewritten frame is masked with the client's mask.
  */
 final class FirstMessageAuth {
@@ -60,7 +61,8 @@ final class FirstMessageAuth {
         }
         int first = all[0] & 0xff;
         int second = all[1] & 0xff;
-        if ((first & FIN) == 0 || (first & 0x0f) != TEXT || (second & 0x80) == 0) {
+        // RSV bits: no extension was agreed for such a tunnel, so a frame that sets one is no sign-in
+        if ((first & FIN) == 0 || (first & 0x70) != 0 || (first & 0x0f) != TEXT || (second & 0x80) == 0) {
             return refused();
         }
         int code = second & 0x7f;

@@ -228,7 +228,8 @@ public class ServiceProxyFilter extends HttpFilter {
      * Whether the request offers any protocol but HTTP/2 ({@code h2c}) in an {@code Upgrade} header,
      * whatever else it says: such a request never passes as a keyless health probe, even when it
      * would not be tunnelled ({@link #isUpgrade}), so no reading of the upgrade rules opens a tunnel
-     * without the key.
+     * to a health path without the key. (The one keyless tunnel is a WebSocket that signs in with
+     * its first message, on the agent server's socket paths: see {@link Admission}.)
      */
     static boolean asksForUpgrade(List<Header> headers) {
         for (Header h : headers) {

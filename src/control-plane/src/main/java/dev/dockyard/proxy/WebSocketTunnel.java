@@ -49,36 +49,65 @@ final class WebSocketTunnel {
     private volatile boolean clientGone;
     private volatile String closeReason = "Runtime service closed the connection";
     private volatile int closeCode = WebSocketFrames.GOING_AWAY;
-    private volatile boolean refused;
-    /** Until the client signed in with its first message (when it must), its bytes are held here. */
-    private final AtomicReference<FirstMessageAuth> signIn = new AtomicReference<>();
-    /** Open once the client signed in or was refused: until then nothing of the sandbox's reaches it. */
-    private final CountDownLatch signedIn = new CountDownLatch(1);
+
+    /** Where a tunnel stands with its client's sign-in. */
+    enum SignIn {
+        /** Its first message is awaited: nothing passes either way. */
+        AWAITED,
+        /** Signed in, or never asked to (a key came with the handshake): bytes pass. */
+        DONE,
+        /** Refused, timed out or ended before it: nothing ever passes. */
+        FAILED
+    }
+
+    private final AtomicReference<SignIn> signIn = new AtomicReference<>(SignIn.DONE);
+    /** Reads the first message while the sign-in is awaited (touched by the reading thread only). */
+    private final FirstMessageAuth firstMessage;
+    /** Frees what a tunnel waiting for its sign-in holds, once it left that state. */
+    private final Runnable leftPending;
+    /** Open once the sign-in is no longer awaited: until then the sandbox's bytes wait. */
+    private final CountDownLatch settled = new CountDownLatch(1);
     private volatile WebConnection connection;
 
     /**
      * @param fromService the socket's input, positioned after the service's 101 response head
      * @param websocket   whether the agreed protocol is WebSocket
      * @param onEnd       called once when the session is over (reports traffic, frees the slot)
+     * @param leftPending called once when a tunnel admitted to sign in with its first message
+     *                    ({@link Admission.Admitted#awaitsFirstMessage()}) leaves that state
      */
     WebSocketTunnel(ProxyExchange exchange, Socket socket, InputStream fromService, boolean websocket,
-                    Consumer<WebSocketTunnel> onEnd) {
+                    Consumer<WebSocketTunnel> onEnd, Runnable leftPending) {
         this.exchange = exchange;
         this.socket = socket;
         this.fromService = fromService;
         this.websocket = websocket;
         this.onEnd = onEnd;
+        this.leftPending = leftPending;
         ProxyTarget target = exchange.target();
-        if (websocket && exchange.admitted().awaitsFirstMessage()) {
-            signIn.set(new FirstMessageAuth(target.publicKey(), target.internalKey()));
+        if (exchange.admitted().awaitsFirstMessage()) {
+            // the proxy agreed to no extension for such a tunnel (WebSocketTunnels), so frames are plain
+            firstMessage = new FirstMessageAuth(target.publicKey(), target.internalKey());
+            signIn.set(websocket ? SignIn.AWAITED : SignIn.FAILED);
+            if (!websocket) {
+                // no sign-in message in another protocol (WebSocketTunnels answers such a 101 itself)
+                leftPending.run();
+                settled.countDown();
+            }
         } else {
-            signedIn.countDown();
+            firstMessage = null;
+            settled.countDown();
         }
     }
 
     /** Whether the client has yet to sign in with its first message. */
     boolean awaitsFirstMessage() {
-        return signIn.get() != null;
+        return signIn.get() == SignIn.AWAITED;
+    }
+
+    /** Whether bytes ever passed for the client: it signed in, or needed not. */
+    boolean signedIn() {
+        return signIn.get() == SignIn.DONE;
     }
 
     /**
@@ -86,12 +115,11 @@ final class WebSocketTunnel {
      * client gets the agent server's own close code for it.
      */
     void refuseSignIn() {
-        if (signIn.getAndSet(null) != null) {
+        if (signIn.compareAndSet(SignIn.AWAITED, SignIn.FAILED)) {
             closeCode = FirstMessageAuth.AUTH_FAILED;
             closeReason = "Authentication failed";
-            refused = true;
+            leftPending.run();
             closeSocket();
-            signedIn.countDown();
         }
     }
 
@@ -157,8 +185,8 @@ final class WebSocketTunnel {
 
     private void serviceToClient(OutputStream toClient) {
         try {
-            signedIn.await();
-            if (!refused) {
+            settled.await();
+            if (signIn.get() == SignIn.DONE) {
                 bytesOut.addAndGet(Pump.copy(fromService, toClient, websocket ? frames::consume : null));
             }
         } catch (InterruptedException e) {
@@ -207,24 +235,27 @@ final class WebSocketTunnel {
                     // counted before the write: a service that drops the connection on what it just got
                     // ends the session from the other direction, and its report must not miss this
                     bytesIn.addAndGet(n);
-                    FirstMessageAuth pending = signIn.get();
-                    if (pending == null) {
+                    SignIn state = signIn.get();
+                    if (state == SignIn.DONE) {
                         out.write(buffer, 0, n);
+                    } else if (state == SignIn.FAILED) {
+                        ended(false);
+                        return;
                     } else {
-                        FirstMessageAuth.Result result = pending.offer(buffer, 0, n);
-                        if (result.outcome() == FirstMessageAuth.Outcome.REFUSED) {
+                        FirstMessageAuth.Result result = firstMessage.offer(buffer, 0, n);
+                        if (result.outcome() == FirstMessageAuth.Outcome.NEED_MORE) {
+                            continue;
+                        }
+                        if (result.outcome() == FirstMessageAuth.Outcome.REFUSED
+                                || !signIn.compareAndSet(SignIn.AWAITED, SignIn.DONE)) {
+                            // refused, or its time was up a moment ago
                             refuseSignIn();
                             ended(false);
                             return;
                         }
-                        if (result.outcome() == FirstMessageAuth.Outcome.NEED_MORE) {
-                            continue;
-                        }
-                        if (!signIn.compareAndSet(pending, null)) {
-                            return; // its time was up a moment ago: the tunnel is closing
-                        }
+                        leftPending.run();
                         out.write(result.toService());
-                        signedIn.countDown();
+                        settled.countDown();
                     }
                     out.flush();
                 }
@@ -270,7 +301,11 @@ final class WebSocketTunnel {
         if (socketClosed.compareAndSet(false, true)) {
             closeQuietly(socket);
         }
-        signedIn.countDown(); // however it ends, the thread that finishes the session goes on
+        // however it ends, a sign-in still awaited has failed, and the thread that finishes the session goes on
+        if (signIn.compareAndSet(SignIn.AWAITED, SignIn.FAILED)) {
+            leftPending.run();
+        }
+        settled.countDown();
     }
 
     private void closeConnection() {

@@ -20,6 +20,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -48,8 +49,14 @@ public class WebSocketTunnels {
     private static final Logger LOG = Logger.getLogger(WebSocketTunnels.class.getName());
     /** How long the service may take to answer the handshake; after it, the tunnel has no timeout. */
     private static final int HANDSHAKE_TIMEOUT_MILLIS = 30_000;
-    /** How long a client that signs in with its first message has to send it. */
-    private static final long FIRST_MESSAGE_SECONDS = 15;
+    /** How long a client that signs in with its first message has to send it (the agent server's own wait). */
+    private static final long FIRST_MESSAGE_SECONDS = 10;
+    /**
+     * How many keyless tunnels may wait for their sign-in at once, per runtime and in all: what an
+     * anonymous client can hold of the runtime's tunnel slots, for {@value #FIRST_MESSAGE_SECONDS} s.
+     */
+    static final int PENDING_PER_RUNTIME = 4;
+    static final int PENDING_IN_ALL = 32;
 
     @Inject
     @ConfigProperty(name = "dockyard.proxy.max-tunnels", defaultValue = "256")
@@ -79,6 +86,7 @@ public class WebSocketTunnels {
     private ExecutorService threads;
     private ScheduledExecutorService deadlines;
     private final Set<WebSocketTunnel> open = ConcurrentHashMap.newKeySet();
+    private final TunnelLimits pending = new TunnelLimits(PENDING_PER_RUNTIME, PENDING_IN_ALL);
 
     @PostConstruct
     void start() {
@@ -117,9 +125,19 @@ public class WebSocketTunnels {
             return;
         }
         ProxyTarget target = exchange.target();
+        boolean keyless = exchange.admitted().awaitsFirstMessage();
+        // keyless tunnels are counted by runtime only ("" as their user): nobody is known yet
+        if (keyless && pending.tryAcquire(target.runtimeId(), "").isPresent()) {
+            slots.release();
+            ProxyErrors.write(response, 429, "Too many connections waiting to sign in to this runtime");
+            return;
+        }
         Optional<String> overLimit = limits.tryAcquire(target.runtimeId(), target.userId());
         if (overLimit.isPresent()) {
             slots.release();
+            if (keyless) {
+                pending.release(target.runtimeId(), "");
+            }
             ProxyErrors.write(response, 429, overLimit.get());
             return;
         }
@@ -135,12 +153,23 @@ public class WebSocketTunnels {
             socket.setTcpNoDelay(true); // frames are small and interactive
             socket.setKeepAlive(true);
             OutputStream toService = socket.getOutputStream();
+            List<Header> forwarded = exchange.forwardedHeaders(true);
+            if (keyless) {
+                // no extension: a compressed sign-in message could be neither read nor rewritten
+                forwarded = forwarded.stream().filter(h -> !h.is("Sec-WebSocket-Extensions")).toList();
+            }
             toService.write(UpgradeHandshake.requestHead(request.getMethod(),
                     exchange.forwardedPathAndQuery(request.getQueryString()), service.getHost() + ":" + port,
-                    exchange.forwardedHeaders(true)));
+                    forwarded));
             toService.flush();
             InputStream fromService = new BufferedInputStream(socket.getInputStream(), Pump.BUFFER);
             ResponseHead head = UpgradeHandshake.readHead(fromService);
+            boolean websocket = "websocket".equalsIgnoreCase(head.header("Upgrade").orElse(""));
+            if (keyless && (head.status() != HttpServletResponse.SC_SWITCHING_PROTOCOLS || !websocket)) {
+                // nothing of the service's answers a client that has not signed in
+                ProxyErrors.write(response, 401, "Invalid or missing session API key");
+                return;
+            }
             if (head.status() != HttpServletResponse.SC_SWITCHING_PROTOCOLS) {
                 relay(request, response, exchange, head, fromService);
                 return;
@@ -157,8 +186,8 @@ public class WebSocketTunnels {
                 response.addHeader("Set-Cookie", cookie);
             }
             TunnelHandler handler = request.upgrade(TunnelHandler.class);
-            boolean websocket = "websocket".equalsIgnoreCase(head.header("Upgrade").orElse(""));
-            WebSocketTunnel tunnel = new WebSocketTunnel(exchange, socket, fromService, websocket, this::ended);
+            WebSocketTunnel tunnel = new WebSocketTunnel(exchange, socket, fromService, websocket, this::ended,
+                    () -> pending.release(target.runtimeId(), ""));
             open.add(tunnel);
             handler.attach(tunnel, threads);
             handedOver = true;
@@ -183,6 +212,9 @@ public class WebSocketTunnels {
             if (!handedOver) {
                 socket.close();
                 release(target);
+                if (keyless) {
+                    pending.release(target.runtimeId(), "");
+                }
             }
         }
     }
@@ -215,6 +247,9 @@ public class WebSocketTunnels {
         if (open.remove(tunnel)) {
             release(tunnel.exchange().target());
         }
-        runtimes.traffic(tunnel.exchange(), true, tunnel.bytesIn(), tunnel.bytesOut());
+        if (tunnel.signedIn()) {
+            // a client that never signed in is nobody's traffic, and keeps no runtime awake
+            runtimes.traffic(tunnel.exchange(), true, tunnel.bytesIn(), tunnel.bytesOut());
+        }
     }
 }

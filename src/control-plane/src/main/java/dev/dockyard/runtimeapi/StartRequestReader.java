@@ -103,6 +103,7 @@ final class StartRequestReader {
         }
         String user = uid == null ? null : gid == null ? String.valueOf(uid) : uid + ":" + gid;
         String asked = string(body, "runtime_class");
+        asked = asked == null || asked.isBlank() ? null : asked.strip();
         if (asked != null && !RUNTIME_CLASSES.containsKey(asked)) {
             throw invalid("runtime_class must be one of " + new TreeSet<>(RUNTIME_CLASSES.keySet()));
         }

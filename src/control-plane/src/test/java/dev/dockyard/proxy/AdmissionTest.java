@@ -198,8 +198,17 @@ class AdmissionTest {
                 "GET", NOTHING, true, false, true));
         assertRefused(401, Admission.decide(Optional.of(target(ProxyTarget.State.READY)), route("/x"), "GET",
                 NOTHING, false, false, true));
-        assertRefused(401, Admission.decide(Optional.of(target(ProxyTarget.State.READY)), route("/alive"), "GET",
-                NOTHING, true, false, true));
+        // only the agent server's sockets, by GET, in plain segments
+        for (String path : List.of("/alive", "/x", "/api/bash/start_bash_command", "/sockets", "/sockets/../api/x",
+                "/sockets/events/%2e%2e", "/socketsx/events")) {
+            assertRefused(401, Admission.decide(Optional.of(target(ProxyTarget.State.READY)), route(path), "GET",
+                    NOTHING, true, false, true));
+        }
+        assertRefused(401, Admission.decide(Optional.of(target(ProxyTarget.State.READY)), route("/sockets/events/c1"),
+                "POST", NOTHING, true, false, true));
+        assertEquals(Optional.of(Source.FIRST_MESSAGE), assertInstanceOf(Admitted.class, Admission.decide(
+                Optional.of(target(ProxyTarget.State.READY)), route("/sockets/bash-events"), "GET", NOTHING, true,
+                false, true)).authenticatedBy());
     }
 
     private static Admitted admitted(String rest, String method, Presented presented) {

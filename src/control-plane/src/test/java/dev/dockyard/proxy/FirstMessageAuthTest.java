@@ -89,6 +89,10 @@ class FirstMessageAuthTest {
             assertEquals(Outcome.REFUSED, auth.offer(first, 0, first.length).outcome(), new String(first,
                     StandardCharsets.ISO_8859_1));
         }
+        byte[] compressed = frame(1, "{\"type\": \"auth\", \"session_api_key\": \"PUBLIC\"}");
+        compressed[0] |= 0x40;
+        assertEquals(Outcome.REFUSED, new FirstMessageAuth("PUBLIC", "INTERNAL").offer(compressed, 0, compressed.length)
+                .outcome(), "RSV1 (permessage-deflate) was not agreed");
         byte[] unmasked = frame(1, "{\"type\": \"auth\", \"session_api_key\": \"PUBLIC\"}");
         unmasked[1] &= 0x7f;
         assertEquals(Outcome.REFUSED, new FirstMessageAuth("PUBLIC", "INTERNAL").offer(unmasked, 0, unmasked.length)

@@ -2,6 +2,7 @@ package dev.dockyard.runtime.provisioning;
 
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.ExecutorServer;
+import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.cluster.ControlPlaneInstance;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.observability.DockyardMetrics;
@@ -77,7 +78,10 @@ public class RuntimeRegistrations {
         runtime.withRepository(request.repository());
         runtime.runsProgram(request.program());
         runtime.startsExecutorOn(executorServer(request, node));
-        runtime.isolatedAs(request.isolation());
+        // a runtime class that is the node's default is the default there: a node that knows of no
+        // runtime classes (a remote Dockyard) is then asked for nothing it would refuse
+        runtime.isolatedAs(nodes.isDefaultThere(node, request.isolation()) ? SandboxIsolation.DEFAULT
+                : request.isolation());
         runtime.publishesPorts(request.servicePorts());
         runtime.withWorkspace(request.workspace().sandboxWorkspace());
         ProvisioningRequest.Lifecycle lifecycle = request.lifecycle() != null ? request.lifecycle()

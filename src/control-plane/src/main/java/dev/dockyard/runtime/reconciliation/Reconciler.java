@@ -328,9 +328,10 @@ public class Reconciler {
         } else {
             return false;
         }
+        // only a sandbox that runs or is frozen after all was missed; one stopped or in error (a
+        // remote node lists its live runtimes only) is what the list said
         SandboxState.Phase now = backend.inspect(runtime.containerName()).phase();
-        if (now == SandboxState.Phase.RUNNING || now == SandboxState.Phase.PAUSED
-                || (sandbox == null && now != SandboxState.Phase.MISSING)) {
+        if (now == SandboxState.Phase.RUNNING || now == SandboxState.Phase.PAUSED) {
             return false;
         }
         // only from the status this pass saw: a pause or resume recorded since is not a disconnection
