@@ -22,7 +22,6 @@ import jakarta.ws.rs.core.UriBuilder;
 import jakarta.ws.rs.core.UriInfo;
 import java.net.URI;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.Set;
 
 /**
@@ -47,6 +46,9 @@ public class RuntimeForkResource {
     @Inject
     RuntimeService lifecycle;
 
+    @Inject
+    AnswerBackstops backstops;
+
     @Context
     UriInfo uri;
 
@@ -55,7 +57,8 @@ public class RuntimeForkResource {
     public void fork(@PathParam("id") String id, JsonObject body, @HeaderParam("Prefer") String prefer,
                      @Suspended AsyncResponse async) {
         int wait = RuntimeResource.preferredWait(prefer);
-        async.setTimeout(wait + 60L, TimeUnit.SECONDS);
+        backstops.guard(async, Duration.ofSeconds(wait + 60L), () -> Problem.of(Problem.Kind.SERVICE_UNAVAILABLE,
+                "No answer within " + (wait + 60) + " s").toException());
         try {
             SandboxRuntime source = RuntimeSnapshotResource.visible(runtimes, caller, id);
             if (body != null) {

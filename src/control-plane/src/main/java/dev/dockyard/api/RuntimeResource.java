@@ -54,7 +54,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -96,6 +95,9 @@ public class RuntimeResource {
 
     @Inject
     RuntimeService lifecycle;
+
+    @Inject
+    AnswerBackstops backstops;
 
     @Inject
     ActionService actions;
@@ -218,10 +220,10 @@ public class RuntimeResource {
     }
 
     /** Holds the answer back; a backstop answers should a service never complete. */
-    private static void suspend(AsyncResponse async, int longestWaitSeconds) {
-        async.setTimeout(longestWaitSeconds + BACKSTOP_SECONDS, TimeUnit.SECONDS);
-        async.setTimeoutHandler(late -> late.resume(Problem.of(Problem.Kind.INTERNAL,
-                "No answer within " + (longestWaitSeconds + BACKSTOP_SECONDS) + " s").toException()));
+    private void suspend(AsyncResponse async, int longestWaitSeconds) {
+        backstops.guard(async, Duration.ofSeconds(longestWaitSeconds + BACKSTOP_SECONDS), () -> Problem.of(
+                Problem.Kind.INTERNAL, "No answer within " + (longestWaitSeconds + BACKSTOP_SECONDS) + " s")
+                .toException());
     }
 
     private static void resume(AsyncResponse async, CompletionStage<Response> answer) {

@@ -8,9 +8,17 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.apache.derby.jdbc.EmbeddedDataSource;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.junit.jupiter.api.AfterEach;
@@ -56,6 +64,44 @@ class DatabaseReadinessTest {
         assertTrue(data.contains("java.sql.SQLException") || data.contains("SQLException"), data);
         assertTrue(response.getData().orElseThrow().containsKey("sqlState"), data);
         assertFalse(data.contains("secret-place"), data);
+    }
+
+    @Test
+    void shouldSendOneProbeForAllTheChecksThatArriveWhileItRuns() throws Exception {
+        EmbeddedDataSource derby = new EmbeddedDataSource();
+        derby.setDatabaseName(Files.createTempDirectory("dockyard-health").resolve("db").toString());
+        derby.setCreateDatabase("create");
+        derby.getConnection().close();
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger connections = new AtomicInteger();
+        // a data source whose connections come only once every check has arrived
+        DataSource slow = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection")) {
+                        connections.incrementAndGet();
+                        release.await();
+                    }
+                    return method.invoke(derby, args);
+                });
+        DatabaseReadiness readiness = new DatabaseReadiness(slow, threads, 5);
+        ExecutorService checks = Executors.newFixedThreadPool(20);
+        try {
+            List<Future<HealthCheckResponse>> answers = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                answers.add(checks.submit(readiness::call));
+            }
+            Thread.sleep(300);
+            release.countDown();
+            for (Future<HealthCheckResponse> answer : answers) {
+                assertEquals(HealthCheckResponse.Status.UP, answer.get(10, TimeUnit.SECONDS).getStatus());
+            }
+            assertEquals(1, connections.get(), "each check sent a probe of its own");
+            // a check after that one finished sends a new probe: the answer is never an old one
+            assertEquals(HealthCheckResponse.Status.UP, readiness.call().getStatus());
+            assertEquals(2, connections.get());
+        } finally {
+            checks.shutdownNow();
+        }
     }
 
     @Test
