@@ -3,16 +3,21 @@ package dev.dockyard.api;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.container.AsyncResponse;
 import jakarta.ws.rs.container.CompletionCallback;
 import java.time.Duration;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * The backstop of a suspended answer: should the service that holds it never complete it, the
@@ -28,21 +33,31 @@ import java.util.function.Supplier;
 @ApplicationScoped
 public class AnswerBackstops {
 
+    private static final Logger LOG = Logger.getLogger(AnswerBackstops.class.getName());
+
     @Resource
     ManagedThreadFactory threadFactory;
+
+    @Resource
+    ManagedExecutorService managedExecutor;
+
+    /** Where late answers are sent: the server's executor. */
+    private Executor executor;
 
     private ScheduledThreadPoolExecutor timer;
 
     public AnswerBackstops() {
     }
 
-    /** For tests: a timer on threads of {@code threads}. */
-    AnswerBackstops(ThreadFactory threads) {
+    /** For tests: a timer on threads of {@code threads}, late answers sent on {@code executor}. */
+    AnswerBackstops(ThreadFactory threads, Executor executor) {
+        this.executor = executor;
         start(threads);
     }
 
     @PostConstruct
     void start() {
+        executor = managedExecutor;
         start(threadFactory);
     }
 
@@ -59,10 +74,29 @@ public class AnswerBackstops {
 
     /** Answers {@code async} with {@code late}'s exception after {@code after}, unless it is answered first. */
     public void guard(AsyncResponse async, Duration after, Supplier<? extends Throwable> late) {
-        ScheduledFuture<?> backstop = timer.schedule(() -> {
-            async.resume(late.get());
-        }, after.toMillis(), TimeUnit.MILLISECONDS);
+        ScheduledFuture<?> backstop = timer.schedule(() -> answerLate(async, late), after.toMillis(),
+                TimeUnit.MILLISECONDS);
         async.register((CompletionCallback) failure -> backstop.cancel(false));
+    }
+
+    /**
+     * On the server's executor, not the timer's thread: in an outage many answers are late at once,
+     * and one slow client must not hold the others' answers back.
+     */
+    private void answerLate(AsyncResponse async, Supplier<? extends Throwable> late) {
+        Runnable answer = () -> {
+            try {
+                async.resume(late.get());
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "A late answer could not be sent", e);
+            }
+        };
+        try {
+            executor.execute(answer);
+        } catch (RejectedExecutionException e) {
+            // the server is stopping: answered here, or not at all
+            answer.run();
+        }
     }
 
     /** Timers waiting (for tests: an answered request leaves none). */

@@ -42,7 +42,11 @@ public class DatabaseReadiness implements HealthCheck {
     @Resource
     ManagedThreadFactory threadFactory;
 
-    /** The probe's own thread: never in a queue behind the requests that wait for its answer. */
+    /**
+     * The probes' own threads: never in a queue behind the requests that wait for their answer.
+     * Not one thread: a probe stuck in a socket read (a database that accepts and says nothing) is
+     * not freed by its cancel, and the next probe must not wait behind it.
+     */
     private ExecutorService executor;
 
     @Inject
@@ -57,7 +61,7 @@ public class DatabaseReadiness implements HealthCheck {
 
     @PostConstruct
     void start() {
-        executor = Executors.newSingleThreadExecutor(threadFactory);
+        executor = Executors.newCachedThreadPool(threadFactory);
     }
 
     @PreDestroy
@@ -79,10 +83,13 @@ public class DatabaseReadiness implements HealthCheck {
         try {
             return probe.get(timeoutSeconds, TimeUnit.SECONDS) ? response.up().build()
                     : response.down().withData("error", "the connection is not valid").build();
-        } catch (TimeoutException | CancellationException e) {
-            // cancelled: another check that shared this probe gave up on it first
+        } catch (TimeoutException e) {
             probe.cancel(true);
             return response.down().withData("error", "no answer within " + timeoutSeconds + " s").build();
+        } catch (CancellationException e) {
+            // a check that joined this probe earlier gave up on it: it had no answer for that long
+            return response.down().withData("error", "no answer within " + timeoutSeconds + " s to a probe "
+                    + "shared with another check").build();
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             response.down().withData("error", cause.getClass().getName());

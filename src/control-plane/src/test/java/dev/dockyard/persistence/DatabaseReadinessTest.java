@@ -87,10 +87,16 @@ class DatabaseReadinessTest {
         ExecutorService checks = Executors.newFixedThreadPool(20);
         try {
             List<Future<HealthCheckResponse>> answers = new ArrayList<>();
+            CountDownLatch arrived = new CountDownLatch(20);
             for (int i = 0; i < 20; i++) {
-                answers.add(checks.submit(readiness::call));
+                answers.add(checks.submit(() -> {
+                    arrived.countDown();
+                    return readiness.call();
+                }));
             }
-            Thread.sleep(300);
+            assertTrue(arrived.await(10, TimeUnit.SECONDS));
+            // the last to arrive is a statement away from the probe; the first's is stuck until released
+            Thread.sleep(200);
             release.countDown();
             for (Future<HealthCheckResponse> answer : answers) {
                 assertEquals(HealthCheckResponse.Status.UP, answer.get(10, TimeUnit.SECONDS).getStatus());
