@@ -82,6 +82,25 @@ public class MemberBoots {
     /** Member id → pool, for the boots running in this control plane now. */
     private final Map<String, String> booting = new ConcurrentHashMap<>();
 
+    /** Told each time a boot ends (the keeper: its slot may start the next one now). */
+    private volatile Runnable whenBootEnds = () -> {
+    };
+
+    /**
+     * Runs {@code task} each time a member's boot ends, ready or not. The keeper starts the next boot
+     * then, not at its next timed pass: with four boots at once and passes a second apart, a pool of
+     * 100 spent about a fifth of its fill with finished slots waiting for the pass.
+     */
+    void whenBootEnds(Runnable task) {
+        whenBootEnds = task;
+    }
+
+    /** The boot's slot is free again (a failed boot has recorded its failure first, so the pool backs off). */
+    private void ended(PoolMember member) {
+        booting.remove(member.id());
+        whenBootEnds.run();
+    }
+
     /** Whether the member's boot runs in this control plane now. */
     boolean isBooting(String memberId) {
         return booting.containsKey(memberId);
@@ -115,7 +134,7 @@ public class MemberBoots {
                     handedOn = bootNow(pool, member);
                 } finally {
                     if (!handedOn) {
-                        booting.remove(member.id());
+                        ended(member);
                     }
                 }
             });
@@ -150,11 +169,11 @@ public class MemberBoots {
                 try {
                     withTurn(pool, member, boot, turn, waited[0]);
                 } finally {
-                    booting.remove(member.id());
+                    ended(member);
                 }
             }, refused -> {
-                booting.remove(member.id());
                 failed(pool, member, refused);
+                ended(member);
             });
         } catch (RuntimeException e) {
             // no turn taken (e.g. a malformed max-concurrent-boots of the node): the pool backs off with the cause

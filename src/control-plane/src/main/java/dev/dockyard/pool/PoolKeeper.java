@@ -4,6 +4,7 @@ import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.config.DockyardConfig;
+import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
@@ -95,6 +96,12 @@ public class PoolKeeper {
 
     /** What one pass did. */
     public record Report(int drained, int boots, boolean skippedSomewhere) {
+    }
+
+    /** A finished boot's slot starts the next one at once, not at the next timed pass. */
+    @PostConstruct
+    void startNextBootsWhenBootsEnd() {
+        boots.whenBootEnds(this::tendSoon);
     }
 
     /** Tends the pools only while {@code gate} says so: among several control planes, where the lease is. */

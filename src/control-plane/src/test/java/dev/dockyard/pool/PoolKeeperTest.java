@@ -251,6 +251,22 @@ class PoolKeeperTest {
     }
 
     @Test
+    void shouldStartTheNextBootAsSoonAsOneEndsNotAtTheNextPass() {
+        define("p", 3, 1);
+        runAtOnce = false;
+        keeper.startNextBootsWhenBootsEnd();
+
+        keeper.tend();
+        // one pass, then only the work the boots themselves queue (no timer pass in this test)
+        for (int i = 0; i < 100 && !queued.isEmpty(); i++) {
+            queued.remove(0).run();
+        }
+
+        assertEquals(3, members(PoolMember.Status.READY).size(), "each ended boot started the next one");
+        assertTrue(queued.isEmpty());
+    }
+
+    @Test
     void shouldQueueEachReadyMemberForOneClaimOnly() {
         define("p", 3, 3);
 
