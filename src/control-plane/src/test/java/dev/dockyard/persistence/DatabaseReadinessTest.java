@@ -4,11 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.reflect.Proxy;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,13 +41,21 @@ class DatabaseReadinessTest {
         threads.shutdownNow();
     }
 
-    @Test
-    void shouldBeUpWhenTheDatabaseAnswers() throws Exception {
+    /**
+     * An embedded database made before any check, which times answering, not Derby making a
+     * database (seconds on a busy machine).
+     */
+    private static EmbeddedDataSource createdDerby() throws Exception {
         EmbeddedDataSource derby = new EmbeddedDataSource();
         derby.setDatabaseName(Files.createTempDirectory("dockyard-health").resolve("db").toString());
         derby.setCreateDatabase("create");
-        // created before the check, which times answering, not Derby making a database (seconds on a busy machine)
         derby.getConnection().close();
+        return derby;
+    }
+
+    @Test
+    void shouldBeUpWhenTheDatabaseAnswers() throws Exception {
+        EmbeddedDataSource derby = createdDerby();
         HealthCheckResponse response = new DatabaseReadiness(derby, threads, 5).call();
         assertEquals(HealthCheckResponse.Status.UP, response.getStatus());
         assertEquals("database", response.getName());
@@ -68,10 +76,7 @@ class DatabaseReadinessTest {
 
     @Test
     void shouldSendOneProbeForAllTheChecksThatArriveWhileItRuns() throws Exception {
-        EmbeddedDataSource derby = new EmbeddedDataSource();
-        derby.setDatabaseName(Files.createTempDirectory("dockyard-health").resolve("db").toString());
-        derby.setCreateDatabase("create");
-        derby.getConnection().close();
+        EmbeddedDataSource derby = createdDerby();
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger connections = new AtomicInteger();
         // a data source whose connections come only once every check has arrived
