@@ -18,4 +18,7 @@ public interface AuditEntries {
 
     /** Entries of one user (or everyone's for null) since a moment (or ever for null), newest first. */
     List<AuditEntry> search(String userId, Instant since, int limit);
+
+    /** Removes up to {@code max} entries recorded before {@code cutoff} (the audit's retention); how many went. */
+    int removeRecordedBefore(Instant cutoff, int max);
 }

@@ -44,4 +44,14 @@ public class JpaAuditEntries implements AuditEntries {
         }
         return query.setMaxResults(limit).getResultList();
     }
+
+    @Override
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public int removeRecordedBefore(Instant cutoff, int max) {
+        List<String> ids = em.createQuery("select a.id from AuditEntry a where a.at < :cutoff", String.class)
+                .setParameter("cutoff", cutoff).setMaxResults(max).getResultList();
+        return ids.isEmpty() ? 0
+                : em.createQuery("delete from AuditEntry a where a.id in :ids").setParameter("ids", ids)
+                        .executeUpdate();
+    }
 }

@@ -11,6 +11,7 @@ import jakarta.persistence.EntityManager;
 import jakarta.persistence.LockModeType;
 import jakarta.persistence.PersistenceContext;
 import jakarta.persistence.TypedQuery;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
@@ -114,6 +115,29 @@ public class JpaRuntimeRepository implements RuntimeRepository {
                 .setParameter("ended", ended).executeUpdate();
         return em.createQuery("delete from SandboxRuntime r where r.userId = :user and r.status in :ended")
                 .setParameter("user", userId).setParameter("ended", ended).executeUpdate();
+    }
+
+    @Override
+    public int forgetEndedBefore(Instant cutoff, int max) {
+        List<String> ids = em.createQuery("select r.id from SandboxRuntime r where r.status in :ended "
+                        + "and r.updatedAt < :cutoff", String.class)
+                .setParameter("ended", List.of(RuntimeStatus.STOPPED, RuntimeStatus.ERROR))
+                .setParameter("cutoff", cutoff).setMaxResults(max).getResultList();
+        if (ids.isEmpty()) {
+            return 0;
+        }
+        em.createQuery("delete from StatusChange c where c.runtimeId in :ids").setParameter("ids", ids).executeUpdate();
+        return em.createQuery("delete from SandboxRuntime r where r.id in :ids").setParameter("ids", ids)
+                .executeUpdate();
+    }
+
+    @Override
+    public int forgetChangesBefore(Instant cutoff, int max) {
+        List<String> ids = em.createQuery("select c.id from StatusChange c where c.at < :cutoff", String.class)
+                .setParameter("cutoff", cutoff).setMaxResults(max).getResultList();
+        return ids.isEmpty() ? 0
+                : em.createQuery("delete from StatusChange c where c.id in :ids").setParameter("ids", ids)
+                        .executeUpdate();
     }
 
     @Override

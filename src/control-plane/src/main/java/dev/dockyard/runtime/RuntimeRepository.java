@@ -1,5 +1,6 @@
 package dev.dockyard.runtime;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
@@ -44,6 +45,15 @@ public interface RuntimeRepository {
      * leaves no runtime history under an id that may be given again. Audit entries stay.
      */
     int forgetEnded(String userId);
+
+    /**
+     * Removes up to {@code max} runtimes that ended (STOPPED, ERROR) before {@code cutoff}, with
+     * their status changes: the retention of ended runtimes. Returns how many runtimes went.
+     */
+    int forgetEndedBefore(Instant cutoff, int max);
+
+    /** Removes up to {@code max} status changes recorded before {@code cutoff}, of any runtime. */
+    int forgetChangesBefore(Instant cutoff, int max);
 
     /** A runtime's status changes, oldest first. */
     List<StatusChange> history(String runtimeId);

@@ -4,6 +4,7 @@ import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.StatusChange;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -74,6 +75,23 @@ public class FakeRuntimes implements RuntimeRepository {
         ended.forEach(rows::remove);
         changes.removeIf(c -> ended.contains(c.runtimeId()));
         return ended.size();
+    }
+
+    @Override
+    public synchronized int forgetEndedBefore(Instant cutoff, int max) {
+        List<String> ended = rows.values().stream()
+                .filter(r -> r.status() == RuntimeStatus.STOPPED || r.status() == RuntimeStatus.ERROR)
+                .filter(r -> r.updatedAt().isBefore(cutoff)).limit(max).map(SandboxRuntime::id).toList();
+        ended.forEach(rows::remove);
+        changes.removeIf(c -> ended.contains(c.runtimeId()));
+        return ended.size();
+    }
+
+    @Override
+    public synchronized int forgetChangesBefore(Instant cutoff, int max) {
+        List<StatusChange> old = changes.stream().filter(c -> c.at().isBefore(cutoff)).limit(max).toList();
+        changes.removeAll(old);
+        return old.size();
     }
 
     @Override

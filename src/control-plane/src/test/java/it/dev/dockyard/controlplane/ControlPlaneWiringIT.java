@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dockyard.application.retention.History;
+import dev.dockyard.audit.AuditEntries;
+import dev.dockyard.audit.AuditEntry;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.IllegalTransitionException;
@@ -15,12 +18,14 @@ import dev.dockyard.runtime.provisioning.ProvisioningJournal;
 import dev.dockyard.tenancy.Accounts;
 import dev.dockyard.tenancy.Role;
 import jakarta.inject.Inject;
+import jakarta.transaction.UserTransaction;
 import java.io.File;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
@@ -123,6 +128,54 @@ class ControlPlaneWiringIT {
         SandboxRuntime stored = journal.find(runtime.id()).orElseThrow();
         assertEquals(RuntimeStatus.STOPPED, stored.status());
         assertNull(stored.readyAt());
+    }
+
+    @Inject
+    History history;
+
+    @Inject
+    AuditEntries audit;
+
+    @Inject
+    UserTransaction tx;
+
+    /**
+     * The retention's statements on the real database: a runtime that ended before the cutoff goes
+     * with its status changes, one that lives stays, and so does every row after the cutoff. The
+     * rows it removes are dated in 2001, so the cutoff reaches no other test's rows.
+     */
+    @Test
+    void shouldForgetHistoryOlderThanTheCutoffOnTheRealDatabase() throws Exception {
+        Instant longAgo = Instant.parse("2001-01-01T00:00:00Z");
+        Instant cutoff = longAgo.plus(Duration.ofDays(1));
+        SandboxRuntime ended = register(newRuntime("wiring-" + UUID.randomUUID()));
+        SandboxRuntime live = register(newRuntime("wiring-" + UUID.randomUUID()));
+        String auditedRuntime = "rt-retention-" + UUID.randomUUID().toString().substring(0, 8);
+        tx.begin();
+        SandboxRuntime row = runtimes.lock(ended.id()).orElseThrow();
+        runtimes.record(row.transitionTo(RuntimeStatus.STOPPED, "ended long ago", longAgo));
+        SandboxRuntime liveRow = runtimes.lock(live.id()).orElseThrow();
+        runtimes.record(liveRow.transitionTo(RuntimeStatus.RUNTIME_STARTED, "started long ago", longAgo));
+        tx.commit();
+        audit.store(List.of(auditEntry(longAgo, auditedRuntime), auditEntry(Instant.now(), auditedRuntime)));
+
+        // at least these rows: a run that failed half-way may have left its own rows of 2001 behind
+        assertTrue(history.forgetRuntimesEndedBefore(cutoff) >= 1);
+        assertTrue(history.forgetEventsBefore(cutoff) >= 1, "the live runtime's change of 2001");
+        assertTrue(history.forgetAuditBefore(cutoff) >= 1);
+
+        assertTrue(journal.find(ended.id()).isEmpty());
+        assertTrue(runtimes.history(ended.id()).isEmpty());
+        assertEquals(RuntimeStatus.RUNTIME_STARTED, journal.find(live.id()).orElseThrow().status());
+        assertEquals(List.of(RuntimeStatus.STARTING_RUNTIME),
+                runtimes.history(live.id()).stream().map(StatusChange::status).toList());
+        assertEquals(1, audit.ofRuntime(auditedRuntime, 10).size());
+        assertEquals(0, history.forgetRuntimesEndedBefore(cutoff), "nothing left before the cutoff");
+        journal.stop(live.id(), "done");
+    }
+
+    private static AuditEntry auditEntry(Instant at, String runtimeId) {
+        return new AuditEntry(at, USER, runtimeId, "run", "LOW", "", AuditEntry.Decision.ALLOWED, 200, 0, 5, 10);
     }
 
     @Test
