@@ -54,6 +54,7 @@ public final class Problem {
         NODE_UNAVAILABLE(503, "node-unavailable", "The backend node is unavailable"),
         NOT_IMPLEMENTED(501, "not-implemented", "Not implemented yet"),
         EXECUTOR_FAILED(502, "executor-failed", "The sandbox's executor failed"),
+        EXECUTOR_UNAVAILABLE(503, "executor-unavailable", "The sandbox's executor is not answering"),
         BACKEND_FAILED(502, "backend-failed", "The sandbox backend failed"),
         INTERNAL(500, "internal", "Internal error");
 

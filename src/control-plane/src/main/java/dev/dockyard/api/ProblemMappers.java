@@ -55,7 +55,9 @@ public final class ProblemMappers {
     public static class ForRefused implements ExceptionMapper<Refused> {
         @Override
         public Response toResponse(Refused e) {
-            return problemOf(e).toResponse();
+            Response answer = problemOf(e).toResponse();
+            return e.retryAfterSeconds() > 0
+                    ? Response.fromResponse(answer).header("Retry-After", e.retryAfterSeconds()).build() : answer;
         }
     }
 

@@ -18,6 +18,7 @@ public class Refused extends RuntimeException {
     public enum Reason {
         VALIDATION, INVALID_ACTION, NOT_FOUND, CONVERSATION_BUSY, RUNTIME_NOT_READY, ACTION_BLOCKED,
         CONFIRMATION_REQUIRED, RUNTIME_MIGRATING, MIGRATION_REFUSED, NOT_IMPLEMENTED, IDEMPOTENCY_KEY_REUSED, REQUEST_ID_REUSED, EXECUTOR_FAILED,
+        EXECUTOR_UNAVAILABLE,
         BACKEND_FAILED, INTERNAL, FORBIDDEN, CONFLICT, QUOTA_EXCEEDED, PAYLOAD_TOO_LARGE
     }
 
@@ -25,6 +26,7 @@ public class Refused extends RuntimeException {
 
     private final Reason reason;
     private final transient Map<String, JsonValue> members = new LinkedHashMap<>();
+    private int retryAfterSeconds;
 
     public Refused(Reason reason, String detail) {
         super(detail, null, false, false);
@@ -38,6 +40,17 @@ public class Refused extends RuntimeException {
         }
         members.put(member, value);
         return this;
+    }
+
+    /** Asks the caller to come back after this many seconds (the answer's {@code Retry-After}). */
+    public Refused retryAfter(int seconds) {
+        this.retryAfterSeconds = seconds;
+        return this;
+    }
+
+    /** 0: no Retry-After. */
+    public int retryAfterSeconds() {
+        return retryAfterSeconds;
     }
 
     public Reason reason() {

@@ -61,6 +61,9 @@ public class ActionService {
     @Inject
     DockyardMetrics metrics = DockyardMetrics.unrecorded();
 
+    @Inject
+    ExecutorOutages outages = ExecutorOutages.unobserved();
+
     /**
      * Runs one action dict for {@code userId} in {@code runtime} and answers the observation.
      *
@@ -100,7 +103,7 @@ public class ActionService {
         } catch (ExecutorClient.ExecutorUnreachableException e) {
             audit(userId, runtime, action, assessment, decision, 502, null, (System.nanoTime() - started) / 1_000_000,
                     0);
-            throw new Refused(Refused.Reason.EXECUTOR_FAILED, e.getMessage());
+            throw outages.refusal(runtime, e);
         }
         audit(userId, runtime, action, assessment, decision, answer.status(), exitCode(answer.body()),
                 (System.nanoTime() - started) / 1_000_000, answer.body().length());

@@ -25,6 +25,9 @@ public class SandboxFiles {
     ExecutorClient executors;
 
     @Inject
+    ExecutorOutages outages = ExecutorOutages.unobserved();
+
+    @Inject
     Microagents microagents;
 
     /** A download under way: the zip stream (the caller closes it) and how the executor named it. */
@@ -46,7 +49,7 @@ public class SandboxFiles {
             answer = executors.upload(URI.create(awake.executorUrl()), awake.sessionKey(), contentType, body,
                     destination, recursive);
         } catch (ExecutorClient.ExecutorUnreachableException e) {
-            throw new Refused(Refused.Reason.EXECUTOR_FAILED, e.getMessage());
+            throw outages.refusal(runtime, e);
         }
         return switch (answer.status()) {
             case 200 -> answer.body();
@@ -72,7 +75,7 @@ public class SandboxFiles {
                 answer = executors.download(URI.create(awake.executorUrl()), awake.sessionKey(), path);
             }
         } catch (ExecutorClient.ExecutorUnreachableException e) {
-            throw new Refused(Refused.Reason.EXECUTOR_FAILED, e.getMessage());
+            throw outages.refusal(runtime, e);
         }
         if (answer.statusCode() != 200) {
             String text;

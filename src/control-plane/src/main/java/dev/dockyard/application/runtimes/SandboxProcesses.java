@@ -36,6 +36,9 @@ public class SandboxProcesses {
     ExecutorProcesses executors;
 
     @Inject
+    ExecutorOutages outages = ExecutorOutages.unobserved();
+
+    @Inject
     ActionService actions;
 
     @Inject
@@ -174,7 +177,7 @@ public class SandboxProcesses {
         } catch (ExecutorProcesses.CallFailedException e) {
             throw refused(e.code(), e.getMessage());
         } catch (ExecutorClient.ExecutorUnreachableException e) {
-            throw new Refused(Refused.Reason.EXECUTOR_FAILED, e.getMessage());
+            throw outages.refusal(runtime, e);
         }
     }
 

@@ -8,6 +8,7 @@ import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.StringReader;
@@ -17,6 +18,7 @@ import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
@@ -235,6 +237,22 @@ public class ExecutorClient {
 
         public ExecutorUnreachableException(String message, Throwable cause) {
             super(message, cause);
+        }
+
+        /**
+         * The executor is gone rather than slow: the connection was refused (nothing listens) or
+         * closed with no answer (its process died mid-request, or the engine's port forwarder took
+         * the connection for a sandbox that is stopping). Not when it did not answer in time.
+         */
+        public boolean executorGone() {
+            boolean io = false;
+            for (Throwable t = getCause(); t != null; t = t.getCause()) {
+                if (t instanceof InterruptedIOException || t instanceof HttpTimeoutException) {
+                    return false;
+                }
+                io |= t instanceof IOException;
+            }
+            return io;
         }
     }
 }

@@ -52,8 +52,9 @@ import java.util.logging.Logger;
  *       migration's freeze) freezes the sandbox before it records anything. A HIBERNATED
  *       runtime's sandbox is stopped on purpose (recorded before it is stopped, READY only once
  *       woken): only its sandbox gone disconnects it.</li>
- *   <li>A disconnected runtime whose sandbox stopped (an engine restart stops every container) is
- *       started again, its key handed anew; one whose sandbox runs and answers {@code /ready}
+ *   <li>A disconnected runtime whose sandbox stopped (an engine restart stops every container, a
+ *       killed executor stops its own) is started again, its key handed anew, in the pass that
+ *       disconnects it and in every later one while it stays stopped; one whose sandbox runs and answers {@code /ready}
  *       becomes READY (PAUSED if its sandbox is frozen: asleep, woken by the next action, when a
  *       remote node paused it on its own); one still disconnected after
  *       {@link DockyardConfig#disconnectedGrace(String)} of its node is released: ERROR, its sandbox removed, its
@@ -208,6 +209,11 @@ public class Reconciler {
                 } else if (SERVING.contains(runtime.status())) {
                     if (disconnect(runtime, sandbox, node, backend)) {
                         report = report.plus(new Report(0, 0, 0, 1, 0, 0, false));
+                        if (sandbox != null) {
+                            // stopped, not gone (its executor died, or the engine restarted): started
+                            // again in this pass, not the next, so the next finds it answering
+                            revive(runtime, sandbox, backend);
+                        }
                     }
                 } else if (runtime.status() == RuntimeStatus.HIBERNATED) {
                     if (sandbox == null && disconnect(runtime, null, node, backend)) {

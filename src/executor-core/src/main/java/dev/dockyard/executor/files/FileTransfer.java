@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -90,7 +91,18 @@ public final class FileTransfer {
             return unzip(dir, bounded);
         }
         Path target = guard.check(dir.resolve(name).toString(), dir);
-        Files.copy(bounded, target, StandardCopyOption.REPLACE_EXISTING);
+        // written beside it under a name of its own and moved into place once whole: an upload cut
+        // short (its client went away, the body ended early) leaves no half file and the old one as it was
+        Path partial = dir.resolve("." + name + ".upload-" + Long.toHexString(System.nanoTime()));
+        try {
+            try (OutputStream out = Files.newOutputStream(partial, StandardOpenOption.CREATE_NEW,
+                    StandardOpenOption.WRITE)) {
+                bounded.transferTo(out);
+            }
+            Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(partial);
+        }
         return 1;
     }
 

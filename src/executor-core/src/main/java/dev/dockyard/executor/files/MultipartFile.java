@@ -1,6 +1,7 @@
 package dev.dockyard.executor.files;
 
 import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -201,15 +202,10 @@ public final class MultipartFile {
                 start = 0;
                 int r = in.read(buf, end, buf.length - end);
                 if (r < 0) {
-                    done = true;
-                    int n = Math.min(len, end - start);
-                    if (n <= 0) {
-                        return -1;
-                    }
-                    System.arraycopy(buf, start, b, off, n);
-                    start += n;
-                    done = start >= end;
-                    return n;
+                    // every part ends with a delimiter, the last one too: a body that ends before it
+                    // was cut short (its client went away), and what came is not the whole file
+                    throw new EOFException("The upload was cut short: the multipart body ended before the part's "
+                            + "closing boundary");
                 }
                 end += r;
             }

@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.SequenceInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +18,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
 import java.util.zip.ZipOutputStream;
@@ -41,6 +45,34 @@ class FileTransferTest {
             }
         }
         return entries;
+    }
+
+    /** A body that breaks off after {@code text}, as when the client goes away mid-upload. */
+    private static InputStream cutAfter(String text) {
+        return new SequenceInputStream(new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)),
+                new InputStream() {
+                    @Override
+                    public int read() throws IOException {
+                        throw new EOFException("cut short");
+                    }
+                });
+    }
+
+    @Test
+    void shouldLeaveNoHalfFileAndTheOldOneAsItWasWhenAnUploadIsCutShort() throws IOException {
+        Files.writeString(workspace.resolve("kept.txt"), "the old contents");
+        FileTransfer transfer = new FileTransfer(new PathGuard(workspace, false));
+
+        assertThrows(EOFException.class, () -> transfer.upload(workspace, "kept.txt", cutAfter("new"), false));
+        assertThrows(EOFException.class, () -> transfer.upload(workspace, "fresh.txt", cutAfter("half"), false));
+
+        assertEquals("the old contents", Files.readString(workspace.resolve("kept.txt")));
+        try (Stream<Path> left = Files.list(workspace)) {
+            assertEquals(List.of("kept.txt"), left.map(p -> p.getFileName().toString()).toList());
+        }
+        // and a whole one lands
+        transfer.upload(workspace, "kept.txt", new ByteArrayInputStream("new".getBytes(StandardCharsets.UTF_8)), false);
+        assertEquals("new", Files.readString(workspace.resolve("kept.txt")));
     }
 
     @Test

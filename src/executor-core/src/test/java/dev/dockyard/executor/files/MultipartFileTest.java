@@ -3,10 +3,13 @@ package dev.dockyard.executor.files;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
+import java.io.EOFException;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -33,6 +36,18 @@ class MultipartFileTest {
         MultipartFile file = MultipartFile.find("multipart/form-data; boundary=xyz", new ByteArrayInputStream(body), "file");
         assertEquals("data.bin", file.filename());
         assertArrayEquals(content, file.content().readAllBytes());
+    }
+
+    @Test
+    void shouldRefuseAPartWhoseBodyEndsBeforeItsClosingBoundary() throws Exception {
+        byte[] content = new byte[100_000];
+        new Random(8).nextBytes(content);
+        byte[] whole = body("xyz", "file", "data.bin", content, false);
+        // the client went away half-way through the file
+        byte[] cut = Arrays.copyOf(whole, whole.length / 2);
+        MultipartFile file = MultipartFile.find("multipart/form-data; boundary=xyz", new ByteArrayInputStream(cut), "file");
+        EOFException cutShort = assertThrows(EOFException.class, () -> file.content().readAllBytes());
+        assertTrue(cutShort.getMessage().contains("cut short"), cutShort.getMessage());
     }
 
     @Test

@@ -1,0 +1,156 @@
+package dev.dockyard.application.runtimes;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dockyard.application.Refused;
+import dev.dockyard.jsonp.Jsonp;
+import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.executor.ExecutorClient;
+import dev.dockyard.runtime.executor.ExecutorClient.ExecutorUnreachableException;
+import dev.dockyard.runtime.reconciliation.SandboxUnanswered;
+import jakarta.enterprise.event.Event;
+import jakarta.enterprise.event.NotificationOptions;
+import jakarta.enterprise.util.TypeLiteral;
+import jakarta.json.JsonObject;
+import java.lang.annotation.Annotation;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a request answers when the executor cannot be reached, with the real executor client on
+ * loopback: nothing listening (a killed executor), or a connection closed unanswered, is a 503
+ * with Retry-After that brings the reconciler forward; an executor too slow to answer stays a 502.
+ */
+class ExecutorOutagesTest {
+
+    private static final JsonObject ECHO = Jsonp.createObjectBuilder().add("action", "run")
+            .add("args", Jsonp.createObjectBuilder().add("command", "echo hi")).build();
+
+    private final List<SandboxUnanswered> fired = new ArrayList<>();
+    private final ExecutorOutages outages = new ExecutorOutages();
+    private final SandboxRuntime runtime = new SandboxRuntime("c1", "alice", "docker", "dockyard/sandbox:latest",
+            1.0, 512, 60, Instant.now());
+
+    ExecutorOutagesTest() {
+        outages.unanswered = new Recorded();
+    }
+
+    @Test
+    void shouldAnswer503WithRetryAfterAndBringTheReconcilerForwardWhenNothingListens() throws Exception {
+        int port;
+        try (ServerSocket closed = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = closed.getLocalPort();
+        }
+        ExecutorUnreachableException unreachable = assertThrows(ExecutorUnreachableException.class,
+                () -> new ExecutorClient().execute(URI.create("http://127.0.0.1:" + port), "key", ECHO,
+                        Duration.ofSeconds(5), null));
+
+        Refused refused = outages.refusal(runtime, unreachable);
+
+        assertEquals(Refused.Reason.EXECUTOR_UNAVAILABLE, refused.reason());
+        assertEquals(2, refused.retryAfterSeconds());
+        assertTrue(refused.getMessage().contains("retry"), refused.getMessage());
+        assertEquals(List.of(new SandboxUnanswered(runtime.id())), fired);
+    }
+
+    @Test
+    void shouldAnswer503WhenTheConnectionIsClosedWithNoAnswer() throws Exception {
+        try (ServerSocket dropping = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            // takes the action's connection and closes it unanswered: what the engine's port forwarder
+            // does for a sandbox whose executor was just killed
+            Thread closer = new Thread(() -> {
+                try (Socket taken = dropping.accept()) {
+                    // the whole request first: a connection closed while the client still writes is
+                    // one HttpURLConnection opens again and writes anew (the request was not taken)
+                    readRequest(taken.getInputStream());
+                } catch (IOException e) {
+                    // the test fails on its own assertions
+                }
+            });
+            closer.start();
+            ExecutorUnreachableException unreachable = assertThrows(ExecutorUnreachableException.class,
+                    () -> new ExecutorClient().execute(URI.create("http://127.0.0.1:" + dropping.getLocalPort()), "key",
+                            ECHO, Duration.ofSeconds(5), null));
+            closer.join(5000);
+
+            Refused refused = outages.refusal(runtime, unreachable);
+
+            assertEquals(Refused.Reason.EXECUTOR_UNAVAILABLE, refused.reason());
+            assertEquals(2, refused.retryAfterSeconds());
+            assertEquals(List.of(new SandboxUnanswered(runtime.id())), fired);
+        }
+    }
+
+    @Test
+    void shouldStayA502WhenTheExecutorDidNotAnswerInTime() {
+        Refused refused = outages.refusal(runtime, new ExecutorUnreachableException("no answer in time",
+                new SocketTimeoutException("Read timed out")));
+
+        assertEquals(Refused.Reason.EXECUTOR_FAILED, refused.reason());
+        assertEquals(0, refused.retryAfterSeconds());
+        assertTrue(fired.isEmpty());
+    }
+
+    private static void readRequest(InputStream in) throws IOException {
+        StringBuilder head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n")) {
+            int c = in.read();
+            if (c < 0) {
+                return;
+            }
+            head.append((char) c);
+        }
+        Matcher length = Pattern.compile("(?i)content-length: (\\d+)").matcher(head);
+        in.readNBytes(length.find() ? Integer.parseInt(length.group(1)) : 0);
+    }
+
+    /** The event, recorded instead of delivered. */
+    private final class Recorded implements Event<SandboxUnanswered> {
+        @Override
+        public void fire(SandboxUnanswered event) {
+            fired.add(event);
+        }
+
+        @Override
+        public <U extends SandboxUnanswered> CompletionStage<U> fireAsync(U event) {
+            fired.add(event);
+            return CompletableFuture.completedFuture(event);
+        }
+
+        @Override
+        public <U extends SandboxUnanswered> CompletionStage<U> fireAsync(U event, NotificationOptions options) {
+            return fireAsync(event);
+        }
+
+        @Override
+        public Event<SandboxUnanswered> select(Annotation... qualifiers) {
+            return this;
+        }
+
+        @Override
+        public <U extends SandboxUnanswered> Event<U> select(Class<U> subtype, Annotation... qualifiers) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public <U extends SandboxUnanswered> Event<U> select(TypeLiteral<U> subtype, Annotation... qualifiers) {
+            throw new UnsupportedOperationException();
+        }
+    }
+}
