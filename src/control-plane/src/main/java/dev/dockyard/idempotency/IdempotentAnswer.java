@@ -31,14 +31,27 @@ public class IdempotentAnswer {
     @Column(name = "CREATED_AT", nullable = false)
     private Instant createdAt;
 
+    /** The control-plane process that claimed the key (null on claims older than the column). */
+    @Column(name = "CLAIMED_BY", length = 100)
+    private String claimedBy;
+
     protected IdempotentAnswer() {
         // JPA
     }
 
     public IdempotentAnswer(String id, String requestHash, Instant createdAt) {
+        this(id, requestHash, createdAt, null);
+    }
+
+    public IdempotentAnswer(String id, String requestHash, Instant createdAt, String claimedBy) {
         this.id = id;
         this.requestHash = requestHash;
         this.createdAt = createdAt;
+        this.claimedBy = claimedBy;
+    }
+
+    public String claimedBy() {
+        return claimedBy;
     }
 
     public void complete(int answerStatus, String answerBody) {

@@ -25,10 +25,25 @@ public class IdempotencyKeys {
     @Inject
     Clock clock;
 
-    /** Claims the key for a request; fails (on the primary key) when another request claimed it first. */
+    /**
+     * Claims the key for a request of the process {@code claimer}; fails (on the primary key) when
+     * another request claimed it first.
+     */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public void claim(String id, String requestHash) {
-        answers.add(new IdempotentAnswer(id, requestHash, clock.instant()));
+    public void claim(String id, String requestHash, String claimer) {
+        answers.add(new IdempotentAnswer(id, requestHash, clock.instant(), claimer));
+    }
+
+    /**
+     * Forgets a claim that is still unanswered and still {@code claimer}'s (whose process is gone),
+     * so that the retry at hand can claim the key; false when it was answered or taken meanwhile.
+     */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public boolean forgetAbandoned(String id, String claimer) {
+        Optional<IdempotentAnswer> claim = answers.find(id)
+                .filter(answer -> !answer.completed() && claimer.equals(answer.claimedBy()));
+        claim.ifPresent(answers::remove);
+        return claim.isPresent();
     }
 
     @Transactional(Transactional.TxType.REQUIRES_NEW)

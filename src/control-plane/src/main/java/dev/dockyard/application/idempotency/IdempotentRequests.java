@@ -2,6 +2,7 @@ package dev.dockyard.application.idempotency;
 
 import dev.dockyard.application.Deadlines;
 import dev.dockyard.application.Refused;
+import dev.dockyard.cluster.Leases;
 import dev.dockyard.idempotency.IdempotentAnswer;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -31,6 +32,11 @@ import java.util.function.Supplier;
  * lock, on a server thread, and under load twenty retries sent together held twenty threads
  * (BoundedWaitsIT). Only the first of a key in this control plane claims it in the database; a key
  * claimed by another control plane is met there as before.
+ *
+ * <p>A claim records the process that made it. One whose process is gone (killed mid-request: its
+ * heartbeat expired, or on embedded Derby this very process's earlier self, whose first is not
+ * running here) is forgotten by the next retry of the same body, which then carries the request
+ * out: otherwise every retry would hear "still being answered" until the key's retention ended.
  */
 @ApplicationScoped
 public class IdempotentRequests {
@@ -43,6 +49,10 @@ public class IdempotentRequests {
 
     @Inject
     Deadlines deadlines;
+
+    /** Who claims keys and whether a claimer is alive; absent in unit tests that do not ask. */
+    @Inject
+    Leases leases;
 
     /**
      * Retries waiting for a first answer being made here, each completed with it, or empty when it
@@ -98,7 +108,7 @@ public class IdempotentRequests {
             return retryOfLocalFirst(id, requestHash, holder);
         }
         try {
-            keys.claim(id, requestHash);
+            claim(id, requestHash);
         } catch (PersistenceException | TransactionalException taken) {
             inFlight.remove(id, mine);
             CompletionStage<Outcome<T>> replayed = replay(id, requestHash);
@@ -141,6 +151,41 @@ public class IdempotentRequests {
             result.complete(new Outcome<>(value, null));
         });
         return result;
+    }
+
+    /**
+     * Claims the key; a claim already there whose process is gone is forgotten and the key claimed
+     * again, once (a claim lost again to a live request is met by the caller as any other).
+     */
+    private void claim(String id, String requestHash) {
+        String me = leases == null ? null : leases.me();
+        try {
+            keys.claim(id, requestHash, me);
+        } catch (PersistenceException | TransactionalException taken) {
+            if (!forgotAbandoned(id, requestHash, me)) {
+                throw taken;
+            }
+            keys.claim(id, requestHash, me);
+        }
+    }
+
+    /**
+     * Whether the key's claim was unanswered and its process gone, and is forgotten now. This
+     * process's own id on it means its earlier self (embedded Derby keeps the id across restarts):
+     * a first of this process would be in {@link #inFlight}, where the caller found none.
+     */
+    private boolean forgotAbandoned(String id, String requestHash, String me) {
+        if (leases == null) {
+            return false;
+        }
+        Optional<IdempotentAnswer> claim = keys.find(id);
+        if (claim.isEmpty() || claim.get().completed() || claim.get().claimedBy() == null
+                || !claim.get().requestHash().equals(requestHash)) {
+            return false;
+        }
+        String claimer = claim.get().claimedBy();
+        boolean gone = claimer.equals(me) || !leases.alive(claimer);
+        return gone && keys.forgetAbandoned(id, claimer);
     }
 
     /** A retry while its first is being answered here: waits for its signal, no database involved. */

@@ -9,6 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.application.Deadlines;
 import dev.dockyard.application.Refused;
+import dev.dockyard.cluster.ControlPlaneInstance;
+import dev.dockyard.cluster.Leases;
+import dev.dockyard.fakes.FakeLeaseStore;
+import dev.dockyard.fakes.MutableClock;
 import dev.dockyard.idempotency.IdempotentAnswer;
 import jakarta.persistence.EntityExistsException;
 import java.time.Duration;
@@ -21,6 +25,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,21 +42,31 @@ class IdempotentRequestsTest {
         Runnable duringClaim;
 
         @Override
-        public void claim(String id, String requestHash) {
+        public void claim(String id, String requestHash, String claimer) {
             Runnable meanwhile = duringClaim;
             duringClaim = null;
             if (meanwhile != null) {
                 meanwhile.run();
             }
-            claimNow(id, requestHash);
+            claimNow(id, requestHash, claimer);
         }
 
-        private synchronized void claimNow(String id, String requestHash) {
+        private synchronized void claimNow(String id, String requestHash, String claimer) {
             claims++;
             if (rows.containsKey(id)) {
                 throw new EntityExistsException("duplicate key " + id);
             }
-            rows.put(id, new IdempotentAnswer(id, requestHash, Instant.EPOCH));
+            rows.put(id, new IdempotentAnswer(id, requestHash, Instant.EPOCH, claimer));
+        }
+
+        @Override
+        public synchronized boolean forgetAbandoned(String id, String claimer) {
+            IdempotentAnswer claim = rows.get(id);
+            if (claim == null || claim.completed() || !claimer.equals(claim.claimedBy())) {
+                return false;
+            }
+            rows.remove(id);
+            return true;
         }
 
         @Override
@@ -206,7 +221,7 @@ class IdempotentRequestsTest {
         assertTrue(keys.rows.isEmpty(), "the claim is released");
 
         IdempotentRequests.Outcome<String> rerun = send("h", CompletableFuture.completedFuture("{\"id\":\"rt-4\"}"))
-                .toCompletableFuture().get();
+                .toCompletableFuture().get(5, TimeUnit.SECONDS);
         assertFalse(rerun.isReplay(), "a retry after the failure carries the request out");
         assertEquals(2, carriedOut.get());
     }
@@ -254,7 +269,7 @@ class IdempotentRequestsTest {
         firstAnswer.completeExceptionally(new IllegalStateException("backend down"));
 
         IdempotentRequests.Outcome<String> rerun = send("h", CompletableFuture.completedFuture("{\"id\":\"rt-6\"}"))
-                .toCompletableFuture().get();
+                .toCompletableFuture().get(5, TimeUnit.SECONDS);
 
         assertFalse(rerun.isReplay());
         assertEquals(2, keys.claims);
@@ -275,6 +290,71 @@ class IdempotentRequestsTest {
         assertTrue(retry.get(0).isDone(), "the retry is answered with the first, not after its 60 s deadline");
         assertEquals("{\"id\":\"rt-7\"}", retry.get(0).get().replayed().body());
         assertEquals(0, requests.waitingKeys());
+        assertEquals(0, carriedOut.get());
+    }
+
+    private static final Duration TTL = Duration.ofSeconds(30);
+
+    /** Processes on one lease store: this one ("me") and another. */
+    private Leases processes(FakeLeaseStore store, MutableClock clock, String id) {
+        return new Leases(store, clock, ControlPlaneInstance.of(id, TTL));
+    }
+
+    @Test
+    void shouldCarryOutARetryWhoseFirstsProcessDiedMidRequest() throws Exception {
+        FakeLeaseStore store = new FakeLeaseStore();
+        MutableClock clock = new MutableClock(Instant.parse("2026-11-30T08:00:00Z"));
+        Leases other = processes(store, clock, "other");
+        other.heartbeat();
+        keys.claim("alice/k1", "h", "other");
+        requests.leases = processes(store, clock, "me");
+        // killed: its heartbeat is not renewed and expires
+        clock.advance(TTL.plusSeconds(1));
+
+        IdempotentRequests.Outcome<String> retry = send("h", CompletableFuture.completedFuture("{\"id\":\"rt-9\"}"))
+                .toCompletableFuture().get(5, TimeUnit.SECONDS);
+
+        assertFalse(retry.isReplay(), "carried out by the retry");
+        assertEquals(1, carriedOut.get());
+        assertEquals(201, keys.rows.get("alice/k1").status());
+        assertEquals("me", keys.rows.get("alice/k1").claimedBy());
+    }
+
+    @Test
+    void shouldCarryOutARetryWhoseFirstWasThisProcesssEarlierSelf() throws Exception {
+        // embedded Derby: a restarted process has the id it had; its first is not running here
+        keys.claim("alice/k1", "h", "me");
+        requests.leases = processes(new FakeLeaseStore(), new MutableClock(Instant.EPOCH), "me");
+
+        IdempotentRequests.Outcome<String> retry = send("h", CompletableFuture.completedFuture("{\"id\":\"rt-9\"}"))
+                .toCompletableFuture().get(5, TimeUnit.SECONDS);
+
+        assertFalse(retry.isReplay());
+        assertEquals(1, carriedOut.get());
+    }
+
+    @Test
+    void shouldWaitForAFirstWhoseProcessLives() {
+        FakeLeaseStore store = new FakeLeaseStore();
+        MutableClock clock = new MutableClock(Instant.parse("2026-11-30T08:00:00Z"));
+        processes(store, clock, "other").heartbeat();
+        keys.claim("alice/k1", "h", "other");
+        requests.leases = processes(store, clock, "me");
+
+        CompletionStage<IdempotentRequests.Outcome<String>> retry = send("h", new CompletableFuture<>());
+
+        assertFalse(retry.toCompletableFuture().isDone(), "waits for the first's answer");
+        assertEquals(0, carriedOut.get());
+    }
+
+    @Test
+    void shouldNotTakeOverADeadProcesssClaimForAnotherBody() {
+        keys.claim("alice/k1", "h", "gone");
+        requests.leases = processes(new FakeLeaseStore(), new MutableClock(Instant.EPOCH), "me");
+
+        Refused refused = refusal(send("another", new CompletableFuture<>()));
+
+        assertEquals(Refused.Reason.IDEMPOTENCY_KEY_REUSED, refused.reason());
         assertEquals(0, carriedOut.get());
     }
 }

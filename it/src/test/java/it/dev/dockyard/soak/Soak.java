@@ -1,0 +1,1192 @@
+package it.dev.dockyard.soak;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.zip.ZipInputStream;
+
+/**
+ * Dockyard under load and faults: agents that loop like coding agents (provision from a pool or
+ * cold, run commands, write files and read them back, edit, upload and download, pause and resume,
+ * fork or snapshot, delete) while faults are injected one after another (kill -9 of the control
+ * plane and its restart, kill -9 of an executor inside a sandbox, a burst of provisions beyond a
+ * user's quota, clients that drop mid-upload and mid-stream). At the end it accounts: every write
+ * an agent got an acknowledgement for is checked by its checksum, no runtime may be stuck in a
+ * transient status, none duplicated for a conversation, no sandbox, volume or network left behind,
+ * no 5xx but a 503 with {@code Retry-After}, and the server's heap, threads and file descriptors
+ * back near where they started. Prints a table per fault and the list of what failed.
+ *
+ * <p>JDK only, so that it runs as a single source file ({@code docker/soak.sh} starts a control
+ * plane of its own for it) and from {@code SoakSmokeIT} on the test run's disposable control plane.
+ * Traffic goes to the control plane on loopback only; faults touch only processes of sandboxes the
+ * soak created and the server it was given.
+ */
+public final class Soak {
+
+    /** The control plane under test, as far as the faults need it. */
+    public interface Server {
+
+        /** The server's process id. */
+        long pid() throws Exception;
+
+        /** SIGKILL, and returns once the process is gone. */
+        void killNine() throws Exception;
+
+        /** Starts it again (same database) and returns once it answers. */
+        void start() throws Exception;
+    }
+
+    /** How long, how many agents, how much each does, how often a fault comes. */
+    public record Settings(Duration length, int agents, int minActions, int maxActions, Duration faultEvery,
+                           int poolSize, long seed) {
+
+        /** The issue's default: 30 minutes, 40 agents, a fault about every 3 minutes. */
+        public static Settings full(int minutes, int agents) {
+            return new Settings(Duration.ofMinutes(minutes), agents, 20, 100, Duration.ofMinutes(3), 8,
+                    System.nanoTime());
+        }
+
+        /** A short run for CI: every kind of fault once, a few agents. */
+        public static Settings smoke() {
+            return new Settings(Duration.ofSeconds(150), 4, 5, 15, Duration.ofSeconds(20), 2, System.nanoTime());
+        }
+    }
+
+    private static final Pattern ID = Pattern.compile("\"id\":\"(rt-[0-9a-f]+)\"");
+    private static final Pattern STATUS = Pattern.compile("\"status\":\"([A-Z_]+)\"");
+    private static final Pattern MESSAGE = Pattern.compile("\"statusMessage\":\"((?:[^\"\\\\]|\\\\.)*)\"");
+    private static final Pattern API_KEY = Pattern.compile("\"apiKey\":\"([^\"]+)\"");
+    private static final Pattern SNAPSHOT_ID = Pattern.compile("\"id\":\"([A-Za-z0-9_.:@-]+)\"");
+    private static final Pattern SHA = Pattern.compile("([0-9a-f]{64})");
+    private static final Set<String> TRANSIENT = Set.of("STARTING_RUNTIME", "BUILDING_RUNTIME", "RUNTIME_STARTED");
+    private static final String POOL = "soak";
+
+    private final String base;
+    private final String adminKey;
+    private final String instance;
+    private final Server server;
+    private final Settings settings;
+    private final String run = UUID.randomUUID().toString().substring(0, 8);
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+    private final long startedAt = System.nanoTime();
+    private final ConcurrentLinkedQueue<Call> calls = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Window> windows = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<String> failures = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<String> notes = new ConcurrentLinkedQueue<>();
+    /** Live runtimes of the agents (id → its agent's ledger), for the faults to pick from. */
+    private final Map<String, Ledger> live = new ConcurrentHashMap<>();
+    /** Every runtime id the soak caused, and every conversation it provisioned. */
+    private final Set<String> runtimeIds = ConcurrentHashMap.newKeySet();
+    private final Set<String> conversations = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger writesAcknowledged = new AtomicInteger();
+    private final AtomicInteger writesChecked = new AtomicInteger();
+    private final AtomicInteger iterations = new AtomicInteger();
+    private volatile boolean serverDown;
+    /**
+     * The running server's resources once warm: measured before the first fault (the agents have
+     * been at work for a fault interval) and again before the next fault after each restart, so
+     * that the end is compared with the same process warmed up, not with a server that has seen no
+     * request yet.
+     */
+    private volatile Resources baseline;
+    private volatile boolean baselineDue = true;
+    private String userKey;
+
+    /**
+     * @param base     the control plane's root URL, e.g. {@code http://127.0.0.1:9080}
+     * @param instance its {@code dockyard.instance}: the label its sandboxes carry
+     */
+    public Soak(String base, String adminKey, String instance, Server server, Settings settings) {
+        this.base = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
+        this.adminKey = adminKey;
+        this.instance = instance;
+        this.server = server;
+        this.settings = settings;
+    }
+
+    /** What one run found. */
+    public record Report(String table, List<String> failures) {
+
+        public boolean passed() {
+            return failures.isEmpty();
+        }
+    }
+
+    /** Runs the agents and the faults for the settings' length, then accounts; prints as it goes. */
+    public Report run() throws Exception {
+        say("soak " + run + ": " + settings.agents() + " agents for " + settings.length().toSeconds() + " s, a fault every "
+                + settings.faultEvery().toSeconds() + " s, seed " + settings.seed());
+        awaitReady(Duration.ofMinutes(5));
+        userKey = newUser("soak-" + run, 400);
+        if (settings.poolSize() > 0) {
+            expect(admin("PUT", "/api/v1/pools/" + POOL, "{\"size\":" + settings.poolSize() + ",\"maxBooting\":2}"),
+                    "declare the pool", 200, 201);
+        }
+        long deadline = System.nanoTime() + settings.length().toNanos();
+        ExecutorService agents = Executors.newFixedThreadPool(settings.agents());
+        List<Future<?>> running = new ArrayList<>();
+        for (int i = 0; i < settings.agents(); i++) {
+            Agent agent = new Agent(i, new Random(settings.seed() + i));
+            running.add(agents.submit(() -> agent.loop(deadline)));
+        }
+        injectFaults(deadline, new Random(settings.seed() - 1));
+        agents.shutdown();
+        for (Future<?> agent : running) {
+            try {
+                // an iteration under way finishes (its delete included): bounded by its own waits
+                agent.get(10, TimeUnit.MINUTES);
+            } catch (Exception e) {
+                failures.add("an agent did not finish: " + e);
+            }
+        }
+        agents.shutdownNow();
+        if (settings.poolSize() > 0) {
+            expect(admin("DELETE", "/api/v1/pools/" + POOL, null), "remove the pool", 204, 404);
+        }
+        account();
+        String table = table();
+        System.out.println(table);
+        failures.forEach(f -> System.out.println("FAILED: " + f));
+        return new Report(table, List.copyOf(failures));
+    }
+
+    // ---------------------------------------------------------------- agents
+
+    /** A file an agent wrote: its path, what it holds, and the checksums it may have. */
+    private static final class Ledger {
+        final String runtimeId;
+        final Map<String, Set<String>> acknowledged = new ConcurrentHashMap<>();
+        final Map<String, String> contents = new ConcurrentHashMap<>();
+        volatile boolean executorKilled;
+
+        Ledger(String runtimeId) {
+            this.runtimeId = runtimeId;
+        }
+    }
+
+    /** One simulated coding agent: a conversation after another until the deadline. */
+    private final class Agent {
+        private final int index;
+        private final Random random;
+        private int n;
+
+        Agent(int index, Random random) {
+            this.index = index;
+            this.random = random;
+        }
+
+        void loop(long deadline) {
+            while (System.nanoTime() < deadline) {
+                try {
+                    iteration(deadline);
+                } catch (Exception e) {
+                    failures.add("agent " + index + ": " + e);
+                    sleep(1000);
+                }
+            }
+        }
+
+        private void iteration(long deadline) throws Exception {
+            String conversation = "soak-" + run + "-a" + index + "-" + n++;
+            conversations.add(conversation);
+            iterations.incrementAndGet();
+            // a third asks for settings no pool has: a cold boot
+            String sandbox = random.nextInt(3) == 0 ? "{\"memoryMb\":768}" : "{}";
+            Optional<String> id = provision(conversation, "{\"conversationId\":\"" + conversation + "\",\"sandbox\":"
+                    + sandbox + "}", "runtimes");
+            if (id.isEmpty()) {
+                return;
+            }
+            Ledger ledger = new Ledger(id.get());
+            live.put(id.get(), ledger);
+            try {
+                int actions = settings.minActions() + random.nextInt(settings.maxActions() - settings.minActions() + 1);
+                boolean forked = false;
+                for (int i = 0; i < actions && System.nanoTime() < deadline + TimeUnit.SECONDS.toNanos(30); i++) {
+                    if (!act(ledger, i)) {
+                        break;
+                    }
+                    if (!forked && random.nextInt(actions * 4) == 0) {
+                        forked = true;
+                        copy(ledger);
+                    }
+                }
+                verify(ledger, ledger.runtimeId, "before delete");
+            } finally {
+                live.remove(id.get());
+                delete(id.get());
+            }
+        }
+
+        /** One action; false once the runtime has ended (ERROR) and the agent moves on. */
+        private boolean act(Ledger ledger, int i) throws Exception {
+            String id = ledger.runtimeId;
+            int kind = random.nextInt(100);
+            if (kind < 35) {
+                String token = "tok" + random.nextInt(1_000_000);
+                Answer answer = action(id, "{\"action\":\"run\",\"args\":{\"command\":\"echo " + token + "\"}}");
+                return answered(ledger, answer, "echo", token);
+            }
+            if (kind < 60) {
+                String path = "/workspace/soak/w-" + i + ".txt";
+                // OpenHands' write ends every line it was given with a newline: the file is content + "\n"
+                String content = text(random, 64 + random.nextInt(16_000)) + "MARK-" + i;
+                Answer answer = action(id, "{\"action\":\"write\",\"args\":{\"path\":\"" + path + "\",\"content\":\""
+                        + content.replace("\n", "\\n") + "\"}}");
+                if (answer.status() == 200 && answer.body().contains("\"observation\":\"write\"")
+                        && !answer.body().contains("\"error\"")) {
+                    ledger.acknowledged.put(path, Set.of(sha256(content + "\n")));
+                    ledger.contents.put(path, content + "\n");
+                    writesAcknowledged.incrementAndGet();
+                    return checkOne(ledger, path);
+                }
+                return answered(ledger, answer, "write", null);
+            }
+            if (kind < 75 && !ledger.contents.isEmpty()) {
+                String path = List.copyOf(ledger.contents.keySet()).get(random.nextInt(ledger.contents.size()));
+                String before = ledger.contents.get(path);
+                Matcher mark = Pattern.compile("MARK-[0-9a-z-]+").matcher(before);
+                if (!mark.find()) {
+                    return true;
+                }
+                String replacement = mark.group() + "-e" + i;
+                String after = before.replace(mark.group(), replacement);
+                Answer answer = action(id, "{\"action\":\"edit\",\"args\":{\"path\":\"" + path
+                        + "\",\"command\":\"str_replace\",\"old_str\":\"" + mark.group() + "\",\"new_str\":\""
+                        + replacement + "\"}}");
+                boolean acknowledged = answer.status() == 200 && answer.body().contains("\"observation\":\"edit\"")
+                        && !answer.body().contains("\"error\"");
+                // unacknowledged, the edit may or may not have happened: either content is right
+                ledger.acknowledged.put(path, acknowledged ? Set.of(sha256(after)) : Set.of(sha256(before), sha256(after)));
+                ledger.contents.put(path, acknowledged ? after : before);
+                if (acknowledged) {
+                    writesAcknowledged.incrementAndGet();
+                    return true;
+                }
+                return answered(ledger, answer, "edit", null);
+            }
+            if (kind < 90) {
+                String name = "u-" + i + ".txt";
+                String content = text(random, 64 + random.nextInt(64_000));
+                Answer answer = upload(id, "/workspace/soak/up", name, content.getBytes(StandardCharsets.UTF_8));
+                if (answer.status() != 200) {
+                    return answered(ledger, answer, "upload", null);
+                }
+                String path = "/workspace/soak/up/" + name;
+                ledger.acknowledged.put(path, Set.of(sha256(content)));
+                writesAcknowledged.incrementAndGet();
+                Answer download = send("download", HttpRequest.newBuilder(URI.create(base + "/api/v1/runtimes/" + id
+                        + "/files?path=" + path)).header("X-API-Key", userKey).GET(), true);
+                if (download.status() == 200) {
+                    byte[] got = unzipOne(download.bytes());
+                    writesChecked.incrementAndGet();
+                    if (got == null || !sha256(new String(got, StandardCharsets.UTF_8)).equals(sha256(content))) {
+                        failures.add("lost write: " + id + " " + path + " downloaded differs from what was uploaded");
+                    }
+                }
+                return true;
+            }
+            if (kind < 95) {
+                Answer paused = send("pause", post("/api/v1/runtimes/" + id + "/pause", "{}", userKey), false);
+                sleep(100 + random.nextInt(400));
+                Answer resumed = send("resume", post("/api/v1/runtimes/" + id + "/resume", "{}", userKey), false);
+                if (paused.status() == 200 && resumed.status() != 200) {
+                    return awaitUsable(ledger, "resume answered " + resumed.status() + " " + resumed.clipped());
+                }
+                return true;
+            }
+            return ledger.acknowledged.isEmpty()
+                    || checkOne(ledger, List.copyOf(ledger.acknowledged.keySet()).get(random.nextInt(ledger.acknowledged.size())));
+        }
+
+        /** Reads a file back by its checksum. */
+        private boolean checkOne(Ledger ledger, String path) throws Exception {
+            Answer sum = action(ledger.runtimeId, "{\"action\":\"run\",\"args\":{\"command\":\"sha256sum " + path + "\"}}");
+            if (sum.status() != 200) {
+                return answered(ledger, sum, "read back", null);
+            }
+            writesChecked.incrementAndGet();
+            Matcher hash = SHA.matcher(sum.body());
+            if (!hash.find() || !ledger.acknowledged.get(path).contains(hash.group(1))) {
+                failures.add("lost write: " + ledger.runtimeId + " " + path + " read back " + sum.clipped());
+            }
+            return true;
+        }
+
+        /**
+         * An action's answer that was not what was asked: 409 (not READY: a pause, a restart, a
+         * recovery under way) waits until it is usable again; other failures are counted.
+         */
+        private boolean answered(Ledger ledger, Answer answer, String what, String expected) throws Exception {
+            if (answer.status() == 200) {
+                if (expected != null && !answer.body().contains(expected)) {
+                    failures.add(what + " on " + ledger.runtimeId + " answered without " + expected + ": " + answer.clipped());
+                }
+                return true;
+            }
+            return awaitUsable(ledger, what + " answered " + answer.status() + " " + answer.clipped());
+        }
+
+        /** Waits until the runtime is READY again (true) or has ended (false, and why is noted). */
+        private boolean awaitUsable(Ledger ledger, String why) throws Exception {
+            String status = awaitStatus(ledger.runtimeId, Set.of("READY", "ERROR", "STOPPED", "PAUSED"), Duration.ofMinutes(3));
+            if (status.equals("PAUSED")) {
+                send("resume", post("/api/v1/runtimes/" + ledger.runtimeId + "/resume", "{}", userKey), false);
+                status = awaitStatus(ledger.runtimeId, Set.of("READY", "ERROR", "STOPPED"), Duration.ofMinutes(2));
+            }
+            if (status.equals("READY")) {
+                return true;
+            }
+            String message = runtimeMessage(ledger.runtimeId);
+            if (status.equals("ERROR") && !message.isBlank()) {
+                notes.add("runtime " + ledger.runtimeId + " ended in ERROR after " + why + ": " + message);
+            } else {
+                failures.add("runtime " + ledger.runtimeId + " is " + status + " after " + why + " (message: '" + message + "')");
+            }
+            return false;
+        }
+
+        /** A fork (a second conversation with the same files) or a snapshot, then its removal. */
+        private void copy(Ledger ledger) throws Exception {
+            String id = ledger.runtimeId;
+            if (random.nextBoolean()) {
+                String conversation = "soak-" + run + "-a" + index + "-fork-" + n;
+                conversations.add(conversation);
+                Optional<String> fork = provision(conversation, "{\"conversationId\":\"" + conversation + "\"}",
+                        "runtimes/" + id + "/fork");
+                if (fork.isPresent()) {
+                    try {
+                        verify(ledger, fork.get(), "in its fork");
+                    } finally {
+                        delete(fork.get());
+                        deleteSnapshotsNamed("fork of " + id);
+                    }
+                }
+            } else {
+                String name = "soak-" + run + "-" + index + "-" + n;
+                Answer snapshot = send("snapshot", post("/api/v1/runtimes/" + id + "/snapshots",
+                        "{\"name\":\"" + name + "\"}", userKey), false);
+                if (snapshot.status() == 201) {
+                    Matcher sid = SNAPSHOT_ID.matcher(snapshot.body());
+                    if (sid.find()) {
+                        expect(send("delete snapshot", HttpRequest.newBuilder(URI.create(base + "/api/v1/snapshots/"
+                                + sid.group(1))).header("X-API-Key", userKey).DELETE(), false), "delete a snapshot", 204);
+                    }
+                } else if (snapshot.status() != 409) {
+                    failures.add("snapshot of " + id + " answered " + snapshot.status() + " " + snapshot.clipped());
+                }
+            }
+        }
+    }
+
+    /** Every acknowledged write of the ledger, read back in {@code runtimeId} (the runtime or its fork). */
+    private void verify(Ledger ledger, String runtimeId, String where) throws Exception {
+        if (ledger.acknowledged.isEmpty()) {
+            return;
+        }
+        String status = awaitStatus(runtimeId, Set.of("READY", "ERROR", "STOPPED"), Duration.ofMinutes(3));
+        if (!status.equals("READY")) {
+            failures.add("could not check " + ledger.acknowledged.size() + " acknowledged writes " + where + ": "
+                    + runtimeId + " is " + status + " (" + runtimeMessage(runtimeId) + ")");
+            return;
+        }
+        String command = "{\"action\":\"run\",\"args\":{\"command\":\"cd / && sha256sum "
+                + String.join(" ", ledger.acknowledged.keySet()) + " 2>&1\"}}";
+        Answer sums = action(runtimeId, command);
+        for (int retry = 0; retry < 3 && (sums.status() == 503 || sums.status() == 409 || sums.status() < 0); retry++) {
+            // being recovered (its executor killed, the server restarted): asked again once READY
+            awaitStatus(runtimeId, Set.of("READY", "ERROR", "STOPPED"), Duration.ofMinutes(2));
+            sums = action(runtimeId, command);
+        }
+        if (sums.status() != 200) {
+            failures.add("could not check the writes " + where + ": " + sums.status() + " " + sums.clipped());
+            return;
+        }
+        for (Map.Entry<String, Set<String>> file : ledger.acknowledged.entrySet()) {
+            writesChecked.incrementAndGet();
+            Matcher line = Pattern.compile("([0-9a-f]{64})  " + Pattern.quote(file.getKey())).matcher(sums.body());
+            if (!line.find() || !file.getValue().contains(line.group(1))) {
+                failures.add("lost write " + where + ": " + runtimeId + " " + file.getKey()
+                        + (ledger.executorKilled ? " (its executor was killed)" : ""));
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- faults
+
+    /** One fault: injects it and measures until things work again. */
+    private interface Fault {
+        String name();
+
+        /** Recovered in this many ms, or a note why it is not measured. */
+        Recovery inject(Random random) throws Exception;
+    }
+
+    private record Recovery(double ms, String note) {
+    }
+
+    private void injectFaults(long deadline, Random random) {
+        // the restart first: the process that runs to the end is then measured warm before the next fault
+        List<Fault> faults = List.of(new ControlPlaneKill(), new ExecutorKill(), new QuotaBurst(), new UploadDrop(),
+                new StreamDrop());
+        int next = 0;
+        while (true) {
+            long wait = Math.min(settings.faultEvery().toNanos(), deadline - System.nanoTime());
+            if (wait <= 0) {
+                return;
+            }
+            sleep(TimeUnit.NANOSECONDS.toMillis(wait));
+            if (System.nanoTime() >= deadline) {
+                return;
+            }
+            if (baselineDue) {
+                baseline = resources();
+                baselineDue = false;
+            }
+            Fault fault = faults.get(next++ % faults.size());
+            long start = System.nanoTime();
+            try {
+                Recovery recovery = fault.inject(random);
+                windows.add(new Window(fault.name(), start - startedAt, System.nanoTime() - startedAt, recovery.ms(), recovery.note()));
+                say(fault.name() + ": " + (recovery.ms() >= 0 ? Math.round(recovery.ms()) + " ms to recover" : "")
+                        + (recovery.note().isEmpty() ? "" : " (" + recovery.note() + ")"));
+            } catch (Exception e) {
+                windows.add(new Window(fault.name(), start - startedAt, System.nanoTime() - startedAt, -1, "failed: " + e));
+                failures.add("fault " + fault.name() + " could not be injected or did not recover: " + e);
+            }
+        }
+    }
+
+    /** kill -9 of the executor inside one agent's sandbox: it must come back or end in a clear ERROR. */
+    private final class ExecutorKill implements Fault {
+        public String name() {
+            return "kill -9 of a sandbox's executor";
+        }
+
+        public Recovery inject(Random random) throws Exception {
+            List<Ledger> candidates = List.copyOf(live.values());
+            if (candidates.isEmpty()) {
+                return new Recovery(-1, "no live runtime at the time");
+            }
+            Ledger victim = candidates.get(random.nextInt(candidates.size()));
+            String container = "dockyard-" + victim.runtimeId;
+            String top = docker("top", container, "-eo", "pid,args");
+            Matcher java = Pattern.compile("(?m)^\\s*(\\d+)\\s+\\S*java\\b").matcher(top);
+            if (!java.find()) {
+                return new Recovery(-1, "no executor process in " + container);
+            }
+            victim.executorKilled = true;
+            long start = System.nanoTime();
+            command("kill", "-9", java.group(1));
+            // usable again: READY and answering an action, or ended with a message
+            long deadline = start + TimeUnit.MINUTES.toNanos(3);
+            while (System.nanoTime() < deadline) {
+                Answer echo = action(victim.runtimeId, "{\"action\":\"run\",\"args\":{\"command\":\"echo back\"}}");
+                if (echo.status() == 200 && echo.body().contains("back")) {
+                    return new Recovery(ms(start), "");
+                }
+                String status = status(victim.runtimeId);
+                if (status.equals("ERROR") || status.equals("STOPPED")) {
+                    String message = runtimeMessage(victim.runtimeId);
+                    if (message.isBlank()) {
+                        failures.add("after its executor was killed, " + victim.runtimeId + " is " + status + " with no message");
+                    }
+                    return new Recovery(ms(start), "ended " + status + ": " + message);
+                }
+                sleep(250);
+            }
+            failures.add("after its executor was killed, " + victim.runtimeId + " neither answered nor ended within 3 min ("
+                    + status(victim.runtimeId) + ")");
+            return new Recovery(-1, "not recovered");
+        }
+    }
+
+    /** kill -9 of the control plane, then a restart: recovery is until it is ready again. */
+    private final class ControlPlaneKill implements Fault {
+        public String name() {
+            return "kill -9 of the control plane";
+        }
+
+        public Recovery inject(Random random) throws Exception {
+            long start = System.nanoTime();
+            serverDown = true;
+            try {
+                server.killNine();
+                server.start();
+            } finally {
+                serverDown = false;
+            }
+            awaitReady(Duration.ofMinutes(5));
+            // a new process: measured again before the next fault, once it has worked a while
+            baselineDue = true;
+            return new Recovery(ms(start), "");
+        }
+    }
+
+    /** A hundred provisions at once by a user allowed two: two admitted, the rest a clear 429, no 5xx. */
+    private final class QuotaBurst implements Fault {
+        public String name() {
+            return "100 provisions beyond the quota";
+        }
+
+        public Recovery inject(Random random) throws Exception {
+            String user = "soak-burst-" + run + "-" + random.nextInt(1_000_000);
+            String key = newUser(user, 2);
+            long start = System.nanoTime();
+            ExecutorService burst = Executors.newFixedThreadPool(20);
+            List<Future<Answer>> posts = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                String conversation = user + "-" + i;
+                posts.add(burst.submit(() -> send("burst provision", post("/api/v1/runtimes",
+                        "{\"conversationId\":\"" + conversation + "\"}", key), false)));
+            }
+            Map<Integer, Integer> statuses = new LinkedHashMap<>();
+            List<String> admitted = new ArrayList<>();
+            for (Future<Answer> post : posts) {
+                Answer answer = post.get(5, TimeUnit.MINUTES);
+                statuses.merge(answer.status(), 1, Integer::sum);
+                if (answer.status() == 201 || answer.status() == 202) {
+                    Matcher id = ID.matcher(answer.body());
+                    if (id.find()) {
+                        admitted.add(id.group(1));
+                        runtimeIds.add(id.group(1));
+                    }
+                } else if (answer.status() != 429 || !answer.body().contains("quota-exceeded")) {
+                    failures.add("a provision beyond the quota answered " + answer.status() + " " + answer.clipped());
+                }
+            }
+            burst.shutdown();
+            double ms = ms(start);
+            if (admitted.size() != 2) {
+                failures.add("a user allowed 2 runtimes got " + admitted.size() + " from a burst of 100: " + statuses);
+            }
+            for (String id : admitted) {
+                sendWithRetries("delete", () -> HttpRequest.newBuilder(URI.create(base + "/api/v1/runtimes/" + id))
+                        .header("X-API-Key", key).DELETE());
+            }
+            return new Recovery(ms, "answers " + statuses);
+        }
+    }
+
+    /**
+     * A client that sends half an upload and drops its connection: nothing half-written appears,
+     * and the runtime takes the next upload.
+     */
+    private final class UploadDrop implements Fault {
+        public String name() {
+            return "client drops mid-upload";
+        }
+
+        public Recovery inject(Random random) throws Exception {
+            List<Ledger> candidates = List.copyOf(live.values());
+            if (candidates.isEmpty()) {
+                return new Recovery(-1, "no live runtime at the time");
+            }
+            Ledger target = candidates.get(random.nextInt(candidates.size()));
+            URI uri = URI.create(base);
+            String boundary = "soak" + random.nextInt(1_000_000);
+            byte[] head = ("--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"dropped.bin\""
+                    + "\r\nContent-Type: application/octet-stream\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+            int size = 4 << 20;
+            long start = System.nanoTime();
+            try (Socket socket = new Socket(uri.getHost(), uri.getPort())) {
+                OutputStream out = socket.getOutputStream();
+                out.write(("POST /api/v1/runtimes/" + target.runtimeId + "/files?destination=/workspace/soak/dropped HTTP/1.1\r\n"
+                        + "Host: " + uri.getHost() + ":" + uri.getPort() + "\r\nX-API-Key: " + userKey
+                        + "\r\nContent-Type: multipart/form-data; boundary=" + boundary
+                        + "\r\nContent-Length: " + (head.length + size + boundary.length() + 8) + "\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                out.write(head);
+                out.write(new byte[size / 2]);
+                out.flush();
+            }
+            // the runtime goes on: the next upload lands, and no half file is left
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (System.nanoTime() < deadline) {
+                Answer next = upload(target.runtimeId, "/workspace/soak/dropped", "after.txt",
+                        "after".getBytes(StandardCharsets.UTF_8));
+                if (next.status() == 200) {
+                    Answer listing = action(target.runtimeId,
+                            "{\"action\":\"run\",\"args\":{\"command\":\"ls /workspace/soak/dropped\"}}");
+                    if (listing.body().contains("dropped.bin")) {
+                        failures.add("a dropped upload left a half file in " + target.runtimeId + ": " + listing.clipped());
+                    }
+                    return new Recovery(ms(start), "");
+                }
+                if (!live.containsKey(target.runtimeId)) {
+                    return new Recovery(-1, "its runtime was deleted meanwhile");
+                }
+                sleep(250);
+            }
+            failures.add("after a dropped upload, " + target.runtimeId + " took no upload for 60 s");
+            return new Recovery(-1, "not recovered");
+        }
+    }
+
+    /** Twenty event streams opened and dropped after their first event. */
+    private final class StreamDrop implements Fault {
+        public String name() {
+            return "clients drop mid-stream (20 event streams)";
+        }
+
+        public Recovery inject(Random random) throws Exception {
+            List<Ledger> candidates = List.copyOf(live.values());
+            if (candidates.isEmpty()) {
+                return new Recovery(-1, "no live runtime at the time");
+            }
+            Ledger target = candidates.get(random.nextInt(candidates.size()));
+            URI uri = URI.create(base);
+            long start = System.nanoTime();
+            int events = 0;
+            for (int i = 0; i < 20; i++) {
+                try (Socket socket = new Socket(uri.getHost(), uri.getPort())) {
+                    socket.setSoTimeout(10_000);
+                    socket.getOutputStream().write(("GET /api/v1/runtimes/" + target.runtimeId + "/events HTTP/1.1\r\n"
+                            + "Host: " + uri.getHost() + ":" + uri.getPort() + "\r\nX-API-Key: " + userKey
+                            + "\r\nAccept: text/event-stream\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                    if (readUntil(socket.getInputStream(), "data:", 64 << 10)) {
+                        events++;
+                    }
+                } catch (IOException e) {
+                    // a stream the server ended first is fine: the drop is the client's
+                }
+            }
+            Answer after = action(target.runtimeId, "{\"action\":\"run\",\"args\":{\"command\":\"echo after\"}}");
+            return new Recovery(ms(start), events + " of 20 streams gave an event before the drop; an action after: "
+                    + after.status());
+        }
+    }
+
+    // ---------------------------------------------------------------- accounting
+
+    private record Resources(long pid, long heapKb, long threads, long fds) {
+    }
+
+    /** The server's heap after a full collection, its threads and open files. */
+    private Resources resources() {
+        try {
+            long pid = server.pid();
+            command("jcmd", String.valueOf(pid), "GC.run");
+            String heap = command("jcmd", String.valueOf(pid), "GC.heap_info");
+            // the heap's generations (or G1's one line), not the metaspace
+            Matcher used = Pattern.compile("(?m)^\\s*[A-Za-z -]+?\\s+total \\d+K, used (\\d+)K").matcher(heap);
+            long usedKb = 0;
+            while (used.find()) {
+                usedKb += Long.parseLong(used.group(1));
+            }
+            String status = Files.readString(Path.of("/proc/" + pid + "/status"));
+            Matcher threads = Pattern.compile("Threads:\\s+(\\d+)").matcher(status);
+            long fds;
+            try (var files = Files.list(Path.of("/proc/" + pid + "/fd"))) {
+                fds = files.count();
+            }
+            return new Resources(pid, usedKb > 0 ? usedKb : -1,
+                    threads.find() ? Long.parseLong(threads.group(1)) : -1, fds);
+        } catch (Exception e) {
+            notes.add("could not read the server's resources: " + e);
+            return new Resources(-1, -1, -1, -1);
+        }
+    }
+
+    private void account() throws Exception {
+        Resources before = baseline;
+        // nothing transient, nothing live: every agent deleted what it made
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        List<String> unsettled = unsettled();
+        while (!unsettled.isEmpty() && System.nanoTime() < deadline) {
+            sleep(1000);
+            unsettled = unsettled();
+        }
+        unsettled.forEach(r -> failures.add("not settled 90 s after the end: " + r));
+        // one runtime per conversation (retries carried an Idempotency-Key)
+        for (String conversation : conversations) {
+            Answer list = send("list", HttpRequest.newBuilder(URI.create(base + "/api/v1/runtimes?conversationId="
+                    + conversation)).header("X-API-Key", userKey).GET(), false);
+            Matcher ids = ID.matcher(list.body());
+            Set<String> found = new LinkedHashSet<>();
+            while (ids.find()) {
+                found.add(ids.group(1));
+            }
+            if (found.size() > 1) {
+                failures.add("duplicate runtimes for conversation " + conversation + ": " + found);
+            }
+        }
+        // nothing left behind on the engine by what the soak made
+        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        List<String> orphans = orphans();
+        while (!orphans.isEmpty() && System.nanoTime() < deadline) {
+            sleep(2000);
+            orphans = orphans();
+        }
+        orphans.forEach(o -> failures.add("orphan 60 s after the end: " + o));
+        // 5xx other than a 503 with Retry-After, wherever it came
+        for (Call call : calls) {
+            if (call.status() >= 500 && !(call.status() == 503 && call.retryAfter())) {
+                failures.add(call.kind() + " answered " + call.status() + " at " + secondsOf(call.at()) + " s: " + call.detail());
+            }
+        }
+        Resources after = resources();
+        if (before == null || baselineDue) {
+            notes.add("the server's resources were not compared: it was restarted by the last fault");
+            return;
+        }
+        notes.add("server once warm: heap " + before.heapKb() + " KiB, " + before.threads() + " threads, " + before.fds()
+                + " fds (pid " + before.pid() + "); after: heap " + after.heapKb() + " KiB, " + after.threads()
+                + " threads, " + after.fds() + " fds (pid " + after.pid() + ")");
+        if (before.heapKb() > 0 && after.heapKb() > before.heapKb() * 1.2) {
+            failures.add("heap after a full GC grew from " + before.heapKb() + " to " + after.heapKb() + " KiB");
+        }
+        if (before.threads() > 0 && after.threads() > before.threads() * 1.1 + 2) {
+            failures.add("threads grew from " + before.threads() + " to " + after.threads());
+        }
+        if (before.fds() > 0 && after.fds() > before.fds() * 1.1 + 2) {
+            failures.add("open files grew from " + before.fds() + " to " + after.fds());
+        }
+    }
+
+    private void awaitReady(Duration within) {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (send("health", HttpRequest.newBuilder(URI.create(base + "/health/ready")).GET(), false).status() != 200) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the control plane at " + base + " was not ready within " + within);
+            }
+            sleep(500);
+        }
+    }
+
+    /** Runtimes of the soak's user that are live or transient. */
+    private List<String> unsettled() {
+        Answer list = send("list", HttpRequest.newBuilder(URI.create(base + "/api/v1/runtimes")).header("X-API-Key", userKey)
+                .GET(), false);
+        List<String> found = new ArrayList<>();
+        Matcher runtime = Pattern.compile("\\{\"id\":\"(rt-[0-9a-f]+)\"[^{}]*?\"status\":\"([A-Z_]+)\"").matcher(list.body());
+        while (runtime.find()) {
+            if (!runtime.group(2).equals("STOPPED") && !runtime.group(2).equals("ERROR")) {
+                found.add(runtime.group(1) + " " + runtime.group(2));
+            }
+        }
+        return found;
+    }
+
+    /** The soak's containers, volumes and networks still on the engine (its runtimes' and its pool's). */
+    private List<String> orphans() throws Exception {
+        List<String> found = new ArrayList<>();
+        String label = "label=dev.dockyard.control-plane=" + instance;
+        for (String kind : List.of("container", "volume", "network")) {
+            String format = kind.equals("container") ? "{{.Names}} {{.Label \"dev.dockyard.runtime-id\"}} {{.Label \"dev.dockyard.pool\"}}"
+                    : "{{.Name}} {{.Label \"dev.dockyard.runtime-id\"}}";
+            String listing = kind.equals("container") ? docker("ps", "-a", "--filter", label, "--format", format)
+                    : docker(kind, "ls", "--filter", label, "--format", format);
+            for (String line : listing.split("\n")) {
+                String[] fields = line.strip().split(" ");
+                boolean ours = fields.length > 1 && runtimeIds.contains(fields[1])
+                        || fields.length > 2 && fields[2].equals(POOL) && settings.poolSize() > 0;
+                if (ours) {
+                    found.add(kind + " " + fields[0]);
+                }
+            }
+        }
+        return found;
+    }
+
+    /** A fault's time, in nanoseconds since the soak started (as {@link Call#at}). */
+    private record Window(String fault, long start, long end, double recoveryMs, String note) {
+    }
+
+    /** The table: per fault, and the totals. */
+    private String table() {
+        StringBuilder out = new StringBuilder();
+        out.append("\n| fault | injected | recovery p50 / p99 (ms) | requests failed in its window (how) | notes |\n");
+        out.append("|---|---|---|---|---|\n");
+        Map<String, List<Window>> byFault = new LinkedHashMap<>();
+        windows.forEach(w -> byFault.computeIfAbsent(w.fault(), k -> new ArrayList<>()).add(w));
+        for (Map.Entry<String, List<Window>> fault : byFault.entrySet()) {
+            List<Double> recoveries = fault.getValue().stream().map(Window::recoveryMs).filter(ms -> ms >= 0).sorted().toList();
+            Map<String, Integer> failed = new LinkedHashMap<>();
+            for (Call call : calls) {
+                boolean inside = fault.getValue().stream().anyMatch(w -> call.at() >= w.start()
+                        && call.at() <= w.end() + TimeUnit.SECONDS.toNanos(10));
+                if (inside && (call.status() < 200 || call.status() >= 400) && !call.kind().startsWith("burst")) {
+                    failed.merge(call.kind() + " " + (call.status() < 0 ? "no answer" : String.valueOf(call.status())), 1,
+                            Integer::sum);
+                }
+            }
+            Set<String> distinctNotes = new LinkedHashSet<>();
+            fault.getValue().stream().map(Window::note).filter(n -> !n.isEmpty()).forEach(distinctNotes::add);
+            out.append("| ").append(fault.getKey()).append(" | ").append(fault.getValue().size()).append(" | ")
+                    .append(recoveries.isEmpty() ? "—" : Math.round(pct(recoveries, 50)) + " / " + Math.round(pct(recoveries, 99)))
+                    .append(" | ").append(failed.isEmpty() ? "0" : failed.toString()).append(" | ")
+                    .append(String.join("; ", distinctNotes).replace("|", "/")).append(" |\n");
+        }
+        List<Double> quiet = new ArrayList<>();
+        List<Double> outside = new ArrayList<>();
+        long firstFault = windows.stream().mapToLong(Window::start).min().orElse(Long.MAX_VALUE);
+        for (Call call : calls) {
+            if (!call.kind().equals("action") || call.status() != 200) {
+                continue;
+            }
+            boolean inFault = windows.stream().anyMatch(w -> call.at() >= w.start() - TimeUnit.SECONDS.toNanos(1)
+                    && call.at() <= w.end() + TimeUnit.SECONDS.toNanos(10));
+            if (call.at() < firstFault) {
+                quiet.add(call.ms());
+            } else if (!inFault) {
+                outside.add(call.ms());
+            }
+        }
+        quiet.sort(null);
+        outside.sort(null);
+        long total = calls.size();
+        out.append("\n").append(iterations.get()).append(" conversations, ").append(total).append(" requests; ")
+                .append(writesAcknowledged.get()).append(" writes acknowledged, ").append(writesChecked.get())
+                .append(" read back; ").append(failures.stream().filter(f -> f.contains("lost write")).count())
+                .append(" lost.\n");
+        if (!quiet.isEmpty() && !outside.isEmpty()) {
+            out.append("action p99: ").append(Math.round(pct(quiet, 99))).append(" ms before the first fault (")
+                    .append(quiet.size()).append(" actions), ").append(Math.round(pct(outside, 99)))
+                    .append(" ms outside the fault windows (").append(outside.size()).append(")\n");
+            if (quiet.size() >= 20 && pct(outside, 99) > 2 * pct(quiet, 99) + 50) {
+                failures.add("action p99 outside the faults " + Math.round(pct(outside, 99)) + " ms, over twice the quiet "
+                        + Math.round(pct(quiet, 99)) + " ms");
+            }
+        }
+        notes.forEach(n -> out.append("- ").append(n).append("\n"));
+        return out.toString();
+    }
+
+    // ---------------------------------------------------------------- requests
+
+    private record Call(String kind, long at, int status, boolean retryAfter, double ms, String detail) {
+    }
+
+    private record Answer(int status, String body, byte[] bytes, boolean retryAfter) {
+        String clipped() {
+            return body.length() > 300 ? body.substring(0, 300) + "…" : body;
+        }
+    }
+
+    private Answer send(String kind, HttpRequest.Builder request, boolean binary) {
+        long start = System.nanoTime();
+        try {
+            HttpResponse<byte[]> response = http.send(request.timeout(Duration.ofMinutes(3)).build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            String body = binary ? "" : new String(response.body(), StandardCharsets.UTF_8);
+            boolean retryAfter = response.headers().firstValue("Retry-After").isPresent();
+            calls.add(new Call(kind, start - startedAt, response.statusCode(), retryAfter, ms(start),
+                    response.statusCode() >= 500 ? body.substring(0, Math.min(200, body.length())) : ""));
+            return new Answer(response.statusCode(), body, response.body(), retryAfter);
+        } catch (IOException e) {
+            calls.add(new Call(kind, start - startedAt, -1, false, ms(start), e.toString()));
+            return new Answer(-1, e.toString(), new byte[0], false);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Answer(-1, e.toString(), new byte[0], false);
+        }
+    }
+
+    /** A request retried (on no answer, or a 503 while a dependency is down) until answered or 3 minutes pass. */
+    private Answer sendWithRetries(String kind, Supplier<HttpRequest.Builder> request) {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+        Answer answer;
+        do {
+            answer = send(kind, request.get(), false);
+            if (answer.status() >= 0 && answer.status() != 503 && answer.status() != 502) {
+                return answer;
+            }
+            sleep(1000);
+        } while (System.nanoTime() < deadline);
+        return answer;
+    }
+
+    private Answer action(String id, String action) {
+        return send("action", post("/api/v1/runtimes/" + id + "/actions", action, userKey), false);
+    }
+
+    private Answer upload(String id, String destination, String name, byte[] content) {
+        String boundary = "soak" + UUID.randomUUID().toString().replace("-", "");
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        body.writeBytes(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"" + name
+                + "\"\r\nContent-Type: application/octet-stream\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        body.writeBytes(content);
+        body.writeBytes(("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.US_ASCII));
+        return send("upload", HttpRequest.newBuilder(URI.create(base + "/api/v1/runtimes/" + id + "/files?destination="
+                        + destination)).header("X-API-Key", userKey)
+                .header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())), false);
+    }
+
+    private HttpRequest.Builder post(String path, String body, String key) {
+        return HttpRequest.newBuilder(URI.create(base + path)).header("X-API-Key", key)
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+    }
+
+    private Answer admin(String method, String path, String body) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path)).header("X-API-Key", adminKey)
+                .header("Content-Type", "application/json")
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        return send("admin", request, false);
+    }
+
+    private void expect(Answer answer, String what, int... statuses) {
+        for (int status : statuses) {
+            if (answer.status() == status) {
+                return;
+            }
+        }
+        failures.add(what + " answered " + answer.status() + " " + answer.clipped());
+    }
+
+    /** A user of its own with a quota of {@code runtimes} and room for them; returns its key. */
+    private String newUser(String userId, int runtimes) {
+        Answer created = admin("POST", "/api/v1/users", "{\"userId\":\"" + userId + "\",\"role\":\"user\"}");
+        Matcher key = API_KEY.matcher(created.body());
+        if (!key.find()) {
+            throw new IllegalStateException("could not create user " + userId + ": " + created.status() + " " + created.clipped());
+        }
+        expect(admin("PUT", "/api/v1/users/" + userId + "/quota", "{\"maxRuntimes\":" + runtimes + ",\"maxCpus\":"
+                + runtimes + ",\"maxMemoryMb\":" + runtimes * 1024 + ",\"maxSnapshots\":400,\"maxSnapshotMb\":400000}"),
+                "set the quota of " + userId, 200);
+        return key.group(1);
+    }
+
+    /**
+     * POST (a provision or a fork) with an Idempotency-Key, retried with the same key until it has
+     * an answer, then waited for until READY. Empty if it ended in ERROR (noted with its message).
+     */
+    private Optional<String> provision(String conversation, String body, String path) throws Exception {
+        String key = UUID.randomUUID().toString();
+        Answer answer = sendWithRetries("provision", () -> post("/api/v1/" + path, body, userKey)
+                .header("Idempotency-Key", key).header("Prefer", "wait=60"));
+        Matcher id = ID.matcher(answer.body());
+        if ((answer.status() != 201 && answer.status() != 202 && answer.status() != 409) || !id.find()) {
+            failures.add("provision of " + conversation + " answered " + answer.status() + " " + answer.clipped());
+            return Optional.empty();
+        }
+        runtimeIds.add(id.group(1));
+        String status = awaitStatus(id.group(1), Set.of("READY", "ERROR", "STOPPED"), Duration.ofMinutes(3));
+        if (status.equals("READY")) {
+            return Optional.of(id.group(1));
+        }
+        String message = runtimeMessage(id.group(1));
+        if (status.equals("ERROR") && !message.isBlank()) {
+            notes.add("provision of " + conversation + " ended in ERROR: " + message);
+        } else {
+            failures.add("provision of " + conversation + " is " + status + " after 3 min (" + message + ")");
+        }
+        delete(id.group(1));
+        return Optional.empty();
+    }
+
+    private void delete(String id) {
+        Answer deleted = sendWithRetries("delete", () -> HttpRequest.newBuilder(URI.create(base + "/api/v1/runtimes/" + id))
+                .header("X-API-Key", userKey).DELETE());
+        if (deleted.status() != 204 && deleted.status() != 404) {
+            failures.add("delete of " + id + " answered " + deleted.status() + " " + deleted.clipped());
+        }
+    }
+
+    private void deleteSnapshotsNamed(String prefix) {
+        Answer list = send("list snapshots", HttpRequest.newBuilder(URI.create(base + "/api/v1/snapshots"))
+                .header("X-API-Key", userKey).GET(), false);
+        Matcher snapshot = Pattern.compile("\"id\":\"([^\"]+)\",\"name\":\"" + Pattern.quote(prefix)).matcher(list.body());
+        while (snapshot.find()) {
+            String id = snapshot.group(1);
+            sendWithRetries("delete snapshot", () -> HttpRequest.newBuilder(URI.create(base + "/api/v1/snapshots/" + id))
+                    .header("X-API-Key", userKey).DELETE());
+        }
+    }
+
+    private String status(String id) {
+        Answer answer = send("status", HttpRequest.newBuilder(URI.create(base + "/api/v1/runtimes/" + id))
+                .header("X-API-Key", userKey).GET(), false);
+        Matcher status = STATUS.matcher(answer.body());
+        return answer.status() == 200 && status.find() ? status.group(1) : answer.status() == 404 ? "GONE" : "UNKNOWN";
+    }
+
+    private String runtimeMessage(String id) {
+        Answer answer = send("status", HttpRequest.newBuilder(URI.create(base + "/api/v1/runtimes/" + id))
+                .header("X-API-Key", userKey).GET(), false);
+        Matcher message = MESSAGE.matcher(answer.body());
+        return message.find() ? message.group(1) : "";
+    }
+
+    /** Polls until one of {@code statuses} (or the runtime is gone); the last status seen otherwise. */
+    private String awaitStatus(String id, Set<String> statuses, Duration within) {
+        long deadline = System.nanoTime() + within.toNanos();
+        String status = "UNKNOWN";
+        while (System.nanoTime() < deadline) {
+            status = status(id);
+            if (statuses.contains(status) || status.equals("GONE")) {
+                return status;
+            }
+            sleep(serverDown ? 1000 : 250);
+        }
+        return status;
+    }
+
+    // ---------------------------------------------------------------- small helpers
+
+    private static String text(Random random, int length) {
+        StringBuilder text = new StringBuilder(length + length / 60);
+        for (int i = 0; i < length; i++) {
+            text.append((char) ('a' + random.nextInt(26)));
+            if (i % 60 == 59) {
+                text.append('\n');
+            }
+        }
+        return text.append('\n').toString();
+    }
+
+    private static String sha256(String text) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The first file of a zip, or null. */
+    private static byte[] unzipOne(byte[] zip) throws IOException {
+        try (ZipInputStream in = new ZipInputStream(new ByteArrayInputStream(zip))) {
+            while (in.getNextEntry() != null) {
+                return in.readAllBytes();
+            }
+        }
+        return null;
+    }
+
+    private static boolean readUntil(InputStream in, String marker, int limit) throws IOException {
+        StringBuilder seen = new StringBuilder();
+        int c;
+        while (seen.length() < limit && (c = in.read()) >= 0) {
+            seen.append((char) c);
+            if (seen.indexOf(marker) >= 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String docker(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("docker"));
+        command.addAll(List.of(args));
+        return command(command.toArray(String[]::new));
+    }
+
+    private static String command(String... command) throws Exception {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new IllegalStateException(String.join(" ", command) + " did not end within 60 s");
+        }
+        return out;
+    }
+
+    private static double pct(List<Double> sorted, int p) {
+        return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p / 100.0 * sorted.size()) - 1));
+    }
+
+    private static double ms(long since) {
+        return (System.nanoTime() - since) / 1e6;
+    }
+
+    private long secondsOf(long at) {
+        return TimeUnit.NANOSECONDS.toSeconds(at);
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void say(String line) {
+        System.out.println("[soak " + Instant.now().toString().substring(11, 19) + "] " + line);
+    }
+
+    // ---------------------------------------------------------------- docker/soak.sh
+
+    /** The server docker/soak.sh started: Liberty's own scripts, its pid file. */
+    private record LibertyServer(String wlp, String outputDir, String base) implements Server {
+        public long pid() throws Exception {
+            return Long.parseLong(Files.readString(Path.of(outputDir, ".pid", "dockyard.pid")).strip());
+        }
+
+        public void killNine() throws Exception {
+            ProcessHandle process = ProcessHandle.of(pid()).orElseThrow(() -> new IllegalStateException("not running"));
+            process.destroyForcibly();
+            process.onExit().get(30, TimeUnit.SECONDS);
+        }
+
+        public void start() throws Exception {
+            // the same environment soak.sh gave the first start: this process inherited it
+            command(wlp + "/bin/server", "start", "dockyard");
+            HttpClient http = HttpClient.newHttpClient();
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+            while (System.nanoTime() < deadline) {
+                try {
+                    if (http.send(HttpRequest.newBuilder(URI.create(base + "/health/ready")).build(),
+                            HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                        return;
+                    }
+                } catch (IOException notYet) {
+                    // still starting
+                }
+                sleep(200);
+            }
+            throw new IllegalStateException("the restarted server was not ready within 5 min");
+        }
+    }
+
+    /**
+     * {@code java Soak.java <base-url> <admin-key> <instance> <wlp-dir> <output-dir> [minutes] [agents]},
+     * or {@code --smoke} in place of minutes. Exits 1 when anything failed.
+     */
+    public static void main(String[] args) throws Exception {
+        if (args.length < 5) {
+            System.err.println("usage: Soak <base-url> <admin-key> <instance> <wlp-dir> <output-dir> [minutes|--smoke] [agents]");
+            System.exit(2);
+        }
+        Settings settings = args.length > 5 && args[5].equals("--smoke") ? Settings.smoke()
+                : Settings.full(args.length > 5 ? Integer.parseInt(args[5]) : 30, args.length > 6 ? Integer.parseInt(args[6]) : 40);
+        Report report = new Soak(args[0], args[1], args[2], new LibertyServer(args[3], args[4], args[0]), settings).run();
+        System.exit(report.passed() ? 0 : 1);
+    }
+}
