@@ -72,17 +72,21 @@ public final class Soak {
 
     /** How long, how many agents, how much each does, how often a fault comes. */
     public record Settings(Duration length, int agents, int minActions, int maxActions, Duration faultEvery,
-                           int poolSize, long seed) {
+                           int poolSize, long seed, boolean quick) {
 
         /** The default: 30 minutes, 40 agents, a fault about every 3 minutes. */
         public static Settings full(int minutes, int agents) {
             return new Settings(Duration.ofMinutes(minutes), agents, 20, 100, Duration.ofMinutes(3), 8,
-                    System.nanoTime());
+                    System.nanoTime(), false);
         }
 
-        /** A short run for CI: every kind of fault once, a few agents. */
+        /**
+         * A short run for CI: a few agents, every kind of fault once (the run goes on past its
+         * length until each ran, two minutes at most). Its latency and server figures are printed,
+         * not judged: two and a half minutes beside other suites on two cores say little of either.
+         */
         public static Settings smoke() {
-            return new Settings(Duration.ofSeconds(150), 4, 5, 15, Duration.ofSeconds(20), 2, System.nanoTime());
+            return new Settings(Duration.ofSeconds(150), 4, 5, 15, Duration.ofSeconds(20), 2, System.nanoTime(), true);
         }
     }
 
@@ -117,6 +121,8 @@ public final class Soak {
     private final AtomicInteger writesChecked = new AtomicInteger();
     private final AtomicInteger iterations = new AtomicInteger();
     private volatile boolean serverDown;
+    /** Set once the last fault was injected: agents go on until then, whatever their deadline. */
+    private volatile boolean faultsDone;
     /**
      * The running server's resources once warm: measured before the first fault (the agents have
      * been at work for a fault interval) and again before the next fault after each restart, so
@@ -164,7 +170,11 @@ public final class Soak {
             Agent agent = new Agent(i, new Random(settings.seed() + i));
             running.add(agents.submit(() -> agent.loop(deadline)));
         }
-        injectFaults(deadline, new Random(settings.seed() - 1));
+        try {
+            injectFaults(deadline, new Random(settings.seed() - 1));
+        } finally {
+            faultsDone = true;
+        }
         agents.shutdown();
         for (Future<?> agent : running) {
             try {
@@ -211,7 +221,7 @@ public final class Soak {
         }
 
         void loop(long deadline) {
-            while (System.nanoTime() < deadline) {
+            while (System.nanoTime() < deadline || !faultsDone) {
                 try {
                     iteration(deadline);
                 } catch (Exception e) {
@@ -237,7 +247,7 @@ public final class Soak {
             try {
                 int actions = settings.minActions() + random.nextInt(settings.maxActions() - settings.minActions() + 1);
                 boolean forked = false;
-                for (int i = 0; i < actions && System.nanoTime() < deadline + TimeUnit.SECONDS.toNanos(30); i++) {
+                for (int i = 0; i < actions && (System.nanoTime() < deadline + TimeUnit.SECONDS.toNanos(30) || !faultsDone); i++) {
                     if (!act(ledger, i)) {
                         break;
                     }
@@ -420,6 +430,13 @@ public final class Soak {
             return;
         }
         String status = awaitStatus(runtimeId, Set.of("READY", "ERROR", "STOPPED"), Duration.ofMinutes(3));
+        String message = status.equals("READY") ? "" : runtimeMessage(runtimeId);
+        if (status.equals("ERROR") && ledger.executorKilled && !message.isBlank()) {
+            // what the executor kill allows: it ended with a message naming why; its files went with it
+            notes.add(runtimeId + " ended in ERROR after its executor was killed (" + message + "): "
+                    + ledger.acknowledged.size() + " writes not checked");
+            return;
+        }
         if (!status.equals("READY")) {
             failures.add("could not check " + ledger.acknowledged.size() + " acknowledged writes " + where + ": "
                     + runtimeId + " is " + status + " (" + runtimeMessage(runtimeId) + ")");
@@ -464,22 +481,27 @@ public final class Soak {
         // the restart first: the process that runs to the end is then measured warm before the next fault
         List<Fault> faults = List.of(new ControlPlaneKill(), new ExecutorKill(), new QuotaBurst(), new UploadDrop(),
                 new StreamDrop());
-        int next = 0;
-        while (true) {
-            long wait = Math.min(settings.faultEvery().toNanos(), deadline - System.nanoTime());
-            if (wait <= 0) {
-                return;
-            }
-            sleep(TimeUnit.NANOSECONDS.toMillis(wait));
-            if (System.nanoTime() >= deadline) {
+        // spaced from the previous fault's start, so that a slow one (a restart) does not push the rest out
+        long nextAt = System.nanoTime() + settings.faultEvery().toNanos();
+        long cap = deadline + TimeUnit.MINUTES.toNanos(2);
+        for (int next = 0; ; next++) {
+            boolean owed = settings.quick() && next < faults.size();
+            long end = owed ? cap : deadline;
+            sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(Math.min(nextAt, end) - System.nanoTime())));
+            if (System.nanoTime() >= end) {
+                if (owed) {
+                    faults.subList(next, faults.size()).forEach(f -> failures.add("fault '" + f.name()
+                            + "' was not injected within the run and two minutes more"));
+                }
                 return;
             }
             if (baselineDue) {
                 baseline = resources();
                 baselineDue = false;
             }
-            Fault fault = faults.get(next++ % faults.size());
+            Fault fault = faults.get(next % faults.size());
             long start = System.nanoTime();
+            nextAt = start + settings.faultEvery().toNanos();
             try {
                 Recovery recovery = fault.inject(random);
                 windows.add(new Window(fault.name(), start - startedAt, System.nanoTime() - startedAt, recovery.ms(), recovery.note()));
@@ -512,7 +534,11 @@ public final class Soak {
             }
             victim.executorKilled = true;
             long start = System.nanoTime();
-            command("kill", "-9", java.group(1));
+            Process kill = new ProcessBuilder("kill", "-9", java.group(1)).redirectErrorStream(true).start();
+            String said = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!kill.waitFor(30, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -9 of the executor (host pid " + java.group(1) + ") failed: " + said);
+            }
             // usable again: READY and answering an action, or ended with a message
             long deadline = start + TimeUnit.MINUTES.toNanos(3);
             while (System.nanoTime() < deadline) {
@@ -642,8 +668,8 @@ public final class Soak {
                         "after".getBytes(StandardCharsets.UTF_8));
                 if (next.status() == 200) {
                     Answer listing = action(target.runtimeId,
-                            "{\"action\":\"run\",\"args\":{\"command\":\"ls /workspace/soak/dropped\"}}");
-                    if (listing.body().contains("dropped.bin")) {
+                            "{\"action\":\"run\",\"args\":{\"command\":\"ls -A /workspace/soak/dropped\"}}");
+                    if (listing.body().contains("dropped.bin") || listing.body().contains(".upload-")) {
                         failures.add("a dropped upload left a half file in " + target.runtimeId + ": " + listing.clipped());
                     }
                     return new Recovery(ms(start), "");
@@ -737,10 +763,13 @@ public final class Soak {
         for (String conversation : conversations) {
             Answer list = send("list", HttpRequest.newBuilder(URI.create(base + "/api/v1/runtimes?conversationId="
                     + conversation)).header("X-API-Key", userKey).GET(), false);
-            Matcher ids = ID.matcher(list.body());
+            // a runtime failed on the way (a provision the restart interrupted) is not a second one
+            Matcher runtime = Pattern.compile("\\{\"id\":\"(rt-[0-9a-f]+)\"[^{}]*?\"status\":\"([A-Z_]+)\"").matcher(list.body());
             Set<String> found = new LinkedHashSet<>();
-            while (ids.find()) {
-                found.add(ids.group(1));
+            while (runtime.find()) {
+                if (!runtime.group(2).equals("ERROR")) {
+                    found.add(runtime.group(1));
+                }
             }
             if (found.size() > 1) {
                 failures.add("duplicate runtimes for conversation " + conversation + ": " + found);
@@ -768,6 +797,9 @@ public final class Soak {
         notes.add("server once warm: heap " + before.heapKb() + " KiB, " + before.threads() + " threads, " + before.fds()
                 + " fds (pid " + before.pid() + "); after: heap " + after.heapKb() + " KiB, " + after.threads()
                 + " threads, " + after.fds() + " fds (pid " + after.pid() + ")");
+        if (settings.quick()) {
+            return;
+        }
         if (before.heapKb() > 0 && after.heapKb() > before.heapKb() * 1.2) {
             failures.add("heap after a full GC grew from " + before.heapKb() + " to " + after.heapKb() + " KiB");
         }
@@ -879,7 +911,7 @@ public final class Soak {
             out.append("action p99: ").append(Math.round(pct(quiet, 99))).append(" ms before the first fault (")
                     .append(quiet.size()).append(" actions), ").append(Math.round(pct(outside, 99)))
                     .append(" ms outside the fault windows (").append(outside.size()).append(")\n");
-            if (quiet.size() >= 20 && pct(outside, 99) > 2 * pct(quiet, 99) + 50) {
+            if (!settings.quick() && quiet.size() >= 20 && pct(outside, 99) > 2 * pct(quiet, 99) + 50) {
                 failures.add("action p99 outside the faults " + Math.round(pct(outside, 99)) + " ms, over twice the quiet "
                         + Math.round(pct(quiet, 99)) + " ms");
             }

@@ -25,6 +25,13 @@ public interface IdempotentAnswers {
     /** Removes every answer whose key starts with {@code prefix}, taken literally; how many there were. */
     int removeStartingWith(String prefix);
 
+    /**
+     * Removes the key's claim if it is still unanswered and still {@code claimer}'s, in one
+     * statement: two control planes forgetting the same abandoned claim remove it once, and never
+     * the new claim one of them made after. Whether it was removed.
+     */
+    boolean removeUnansweredClaim(String id, String claimer);
+
     /** Removes every answer claimed before {@code before}; how many there were. */
     int removeCreatedBefore(Instant before);
 }

@@ -48,6 +48,13 @@ public class JpaIdempotentAnswers implements IdempotentAnswers {
     }
 
     @Override
+    public boolean removeUnansweredClaim(String id, String claimer) {
+        return em.createQuery("delete from IdempotentAnswer a where a.id = :id and a.claimedBy = :claimer "
+                        + "and a.status is null")
+                .setParameter("id", id).setParameter("claimer", claimer).executeUpdate() == 1;
+    }
+
+    @Override
     public int removeCreatedBefore(Instant before) {
         return em.createQuery("delete from IdempotentAnswer a where a.createdAt < :before")
                 .setParameter("before", before).executeUpdate();

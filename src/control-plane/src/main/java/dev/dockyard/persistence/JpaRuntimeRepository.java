@@ -127,13 +127,16 @@ public class JpaRuntimeRepository implements RuntimeRepository {
             return 0;
         }
         em.createQuery("delete from StatusChange c where c.runtimeId in :ids").setParameter("ids", ids).executeUpdate();
-        return em.createQuery("delete from SandboxRuntime r where r.id in :ids").setParameter("ids", ids)
+        return em.createQuery("delete from SandboxRuntime r where r.id in :ids and r.status in :ended")
+                .setParameter("ids", ids).setParameter("ended", List.of(RuntimeStatus.STOPPED, RuntimeStatus.ERROR))
                 .executeUpdate();
     }
 
     @Override
     public int forgetChangesBefore(Instant cutoff, int max) {
-        List<String> ids = em.createQuery("select c.id from StatusChange c where c.at < :cutoff", String.class)
+        // a runtime's newest change stays, however old: its events stream opens with its status
+        List<String> ids = em.createQuery("select c.id from StatusChange c where c.at < :cutoff and exists "
+                        + "(select n.id from StatusChange n where n.runtimeId = c.runtimeId and n.at > c.at)", String.class)
                 .setParameter("cutoff", cutoff).setMaxResults(max).getResultList();
         return ids.isEmpty() ? 0
                 : em.createQuery("delete from StatusChange c where c.id in :ids").setParameter("ids", ids)

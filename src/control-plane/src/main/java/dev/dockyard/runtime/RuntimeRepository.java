@@ -52,7 +52,10 @@ public interface RuntimeRepository {
      */
     int forgetEndedBefore(Instant cutoff, int max);
 
-    /** Removes up to {@code max} status changes recorded before {@code cutoff}, of any runtime. */
+    /**
+     * Removes up to {@code max} status changes recorded before {@code cutoff}, of any runtime, but
+     * never a runtime's newest one.
+     */
     int forgetChangesBefore(Instant cutoff, int max);
 
     /** A runtime's status changes, oldest first. */

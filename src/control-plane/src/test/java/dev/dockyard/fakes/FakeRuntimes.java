@@ -89,7 +89,9 @@ public class FakeRuntimes implements RuntimeRepository {
 
     @Override
     public synchronized int forgetChangesBefore(Instant cutoff, int max) {
-        List<StatusChange> old = changes.stream().filter(c -> c.at().isBefore(cutoff)).limit(max).toList();
+        List<StatusChange> old = changes.stream().filter(c -> c.at().isBefore(cutoff))
+                .filter(c -> changes.stream().anyMatch(n -> n.runtimeId().equals(c.runtimeId()) && n.at().isAfter(c.at())))
+                .limit(max).toList();
         changes.removeAll(old);
         return old.size();
     }

@@ -40,10 +40,7 @@ public class IdempotencyKeys {
      */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public boolean forgetAbandoned(String id, String claimer) {
-        Optional<IdempotentAnswer> claim = answers.find(id)
-                .filter(answer -> !answer.completed() && claimer.equals(answer.claimedBy()));
-        claim.ifPresent(answers::remove);
-        return claim.isPresent();
+        return answers.removeUnansweredClaim(id, claimer);
     }
 
     @Transactional(Transactional.TxType.REQUIRES_NEW)

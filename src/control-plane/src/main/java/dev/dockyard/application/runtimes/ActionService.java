@@ -101,9 +101,12 @@ public class ActionService {
                         requestId);
             }
         } catch (ExecutorClient.ExecutorUnreachableException e) {
-            audit(userId, runtime, action, assessment, decision, 502, null, (System.nanoTime() - started) / 1_000_000,
-                    0);
-            throw outages.refusal(runtime, e);
+            Refused refused = outages.refusal(runtime, e);
+            // the status the caller gets: 503 while the executor is being recovered, else 502
+            audit(userId, runtime, action, assessment, decision,
+                    refused.reason() == Refused.Reason.EXECUTOR_UNAVAILABLE ? 503 : 502, null,
+                    (System.nanoTime() - started) / 1_000_000, 0);
+            throw refused;
         }
         audit(userId, runtime, action, assessment, decision, answer.status(), exitCode(answer.body()),
                 (System.nanoTime() - started) / 1_000_000, answer.body().length());

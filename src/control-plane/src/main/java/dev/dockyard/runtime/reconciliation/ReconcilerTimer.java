@@ -86,6 +86,11 @@ public class ReconcilerTimer {
     @Timeout
     void broughtForward() {
         soonPending.set(false);
+        if (running.isLocked()) {
+            // a pass is under way and may have listed the node before the sandbox stopped: after it
+            soon(500);
+            return;
+        }
         Reconciler.Report report = runPass();
         if (report != null && report.disconnected() > 0) {
             followUps.set(FOLLOW_UPS);

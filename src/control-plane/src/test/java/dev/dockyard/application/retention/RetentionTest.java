@@ -67,10 +67,13 @@ class RetentionTest {
     }
 
     @Test
-    void shouldForgetAnyRuntimesOlderStatusChangesAfterTheEventsRetention() {
+    void shouldForgetAnyRuntimesOlderStatusChangesButItsNewestAfterTheEventsRetention() {
         SandboxRuntime live = runtime("c1", NOW.minus(Duration.ofDays(45)));
         runtimes.record(live.transitionTo(RuntimeStatus.RUNTIME_STARTED, "started", NOW.minus(Duration.ofDays(45))));
         runtimes.record(live.transitionTo(RuntimeStatus.READY, "ready", NOW.minus(Duration.ofDays(1))));
+
+        // one that has not moved since: its one change is its status, and stays
+        SandboxRuntime quiet = runtime("c2", NOW.minus(Duration.ofDays(45)));
 
         Retention.Report report = retention(0, 30, 0).apply();
 
@@ -78,6 +81,8 @@ class RetentionTest {
         assertEquals(List.of(RuntimeStatus.READY),
                 runtimes.history(live.id()).stream().map(StatusChange::status).toList());
         assertTrue(runtimes.find(live.id()).isPresent());
+        assertEquals(List.of(RuntimeStatus.STARTING_RUNTIME),
+                runtimes.history(quiet.id()).stream().map(StatusChange::status).toList());
     }
 
     @Test

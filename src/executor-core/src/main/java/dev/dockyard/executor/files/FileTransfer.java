@@ -93,7 +93,7 @@ public final class FileTransfer {
         Path target = guard.check(dir.resolve(name).toString(), dir);
         // written beside it under a name of its own and moved into place once whole: an upload cut
         // short (its client went away, the body ended early) leaves no half file and the old one as it was
-        Path partial = dir.resolve("." + name + ".upload-" + Long.toHexString(System.nanoTime()));
+        Path partial = dir.resolve(".upload-" + Long.toHexString(System.nanoTime()));
         try {
             try (OutputStream out = Files.newOutputStream(partial, StandardOpenOption.CREATE_NEW,
                     StandardOpenOption.WRITE)) {

@@ -116,7 +116,7 @@ public final class MultipartFile {
             String headers = readHeaders(in);
             Matcher name = NAME.matcher(headers);
             Matcher file = FILENAME.matcher(headers);
-            current = new PartStream(in, delimiter);
+            current = new PartStream(in, delimiter, true);
             return new MultipartFile(name.find() ? name.group(1) : null, file.find() ? file.group(1) : null, current);
         }
     }
@@ -140,7 +140,7 @@ public final class MultipartFile {
     }
 
     private static boolean skipPast(PushbackInputStream in, byte[] delimiter) throws IOException {
-        try (PartStream part = new PartStream(in, delimiter)) {
+        try (PartStream part = new PartStream(in, delimiter, false)) {
             part.transferTo(OutputStreamNull.INSTANCE);
             return part.sawDelimiter;
         }
@@ -160,10 +160,13 @@ public final class MultipartFile {
         private int end;
         private boolean done;
         boolean sawDelimiter;
+        /** A part's content (not the preamble): a body that ends inside it was cut short. */
+        private final boolean content;
 
-        PartStream(PushbackInputStream in, byte[] delimiter) {
+        PartStream(PushbackInputStream in, byte[] delimiter, boolean content) {
             this.in = in;
             this.delimiter = delimiter;
+            this.content = content;
             this.buf = new byte[CHUNK + delimiter.length];
         }
 
@@ -202,10 +205,22 @@ public final class MultipartFile {
                 start = 0;
                 int r = in.read(buf, end, buf.length - end);
                 if (r < 0) {
-                    // every part ends with a delimiter, the last one too: a body that ends before it
-                    // was cut short (its client went away), and what came is not the whole file
-                    throw new EOFException("The upload was cut short: the multipart body ended before the part's "
-                            + "closing boundary");
+                    if (content) {
+                        // every part ends with a delimiter, the last one too: a body that ends before
+                        // it was cut short (its client went away), and what came is not the whole file
+                        throw new EOFException("The upload was cut short: the multipart body ended before the "
+                                + "part's closing boundary");
+                    }
+                    // a preamble with no delimiter at all: the caller says the body has no parts
+                    done = true;
+                    int n = Math.min(len, end - start);
+                    if (n <= 0) {
+                        return -1;
+                    }
+                    System.arraycopy(buf, start, b, off, n);
+                    start += n;
+                    done = start >= end;
+                    return n;
                 }
                 end += r;
             }

@@ -51,6 +51,14 @@ class MultipartFileTest {
     }
 
     @Test
+    void shouldStillCallABodyWithoutItsBoundaryOneWithNoPartsNotACutUpload() {
+        byte[] body = body("xyz", "file", "a.txt", new byte[] {1, 2, 3}, false);
+        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
+                () -> MultipartFile.find("multipart/form-data; boundary=other", new ByteArrayInputStream(body), "file"));
+        assertTrue(refused.getMessage().contains("no parts"), refused.getMessage());
+    }
+
+    @Test
     void shouldKeepContentThatLooksAlmostLikeTheBoundary() throws Exception {
         byte[] content = "line\r\n--xy not quite\r\n--xyY? no: \r\n-xyz\r\n--x".getBytes(StandardCharsets.UTF_8);
         MultipartFile file = MultipartFile.find("multipart/form-data; boundary=\"xyz\"",
