@@ -4,7 +4,7 @@
 # loop like coding agents while faults are injected one after another), prints the table per fault
 # and what failed, stops the server and removes what its instance left.
 #   docker/soak.sh [minutes=30] [agents=40]
-#   docker/soak.sh --smoke        2.5 minutes, 4 agents, every fault once (what the test run's SoakSmokeIT does)
+#   docker/soak.sh --smoke        75 s or more, 3 agents, every fault once (what the test run's SoakSmokeIT does)
 # Exits 1 when anything failed. Needs a prior build: mvn -B install -DskipTests
 # (docker/start-control-plane.sh does one).
 set -euo pipefail

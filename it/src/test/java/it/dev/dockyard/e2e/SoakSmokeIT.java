@@ -12,7 +12,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The soak harness's short run ({@code docker/soak.sh --smoke}): a few agents loop like coding
- * agents for two and a half minutes while every kind of fault is injected once or more, kill -9 of
+ * agents for 75 s or more while every kind of fault is injected once, kill -9 of
  * the control plane among them; then nothing acknowledged is lost, nothing stuck, duplicated or
  * left behind, and no 5xx but a 503 with Retry-After. On the disposable control plane: it is killed.
  */
