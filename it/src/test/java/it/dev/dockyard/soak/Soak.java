@@ -325,9 +325,14 @@ public final class Soak {
                         + replacement + "\"}}");
                 boolean acknowledged = answer.status() == 200 && answer.body().contains("\"observation\":\"edit\"")
                         && !answer.body().contains("\"error\"");
-                // unacknowledged, the edit may or may not have happened: either content is right
+                // unacknowledged, the edit may or may not have happened: either content is right, and
+                // the file is edited no more (a later edit's mark would match inside either)
                 ledger.acknowledged.put(path, acknowledged ? Set.of(sha256(after)) : Set.of(sha256(before), sha256(after)));
-                ledger.contents.put(path, acknowledged ? after : before);
+                if (acknowledged) {
+                    ledger.contents.put(path, after);
+                } else {
+                    ledger.contents.remove(path);
+                }
                 if (acknowledged) {
                     writesAcknowledged.incrementAndGet();
                     return true;
@@ -442,8 +447,10 @@ public final class Soak {
                 if (snapshot.status() == 201) {
                     Matcher sid = SNAPSHOT_ID.matcher(snapshot.body());
                     if (sid.find()) {
-                        expect(send("delete snapshot", HttpRequest.newBuilder(URI.create(base + "/api/v1/snapshots/"
-                                + sid.group(1))).header("X-API-Key", userKey).DELETE(), false), "delete a snapshot", 204);
+                        String snapshotId = sid.group(1);
+                        expect(sendWithRetries("delete snapshot", () -> HttpRequest.newBuilder(URI.create(base
+                                + "/api/v1/snapshots/" + snapshotId)).header("X-API-Key", userKey).DELETE()),
+                                "delete a snapshot", 204, 404);
                     }
                 } else if (snapshot.status() != 409) {
                     failures.add("snapshot of " + id + " answered " + snapshot.status() + " " + snapshot.clipped());
@@ -542,15 +549,15 @@ public final class Soak {
         }
     }
 
-    /** The agents' live runtimes, waited for up to a minute (after a restart they are provisioning again). */
-    private List<Ledger> liveRuntimes() {
+    /** One of the agents' live runtimes, waited for up to a minute (after a restart they are provisioning again). */
+    private Optional<Ledger> pickLive(Random random) {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
         List<Ledger> candidates = List.copyOf(live.values());
         while (candidates.isEmpty() && System.nanoTime() < deadline) {
             sleep(500);
             candidates = List.copyOf(live.values());
         }
-        return candidates;
+        return candidates.isEmpty() ? Optional.empty() : Optional.of(candidates.get(random.nextInt(candidates.size())));
     }
 
     /** kill -9 of the executor inside one agent's sandbox: it must come back or end in a clear ERROR. */
@@ -560,11 +567,11 @@ public final class Soak {
         }
 
         public Recovery inject(Random random) throws Exception {
-            List<Ledger> candidates = liveRuntimes();
-            if (candidates.isEmpty()) {
+            Optional<Ledger> picked = pickLive(random);
+            if (picked.isEmpty()) {
                 return new Recovery(-1, "no live runtime within a minute");
             }
-            Ledger victim = candidates.get(random.nextInt(candidates.size()));
+            Ledger victim = picked.get();
             String container = "dockyard-" + victim.runtimeId;
             String top = docker("top", container, "-eo", "pid,args");
             Matcher java = Pattern.compile("(?m)^\\s*(\\d+)\\s+\\S*java\\b").matcher(top);
@@ -678,11 +685,11 @@ public final class Soak {
         }
 
         public Recovery inject(Random random) throws Exception {
-            List<Ledger> candidates = liveRuntimes();
-            if (candidates.isEmpty()) {
+            Optional<Ledger> picked = pickLive(random);
+            if (picked.isEmpty()) {
                 return new Recovery(-1, "no live runtime within a minute");
             }
-            Ledger target = candidates.get(random.nextInt(candidates.size()));
+            Ledger target = picked.get();
             URI uri = URI.create(base);
             String boundary = "soak" + random.nextInt(1_000_000);
             byte[] head = ("--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"dropped.bin\""
@@ -746,11 +753,11 @@ public final class Soak {
         }
 
         public Recovery inject(Random random) throws Exception {
-            List<Ledger> candidates = liveRuntimes();
-            if (candidates.isEmpty()) {
+            Optional<Ledger> picked = pickLive(random);
+            if (picked.isEmpty()) {
                 return new Recovery(-1, "no live runtime within a minute");
             }
-            Ledger target = candidates.get(random.nextInt(candidates.size()));
+            Ledger target = picked.get();
             URI uri = URI.create(base);
             long start = System.nanoTime();
             int events = 0;
