@@ -480,8 +480,10 @@ public final class Soak {
         String command = "{\"action\":\"run\",\"args\":{\"command\":\"cd / && sha256sum "
                 + String.join(" ", ledger.acknowledged.keySet()) + " 2>&1\"}}";
         Answer sums = runtimeId.equals(ledger.runtimeId) ? action(ledger, command) : action(runtimeId, command);
-        for (int retry = 0; retry < 3 && (sums.status() == 503 || sums.status() == 409 || sums.status() < 0); retry++) {
-            // being recovered (its executor killed, the server restarted): asked again once READY
+        for (int retry = 0; retry < 3 && (sums.status() == 503 || sums.status() == 409 || sums.status() < 0
+                || sums.status() == 502 && ledger.remote()); retry++) {
+            // being recovered (its executor killed, the server restarted): asked again once READY. A
+            // runtime's own URL says 502 while it is not READY, as OpenHands' remote runtime expects
             awaitStatus(runtimeId, Set.of("READY", "ERROR", "STOPPED"), Duration.ofMinutes(2));
             sums = runtimeId.equals(ledger.runtimeId) ? action(ledger, command) : action(runtimeId, command);
         }
