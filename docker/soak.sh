@@ -26,7 +26,13 @@ export DOCKYARD_BOOTSTRAP_ADMIN_KEY="soak-$(od -An -N16 -tx1 /dev/urandom | tr -
 # (instance "soak": only this soak's sandboxes, volumes and networks). The server may be a restarted
 # one (the soak kills and restarts it): stop by the pid file, which names the running one.
 reap() {
+  local rc=$?
   "$wlp/bin/server" stop dockyard >/dev/null || true
+  if [ "$rc" -ne 0 ] && [ -d "$WLP_OUTPUT_DIR/dockyard/logs" ]; then
+    # what the server said is the first thing a failed run needs: kept, the rest removed
+    kept="/tmp/dockyard-soak-logs-$(date -u +%Y%m%dT%H%M%SZ)"
+    cp -r "$WLP_OUTPUT_DIR/dockyard/logs" "$kept" && echo "soak: the server's logs are kept in $kept" >&2
+  fi
   docker ps -aq --filter label=dev.dockyard.control-plane=soak | xargs -r docker rm -f -v >/dev/null 2>&1 || true
   docker volume ls -q --filter label=dev.dockyard.control-plane=soak | xargs -r docker volume rm >/dev/null 2>&1 || true
   docker network ls -q --filter label=dev.dockyard.control-plane=soak | xargs -r docker network rm >/dev/null 2>&1 || true

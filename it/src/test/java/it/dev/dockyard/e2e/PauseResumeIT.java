@@ -50,4 +50,42 @@ class PauseResumeIT {
         assertEquals(409, gone.status(), gone.body());
         assertEquals(404, API.post("runtimes/rt-0000000000000000/resume", Json.createObjectBuilder().build()).status());
     }
+
+    /**
+     * A sandbox whose executor exited (its container stops with it) cannot be frozen: the pause is a
+     * 503 with {@code Retry-After} while Dockyard starts the sandbox again, not a 502 from the engine
+     * (the soak's full run, 2026-11-30), and the pause after that recovery succeeds.
+     */
+    @Test
+    void shouldAskToRetryAPauseOfASandboxWhoseExecutorJustExited() throws InterruptedException {
+        DockyardApi.Answer created = API.provision(Json.createObjectBuilder()
+                .add("conversationId", "it-pause-stopped-" + UUID.randomUUID()).build(), 120);
+        assertEquals(201, created.status(), created.body());
+        String id = created.json().getString("id");
+        try {
+            DockerCli.ok("kill", "dockyard-" + id);
+
+            DockyardApi.Answer refused = API.post("runtimes/" + id + "/pause", Json.createObjectBuilder().build());
+            assertEquals(503, refused.status(), refused.body());
+            assertEquals("https://dockyard.dev/problems/executor-unavailable", refused.json().getString("type"));
+            assertEquals("2", refused.raw().headers().firstValue("Retry-After").orElse(""), refused.body());
+            assertTrue(refused.json().getString("detail").contains("its sandbox has stopped"), refused.body());
+
+            // started again by the reconciler, which the refusal asked for a pass now
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            DockyardApi.Answer paused = refused;
+            while (System.nanoTime() < deadline) {
+                paused = API.post("runtimes/" + id + "/pause", Json.createObjectBuilder().build());
+                if (paused.status() != 503 && paused.status() != 409) {
+                    break;
+                }
+                Thread.sleep(500);
+            }
+            assertEquals(200, paused.status(), paused.body());
+            assertEquals("PAUSED", paused.json().getString("status"));
+            assertEquals("true", DockerCli.inspect("dockyard-" + id, "{{.State.Paused}}"));
+        } finally {
+            API.delete("runtimes/" + id);
+        }
+    }
 }

@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -544,6 +545,9 @@ public final class Soak {
                 windows.add(new Window(fault.name(), start - startedAt, System.nanoTime() - startedAt, recovery.ms(), recovery.note()));
                 say(fault.name() + ": " + (recovery.ms() >= 0 ? Math.round(recovery.ms()) + " ms to recover" : "")
                         + (recovery.note().isEmpty() ? "" : " (" + recovery.note() + ")"));
+            } catch (NoLiveRuntime e) {
+                windows.add(new Window(fault.name(), start - startedAt, System.nanoTime() - startedAt, -1, e.getMessage()));
+                say(fault.name() + ": not injected (" + e.getMessage() + ")");
             } catch (Exception e) {
                 windows.add(new Window(fault.name(), start - startedAt, System.nanoTime() - startedAt, -1, "failed: " + e));
                 failures.add("fault " + fault.name() + " could not be injected or did not recover: " + e);
@@ -551,15 +555,25 @@ public final class Soak {
         }
     }
 
+    /** No agent had a live runtime for a minute: the fault had nothing to hit, so it is not measured. */
+    private static final class NoLiveRuntime extends Exception {
+        NoLiveRuntime() {
+            super("no live runtime within a minute", null, false, false);
+        }
+    }
+
     /** One of the agents' live runtimes, waited for up to a minute (after a restart they are provisioning again). */
-    private Optional<Ledger> pickLive(Random random) {
+    private Ledger pickLive(Random random) throws NoLiveRuntime {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
         List<Ledger> candidates = List.copyOf(live.values());
         while (candidates.isEmpty() && System.nanoTime() < deadline) {
             sleep(500);
             candidates = List.copyOf(live.values());
         }
-        return candidates.isEmpty() ? Optional.empty() : Optional.of(candidates.get(random.nextInt(candidates.size())));
+        if (candidates.isEmpty()) {
+            throw new NoLiveRuntime();
+        }
+        return candidates.get(random.nextInt(candidates.size()));
     }
 
     /** kill -9 of the executor inside one agent's sandbox: it must come back or end in a clear ERROR. */
@@ -569,11 +583,7 @@ public final class Soak {
         }
 
         public Recovery inject(Random random) throws Exception {
-            Optional<Ledger> picked = pickLive(random);
-            if (picked.isEmpty()) {
-                return new Recovery(-1, "no live runtime within a minute");
-            }
-            Ledger victim = picked.get();
+            Ledger victim = pickLive(random);
             String container = "dockyard-" + victim.runtimeId;
             String top = docker("top", container, "-eo", "pid,args");
             Matcher java = Pattern.compile("(?m)^\\s*(\\d+)\\s+\\S*java\\b").matcher(top);
@@ -585,7 +595,12 @@ public final class Soak {
             Process kill = new ProcessBuilder("kill", "-9", java.group(1)).redirectErrorStream(true).start();
             String said = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!kill.waitFor(30, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                throw new IllegalStateException("kill -9 of the executor (host pid " + java.group(1) + ") failed: " + said);
+                if (!docker("ps", "-q", "--filter", "name=^" + container + "$").isBlank()) {
+                    throw new IllegalStateException("kill -9 of the executor (host pid " + java.group(1) + ") failed: " + said);
+                }
+                // its agent deleted the runtime between the pick and the kill: nothing was injected
+                victim.executorKilled = false;
+                return new Recovery(-1, "the runtime picked was deleted before the kill");
             }
             // usable again: READY and answering an action, or ended with a message
             long deadline = start + TimeUnit.MINUTES.toNanos(3);
@@ -605,7 +620,7 @@ public final class Soak {
                 sleep(250);
             }
             failures.add("after its executor was killed, " + victim.runtimeId + " neither answered nor ended within 3 min ("
-                    + status(victim.runtimeId) + ")");
+                    + status(victim.runtimeId) + "; " + sandboxTruth(victim.runtimeId) + ")");
             return new Recovery(-1, "not recovered");
         }
     }
@@ -687,11 +702,7 @@ public final class Soak {
         }
 
         public Recovery inject(Random random) throws Exception {
-            Optional<Ledger> picked = pickLive(random);
-            if (picked.isEmpty()) {
-                return new Recovery(-1, "no live runtime within a minute");
-            }
-            Ledger target = picked.get();
+            Ledger target = pickLive(random);
             URI uri = URI.create(base);
             String boundary = "soak" + random.nextInt(1_000_000);
             byte[] head = ("--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"dropped.bin\""
@@ -755,11 +766,7 @@ public final class Soak {
         }
 
         public Recovery inject(Random random) throws Exception {
-            Optional<Ledger> picked = pickLive(random);
-            if (picked.isEmpty()) {
-                return new Recovery(-1, "no live runtime within a minute");
-            }
-            Ledger target = picked.get();
+            Ledger target = pickLive(random);
             URI uri = URI.create(base);
             long start = System.nanoTime();
             int events = 0;
@@ -1011,8 +1018,12 @@ public final class Soak {
                     HttpResponse.BodyHandlers.ofByteArray());
             String body = binary ? "" : new String(response.body(), StandardCharsets.UTF_8);
             boolean retryAfter = response.headers().firstValue("Retry-After").isPresent();
-            calls.add(new Call(kind, start - startedAt, response.statusCode(), retryAfter, ms(start),
-                    response.statusCode() >= 500 ? body.substring(0, Math.min(200, body.length())) : ""));
+            String detail = response.statusCode() >= 500 ? body.substring(0, Math.min(200, body.length())) : "";
+            if (response.statusCode() == 502 && body.contains("Read timed out")) {
+                // an executor that took the request and never answered: what its container was then
+                detail += " [" + sandboxTruth(runtimeIn(response.uri())) + "]";
+            }
+            calls.add(new Call(kind, start - startedAt, response.statusCode(), retryAfter, ms(start), detail));
             return new Answer(response.statusCode(), body, response.body(), retryAfter);
         } catch (IOException e) {
             calls.add(new Call(kind, start - startedAt, -1, false, ms(start), e.toString()));
@@ -1259,6 +1270,50 @@ public final class Soak {
             }
         }
         return false;
+    }
+
+    private static final Pattern RUNTIME_ID = Pattern.compile("\\b(rt-[0-9a-f]{16})\\b");
+
+    /** The runtime a request was about, from its URL; null for none. */
+    private static String runtimeIn(URI uri) {
+        Matcher id = RUNTIME_ID.matcher(uri.getPath());
+        return id.find() ? id.group(1) : null;
+    }
+
+    /**
+     * What the engine and the kernel say of a runtime's container right now: its state as Docker
+     * has it, its freezer cgroup's state, and how many of its processes are in each run state
+     * (D: uninterruptible, which a frozen process shows). For a hang, to tell a frozen sandbox
+     * from a busy or a dead executor.
+     */
+    private static String sandboxTruth(String runtimeId) {
+        if (runtimeId == null) {
+            return "no runtime in the URL";
+        }
+        String container = "dockyard-" + runtimeId;
+        try {
+            String state = docker("inspect", "-f", "{{.Id}} {{.State.Status}} paused={{.State.Paused}}", container).strip();
+            String[] parts = state.split(" ", 2);
+            if (parts.length < 2) {
+                return "docker inspect: " + state;
+            }
+            String freezer = "?";
+            for (Path file : List.of(Path.of("/sys/fs/cgroup/freezer/docker", parts[0], "freezer.state"),
+                    Path.of("/sys/fs/cgroup/docker", parts[0], "cgroup.freeze"),
+                    Path.of("/sys/fs/cgroup/system.slice/docker-" + parts[0] + ".scope", "cgroup.freeze"))) {
+                if (Files.isReadable(file)) {
+                    freezer = file.getFileName() + "=" + Files.readString(file).strip();
+                    break;
+                }
+            }
+            Map<String, Integer> states = new TreeMap<>();
+            String top = parts[1].startsWith("running") ? docker("top", container, "-eo", "stat") : "";
+            top.lines().skip(1).map(String::strip).filter(l -> !l.isEmpty())
+                    .forEach(stat -> states.merge(stat.substring(0, 1), 1, Integer::sum));
+            return container + " " + parts[1] + ", " + freezer + ", processes by state " + states;
+        } catch (Exception e) {
+            return "could not inspect " + container + ": " + e;
+        }
     }
 
     private static String docker(String... args) throws Exception {

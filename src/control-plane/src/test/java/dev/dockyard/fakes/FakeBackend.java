@@ -5,6 +5,7 @@ import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxSpec;
+import dev.dockyard.backend.SandboxNotRunningException;
 import dev.dockyard.backend.SandboxState;
 import dev.dockyard.backend.SandboxUsage;
 import java.io.ByteArrayInputStream;
@@ -251,6 +252,11 @@ public class FakeBackend implements RuntimeBackend {
         called("pause " + sandboxName);
         if (!freezes) {
             return;
+        }
+        Sandbox sandbox = sandboxes.get(sandboxName);
+        if (sandbox != null && (sandbox.phase() == SandboxState.Phase.EXITED || sandbox.phase() == SandboxState.Phase.CREATED)) {
+            // as Docker: a stopped container cannot be frozen
+            throw new SandboxNotRunningException("container '" + sandboxName + "' is not running", null);
         }
         sandboxes.computeIfPresent(sandboxName, (n, s) -> s.with(SandboxState.Phase.PAUSED));
     }

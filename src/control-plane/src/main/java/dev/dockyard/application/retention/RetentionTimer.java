@@ -1,5 +1,6 @@
 package dev.dockyard.application.retention;
 
+import dev.dockyard.application.idempotency.IdempotencyKeys;
 import jakarta.ejb.Schedule;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.TransactionAttribute;
@@ -10,7 +11,9 @@ import java.util.logging.Logger;
 
 /**
  * Applies the {@link Retention} every ten minutes, on every control plane (removing rows is the
- * same whoever does it first). No transaction around a pass: each batch has its own.
+ * same whoever does it first), and forgets idempotency keys past their
+ * {@link IdempotencyKeys#RETENTION}: one timer for all that ages out. No transaction around a
+ * pass: each batch has its own.
  */
 @Singleton
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
@@ -21,6 +24,9 @@ public class RetentionTimer {
     @Inject
     Retention retention;
 
+    @Inject
+    IdempotencyKeys keys;
+
     @Schedule(minute = "*/10", hour = "*", persistent = false, info = "dockyard-retention")
     void periodically() {
         try {
@@ -28,6 +34,11 @@ public class RetentionTimer {
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Could not apply the retention of old runtimes, events and audit entries: "
                     + e.getMessage(), e);
+        }
+        try {
+            keys.purge();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Could not forget old idempotency keys: " + e.getMessage(), e);
         }
     }
 }

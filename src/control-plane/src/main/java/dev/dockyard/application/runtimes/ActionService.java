@@ -2,6 +2,7 @@ package dev.dockyard.application.runtimes;
 
 import dev.dockyard.agents.AgentCatalog;
 import dev.dockyard.agents.AgentProfile;
+import dev.dockyard.application.ExecutorOutages;
 import dev.dockyard.application.Refused;
 import dev.dockyard.audit.AuditEntry;
 import dev.dockyard.audit.AuditTrail;

@@ -1,12 +1,15 @@
 package dev.dockyard.application.runtimes;
 
 import dev.dockyard.application.Deadlines;
+import dev.dockyard.application.ExecutorOutages;
 import dev.dockyard.application.Refused;
 import dev.dockyard.application.images.BrowserVariant;
 import dev.dockyard.application.images.ImageAccess;
 import dev.dockyard.application.workspaces.Snapshots;
 import dev.dockyard.application.workspaces.Workspaces;
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.SandboxBusyException;
+import dev.dockyard.backend.SandboxNotRunningException;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.placement.NodeAccess;
@@ -56,6 +59,9 @@ public class RuntimeService {
 
     @Inject
     PauseResume pauses;
+
+    @Inject
+    ExecutorOutages outages = ExecutorOutages.unobserved();
 
     @Inject
     ProvisioningJournal journal;
@@ -244,6 +250,10 @@ public class RuntimeService {
             return pauses.pause(id);
         } catch (IllegalTransitionException e) {
             throw notReady(id, e, "only a READY runtime can be paused");
+        } catch (SandboxNotRunningException e) {
+            throw outages.stopped(id, "paused");
+        } catch (SandboxBusyException e) {
+            throw ExecutorOutages.tooBusyToFreeze(id, "paused", e);
         } catch (BackendException e) {
             throw new Refused(Refused.Reason.BACKEND_FAILED, e.getMessage());
         }

@@ -1,5 +1,6 @@
 package dev.dockyard.application.runtimes;
 
+import dev.dockyard.application.ExecutorOutages;
 import dev.dockyard.application.Refused;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.runtime.SandboxRuntime;

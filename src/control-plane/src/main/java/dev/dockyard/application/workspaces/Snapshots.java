@@ -3,8 +3,11 @@ package dev.dockyard.application.workspaces;
 import dev.dockyard.agents.AgentCatalog;
 import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.agents.LlmSettings;
+import dev.dockyard.application.ExecutorOutages;
 import dev.dockyard.application.Refused;
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.SandboxBusyException;
+import dev.dockyard.backend.SandboxNotRunningException;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.Labels;
 import dev.dockyard.backend.RuntimeBackend;
@@ -63,6 +66,9 @@ public class Snapshots {
 
     @Inject
     RuntimeGates gates;
+
+    @Inject
+    ExecutorOutages outages = ExecutorOutages.unobserved();
 
     @Inject
     BackendNodes nodes;
@@ -134,6 +140,10 @@ public class Snapshots {
         } catch (RuntimeGates.RuntimeBusyException e) {
             throw new Refused(e.migrating() ? Refused.Reason.RUNTIME_MIGRATING : Refused.Reason.CONFLICT,
                     "Runtime " + runtime.id() + " cannot be snapshotted now: " + e.getMessage());
+        } catch (SandboxNotRunningException e) {
+            throw outages.stopped(runtime.id(), "snapshotted");
+        } catch (SandboxBusyException e) {
+            throw ExecutorOutages.tooBusyToFreeze(runtime.id(), "snapshotted", e);
         } catch (BackendException e) {
             throw new Refused(Refused.Reason.BACKEND_FAILED, "The snapshot failed: " + e.getMessage());
         }

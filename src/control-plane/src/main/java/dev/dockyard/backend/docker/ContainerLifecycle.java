@@ -10,6 +10,8 @@ import com.github.dockerjava.api.exception.NotModifiedException;
 import com.github.dockerjava.api.model.ExposedPort;
 import com.github.dockerjava.api.model.Ports;
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.SandboxBusyException;
+import dev.dockyard.backend.SandboxNotRunningException;
 import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.backend.SandboxState;
 import java.net.URI;
@@ -107,9 +109,20 @@ final class ContainerLifecycle {
         try {
             freezing(() -> docker.pauseContainerCmd(sandboxName).exec(), FREEZE_TRIES, FREEZE_BACKOFF_MS);
         } catch (ConflictException | NotModifiedException e) {
-            // already paused
+            // the engine's 409 is "already paused" or "not running": paused is what was asked, a
+            // stopped container cannot be frozen (and is no paused runtime)
+            if (views.state(sandboxName).phase() != SandboxState.Phase.PAUSED) {
+                throw new SandboxNotRunningException("container '" + sandboxName + "' is not running, so it cannot be "
+                        + "frozen: " + DockerErrors.describe(e), e);
+            }
         } catch (NotFoundException e) {
             throw new BackendException("container '" + sandboxName + "' is gone", e);
+        } catch (InternalServerErrorException e) {
+            if (DockerErrors.describe(e).contains("unable to freeze")) {
+                throw new SandboxBusyException("the container's processes could not all be frozen in " + FREEZE_TRIES
+                        + " tries (they keep forking, or the machine is loaded); it runs on, unchanged", e);
+            }
+            throw new BackendException("Docker could not pause the container: " + DockerErrors.describe(e), e);
         } catch (DockerException e) {
             throw new BackendException("Docker could not pause the container: " + DockerErrors.describe(e), e);
         }

@@ -12,6 +12,8 @@ import dev.dockyard.observability.DockyardMetrics;
 import dev.dockyard.placement.NodeHealth;
 import dev.dockyard.pool.PoolKeeper;
 import dev.dockyard.runtime.RuntimeStatus;
+import dev.dockyard.runtime.PauseReason;
+import dev.dockyard.runtime.RuntimeGates;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.SandboxProgram;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -52,6 +54,9 @@ import java.util.logging.Logger;
  *       migration's freeze) freezes the sandbox before it records anything. A HIBERNATED
  *       runtime's sandbox is stopped on purpose (recorded before it is stopped, READY only once
  *       woken): only its sandbox gone disconnects it.</li>
+ *   <li>A READY runtime whose sandbox stays frozen for over a minute while nothing holds it (the
+ *       pause, snapshot or migration that froze it was cut off) is recorded PAUSED, asleep: the
+ *       next action thaws it.</li>
  *   <li>A disconnected runtime whose sandbox stopped (an engine restart stops every container, a
  *       killed executor stops its own) is started again, its key handed anew, in the pass that
  *       disconnects it and in every later one while it stays stopped; one whose sandbox runs and answers {@code /ready}
@@ -80,6 +85,14 @@ public class Reconciler {
             RuntimeStatus.BUILDING_RUNTIME, RuntimeStatus.RUNTIME_STARTED);
     private static final Set<RuntimeStatus> SERVING = EnumSet.of(RuntimeStatus.READY, RuntimeStatus.PAUSED);
     private static final Set<RuntimeStatus> DISCONNECTED = EnumSet.of(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED);
+    /**
+     * How long a READY runtime's sandbox may be seen frozen before the freeze is taken for one cut
+     * off: a pause records within milliseconds, and a snapshot or migration of this process holds
+     * the runtime's gate; this covers one of another process of the same deployment, whose gate this
+     * one cannot see, for its first minute (one longer is recorded asleep and thawed by its end or
+     * by the next action's resume either way).
+     */
+    static final Duration FROZEN_WHILE_READY = Duration.ofSeconds(60);
 
     @Inject
     BackendNodes nodes;
@@ -113,6 +126,12 @@ public class Reconciler {
 
     @Inject
     NodeHealth health;
+
+    @Inject
+    RuntimeGates gates;
+
+    /** READY runtimes whose sandbox a pass found frozen, since that first pass. */
+    private final Map<String, Instant> frozenSince = new ConcurrentHashMap<>();
 
     /** Nodes whose list failed, since when (a backend's {@link RuntimeBackend#disconnectAfter}). */
     private final Map<String, Instant> unlistedSince = new ConcurrentHashMap<>();
@@ -153,6 +172,9 @@ public class Reconciler {
             metrics.reconciled(true, new DockyardMetrics.ReconcilerChanges(0, 0, 0, 0, 0));
             return Report.SKIPPED;
         }
+        Set<String> liveIds = new HashSet<>();
+        live.forEach(r -> liveIds.add(r.id()));
+        frozenSince.keySet().retainAll(liveIds);
         Report total = Report.NOTHING;
         for (String node : nodes.names()) {
             total = total.plus(pass(node, live.stream().filter(r -> node.equals(nodes.named(r.node()))).toList(), members,
@@ -214,6 +236,8 @@ public class Reconciler {
                             // again in this pass, not the next, so the next finds it answering
                             revive(runtime, sandbox, backend);
                         }
+                    } else if (frozenWhileReady(runtime, sandbox, now)) {
+                        report = report.plus(new Report(0, 0, 0, 0, 1, 0, false));
                     }
                 } else if (runtime.status() == RuntimeStatus.HIBERNATED) {
                     if (sandbox == null && disconnect(runtime, null, node, backend)) {
@@ -345,6 +369,42 @@ public class Reconciler {
                 RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, "The runtime is disconnected: " + why
                         + "; it is released " + config.disconnectedGrace(node).toSeconds()
                         + " s after this unless its sandbox answers again");
+    }
+
+    /**
+     * A READY runtime whose sandbox is frozen: a pause freezes before it records PAUSED, and a
+     * snapshot or migration freezes while it holds the runtime, so a pass may see this for a moment.
+     * Seen for longer than {@link #FROZEN_WHILE_READY} and held by nothing in this process, the work
+     * that froze it was cut off (the control plane was killed mid-pause or mid-snapshot, or a thaw
+     * failed): every action would wait out its timeout on an executor that cannot run. It is recorded
+     * as what it is, PAUSED, asleep as an idle pause leaves it, so the next action thaws it through
+     * the resume that checks the executor answers. Held by the sleep gate while it records, so no
+     * pause, resume, snapshot or migration of this process starts in between.
+     */
+    private boolean frozenWhileReady(SandboxRuntime runtime, ManagedSandbox sandbox, Instant now) {
+        if (runtime.status() != RuntimeStatus.READY || sandbox == null || !sandbox.paused()) {
+            frozenSince.remove(runtime.id());
+            return false;
+        }
+        Instant since = frozenSince.computeIfAbsent(runtime.id(), id -> now);
+        if (!since.plus(FROZEN_WHILE_READY).isBefore(now)) {
+            return false;
+        }
+        Optional<RuntimeGates.Pass> held = gates.enterSleepIfIdle(runtime.id());
+        if (held.isEmpty()) {
+            return false;
+        }
+        try (RuntimeGates.Pass pass = held.get()) {
+            boolean recorded = journal.transitionIf(runtime.id(), EnumSet.of(RuntimeStatus.READY), RuntimeStatus.PAUSED,
+                    "Found frozen while READY for over " + Duration.between(since, now).toSeconds() + " s (a pause, "
+                            + "snapshot or migration was cut off before it finished): recorded as paused, and the "
+                            + "next action resumes it", r -> r.pausedFor(PauseReason.IDLE));
+            if (recorded) {
+                frozenSince.remove(runtime.id());
+                LOG.info("Runtime " + runtime.id() + " was READY with its sandbox frozen; recorded PAUSED (asleep)");
+            }
+            return recorded;
+        }
     }
 
     /**

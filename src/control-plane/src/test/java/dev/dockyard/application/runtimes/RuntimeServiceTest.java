@@ -3,9 +3,14 @@ package dev.dockyard.application.runtimes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dockyard.application.Refused;
+import dev.dockyard.backend.SandboxBusyException;
+import dev.dockyard.backend.SandboxNotRunningException;
 import dev.dockyard.fakes.FakeRuntimes;
+import dev.dockyard.runtime.lifecycle.PauseResume;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.provisioning.Provisioner;
@@ -44,6 +49,11 @@ class RuntimeServiceTest {
             @Override
             public Optional<CompletionStage<RuntimeStatus>> whenSettled(String runtimeId) {
                 return Optional.ofNullable(settling);
+            }
+
+            @Override
+            public boolean isMigrating(String runtimeId) {
+                return false;
             }
         };
         service.runtimes = new FakeRuntimes() {
@@ -90,5 +100,30 @@ class RuntimeServiceTest {
 
         assertSame(current, service.settled(provisioned, Duration.ofSeconds(60)).toCompletableFuture().get());
         assertTrue(deadlines.isEmpty());
+    }
+
+    @Test
+    void shouldAskToRetryAPauseOfAStoppedSandboxOrOneTooBusyToFreeze() {
+        // the soak's full run: a pause of a sandbox whose executor had just exited was a 502 from the engine
+        service.pauses = new PauseResume() {
+            @Override
+            public SandboxRuntime pause(String runtimeId) {
+                throw new SandboxNotRunningException("container 'dockyard-x' is not running", null);
+            }
+        };
+        Refused stopped = assertThrows(Refused.class, () -> service.pause("rt-1"));
+        assertEquals(Refused.Reason.EXECUTOR_UNAVAILABLE, stopped.reason());
+        assertEquals(2, stopped.retryAfterSeconds());
+        assertTrue(stopped.getMessage().contains("its sandbox has stopped"), stopped.getMessage());
+
+        service.pauses = new PauseResume() {
+            @Override
+            public SandboxRuntime pause(String runtimeId) {
+                throw new SandboxBusyException("the container's processes could not all be frozen in 5 tries", null);
+            }
+        };
+        Refused busy = assertThrows(Refused.class, () -> service.pause("rt-1"));
+        assertEquals(Refused.Reason.CONFLICT, busy.reason());
+        assertEquals(1, busy.retryAfterSeconds());
     }
 }

@@ -19,6 +19,7 @@ import dev.dockyard.fakes.MutableClock;
 import dev.dockyard.fakes.NoPools;
 import dev.dockyard.fakes.TestConfig;
 import dev.dockyard.placement.Placements;
+import dev.dockyard.runtime.RuntimeGates;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -76,6 +77,7 @@ class KubernetesReconcilerTest {
         reconciler.config = config;
         reconciler.clock = clock;
         reconciler.health = Placements.health(reconciler.nodes, clock);
+        reconciler.gates = new RuntimeGates();
         reconciler.leases = new Leases(new FakeLeaseStore(), clock, ControlPlaneInstance.of("test", Duration.ofSeconds(30)));
         reconciler.secrets = new RuntimeSecrets();
         reconciler.provisioner = new Provisioner() {

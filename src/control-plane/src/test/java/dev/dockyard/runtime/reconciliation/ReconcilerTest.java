@@ -15,6 +15,8 @@ import dev.dockyard.fakes.MutableClock;
 import dev.dockyard.fakes.NoPools;
 import dev.dockyard.fakes.TestConfig;
 import dev.dockyard.placement.Placements;
+import dev.dockyard.runtime.PauseReason;
+import dev.dockyard.runtime.RuntimeGates;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -51,6 +53,7 @@ class ReconcilerTest {
         reconciler.config = config;
         reconciler.clock = clock;
         reconciler.health = Placements.health(reconciler.nodes, clock);
+        reconciler.gates = new RuntimeGates();
         reconciler.leases = new Leases(new FakeLeaseStore(), clock, ControlPlaneInstance.of("test", Duration.ofSeconds(30)));
         reconciler.secrets = new RuntimeSecrets();
         reconciler.provisioner = new Provisioner() {
@@ -99,6 +102,51 @@ class ReconcilerTest {
 
         assertEquals(RuntimeStatus.READY, statusOf(runtime));
         assertEquals(0, report.disconnected());
+    }
+
+    @Test
+    void shouldRecordARuntimeFrozenWhileReadyForOverAMinuteAsAsleep() {
+        // the control plane was killed between a pause's freeze and its record (the soak's hung
+        // runtime, 2026-11-30): every action waited out its timeout on a frozen executor
+        SandboxRuntime runtime = ready();
+        backend.pause(runtime.containerName());
+
+        reconciler.pass();
+        clock.advance(Duration.ofSeconds(45));
+        reconciler.pass();
+        assertEquals(RuntimeStatus.READY, statusOf(runtime), "a freeze under a minute may be a pause at work");
+
+        clock.advance(Duration.ofSeconds(20));
+        reconciler.pass();
+
+        SandboxRuntime now = runtimes.find(runtime.id()).orElseThrow();
+        assertEquals(RuntimeStatus.PAUSED, now.status());
+        assertEquals(PauseReason.IDLE, now.pauseReason(), "asleep: the next action resumes it");
+        assertTrue(now.statusMessage().startsWith("Found frozen while READY"), now.statusMessage());
+    }
+
+    @Test
+    void shouldLeaveAFrozenReadyRuntimeAloneWhileSomethingHoldsItOrOnceItThawed() {
+        SandboxRuntime snapshotted = ready();
+        SandboxRuntime thawed = ready();
+        backend.pause(snapshotted.containerName());
+        backend.pause(thawed.containerName());
+        reconciler.pass();
+        // a thaw between two passes starts the minute again
+        backend.unpause(thawed.containerName());
+        clock.advance(Duration.ofSeconds(30));
+        reconciler.pass();
+        backend.pause(thawed.containerName());
+        clock.advance(Duration.ofSeconds(40));
+
+        try (RuntimeGates.Pass snapshot = reconciler.gates.beginMigration(snapshotted.id(), Duration.ofSeconds(1))) {
+            reconciler.pass();
+            assertEquals(RuntimeStatus.READY, statusOf(snapshotted), "a snapshot holds it: its freeze is at work");
+        }
+        assertEquals(RuntimeStatus.READY, statusOf(thawed), "frozen again 40 s ago, not 70");
+
+        reconciler.pass();
+        assertEquals(RuntimeStatus.PAUSED, statusOf(snapshotted), "held by nothing any more, and frozen for 70 s");
     }
 
     @Test

@@ -17,6 +17,7 @@ import dev.dockyard.fakes.NoPools;
 import dev.dockyard.fakes.TestConfig;
 import dev.dockyard.placement.Placements;
 import dev.dockyard.runtime.PauseReason;
+import dev.dockyard.runtime.RuntimeGates;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -53,6 +54,7 @@ class UnansweringNodeReconcilerTest {
         reconciler.config = config;
         reconciler.clock = clock;
         reconciler.health = Placements.health(reconciler.nodes, clock);
+        reconciler.gates = new RuntimeGates();
         reconciler.leases = new Leases(new FakeLeaseStore(), clock, ControlPlaneInstance.of("test", Duration.ofSeconds(30)));
         reconciler.secrets = new RuntimeSecrets();
         reconciler.provisioner = new Provisioner() {

@@ -1,10 +1,9 @@
-package dev.dockyard.application.runtimes;
+package dev.dockyard.application;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.dockyard.application.Refused;
 import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.executor.ExecutorClient;

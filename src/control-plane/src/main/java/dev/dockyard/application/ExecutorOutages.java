@@ -1,6 +1,6 @@
-package dev.dockyard.application.runtimes;
+package dev.dockyard.application;
 
-import dev.dockyard.application.Refused;
+import dev.dockyard.backend.SandboxBusyException;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.executor.ExecutorClient.ExecutorUnreachableException;
 import dev.dockyard.runtime.reconciliation.SandboxUnanswered;
@@ -20,7 +20,7 @@ import jakarta.inject.Inject;
 public class ExecutorOutages {
 
     /** Seconds a caller is asked to wait: a sandbox started again answers in about one. */
-    static final int RETRY_AFTER_SECONDS = 2;
+    public static final int RETRY_AFTER_SECONDS = 2;
 
     @Inject
     Event<SandboxUnanswered> unanswered;
@@ -42,5 +42,24 @@ public class ExecutorOutages {
                 + "process is gone or starting again; a request it had taken may have run in part); Dockyard is "
                 + "recovering the runtime: retry in a few seconds")
                 .retryAfter(RETRY_AFTER_SECONDS);
+    }
+
+    /**
+     * The refusal of a pause or snapshot that found the sandbox stopped (its executor exited and took
+     * the sandbox's main process with it): the same recovery, asked for now.
+     */
+    public Refused stopped(String runtimeId, String doing) {
+        if (unanswered != null) {
+            unanswered.fireAsync(new SandboxUnanswered(runtimeId));
+        }
+        return new Refused(Refused.Reason.EXECUTOR_UNAVAILABLE, "Runtime " + runtimeId + " could not be " + doing
+                + ": its sandbox has stopped (its executor exited); Dockyard is starting it again: retry in a few "
+                + "seconds").retryAfter(RETRY_AFTER_SECONDS);
+    }
+
+    /** The refusal of a pause or snapshot whose freeze the kernel could not finish in time: nothing changed. */
+    public static Refused tooBusyToFreeze(String runtimeId, String doing, SandboxBusyException e) {
+        return new Refused(Refused.Reason.CONFLICT, "Runtime " + runtimeId + " could not be " + doing + " now: "
+                + e.getMessage() + "; retry in a moment").retryAfter(1);
     }
 }
