@@ -34,6 +34,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
@@ -517,8 +518,13 @@ public final class Soak {
 
     private void injectFaults(long deadline, Random random) {
         // the restart first: the process that runs to the end is then measured warm before the next fault
-        List<Fault> faults = List.of(new ControlPlaneKill(), new ExecutorKill(), new QuotaBurst(), new UploadDrop(),
-                new StreamDrop());
+        List<Fault> faults = new ArrayList<>(List.of(new ControlPlaneKill(), new ExecutorKill(), new QuotaBurst(),
+                new UploadDrop(), new StreamDrop()));
+        if (!settings.quick()) {
+            // early in the turn, so that a 30-minute run restarts the engine twice; not in the smoke,
+            // whose engine is shared with the test run's other suites
+            faults.add(1, new EngineRestart());
+        }
         // spaced from the previous fault's start, so that a slow one (a restart) does not push the rest out
         long nextAt = System.nanoTime() + settings.faultEvery().toNanos();
         long cap = deadline + TimeUnit.MINUTES.toNanos(2);
@@ -622,6 +628,73 @@ public final class Soak {
             failures.add("after its executor was killed, " + victim.runtimeId + " neither answered nor ended within 3 min ("
                     + status(victim.runtimeId) + "; " + sandboxTruth(victim.runtimeId) + ")");
             return new Recovery(-1, "not recovered");
+        }
+    }
+
+    /**
+     * A restart of the Docker engine, which stops every container with it: each runtime live at the
+     * restart must answer again or end with a message (paused ones are their agents' to resume),
+     * none left READY without answering. Only the engine docker/ensure-engine.sh started (its pid
+     * file names it) is restarted, by that script: one the harness did not start is not its to stop.
+     */
+    private final class EngineRestart implements Fault {
+        private static final Path PID_FILE = Path.of("/var/lib/dockyard/dockerd.pid");
+
+        public String name() {
+            return "restart of the Docker engine";
+        }
+
+        public Recovery inject(Random random) throws Exception {
+            Optional<ProcessHandle> dockerd = Files.isReadable(PID_FILE)
+                    ? ProcessHandle.of(Long.parseLong(Files.readString(PID_FILE).strip()))
+                            .filter(p -> p.info().command().map(c -> c.endsWith("/dockerd")).orElse(false))
+                    : Optional.empty();
+            Path script = Path.of(System.getProperty("soak.root", "."), "docker", "ensure-engine.sh");
+            if (dockerd.isEmpty() || !Files.isReadable(script)) {
+                return new Recovery(-1, "the engine is not docker/ensure-engine.sh's (no live dockerd in " + PID_FILE
+                        + ", or no " + script + "): not restarted");
+            }
+            Set<String> pending = new LinkedHashSet<>();
+            live.values().forEach(l -> pending.add(l.runtimeId));
+            long start = System.nanoTime();
+            dockerd.get().destroy();
+            try {
+                dockerd.get().onExit().get(90, TimeUnit.SECONDS);
+            } catch (TimeoutException e) {
+                throw new IllegalStateException("dockerd (pid " + dockerd.get().pid() + ") did not stop within 90 s of SIGTERM");
+            }
+            String started = command("bash", script.toString());
+            if (docker("version", "--format", "{{.Server.Version}}").isBlank()) {
+                throw new IllegalStateException("the engine did not come back: " + started);
+            }
+            int answered = 0;
+            Map<String, Integer> ended = new TreeMap<>();
+            long deadline = start + TimeUnit.MINUTES.toNanos(5);
+            while (!pending.isEmpty() && System.nanoTime() < deadline) {
+                for (String id : List.copyOf(pending)) {
+                    Answer echo = action(id, "{\"action\":\"run\",\"args\":{\"command\":\"echo back\"}}");
+                    if (echo.status() == 200 && echo.body().contains("back")) {
+                        answered++;
+                        pending.remove(id);
+                        continue;
+                    }
+                    String status = status(id);
+                    if (Set.of("ERROR", "STOPPED", "GONE", "PAUSED", "HIBERNATED").contains(status)) {
+                        if (status.equals("ERROR") && runtimeMessage(id).isBlank()) {
+                            failures.add("after the engine's restart, " + id + " is ERROR with no message");
+                        }
+                        ended.merge(status, 1, Integer::sum);
+                        pending.remove(id);
+                    }
+                }
+                sleep(500);
+            }
+            for (String id : pending) {
+                failures.add("after the engine's restart, " + id + " neither answered nor ended within 5 min ("
+                        + status(id) + "; " + sandboxTruth(id) + ")");
+            }
+            return new Recovery(pending.isEmpty() ? ms(start) : -1, answered + " answered again, ended or paused "
+                    + ended + (pending.isEmpty() ? "" : ", " + pending.size() + " neither"));
         }
     }
 
@@ -1401,6 +1474,9 @@ public final class Soak {
         }
         Settings settings = args.length > 5 && args[5].equals("--smoke") ? Settings.smoke()
                 : Settings.full(args.length > 5 ? Integer.parseInt(args[5]) : 30, args.length > 6 ? Integer.parseInt(args[6]) : 40);
+        // the checkout (wlp is its src/control-plane/target/liberty/wlp): the engine's restart uses its script
+        System.setProperty("soak.root", Path.of(args[3]).toAbsolutePath().normalize().resolve("../../../../..")
+                .normalize().toString());
         Report report = new Soak(args[0], args[1], args[2], new LibertyServer(args[3], args[4], args[0]), settings).run();
         System.exit(report.passed() ? 0 : 1);
     }
