@@ -18,6 +18,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -102,6 +103,8 @@ public final class Soak {
     private static final String POOL = "soak";
 
     private final String base;
+    /** Runtimes' services (E2B's envd among them): the API's port + 1000, as the harness's servers are set up. */
+    private final String services;
     private final String adminKey;
     private final String instance;
     private final Server server;
@@ -141,6 +144,8 @@ public final class Soak {
      */
     public Soak(String base, String adminKey, String instance, Server server, Settings settings) {
         this.base = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
+        URI api = URI.create(this.base);
+        this.services = System.getProperty("soak.services", api.getScheme() + "://" + api.getHost() + ":" + (api.getPort() + 1000));
         this.adminKey = adminKey;
         this.instance = instance;
         this.server = server;
@@ -190,6 +195,8 @@ public final class Soak {
         if (settings.poolSize() > 0) {
             expect(admin("DELETE", "/api/v1/pools/" + POOL, null), "remove the pool", 204, 404);
         }
+        killAbandonedE2b();
+        deleteLeftoverSnapshots();
         account();
         String table = table();
         System.out.println(table);
@@ -205,6 +212,9 @@ public final class Soak {
         /** Through OpenHands' Remote Runtime API: the runtime's url and session key; null through /api/v1. */
         final String url;
         final String sessionKey;
+        /** Through E2B's API: the sandbox's id and its envd access token; null otherwise. */
+        final String sandboxId;
+        final String envdToken;
         final Map<String, Set<String>> acknowledged = new ConcurrentHashMap<>();
         final Map<String, String> contents = new ConcurrentHashMap<>();
         volatile boolean executorKilled;
@@ -214,13 +224,28 @@ public final class Soak {
         }
 
         Ledger(String runtimeId, String url, String sessionKey) {
+            this(runtimeId, url, sessionKey, null, null);
+        }
+
+        private Ledger(String runtimeId, String url, String sessionKey, String sandboxId, String envdToken) {
             this.runtimeId = runtimeId;
             this.url = url;
             this.sessionKey = sessionKey;
+            this.sandboxId = sandboxId;
+            this.envdToken = envdToken;
+        }
+
+        static Ledger e2b(String sandboxId, String envdToken) {
+            // E2B's sandbox id is the runtime id without its dash
+            return new Ledger("rt-" + sandboxId.substring(2), null, null, sandboxId, envdToken);
         }
 
         boolean remote() {
             return url != null;
+        }
+
+        boolean e2b() {
+            return sandboxId != null;
         }
     }
 
@@ -251,9 +276,13 @@ public final class Soak {
             conversations.add(conversation);
             iterations.incrementAndGet();
             Optional<Ledger> started;
-            if (random.nextInt(4) == 0) {
+            int way = random.nextInt(4);
+            if (way == 0) {
                 // a quarter through OpenHands' Remote Runtime API, as its clients call it
                 started = startRemote(conversation);
+            } else if (way == 1) {
+                // a quarter through E2B's API and envd, as E2B's SDKs call them
+                started = createE2b(conversation);
             } else {
                 // a third asks for settings no pool has: a cold boot
                 String sandbox = random.nextInt(3) == 0 ? "{\"memoryMb\":768}" : "{}";
@@ -273,7 +302,7 @@ public final class Soak {
                     if (!act(ledger, i)) {
                         break;
                     }
-                    if (!forked && !ledger.remote() && random.nextInt(actions * 4) == 0) {
+                    if (!forked && !ledger.remote() && !ledger.e2b() && random.nextInt(actions * 4) == 0) {
                         forked = true;
                         copy(ledger);
                     }
@@ -283,6 +312,9 @@ public final class Soak {
                 live.remove(id.get());
                 if (ledger.remote()) {
                     stopRemote(ledger.runtimeId);
+                } else if (ledger.e2b()) {
+                    expect(sendWithRetries("e2b kill", () -> HttpRequest.newBuilder(URI.create(base + "/e2b/sandboxes/"
+                            + ledger.sandboxId)).header("X-API-Key", userKey).DELETE()), "kill an E2B sandbox", 204, 404);
                 } else {
                     delete(id.get());
                 }
@@ -291,6 +323,9 @@ public final class Soak {
 
         /** One action; false once the runtime has ended (ERROR) and the agent moves on. */
         private boolean act(Ledger ledger, int i) throws Exception {
+            if (ledger.e2b()) {
+                return actE2b(ledger, i);
+            }
             String id = ledger.runtimeId;
             int kind = random.nextInt(100);
             if (kind < 35) {
@@ -376,6 +411,62 @@ public final class Soak {
             }
             return ledger.acknowledged.isEmpty()
                     || checkOne(ledger, List.copyOf(ledger.acknowledged.keySet()).get(random.nextInt(ledger.acknowledged.size())));
+        }
+
+        /**
+         * One step of an agent on E2B's SDK: a command through envd's Process/Start stream, a file
+         * written through envd's {@code /files} and read back there, a pause then a connect (which
+         * resumes it), or a written file read back by {@code sha256sum}.
+         */
+        private boolean actE2b(Ledger ledger, int i) throws Exception {
+            int kind = random.nextInt(100);
+            if (kind < 35) {
+                String token = "tok" + random.nextInt(1_000_000);
+                return answered(ledger, envdRun(ledger, "echo " + token), "envd command", token);
+            }
+            if (kind < 70) {
+                String path = "/workspace/soak/e-" + i + ".txt";
+                String content = text(random, 64 + random.nextInt(64_000));
+                Answer written = send("envd write", envd(ledger, "/files?path=" + path).header("Content-Type",
+                        "application/octet-stream").POST(HttpRequest.BodyPublishers.ofString(content)), false);
+                if (written.status() != 200) {
+                    return answered(ledger, written, "envd write", null);
+                }
+                ledger.acknowledged.put(path, Set.of(sha256(content)));
+                writesAcknowledged.incrementAndGet();
+                Answer read = send("envd read", envd(ledger, "/files?path=" + path).GET(), true);
+                if (read.status() == 200) {
+                    writesChecked.incrementAndGet();
+                    if (!sha256(new String(read.bytes(), StandardCharsets.UTF_8)).equals(sha256(content))) {
+                        failures.add("lost write: " + ledger.runtimeId + " " + path + " read through envd differs");
+                    }
+                }
+                return true;
+            }
+            if (kind < 85) {
+                Answer paused = send("e2b pause", post("/e2b/sandboxes/" + ledger.sandboxId + "/pause", "{}", userKey), false);
+                sleep(100 + random.nextInt(400));
+                Answer connected = send("e2b connect", post("/e2b/sandboxes/" + ledger.sandboxId + "/connect",
+                        "{\"timeout\":900}", userKey), false);
+                if (paused.status() == 204 && connected.status() != 200 && connected.status() != 201) {
+                    return awaitUsable(ledger, "connect answered " + connected.status() + " " + connected.clipped());
+                }
+                return true;
+            }
+            if (ledger.acknowledged.isEmpty()) {
+                return true;
+            }
+            String path = List.copyOf(ledger.acknowledged.keySet()).get(random.nextInt(ledger.acknowledged.size()));
+            Answer sum = envdRun(ledger, "sha256sum " + path);
+            if (sum.status() != 200) {
+                return answered(ledger, sum, "envd read back", null);
+            }
+            writesChecked.incrementAndGet();
+            Matcher hash = SHA.matcher(sum.body());
+            if (!hash.find() || !ledger.acknowledged.get(path).contains(hash.group(1))) {
+                failures.add("lost write: " + ledger.runtimeId + " " + path + " read back through envd " + sum.clipped());
+            }
+            return true;
         }
 
         /** Reads a file back by its checksum. */
@@ -482,10 +573,14 @@ public final class Soak {
         String command = "{\"action\":\"run\",\"args\":{\"command\":\"cd / && sha256sum "
                 + String.join(" ", ledger.acknowledged.keySet()) + " 2>&1\"}}";
         Answer sums = runtimeId.equals(ledger.runtimeId) ? action(ledger, command) : action(runtimeId, command);
-        for (int retry = 0; retry < 3 && (sums.status() == 503 || sums.status() == 409 || sums.status() < 0
-                || sums.status() == 502 && ledger.remote()); retry++) {
-            // being recovered (its executor killed, the server restarted): asked again once READY. A
-            // runtime's own URL says 502 while it is not READY, as OpenHands' remote runtime expects
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+        while ((sums.status() == 503 || sums.status() == 409 || sums.status() < 0 || sums.status() == 502 && ledger.remote())
+                && System.nanoTime() < deadline) {
+            // being recovered (its executor killed, the engine or the server restarted): asked again
+            // once READY, and after the Retry-After a 503 asks for (READY while its stopped sandbox
+            // is started again). A runtime's own URL says 502 while it is not READY, as OpenHands'
+            // remote runtime expects
+            sleep(2000);
             awaitStatus(runtimeId, Set.of("READY", "ERROR", "STOPPED"), Duration.ofMinutes(2));
             sums = runtimeId.equals(ledger.runtimeId) ? action(ledger, command) : action(runtimeId, command);
         }
@@ -930,12 +1025,12 @@ public final class Soak {
         // 5xx other than a 503 with Retry-After, wherever Dockyard's APIs answered. A runtime's own URL
         // (the service proxy) answers 502 while its runtime is not READY and 503 while paused, as
         // OpenHands' remote runtime expects (it then waits, or resumes): counted, not judged
-        long serviceErrors = calls.stream().filter(c -> c.kind().startsWith("service") && c.status() >= 500).count();
+        long serviceErrors = calls.stream().filter(c -> throughService(c) && c.status() >= 500).count();
         if (serviceErrors > 0) {
-            notes.add(serviceErrors + " answers of 5xx through runtimes' service URLs (not READY: 502, paused: 503)");
+            notes.add(serviceErrors + " answers of 5xx through runtimes' service URLs, envd's included (not READY: 502, paused: 503)");
         }
         for (Call call : calls) {
-            if (call.kind().startsWith("service")) {
+            if (throughService(call)) {
                 continue;
             }
             if (call.status() >= 500 && !(call.status() == 503 && call.retryAfter())) {
@@ -1078,6 +1173,11 @@ public final class Soak {
     private record Call(String kind, long at, int status, boolean retryAfter, double ms, String detail) {
     }
 
+    /** A call through a runtime's service URL (OpenHands' action server, E2B's envd), not Dockyard's APIs. */
+    private static boolean throughService(Call call) {
+        return call.kind().startsWith("service") || call.kind().startsWith("envd");
+    }
+
     private record Answer(int status, String body, byte[] bytes, boolean retryAfter) {
         String clipped() {
             return body.length() > 300 ? body.substring(0, 300) + "…" : body;
@@ -1133,6 +1233,115 @@ public final class Soak {
         return send("service action", HttpRequest.newBuilder(URI.create(ledger.url + "/execute_action"))
                 .header("X-Session-API-Key", ledger.sessionKey).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString("{\"action\":" + action + "}")), false);
+    }
+
+    /**
+     * {@code POST /e2b/sandboxes} as E2B's SDK creates a sandbox: no Idempotency-Key (E2B has none),
+     * and no retry of a create that went unanswered (the SDK throws): one the server made anyway is
+     * found by its metadata and killed at the end, as its owner's cleanup would.
+     */
+    private Optional<Ledger> createE2b(String conversation) {
+        Answer created = send("e2b create", post("/e2b/sandboxes", "{\"templateID\":\"base\",\"timeout\":900,"
+                + "\"metadata\":{\"soak\":\"" + run + "\",\"conversation\":\"" + conversation + "\"}}", userKey), false);
+        Matcher id = Pattern.compile("\"sandboxID\":\"(rt[0-9a-f]+)\"").matcher(created.body());
+        Matcher token = Pattern.compile("\"envdAccessToken\":\"([^\"]+)\"").matcher(created.body());
+        if (created.status() == 201 && id.find() && token.find()) {
+            return Optional.of(Ledger.e2b(id.group(1), token.group(1)));
+        }
+        if (created.status() == -1 || created.status() == 503 || created.status() == 429) {
+            // the server was down, the sandbox did not come up in the create's time, or no capacity:
+            // E2B's answers for those, which its SDK raises
+            notes.add("an E2B create answered " + created.status());
+        } else {
+            failures.add("E2B create for " + conversation + " answered " + created.status() + " " + created.clipped());
+        }
+        sleep(1000);
+        return Optional.empty();
+    }
+
+    /** A request to the sandbox's envd, routed as E2B's SDK routes it (headers naming sandbox and port). */
+    private HttpRequest.Builder envd(Ledger ledger, String path) {
+        return HttpRequest.newBuilder(URI.create(services + "/e2b" + path)).header("E2b-Sandbox-Id", ledger.sandboxId)
+                .header("E2b-Sandbox-Port", "49983").header("X-Access-Token", ledger.envdToken);
+    }
+
+    /**
+     * A command through envd's {@code process.Process/Start} (Connect, JSON, server streaming): its
+     * stdout decoded from the stream's data events; 200 when the stream ended without an error.
+     */
+    private Answer envdRun(Ledger ledger, String command) {
+        byte[] message = ("{\"process\":{\"cmd\":\"/bin/bash\",\"args\":[\"-l\",\"-c\",\""
+                + command.replace("\\", "\\\\").replace("\"", "\\\"") + "\"]}}").getBytes(StandardCharsets.UTF_8);
+        ByteArrayOutputStream envelope = new ByteArrayOutputStream();
+        envelope.write(0);
+        envelope.writeBytes(new byte[] {(byte) (message.length >>> 24), (byte) (message.length >>> 16),
+                (byte) (message.length >>> 8), (byte) message.length});
+        envelope.writeBytes(message);
+        Answer answer = send("envd command", envd(ledger, "/process.Process/Start").header("Content-Type",
+                "application/connect+json").header("Connect-Protocol-Version", "1")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(envelope.toByteArray())), true);
+        if (answer.status() != 200) {
+            return new Answer(answer.status(), new String(answer.bytes(), StandardCharsets.UTF_8), answer.bytes(),
+                    answer.retryAfter());
+        }
+        StringBuilder stdout = new StringBuilder();
+        byte[] stream = answer.bytes();
+        for (int at = 0; at + 5 <= stream.length; ) {
+            int flags = stream[at] & 0xff;
+            int length = ((stream[at + 1] & 0xff) << 24) | ((stream[at + 2] & 0xff) << 16) | ((stream[at + 3] & 0xff) << 8)
+                    | (stream[at + 4] & 0xff);
+            String json = new String(stream, at + 5, Math.min(length, stream.length - at - 5), StandardCharsets.UTF_8);
+            at += 5 + length;
+            if ((flags & 2) != 0) {
+                if (json.contains("\"error\"")) {
+                    // envd's error at the end of the stream: the command did not run
+                    return new Answer(500, json, json.getBytes(StandardCharsets.UTF_8), false);
+                }
+                return new Answer(200, stdout.toString(), new byte[0], false);
+            }
+            Matcher out = Pattern.compile("\"stdout\":\"([A-Za-z0-9+/=]*)\"").matcher(json);
+            while (out.find()) {
+                stdout.append(new String(Base64.getDecoder().decode(out.group(1)), StandardCharsets.UTF_8));
+            }
+        }
+        return new Answer(502, "envd's stream ended without its end-stream message: " + stdout, new byte[0], false);
+    }
+
+    /**
+     * Deletes the snapshots of the soak's user still there: one whose create went unanswered (the
+     * server killed meanwhile) is the user's, unknown to its agent, and not an orphan.
+     */
+    private void deleteLeftoverSnapshots() {
+        Answer listed = send("snapshots", HttpRequest.newBuilder(URI.create(base + "/api/v1/snapshots"))
+                .header("X-API-Key", userKey).GET(), false);
+        Matcher id = Pattern.compile("\"id\":\"(snap-[0-9a-f]+)\"").matcher(listed.body());
+        int deleted = 0;
+        while (id.find()) {
+            String snapshot = id.group(1);
+            expect(send("delete snapshot", HttpRequest.newBuilder(URI.create(base + "/api/v1/snapshots/" + snapshot))
+                    .header("X-API-Key", userKey).DELETE(), false), "delete a leftover snapshot", 204, 404);
+            deleted++;
+        }
+        if (deleted > 0) {
+            notes.add(deleted + " snapshots whose create went unanswered deleted at the end");
+        }
+    }
+
+    /** Kills what E2B creates left behind (unanswered, so unknown to their agents), as their owner's cleanup would. */
+    private void killAbandonedE2b() {
+        Answer listed = send("e2b list", HttpRequest.newBuilder(URI.create(base + "/e2b/v2/sandboxes?metadata="
+                + "soak%3D" + run + "&limit=100")).header("X-API-Key", userKey).GET(), false);
+        Matcher id = Pattern.compile("\"sandboxID\":\"(rt[0-9a-f]+)\"").matcher(listed.body());
+        int killed = 0;
+        while (id.find()) {
+            String sandbox = id.group(1);
+            expect(send("e2b kill", HttpRequest.newBuilder(URI.create(base + "/e2b/sandboxes/" + sandbox))
+                    .header("X-API-Key", userKey).DELETE(), false), "kill an abandoned E2B sandbox", 204, 404);
+            killed++;
+        }
+        if (killed > 0) {
+            notes.add(killed + " E2B sandboxes whose create went unanswered (the server killed meanwhile) killed at the end");
+        }
     }
 
     /**
@@ -1236,6 +1445,11 @@ public final class Soak {
         Answer answer = sendWithRetries("provision", () -> post("/api/v1/" + path, body, userKey)
                 .header("Idempotency-Key", key).header("Prefer", "wait=60"));
         Matcher id = ID.matcher(answer.body());
+        if (answer.status() == 409 && answer.body().contains("runtime-not-ready")) {
+            // a fork of a runtime that is not READY just now (paused, or being recovered from a fault)
+            notes.add("a fork was refused while its source was not READY");
+            return Optional.empty();
+        }
         if ((answer.status() != 201 && answer.status() != 202 && answer.status() != 409) || !id.find()) {
             failures.add("provision of " + conversation + " answered " + answer.status() + " " + answer.clipped());
             return Optional.empty();

@@ -1,5 +1,7 @@
 package dev.dockyard.application;
 
+import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.EngineUnreachableException;
 import jakarta.json.JsonValue;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -19,7 +21,7 @@ public class Refused extends RuntimeException {
         VALIDATION, INVALID_ACTION, NOT_FOUND, CONVERSATION_BUSY, RUNTIME_NOT_READY, ACTION_BLOCKED,
         CONFIRMATION_REQUIRED, RUNTIME_MIGRATING, MIGRATION_REFUSED, NOT_IMPLEMENTED, IDEMPOTENCY_KEY_REUSED, REQUEST_ID_REUSED, EXECUTOR_FAILED,
         EXECUTOR_UNAVAILABLE,
-        BACKEND_FAILED, INTERNAL, FORBIDDEN, CONFLICT, QUOTA_EXCEEDED, PAYLOAD_TOO_LARGE
+        BACKEND_FAILED, NODE_UNAVAILABLE, INTERNAL, FORBIDDEN, CONFLICT, QUOTA_EXCEEDED, PAYLOAD_TOO_LARGE
     }
 
     private static final Set<String> RFC_9457_MEMBERS = Set.of("type", "title", "status", "detail", "instance");
@@ -43,6 +45,17 @@ public class Refused extends RuntimeException {
     }
 
     /** Asks the caller to come back after this many seconds (the answer's {@code Retry-After}). */
+    /**
+     * A backend failure as the caller should hear it: an engine that does not answer at all is the
+     * node unavailable (503, come back in a few seconds), anything else the backend failing (502).
+     */
+    public static Refused ofBackend(BackendException e, String detail) {
+        if (e instanceof EngineUnreachableException) {
+            return new Refused(Reason.NODE_UNAVAILABLE, detail).retryAfter(EngineUnreachableException.RETRY_AFTER_SECONDS);
+        }
+        return new Refused(Reason.BACKEND_FAILED, detail);
+    }
+
     public Refused retryAfter(int seconds) {
         this.retryAfterSeconds = seconds;
         return this;

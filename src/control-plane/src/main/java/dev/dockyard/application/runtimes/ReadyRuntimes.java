@@ -98,8 +98,9 @@ public class ReadyRuntimes {
         }
 
         private Refused notResumed(RuntimeException e) {
-            return new Refused(Refused.Reason.BACKEND_FAILED, "Runtime " + runtime.id() + " could not be resumed on "
-                    + "its node: " + e.getMessage());
+            String detail = "Runtime " + runtime.id() + " could not be resumed on its node: " + e.getMessage();
+            return e instanceof BackendException backendFailure ? Refused.ofBackend(backendFailure, detail)
+                    : new Refused(Refused.Reason.BACKEND_FAILED, detail);
         }
 
         @Override
@@ -173,7 +174,7 @@ public class ReadyRuntimes {
         try {
             return enter(id, idle::wakeForAction);
         } catch (BackendException e) {
-            throw new Refused(Refused.Reason.BACKEND_FAILED, "Runtime " + id + " could not be woken: " + e.getMessage());
+            throw Refused.ofBackend(e, "Runtime " + id + " could not be woken: " + e.getMessage());
         }
     }
 

@@ -8,6 +8,7 @@ import dev.dockyard.application.images.ImageAccess;
 import dev.dockyard.application.workspaces.Snapshots;
 import dev.dockyard.application.workspaces.Workspaces;
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.EngineUnreachableException;
 import dev.dockyard.backend.SandboxBusyException;
 import dev.dockyard.backend.SandboxNotRunningException;
 import dev.dockyard.backend.BackendNodes;
@@ -156,7 +157,7 @@ public class RuntimeService {
             throw new PlacementRefusedException(PlacementRefusedException.Reason.NODE_UNHEALTHY, node,
                     (node == null ? "the default node" : "backend node '" + node + "'") + " could not be asked for "
                             + "image '" + request.image() + "': "
-                            + e.getMessage());
+                            + e.getMessage()).retryAfter(EngineUnreachableException.RETRY_AFTER_SECONDS);
         }
         return request;
     }
@@ -255,7 +256,7 @@ public class RuntimeService {
         } catch (SandboxBusyException e) {
             throw ExecutorOutages.tooBusyToFreeze(id, "paused", e);
         } catch (BackendException e) {
-            throw new Refused(Refused.Reason.BACKEND_FAILED, e.getMessage());
+            throw Refused.ofBackend(e, e.getMessage());
         }
     }
 
@@ -278,7 +279,7 @@ public class RuntimeService {
         } catch (IllegalTransitionException e) {
             throw notReady(id, e, "only a PAUSED runtime can be hibernated: pause it first");
         } catch (BackendException e) {
-            throw new Refused(Refused.Reason.BACKEND_FAILED, e.getMessage());
+            throw Refused.ofBackend(e, e.getMessage());
         }
     }
 
@@ -296,7 +297,7 @@ public class RuntimeService {
         } catch (IllegalTransitionException e) {
             throw notReady(id, e, "only a PAUSED or HIBERNATED runtime can be resumed");
         } catch (BackendException e) {
-            throw new Refused(Refused.Reason.BACKEND_FAILED, e.getMessage());
+            throw Refused.ofBackend(e, e.getMessage());
         }
     }
 

@@ -145,7 +145,7 @@ public class Snapshots {
         } catch (SandboxBusyException e) {
             throw ExecutorOutages.tooBusyToFreeze(runtime.id(), "snapshotted", e);
         } catch (BackendException e) {
-            throw new Refused(Refused.Reason.BACKEND_FAILED, "The snapshot failed: " + e.getMessage());
+            throw Refused.ofBackend(e, "The snapshot failed: " + e.getMessage());
         }
         long tookMs = (System.nanoTime() - start) / 1_000_000;
         Snapshot snapshot = new Snapshot(id, runtime.userId(), name, runtime.id(), runtime.node(), capture.image(),

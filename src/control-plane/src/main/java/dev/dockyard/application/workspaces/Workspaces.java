@@ -141,7 +141,7 @@ public class Workspaces {
         } catch (BackendException e) {
             // the runtime is stopped; its volume, if not moved, is spared by the sweep (the record names its runtime)
             LOG.log(Level.WARNING, "Keeping the workspace of " + runtime.id() + " failed", e);
-            throw new Refused(Refused.Reason.BACKEND_FAILED, "The runtime was stopped but its workspace could not "
+            throw Refused.ofBackend(e, "The runtime was stopped but its workspace could not "
                     + "be kept: " + e.getMessage());
         }
         if (kept == null) {

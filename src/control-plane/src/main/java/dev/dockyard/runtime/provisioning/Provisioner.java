@@ -1,6 +1,7 @@
 package dev.dockyard.runtime.provisioning;
 
 import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.BackendException;
 import dev.dockyard.placement.NodeAccess;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
@@ -14,6 +15,7 @@ import jakarta.transaction.TransactionalException;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
+import java.util.logging.Logger;
 
 /**
  * Provisions runtimes, moves them and stops them: the one entry the use cases call, which hands
@@ -32,6 +34,8 @@ import java.util.concurrent.CompletionStage;
  */
 @ApplicationScoped
 public class Provisioner {
+
+    private static final Logger LOG = Logger.getLogger(Provisioner.class.getName());
 
     @Inject
     ProvisioningJournal journal;
@@ -124,7 +128,15 @@ public class Provisioner {
      */
     public SandboxRuntime stop(String runtimeId) {
         SandboxRuntime runtime = journal.stop(runtimeId, "Stopped on request");
-        nodes.on(runtime.node()).remove(runtime.containerName());
+        try {
+            nodes.on(runtime.node()).remove(runtime.containerName());
+        } catch (BackendException e) {
+            // the stop is recorded, and that is what was asked: the sandbox of a runtime no longer live
+            // is the reconciler's to remove (by its labels, after its grace) once its engine answers
+            // again (an engine restarting, or shutting down and refusing calls)
+            LOG.warning("Runtime " + runtimeId + " is stopped; its sandbox is removed by the reconciler, as it could "
+                    + "not be now: " + e.getMessage());
+        }
         return runtime;
     }
 

@@ -1,0 +1,20 @@
+package dev.dockyard.backend;
+
+/**
+ * The node's engine did not answer at all: its socket or port refused the connection, or the
+ * connection broke (the engine is restarting, stopped, or cut off). Nothing was done; the same call
+ * once the engine is back usually succeeds, so callers answer 503 with {@code Retry-After}, and a
+ * runtime's own record (stopped, paused) stands while the engine catches up (the reconciler
+ * removes what a stopped runtime left once the engine answers again).
+ */
+public class EngineUnreachableException extends BackendException {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Seconds a caller is asked to wait: an engine restarting answers again within seconds. */
+    public static final int RETRY_AFTER_SECONDS = 5;
+
+    public EngineUnreachableException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}
