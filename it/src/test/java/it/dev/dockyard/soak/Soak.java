@@ -1155,6 +1155,14 @@ public final class Soak {
                 .append(writesAcknowledged.get()).append(" writes acknowledged, ").append(writesChecked.get())
                 .append(" read back; ").append(failures.stream().filter(f -> f.contains("lost write")).count())
                 .append(" lost.\n");
+        // which of the three faces carried the work: E2B's API and envd, OpenHands' Remote Runtime API
+        // (its start, and actions at the runtime's URL), and the rest through /api/v1
+        long e2b = calls.stream().filter(c -> c.kind().startsWith("e2b") || c.kind().startsWith("envd")).count();
+        long remote = calls.stream().filter(c -> c.kind().startsWith("service") || c.kind().equals("start")
+                || c.kind().equals("runtime")).count();
+        out.append("requests by API: E2B ").append(e2b).append(" (envd ")
+                .append(calls.stream().filter(c -> c.kind().startsWith("envd")).count()).append("), Remote Runtime API ")
+                .append(remote).append(", /api/v1 and the rest ").append(total - e2b - remote).append("\n");
         if (!quiet.isEmpty() && !outside.isEmpty()) {
             out.append("action p99: ").append(Math.round(pct(quiet, 99))).append(" ms before the first fault (")
                     .append(quiet.size()).append(" actions), ").append(Math.round(pct(outside, 99)))
