@@ -63,9 +63,14 @@ class PauseResumeIT {
         assertEquals(201, created.status(), created.body());
         String id = created.json().getString("id");
         try {
-            DockerCli.ok("kill", "dockyard-" + id);
-
-            DockyardApi.Answer refused = API.post("runtimes/" + id + "/pause", Json.createObjectBuilder().build());
+            // a reconciler pass may find the stopped sandbox between the kill and the pause (it then
+            // answers 409 while it disconnects and starts it again): killed again once it is back
+            DockyardApi.Answer refused = null;
+            for (int attempt = 0; attempt < 3 && (refused == null || refused.status() != 503); attempt++) {
+                awaitPausable(id);
+                DockerCli.ok("kill", "dockyard-" + id);
+                refused = API.post("runtimes/" + id + "/pause", Json.createObjectBuilder().build());
+            }
             assertEquals(503, refused.status(), refused.body());
             assertEquals("https://dockyard.dev/problems/executor-unavailable", refused.json().getString("type"));
             assertEquals("2", refused.raw().headers().firstValue("Retry-After").orElse(""), refused.body());
@@ -87,5 +92,19 @@ class PauseResumeIT {
         } finally {
             API.delete("runtimes/" + id);
         }
+    }
+
+    /** Until the runtime is READY with its container running (bounded: a minute). */
+    private static void awaitPausable(String id) throws InterruptedException {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            DockyardApi.Answer runtime = API.get("runtimes/" + id);
+            if (runtime.status() == 200 && "READY".equals(runtime.json().getString("status"))
+                    && "true".equals(DockerCli.inspect("dockyard-" + id, "{{.State.Running}}"))) {
+                return;
+            }
+            Thread.sleep(250);
+        }
+        throw new AssertionError("runtime " + id + " was not READY and running again within a minute");
     }
 }

@@ -422,7 +422,17 @@ public final class Soak {
             int kind = random.nextInt(100);
             if (kind < 35) {
                 String token = "tok" + random.nextInt(1_000_000);
-                return answered(ledger, envdRun(ledger, "echo " + token), "envd command", token);
+                Answer echo = envdRun(ledger, "echo " + token);
+                if (echo.status() != 200 && !ledger.executorKilled && status(ledger.runtimeId).equals("READY")) {
+                    // a READY runtime whose envd fails a command twice, a second apart, is broken, not recovering
+                    sleep(1000);
+                    echo = envdRun(ledger, "echo " + token);
+                    if (echo.status() != 200 && status(ledger.runtimeId).equals("READY")) {
+                        failures.add("envd command on READY " + ledger.runtimeId + " failed twice: " + echo.status() + " "
+                                + echo.clipped());
+                    }
+                }
+                return answered(ledger, echo, "envd command", token);
             }
             if (kind < 70) {
                 String path = "/workspace/soak/e-" + i + ".txt";
@@ -545,7 +555,10 @@ public final class Soak {
                                 + "/api/v1/snapshots/" + snapshotId)).header("X-API-Key", userKey).DELETE()),
                                 "delete a snapshot", 204, 404);
                     }
-                } else if (snapshot.status() != 409) {
+                } else if (snapshot.status() != 409 && !(snapshot.status() == 503 && snapshot.retryAfter())
+                        && snapshot.status() != -1) {
+                    // 409 not READY; 503 with Retry-After its sandbox being started again; -1 the
+                    // server killed meanwhile (a snapshot it made anyway is deleted at the end)
                     failures.add("snapshot of " + id + " answered " + snapshot.status() + " " + snapshot.clipped());
                 }
             }
@@ -696,7 +709,7 @@ public final class Soak {
             Process kill = new ProcessBuilder("kill", "-9", java.group(1)).redirectErrorStream(true).start();
             String said = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!kill.waitFor(30, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                if (!docker("ps", "-q", "--filter", "name=^" + container + "$").isBlank()) {
+                if (!docker("ps", "-aq", "--filter", "name=^" + container + "$").isBlank()) {
                     throw new IllegalStateException("kill -9 of the executor (host pid " + java.group(1) + ") failed: " + said);
                 }
                 // its agent deleted the runtime between the pick and the kill: nothing was injected
@@ -1161,8 +1174,10 @@ public final class Soak {
         long remote = calls.stream().filter(c -> c.kind().startsWith("service") || c.kind().equals("start")
                 || c.kind().equals("runtime")).count();
         out.append("requests by API: E2B ").append(e2b).append(" (envd ")
-                .append(calls.stream().filter(c -> c.kind().startsWith("envd")).count()).append("), Remote Runtime API ")
-                .append(remote).append(", /api/v1 and the rest ").append(total - e2b - remote).append("\n");
+                .append(calls.stream().filter(c -> c.kind().startsWith("envd")).count())
+                .append("), Remote Runtime API starts, polls and actions at runtimes' URLs ").append(remote)
+                .append(", /api/v1 and the rest (the Remote Runtime API's pause, resume and stop among them) ")
+                .append(total - e2b - remote).append("\n");
         if (!quiet.isEmpty() && !outside.isEmpty()) {
             out.append("action p99: ").append(Math.round(pct(quiet, 99))).append(" ms before the first fault (")
                     .append(quiet.size()).append(" actions), ").append(Math.round(pct(outside, 99)))
@@ -1192,17 +1207,17 @@ public final class Soak {
         }
     }
 
-    private Answer send(String kind, HttpRequest.Builder request, boolean binary) {
+    private Answer send(String kind, HttpRequest.Builder builder, boolean binary) {
         long start = System.nanoTime();
+        HttpRequest request = builder.timeout(Duration.ofMinutes(3)).build();
         try {
-            HttpResponse<byte[]> response = http.send(request.timeout(Duration.ofMinutes(3)).build(),
-                    HttpResponse.BodyHandlers.ofByteArray());
+            HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
             String body = binary ? "" : new String(response.body(), StandardCharsets.UTF_8);
             boolean retryAfter = response.headers().firstValue("Retry-After").isPresent();
             String detail = response.statusCode() >= 500 ? body.substring(0, Math.min(200, body.length())) : "";
             if (response.statusCode() == 502 && body.contains("Read timed out")) {
                 // an executor that took the request and never answered: what its container was then
-                detail += " [" + sandboxTruth(runtimeIn(response.uri())) + "]";
+                detail += " [" + sandboxTruth(runtimeIn(request)) + "]";
             }
             calls.add(new Call(kind, start - startedAt, response.statusCode(), retryAfter, ms(start), detail));
             return new Answer(response.statusCode(), body, response.body(), retryAfter);
@@ -1249,12 +1264,16 @@ public final class Soak {
      * found by its metadata and killed at the end, as its owner's cleanup would.
      */
     private Optional<Ledger> createE2b(String conversation) {
-        Answer created = send("e2b create", post("/e2b/sandboxes", "{\"templateID\":\"base\",\"timeout\":900,"
+        // two thirds from the harness's warm pool (E2B's templateID names a pool first), a third cold
+        String template = conversation.hashCode() % 3 == 0 ? "base" : POOL;
+        Answer created = send("e2b create", post("/e2b/sandboxes", "{\"templateID\":\"" + template + "\",\"timeout\":900,"
                 + "\"metadata\":{\"soak\":\"" + run + "\",\"conversation\":\"" + conversation + "\"}}", userKey), false);
         Matcher id = Pattern.compile("\"sandboxID\":\"(rt[0-9a-f]+)\"").matcher(created.body());
         Matcher token = Pattern.compile("\"envdAccessToken\":\"([^\"]+)\"").matcher(created.body());
         if (created.status() == 201 && id.find() && token.find()) {
-            return Optional.of(Ledger.e2b(id.group(1), token.group(1)));
+            Ledger ledger = Ledger.e2b(id.group(1), token.group(1));
+            runtimeIds.add(ledger.runtimeId);
+            return Optional.of(ledger);
         }
         if (created.status() == -1 || created.status() == 503 || created.status() == 429) {
             // the server was down, the sandbox did not come up in the create's time, or no capacity:
@@ -1303,6 +1322,8 @@ public final class Soak {
             if ((flags & 2) != 0) {
                 if (json.contains("\"error\"")) {
                     // envd's error at the end of the stream: the command did not run
+                    calls.add(new Call("envd command error", System.nanoTime() - startedAt, 500, false, 0,
+                            json.substring(0, Math.min(200, json.length()))));
                     return new Answer(500, json, json.getBytes(StandardCharsets.UTF_8), false);
                 }
                 return new Answer(200, stdout.toString(), new byte[0], false);
@@ -1322,6 +1343,7 @@ public final class Soak {
     private void deleteLeftoverSnapshots() {
         Answer listed = send("snapshots", HttpRequest.newBuilder(URI.create(base + "/api/v1/snapshots"))
                 .header("X-API-Key", userKey).GET(), false);
+        expect(listed, "list the leftover snapshots", 200);
         Matcher id = Pattern.compile("\"id\":\"(snap-[0-9a-f]+)\"").matcher(listed.body());
         int deleted = 0;
         while (id.find()) {
@@ -1339,6 +1361,7 @@ public final class Soak {
     private void killAbandonedE2b() {
         Answer listed = send("e2b list", HttpRequest.newBuilder(URI.create(base + "/e2b/v2/sandboxes?metadata="
                 + "soak%3D" + run + "&limit=100")).header("X-API-Key", userKey).GET(), false);
+        expect(listed, "list the E2B sandboxes left", 200);
         Matcher id = Pattern.compile("\"sandboxID\":\"(rt[0-9a-f]+)\"").matcher(listed.body());
         int killed = 0;
         while (id.find()) {
@@ -1567,12 +1590,15 @@ public final class Soak {
         return false;
     }
 
-    private static final Pattern RUNTIME_ID = Pattern.compile("\\b(rt-[0-9a-f]{16})\\b");
+    private static final Pattern RUNTIME_ID = Pattern.compile("\\b(rt-?[0-9a-f]{16})\\b");
 
-    /** The runtime a request was about, from its URL; null for none. */
-    private static String runtimeIn(URI uri) {
-        Matcher id = RUNTIME_ID.matcher(uri.getPath());
-        return id.find() ? id.group(1) : null;
+    /**
+     * The runtime a request was about: from its URL (an API path, a runtime's own URL, an E2B
+     * sandbox id, which is the runtime id without its dash) or envd's sandbox header; null for none.
+     */
+    private static String runtimeIn(HttpRequest request) {
+        Matcher id = RUNTIME_ID.matcher(request.uri().getPath() + " " + request.headers().firstValue("E2b-Sandbox-Id").orElse(""));
+        return id.find() ? (id.group(1).startsWith("rt-") ? id.group(1) : "rt-" + id.group(1).substring(2)) : null;
     }
 
     /**

@@ -44,7 +44,6 @@ public class Refused extends RuntimeException {
         return this;
     }
 
-    /** Asks the caller to come back after this many seconds (the answer's {@code Retry-After}). */
     /**
      * A backend failure as the caller should hear it: an engine that does not answer at all is the
      * node unavailable (503, come back in a few seconds), anything else the backend failing (502).
@@ -56,6 +55,7 @@ public class Refused extends RuntimeException {
         return new Refused(Reason.BACKEND_FAILED, detail);
     }
 
+    /** Asks the caller to come back after this many seconds (the answer's {@code Retry-After}). */
     public Refused retryAfter(int seconds) {
         this.retryAfterSeconds = seconds;
         return this;

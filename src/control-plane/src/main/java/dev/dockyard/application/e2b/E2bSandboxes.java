@@ -4,6 +4,7 @@ import dev.dockyard.agents.AgentCatalog;
 import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.agents.LlmSettings;
 import dev.dockyard.application.Refused;
+import dev.dockyard.backend.EngineUnreachableException;
 import dev.dockyard.application.remote.ProxyTarget;
 import dev.dockyard.application.runtimes.RuntimeService;
 import dev.dockyard.application.workspaces.Snapshots;
@@ -169,9 +170,11 @@ public class E2bSandboxes {
         }
         if (settled.status().isLive()) {
             lifecycle.delete(settled.id(), false);
-            throw new Refused(Refused.Reason.BACKEND_FAILED, "The sandbox was not ready within "
+            // still booting when the SDK would give up (a node busy with other boots): nothing is
+            // broken, and a create a moment later may find a turn sooner, so a 503 with Retry-After
+            throw new Refused(Refused.Reason.NODE_UNAVAILABLE, "The sandbox was not ready within "
                     + READY_WAIT.toSeconds() + " s (" + settled.status() + ": " + settled.statusMessage()
-                    + "); it was removed");
+                    + "); it was removed").retryAfter(EngineUnreachableException.RETRY_AFTER_SECONDS);
         }
         throw new Refused(Refused.Reason.BACKEND_FAILED, "The sandbox could not be started: "
                 + settled.statusMessage());
@@ -275,7 +278,16 @@ public class E2bSandboxes {
             throw new Refused(Refused.Reason.CONFLICT, "Sandbox " + SandboxIds.sandboxId(runtime.id()) + " is not "
                     + "running (" + SandboxState.of(runtime.status()).map(SandboxState::apiName).orElse("ended") + ")");
         }
-        lifecycle.pause(runtime.id());
+        try {
+            lifecycle.pause(runtime.id());
+        } catch (Refused e) {
+            if (e.reason() == Refused.Reason.CONFLICT && e.retryAfterSeconds() > 0) {
+                // the kernel could not freeze it in time: E2B's SDKs read a 409 on pause as "already
+                // paused", so a busy sandbox is a service busy for a moment instead, 503
+                throw new Refused(Refused.Reason.NODE_UNAVAILABLE, e.getMessage()).retryAfter(e.retryAfterSeconds());
+            }
+            throw e;
+        }
     }
 
     /** E2B's deprecated resume: a paused sandbox resumed with a new end, else a conflict (409). */

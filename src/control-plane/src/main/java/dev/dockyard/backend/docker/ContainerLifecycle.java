@@ -111,7 +111,7 @@ final class ContainerLifecycle {
         } catch (ConflictException | NotModifiedException e) {
             // the engine's 409 is "already paused" or "not running": paused is what was asked, a
             // stopped container cannot be frozen (and is no paused runtime)
-            if (views.state(sandboxName).phase() != SandboxState.Phase.PAUSED) {
+            if (!frozen(sandboxName)) {
                 throw new SandboxNotRunningException("container '" + sandboxName + "' is not running, so it cannot be "
                         + "frozen: " + DockerErrors.describe(e), e);
             }
@@ -125,6 +125,17 @@ final class ContainerLifecycle {
             throw new BackendException("Docker could not pause the container: " + DockerErrors.describe(e), e);
         } catch (DockerException e) {
             throw new BackendException("Docker could not pause the container: " + DockerErrors.describe(e), e);
+        }
+    }
+
+    /** Whether the container is frozen now (a 409's meaning); an error asking is the backend's. */
+    private boolean frozen(String sandboxName) {
+        try {
+            return Boolean.TRUE.equals(docker.inspectContainerCmd(sandboxName).exec().getState().getPaused());
+        } catch (NotFoundException e) {
+            throw new BackendException("container '" + sandboxName + "' is gone", e);
+        } catch (DockerException e) {
+            throw new BackendException("Docker could not inspect the container: " + DockerErrors.describe(e), e);
         }
     }
 

@@ -6,6 +6,7 @@ import com.github.dockerjava.api.exception.DockerException;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.HostConfig;
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.EngineUnreachableException;
 import dev.dockyard.backend.Labels;
 import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.SandboxState;
@@ -75,6 +76,8 @@ final class ContainerViews {
                             Instant.ofEpochSecond(c.getCreated() == null ? 0 : c.getCreated()),
                             phaseOf(c.getState())))
                     .toList();
+        } catch (EngineUnreachableException e) {
+            throw e;
         } catch (RuntimeException e) {
             throw new BackendException("Docker could not list the managed containers: " + DockerErrors.describe(e), e);
         }

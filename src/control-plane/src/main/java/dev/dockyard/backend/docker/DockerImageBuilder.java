@@ -9,6 +9,7 @@ import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.BuildResponseItem;
 import com.github.dockerjava.api.model.Image;
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.EngineUnreachableException;
 import dev.dockyard.backend.BuildContext;
 import dev.dockyard.backend.ImageBuildException;
 import dev.dockyard.backend.Labels;
@@ -66,8 +67,10 @@ public class DockerImageBuilder implements RuntimeImageBuilder {
                     inspect.getRepoDigests() == null ? Set.of() : Set.copyOf(inspect.getRepoDigests())));
         } catch (NotFoundException e) {
             return Optional.empty();
+        } catch (EngineUnreachableException e) {
+            throw e;
         } catch (RuntimeException e) {
-            // an engine that does not answer (its socket gone): the node is unavailable, not the image absent
+            // an engine that answered with an error: the node is unavailable, not the image absent
             throw new BackendException("the engine could not be asked for image " + image + ": " + e.getMessage(), e);
         }
     }

@@ -3,6 +3,7 @@ package dev.dockyard.backend.docker;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.exception.NotFoundException;
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.EngineUnreachableException;
 import dev.dockyard.backend.BackendNode;
 import dev.dockyard.backend.RuntimeImageBuilder;
 import dev.dockyard.backend.SandboxIsolation;
@@ -99,6 +100,8 @@ final class DockerNode implements BackendNode {
         try {
             Map<String, ?> runtimes = docker.infoCmd().exec().getRuntimes();
             return runtimes == null ? Map.of() : runtimes;
+        } catch (EngineUnreachableException e) {
+            throw e;
         } catch (RuntimeException e) {
             throw new BackendException("could not ask node '" + node + "' which runtimes it offers: " + e.getMessage(), e);
         }

@@ -123,6 +123,6 @@ public class DockerNodeFactory implements NodeFactory {
                 .responseTimeout(responseTimeout)
                 .build();
         LOG.fine("Backend node '" + node + "': Docker endpoint " + clientConfig.getDockerHost());
-        return DockerClientImpl.getInstance(clientConfig, new AnsweringEngine(http, clientConfig.getDockerHost().toString()));
+        return DockerClientImpl.getInstance(clientConfig, new AnsweringEngine(http, node, clientConfig.getDockerHost().toString()));
     }
 }

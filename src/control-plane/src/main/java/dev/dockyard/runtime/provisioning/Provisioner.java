@@ -1,7 +1,7 @@
 package dev.dockyard.runtime.provisioning;
 
 import dev.dockyard.backend.BackendNodes;
-import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.EngineUnreachableException;
 import dev.dockyard.placement.NodeAccess;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
@@ -130,10 +130,10 @@ public class Provisioner {
         SandboxRuntime runtime = journal.stop(runtimeId, "Stopped on request");
         try {
             nodes.on(runtime.node()).remove(runtime.containerName());
-        } catch (BackendException e) {
+        } catch (EngineUnreachableException e) {
             // the stop is recorded, and that is what was asked: the sandbox of a runtime no longer live
             // is the reconciler's to remove (by its labels, after its grace) once its engine answers
-            // again (an engine restarting, or shutting down and refusing calls)
+            // again (an engine restarting). An engine that answered with an error is the caller's to hear
             LOG.warning("Runtime " + runtimeId + " is stopped; its sandbox is removed by the reconciler, as it could "
                     + "not be now: " + e.getMessage());
         }

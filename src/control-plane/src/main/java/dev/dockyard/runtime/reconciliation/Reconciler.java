@@ -236,7 +236,7 @@ public class Reconciler {
                             // again in this pass, not the next, so the next finds it answering
                             revive(runtime, sandbox, backend);
                         }
-                    } else if (frozenWhileReady(runtime, sandbox, now)) {
+                    } else if (frozenWhileReady(runtime, sandbox, backend, now)) {
                         report = report.plus(new Report(0, 0, 0, 0, 1, 0, false));
                     }
                 } else if (runtime.status() == RuntimeStatus.HIBERNATED) {
@@ -381,8 +381,12 @@ public class Reconciler {
      * the resume that checks the executor answers. Held by the sleep gate while it records, so no
      * pause, resume, snapshot or migration of this process starts in between.
      */
-    private boolean frozenWhileReady(SandboxRuntime runtime, ManagedSandbox sandbox, Instant now) {
-        if (runtime.status() != RuntimeStatus.READY || sandbox == null || !sandbox.paused()) {
+    private boolean frozenWhileReady(SandboxRuntime runtime, ManagedSandbox sandbox, RuntimeBackend backend,
+                                     Instant now) {
+        if (runtime.status() != RuntimeStatus.READY || sandbox == null || !sandbox.paused()
+                || backend.capabilities().pausesOnItsOwn()) {
+            // a node that pauses on its own (a remote control plane's idle lifecycle) keeps the
+            // runtime READY here by design: its next action resumes it there
             frozenSince.remove(runtime.id());
             return false;
         }
@@ -395,6 +399,11 @@ public class Reconciler {
             return false;
         }
         try (RuntimeGates.Pass pass = held.get()) {
+            if (backend.inspect(runtime.containerName()).phase() != SandboxState.Phase.PAUSED) {
+                // thawed since this pass listed it (a snapshot that just ended): nothing cut off
+                frozenSince.remove(runtime.id());
+                return false;
+            }
             boolean recorded = journal.transitionIf(runtime.id(), EnumSet.of(RuntimeStatus.READY), RuntimeStatus.PAUSED,
                     "Found frozen while READY for over " + Duration.between(since, now).toSeconds() + " s (a pause, "
                             + "snapshot or migration was cut off before it finished): recorded as paused, and the "

@@ -275,7 +275,8 @@ class E2bSandboxesTest {
         neverReady = true;
         Refused refused = assertThrows(Refused.class, () -> create("alice", base(300, Map.of())));
 
-        assertEquals(Refused.Reason.BACKEND_FAILED, refused.reason(), "a dependency failing: E2B's 503");
+        assertEquals(Refused.Reason.NODE_UNAVAILABLE, refused.reason(), "a node busy booting: E2B's 503");
+        assertEquals(5, refused.retryAfterSeconds(), "with Retry-After: nothing is broken (the soak, 2026-11-30)");
         assertTrue(refused.getMessage().startsWith("The sandbox was not ready within 50 s"), refused.getMessage());
         assertEquals(1, deleted.size(), "nothing the caller never heard of runs on");
     }

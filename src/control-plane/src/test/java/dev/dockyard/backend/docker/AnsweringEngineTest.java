@@ -1,11 +1,15 @@
 package dev.dockyard.backend.docker;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.github.dockerjava.transport.DockerHttpClient;
 import dev.dockyard.backend.EngineUnreachableException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.ServerSocket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
@@ -39,15 +43,30 @@ class AnsweringEngineTest {
     void shouldTellAnEngineThatDoesNotAnswerFromOtherFailures() {
         RuntimeException gone = new RuntimeException(new SocketException("No such file or directory"));
         EngineUnreachableException unreachable = assertThrows(EngineUnreachableException.class,
-                () -> new AnsweringEngine(throwing(gone), "unix:///var/run/docker.sock").execute(PING));
-        assertTrue(unreachable.getMessage().contains("unix:///var/run/docker.sock does not answer"), unreachable.getMessage());
-        assertTrue(unreachable.getMessage().contains("No such file or directory"), unreachable.getMessage());
+                () -> new AnsweringEngine(throwing(gone), "local", "unix:///var/run/docker.sock").execute(PING));
+        assertTrue(unreachable.getMessage().contains("engine of node 'local' does not answer (SocketException)"),
+                unreachable.getMessage());
+        assertFalse(unreachable.getMessage().contains("/var/run"), "the answer names the node, not its endpoint");
 
         RuntimeException slow = new RuntimeException(new SocketTimeoutException("Read timed out"));
         assertSame(slow, assertThrows(RuntimeException.class,
-                () -> new AnsweringEngine(throwing(slow), "x").execute(PING)), "a slow engine is not a gone one");
+                () -> new AnsweringEngine(throwing(slow), "x", "y").execute(PING)), "a slow engine is not a gone one");
         IllegalStateException other = new IllegalStateException("a bug");
-        assertSame(other, assertThrows(RuntimeException.class, () -> new AnsweringEngine(throwing(other), "x").execute(PING)));
+        assertSame(other, assertThrows(RuntimeException.class, () -> new AnsweringEngine(throwing(other), "x", "y").execute(PING)));
+    }
+
+    /** As the shaded HTTP client's: a connect that timed out is a subclass of a read that timed out. */
+    private static final class ConnectTimeoutException extends SocketTimeoutException {
+    }
+
+    @Test
+    void shouldTakeAConnectTimeoutForAnEngineNotThereButNotAPoolWaitOrAnInterrupt() {
+        assertTrue(AnsweringEngine.connectionFailure(new RuntimeException(new ConnectTimeoutException())) != null,
+                "a TCP engine whose host is down");
+        assertNull(AnsweringEngine.connectionFailure(new RuntimeException(new InterruptedIOException("pool"))),
+                "waiting for a pooled connection, or an interrupt, is no engine gone");
+        assertNull(AnsweringEngine.connectionFailure(new RuntimeException(new SocketTimeoutException("Read timed out"))));
+        assertTrue(AnsweringEngine.connectionFailure(new RuntimeException(new IOException("Broken pipe"))) != null);
     }
 
     @Test

@@ -126,6 +126,21 @@ class ReconcilerTest {
     }
 
     @Test
+    void shouldLeaveARuntimeFrozenByANodeThatPausesOnItsOwnReady() {
+        // a remote control plane's idle lifecycle paused it there: READY here by design, its next
+        // action resumes it there
+        backend.pausingOnItsOwn();
+        SandboxRuntime runtime = ready();
+        backend.pause(runtime.containerName());
+
+        reconciler.pass();
+        clock.advance(Duration.ofSeconds(90));
+        reconciler.pass();
+
+        assertEquals(RuntimeStatus.READY, statusOf(runtime));
+    }
+
+    @Test
     void shouldLeaveAFrozenReadyRuntimeAloneWhileSomethingHoldsItOrOnceItThawed() {
         SandboxRuntime snapshotted = ready();
         SandboxRuntime thawed = ready();
