@@ -1341,37 +1341,32 @@ public final class Soak {
      * server killed meanwhile) is the user's, unknown to its agent, and not an orphan.
      */
     private void deleteLeftoverSnapshots() {
-        Answer listed = send("snapshots", HttpRequest.newBuilder(URI.create(base + "/api/v1/snapshots"))
-                .header("X-API-Key", userKey).GET(), false);
-        expect(listed, "list the leftover snapshots", 200);
-        Matcher id = Pattern.compile("\"id\":\"(snap-[0-9a-f]+)\"").matcher(listed.body());
-        int deleted = 0;
-        while (id.find()) {
-            String snapshot = id.group(1);
-            expect(send("delete snapshot", HttpRequest.newBuilder(URI.create(base + "/api/v1/snapshots/" + snapshot))
-                    .header("X-API-Key", userKey).DELETE(), false), "delete a leftover snapshot", 204, 404);
-            deleted++;
-        }
-        if (deleted > 0) {
-            notes.add(deleted + " snapshots whose create went unanswered deleted at the end");
-        }
+        removeLeftovers("snapshots", "/api/v1/snapshots", Pattern.compile("\"id\":\"(snap-[0-9a-f]+)\""),
+                "/api/v1/snapshots/", "snapshots whose create went unanswered deleted at the end");
     }
 
     /** Kills what E2B creates left behind (unanswered, so unknown to their agents), as their owner's cleanup would. */
     private void killAbandonedE2b() {
-        Answer listed = send("e2b list", HttpRequest.newBuilder(URI.create(base + "/e2b/v2/sandboxes?metadata="
-                + "soak%3D" + run + "&limit=100")).header("X-API-Key", userKey).GET(), false);
-        expect(listed, "list the E2B sandboxes left", 200);
-        Matcher id = Pattern.compile("\"sandboxID\":\"(rt[0-9a-f]+)\"").matcher(listed.body());
-        int killed = 0;
-        while (id.find()) {
-            String sandbox = id.group(1);
-            expect(send("e2b kill", HttpRequest.newBuilder(URI.create(base + "/e2b/sandboxes/" + sandbox))
-                    .header("X-API-Key", userKey).DELETE(), false), "kill an abandoned E2B sandbox", 204, 404);
-            killed++;
+        removeLeftovers("E2B sandboxes", "/e2b/v2/sandboxes?metadata=soak%3D" + run + "&limit=100",
+                Pattern.compile("\"sandboxID\":\"(rt[0-9a-f]+)\""), "/e2b/sandboxes/",
+                "E2B sandboxes whose create went unanswered (the server killed meanwhile) killed at the end");
+    }
+
+    /** Lists what the soak's user still has at {@code list} and deletes each at {@code item} + its id; noted. */
+    private void removeLeftovers(String what, String list, Pattern id, String item, String note) {
+        Answer listed = send("list " + what, HttpRequest.newBuilder(URI.create(base + list))
+                .header("X-API-Key", userKey).GET(), false);
+        expect(listed, "list the " + what + " left", 200);
+        Matcher found = id.matcher(listed.body());
+        int removed = 0;
+        while (found.find()) {
+            String one = found.group(1);
+            expect(send("delete leftover", HttpRequest.newBuilder(URI.create(base + item + one))
+                    .header("X-API-Key", userKey).DELETE(), false), "delete one of the " + what + " left", 204, 404);
+            removed++;
         }
-        if (killed > 0) {
-            notes.add(killed + " E2B sandboxes whose create went unanswered (the server killed meanwhile) killed at the end");
+        if (removed > 0) {
+            notes.add(removed + " " + note);
         }
     }
 
