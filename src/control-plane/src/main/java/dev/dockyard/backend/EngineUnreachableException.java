@@ -2,8 +2,9 @@ package dev.dockyard.backend;
 
 /**
  * The node's engine did not answer at all: its socket or port refused the connection, or the
- * connection broke (the engine is restarting, stopped, or cut off). Nothing was done; the same call
- * once the engine is back usually succeeds, so callers answer 503 with {@code Retry-After}, and a
+ * connection broke (the engine is restarting, stopped, or cut off). Whether it acted on the call is
+ * not known (a broken connection may lose an answer to a call it carried out); the same call once
+ * the engine is back usually succeeds, so callers answer 503 with {@code Retry-After}, and a
  * runtime's own record (stopped, paused) stands while the engine catches up (the reconciler
  * removes what a stopped runtime left once the engine answers again).
  */
