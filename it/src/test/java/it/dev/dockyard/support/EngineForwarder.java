@@ -66,6 +66,14 @@ public final class EngineForwarder implements AutoCloseable {
                 engine.connect(UnixDomainSocketAddress.of(socket));
                 open.add(client);
                 open.add(engine);
+                if (!server.isOpen()) {
+                    // accepted while close() ran: its sweep of the open connections may have missed this
+                    // one, which would go on forwarding (a kept-alive client answered through a "closed"
+                    // forwarder: PlacementIT, 2026-11-30)
+                    closeQuietly(client);
+                    closeQuietly(engine);
+                    return;
+                }
                 pump(client, engine);
                 pump(engine, client);
             } catch (IOException closed) {
