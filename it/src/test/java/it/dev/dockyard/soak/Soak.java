@@ -466,29 +466,21 @@ public final class Soak {
             if (ledger.acknowledged.isEmpty()) {
                 return true;
             }
-            String path = List.copyOf(ledger.acknowledged.keySet()).get(random.nextInt(ledger.acknowledged.size()));
-            Answer sum = envdRun(ledger, "sha256sum " + path);
-            if (sum.status() != 200) {
-                return answered(ledger, sum, "envd read back", null);
-            }
-            writesChecked.incrementAndGet();
-            Matcher hash = SHA.matcher(sum.body());
-            if (!hash.find() || !ledger.acknowledged.get(path).contains(hash.group(1))) {
-                failures.add("lost write: " + ledger.runtimeId + " " + path + " read back through envd " + sum.clipped());
-            }
-            return true;
+            return checkOne(ledger, List.copyOf(ledger.acknowledged.keySet()).get(random.nextInt(ledger.acknowledged.size())));
         }
 
-        /** Reads a file back by its checksum. */
+        /** Reads a file back by its checksum, the ledger's way (an action, or a command through envd). */
         private boolean checkOne(Ledger ledger, String path) throws Exception {
-            Answer sum = action(ledger, "{\"action\":\"run\",\"args\":{\"command\":\"sha256sum " + path + "\"}}");
+            String how = ledger.e2b() ? "read back through envd" : "read back";
+            Answer sum = ledger.e2b() ? envdRun(ledger, "sha256sum " + path)
+                    : action(ledger, "{\"action\":\"run\",\"args\":{\"command\":\"sha256sum " + path + "\"}}");
             if (sum.status() != 200) {
-                return answered(ledger, sum, "read back", null);
+                return answered(ledger, sum, how, null);
             }
             writesChecked.incrementAndGet();
             Matcher hash = SHA.matcher(sum.body());
             if (!hash.find() || !ledger.acknowledged.get(path).contains(hash.group(1))) {
-                failures.add("lost write: " + ledger.runtimeId + " " + path + " read back " + sum.clipped());
+                failures.add("lost write: " + ledger.runtimeId + " " + path + " " + how + " " + sum.clipped());
             }
             return true;
         }

@@ -2,7 +2,6 @@ package dev.dockyard.api;
 
 import dev.dockyard.application.Refused;
 import dev.dockyard.backend.BackendException;
-import dev.dockyard.backend.EngineUnreachableException;
 import dev.dockyard.backend.UnsupportedIsolationException;
 import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.placement.NodeForbiddenException;
@@ -82,12 +81,8 @@ public final class ProblemMappers {
         @Override
         public Response toResponse(BackendException e) {
             LOG.log(Level.WARNING, "Backend failure: " + e.getMessage());
-            if (e instanceof EngineUnreachableException) {
-                // the engine is restarting or cut off: the same request succeeds once it answers
-                return Response.fromResponse(Problem.of(Problem.Kind.NODE_UNAVAILABLE, e.getMessage()).toResponse())
-                        .header("Retry-After", EngineUnreachableException.RETRY_AFTER_SECONDS).build();
-            }
-            return Problem.of(Problem.Kind.BACKEND_FAILED, e.getMessage()).toResponse();
+            // answered as a use case answers it (an engine that did not answer: 503 with Retry-After)
+            return new ForRefused().toResponse(Refused.ofBackend(e, e.getMessage()));
         }
     }
 

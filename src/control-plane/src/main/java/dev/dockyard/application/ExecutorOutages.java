@@ -20,7 +20,7 @@ import jakarta.inject.Inject;
 public class ExecutorOutages {
 
     /** Seconds a caller is asked to wait: a sandbox started again answers in about one. */
-    public static final int RETRY_AFTER_SECONDS = 2;
+    static final int RETRY_AFTER_SECONDS = 2;
 
     @Inject
     Event<SandboxUnanswered> unanswered;
