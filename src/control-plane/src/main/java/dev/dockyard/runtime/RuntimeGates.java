@@ -144,6 +144,24 @@ public class RuntimeGates {
         }, runtimeId, gate));
     }
 
+    /**
+     * Holds the runtime as {@link #enterSleepIfIdle} does, with actions still running allowed: the
+     * reconciler's correction of a runtime frozen while READY, whose actions hang on the frozen
+     * executor (a pause, resume, migration or sleep in this process leaves it empty).
+     */
+    public synchronized Optional<Pass> enterSleepBesideActions(String runtimeId) {
+        Gate gate = gates.computeIfAbsent(runtimeId, id -> new Gate());
+        if (gate.lifecycle > 0 || gate.migrating || gate.sleeping) {
+            forgetIfIdle(runtimeId, gate);
+            return Optional.empty();
+        }
+        gate.sleeping = true;
+        return Optional.of(once(() -> {
+            gate.sleeping = false;
+            notifyAll();
+        }, runtimeId, gate));
+    }
+
     /** The runtime's gate once no sleep is being put on it (bounded wait). */
     private Gate awaitAwake(String runtimeId) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SLEEP_WAIT_MS);

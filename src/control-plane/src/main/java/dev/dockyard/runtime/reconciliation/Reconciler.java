@@ -394,7 +394,9 @@ public class Reconciler {
         if (!since.plus(FROZEN_WHILE_READY).isBefore(now)) {
             return false;
         }
-        Optional<RuntimeGates.Pass> held = gates.enterSleepIfIdle(runtime.id());
+        // actions may be running: they are the ones hanging on the frozen executor (CI's smoke,
+        // 2026-11-30: back-to-back actions, each waiting out 150 s, kept an idle gate from ever coming)
+        Optional<RuntimeGates.Pass> held = gates.enterSleepBesideActions(runtime.id());
         if (held.isEmpty()) {
             return false;
         }

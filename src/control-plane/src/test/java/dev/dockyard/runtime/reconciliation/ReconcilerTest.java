@@ -126,6 +126,21 @@ class ReconcilerTest {
     }
 
     @Test
+    void shouldRecordAFrozenReadyRuntimeAsAsleepWhileItsActionsHang() {
+        // an action in flight holds the gate: it is the one waiting on the frozen executor
+        SandboxRuntime runtime = ready();
+        backend.pause(runtime.containerName());
+        reconciler.pass();
+        clock.advance(Duration.ofSeconds(61));
+
+        try (RuntimeGates.Pass hanging = reconciler.gates.enterAction(runtime.id())) {
+            reconciler.pass();
+        }
+
+        assertEquals(RuntimeStatus.PAUSED, statusOf(runtime));
+    }
+
+    @Test
     void shouldLeaveARuntimeFrozenByANodeThatPausesOnItsOwnReady() {
         // a remote control plane's idle lifecycle paused it there: READY here by design, its next
         // action resumes it there
