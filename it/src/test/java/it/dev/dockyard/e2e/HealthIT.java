@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import it.dev.dockyard.support.DisposableControlPlane;
 import it.dev.dockyard.support.DockyardApi;
-import it.dev.dockyard.support.EngineForwarder;
+import it.dev.dockyard.support.Forwarder;
 import jakarta.json.JsonObject;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -69,7 +69,7 @@ class HealthIT {
 
     @Test
     void shouldTurnReadyDownNamingTheNodeWhoseEngineStoppedAndUpWhenItIsBack() throws Exception {
-        EngineForwarder forwarder = DisposableControlPlane.node2();
+        Forwarder forwarder = DisposableControlPlane.node2();
         int port = forwarder.port();
         boolean cut = false;
         try {

@@ -40,7 +40,10 @@ import java.util.stream.Collectors;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
@@ -52,6 +55,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * sandbox within 60 s; at no sampled moment do two instances hold a fresh reconciler lease.
  */
 @ResourceLock(ControlPlane.OWN_SERVERS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class HighAvailabilityIT {
 
     private static final String DATABASE = "dockyard_ha_it";
@@ -92,10 +96,7 @@ class HighAvailabilityIT {
 
     @BeforeAll
     static void startTwoControlPlanes() throws Exception {
-        Process script = new ProcessBuilder("bash", REPO.resolve("docker/ensure-postgresql.sh").toString(), DATABASE)
-                .redirectErrorStream(true).start();
-        String out = new String(script.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(script.waitFor(300, TimeUnit.SECONDS) && script.exitValue() == 0, "ensure-postgresql.sh: " + out);
+        String out = postgresql(DATABASE);
         jdbcUrl = out.lines().filter(l -> l.startsWith("jdbc:postgresql:")).reduce((a, b) -> b).orElseThrow();
         password = Files.readString(Path.of("/var/lib/dockyard-postgresql/password")).strip();
         try (Connection c = DriverManager.getConnection(jdbcUrl, "dockyard", password);
@@ -136,7 +137,59 @@ class HighAvailabilityIT {
         }
     }
 
+    /**
+     * PostgreSQL stopped under both instances (the soak found every API answering 500 then): each
+     * face answers 503 with Retry-After, the API as database-unavailable problem+json, E2B's in its
+     * shape, the service proxy before its admission; once the database is back the same requests
+     * succeed without a restart, and the runtime never stopped.
+     */
     @Test
+    @Order(1)
+    void shouldAnswer503WithRetryAfterWhileTheDatabaseIsDownAndRecoverWhenItIsBack() throws Exception {
+        DockyardApi.Answer made = A.api().provision(Json.createObjectBuilder()
+                .add("conversationId", "ha-db-" + UUID.randomUUID().toString().substring(0, 8)).build(), 120);
+        assertEquals(201, made.status(), made.body());
+        String id = made.json().getString("id");
+        postgresql("--stop");
+        try {
+            for (Server server : List.of(A, B)) {
+                DockyardApi.Answer read = server.api().get("runtimes/" + id);
+                assertEquals(503, read.status(), read.body());
+                assertEquals("5", read.raw().headers().firstValue("Retry-After").orElse(""), read.body());
+                assertEquals("https://dockyard.dev/problems/database-unavailable", read.json().getString("type"));
+                DockyardApi.Answer act = server.api().post("runtimes/" + id + "/actions", DockyardApi.run("echo down"));
+                assertEquals(503, act.status(), act.body());
+                HttpResponse<String> e2b = HTTP.send(HttpRequest.newBuilder(URI.create(server.url() + "/e2b/sandboxes/rt"
+                        + id.substring(3))).header("X-API-Key", ADMIN_KEY).build(), HttpResponse.BodyHandlers.ofString());
+                assertEquals(503, e2b.statusCode(), e2b.body());
+                assertEquals(503, DockyardApi.parse(e2b.body()).getInt("code"), e2b.body());
+                assertTrue(e2b.headers().firstValue("Retry-After").isPresent(), e2b.headers().toString());
+                HttpResponse<String> proxied = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                        + (server.port() + 1000) + "/" + id + "/alive")).build(), HttpResponse.BodyHandlers.ofString());
+                assertEquals(503, proxied.statusCode(), proxied.body());
+                assertEquals("5", proxied.headers().firstValue("Retry-After").orElse(""), proxied.body());
+            }
+        } finally {
+            postgresql(DATABASE);
+        }
+        Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
+                .until(() -> A.api().get("runtimes/" + id).status() == 200 && B.api().get("runtimes/" + id).status() == 200);
+        assertEquals("READY", B.api().get("runtimes/" + id).json().getString("status"));
+        assertEquals("back", B.api().act(id, DockyardApi.run("echo back")).getString("content"));
+        assertEquals(204, A.api().delete("runtimes/" + id).status());
+    }
+
+    /** docker/ensure-postgresql.sh with these arguments: the cluster the build started (HighAvailabilityIT's alone). */
+    private static String postgresql(String argument) throws Exception {
+        Process script = new ProcessBuilder("bash", REPO.resolve("docker/ensure-postgresql.sh").toString(), argument)
+                .redirectErrorStream(true).start();
+        String out = new String(script.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(script.waitFor(300, TimeUnit.SECONDS) && script.exitValue() == 0, "ensure-postgresql.sh: " + out);
+        return out;
+    }
+
+    @Test
+    @Order(2)
     void shouldLetTheSurvivorFinishOrFailEverythingCleanlyAfterKillNine() throws Exception {
         String run = UUID.randomUUID().toString().substring(0, 8);
         // three runtimes READY before the kill, provisioned through one instance and the other

@@ -8,7 +8,7 @@ import it.dev.dockyard.support.ControlPlane;
 import it.dev.dockyard.support.ControlPlaneSettings;
 import it.dev.dockyard.support.DockerCli;
 import it.dev.dockyard.support.DockyardApi;
-import it.dev.dockyard.support.EngineForwarder;
+import it.dev.dockyard.support.Forwarder;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -78,7 +78,7 @@ class PlacementIT {
     void shouldPlaceTwoAndTwoRefuseTheFifthAndSkipANodeWhoseEngineStopped() throws Exception {
         String run = UUID.randomUUID().toString().substring(0, 8);
         List<String> ids = new ArrayList<>();
-        EngineForwarder forwarder = EngineForwarder.to(Path.of(NODE2_SOCKET));
+        Forwarder forwarder = Forwarder.to(Path.of(NODE2_SOCKET));
         server = new ControlPlane("placement-it", ControlPlaneSettings.PLACEMENT_PORT, Map.of(
                 "DOCKYARD_NODES", "local,node2",
                 "DOCKYARD_NODE_LOCAL_MAX_RUNTIMES", "2",

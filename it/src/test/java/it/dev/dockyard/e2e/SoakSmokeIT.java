@@ -26,6 +26,11 @@ class SoakSmokeIT {
         ControlPlane server = DisposableControlPlane.server();
         Soak.Server control = new Soak.Server() {
             @Override
+            public String url() {
+                return server.url();
+            }
+
+            @Override
             public long pid() throws Exception {
                 return server.pid().orElseThrow();
             }

@@ -5,6 +5,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import it.dev.dockyard.support.Forwarder;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -53,6 +54,12 @@ import java.util.zip.ZipInputStream;
  * no 5xx but a 503 with {@code Retry-After}, and the server's heap, threads and file descriptors
  * back near where they started. Prints a table per fault and the list of what failed.
  *
+ * <p>Full runs of {@code docker/soak.sh} use the two-control-plane profile: two control planes on
+ * one PostgreSQL database behind a load balancer the harness runs ({@link Forwarder}), and a second
+ * engine node reached through a forwarder it owns. There the control-plane kill hits the one that
+ * holds the reconciler's lease, and two more faults come: the database stopped for 30 s, and the
+ * second node cut off for 60 s.
+ *
  * <p>JDK only, so that it runs as a single source file ({@code docker/soak.sh} starts a control
  * plane of its own for it) and from {@code SoakSmokeIT} on the test run's disposable control plane.
  * Traffic goes to the control plane on loopback only; faults touch only processes of sandboxes the
@@ -62,6 +69,9 @@ public final class Soak {
 
     /** The control plane under test, as far as the faults need it. */
     public interface Server {
+
+        /** Its own root URL (not the load balancer's in front of it). */
+        String url();
 
         /** The server's process id. */
         long pid() throws Exception;
@@ -77,9 +87,12 @@ public final class Soak {
     public record Settings(Duration length, int agents, int minActions, int maxActions, Duration faultEvery,
                            int poolSize, long seed, boolean quick) {
 
-        /** The issue's default: 30 minutes, 40 agents, a fault about every 3 minutes. */
+        /**
+         * The issue's default: 30 minutes, 40 agents. A fault every 2 minutes (the issue says about
+         * 3): eight kinds in the two-control-plane profile, and each of most comes twice in 30 minutes.
+         */
         public static Settings full(int minutes, int agents) {
-            return new Settings(Duration.ofMinutes(minutes), agents, 20, 100, Duration.ofMinutes(3), 8,
+            return new Settings(Duration.ofMinutes(minutes), agents, 20, 100, Duration.ofMinutes(2), 8,
                     System.nanoTime(), false);
         }
 
@@ -107,7 +120,16 @@ public final class Soak {
     private final String services;
     private final String adminKey;
     private final String instance;
-    private final Server server;
+    /** The control planes: one, or two behind {@link #front} (the two-control-plane profile). */
+    private final List<Server> servers;
+    /** The load balancer in front of two control planes (their APIs, and their services' ports); null with one. */
+    private Forwarder front;
+    private Forwarder frontServices;
+    /** The second engine node's forwarder, which the harness cuts and restores; null without one. */
+    private volatile Forwarder node2;
+    private int node2Port;
+    /** The database of the harness's own PostgreSQL cluster, which it stops and starts; null on embedded Derby. */
+    private String database;
     private final Settings settings;
     private final String run = UUID.randomUUID().toString().substring(0, 8);
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -134,8 +156,9 @@ public final class Soak {
      * that the end is compared with the same process warmed up, not with a server that has seen no
      * request yet.
      */
-    private volatile Resources baseline;
-    private volatile boolean baselineDue = true;
+    private final Map<String, Resources> baselines = new ConcurrentHashMap<>();
+    /** The servers (by URL) whose baseline is to be measured before the next fault. */
+    private final Set<String> baselineDue = ConcurrentHashMap.newKeySet();
     private String userKey;
 
     /**
@@ -143,13 +166,44 @@ public final class Soak {
      * @param instance its {@code dockyard.instance}: the label its sandboxes carry
      */
     public Soak(String base, String adminKey, String instance, Server server, Settings settings) {
+        this(base, adminKey, instance, List.of(server), settings);
+    }
+
+    /** Several control planes of one deployment, all reached through {@code base} (a load balancer). */
+    public Soak(String base, String adminKey, String instance, List<Server> servers, Settings settings) {
         this.base = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
         URI api = URI.create(this.base);
         this.services = System.getProperty("soak.services", api.getScheme() + "://" + api.getHost() + ":" + (api.getPort() + 1000));
         this.adminKey = adminKey;
         this.instance = instance;
-        this.server = server;
+        this.servers = List.copyOf(servers);
         this.settings = settings;
+        servers.forEach(s -> baselineDue.add(s.url()));
+    }
+
+    /**
+     * The two-control-plane profile's load balancer: the API's and the services' forwarders, each
+     * across the servers' ports in turn. The control-plane kill drains the victim from both first,
+     * as a balancer's health check would, and admits it again once it is ready.
+     */
+    public Soak behind(Forwarder api, Forwarder services) {
+        this.front = api;
+        this.frontServices = services;
+        return this;
+    }
+
+    /** A second engine node the servers reach through this forwarder on this port: cut for 60 s as a fault. */
+    public Soak withSecondNode(Forwarder forwarder, int port, String dockerHost) {
+        this.node2 = forwarder;
+        this.node2Port = port;
+        engines = List.of("", dockerHost);
+        return this;
+    }
+
+    /** The servers' PostgreSQL cluster is the harness's own (docker/ensure-postgresql.sh with its directory): stopped for 30 s as a fault. */
+    public Soak onPostgres(String database) {
+        this.database = database;
+        return this;
     }
 
     /** What one run found. */
@@ -625,8 +679,15 @@ public final class Soak {
             // whose engine is shared with the test run's other suites
             faults.add(1, new EngineRestart());
         }
+        if (database != null) {
+            faults.add(2, new DatabaseStop());
+        }
+        if (node2 != null) {
+            faults.add(3, new NodeCut());
+        }
         // spaced from the previous fault's start, so that a slow one (a restart) does not push the rest out
         long nextAt = System.nanoTime() + settings.faultEvery().toNanos();
+        // every kind owed in the smoke must come within the run and two minutes more
         long cap = deadline + TimeUnit.MINUTES.toNanos(2);
         for (int next = 0; ; next++) {
             boolean owed = settings.quick() && next < faults.size();
@@ -635,29 +696,41 @@ public final class Soak {
             if (System.nanoTime() >= end) {
                 if (owed) {
                     faults.subList(next, faults.size()).forEach(f -> failures.add("fault '" + f.name()
-                            + "' was not injected within the run and two minutes more"));
+                            + "' was not injected within the run, two minutes more and the time faults overran their spacing"));
                 }
                 return;
             }
-            if (baselineDue) {
-                baseline = resources();
-                baselineDue = false;
+            for (Server each : servers) {
+                if (baselineDue.remove(each.url())) {
+                    baselines.put(each.url(), resources(each));
+                }
             }
             Fault fault = faults.get(next % faults.size());
             long start = System.nanoTime();
             nextAt = start + settings.faultEvery().toNanos();
             try {
-                Recovery recovery = fault.inject(random);
-                windows.add(new Window(fault.name(), start - startedAt, System.nanoTime() - startedAt, recovery.ms(), recovery.note()));
-                say(fault.name() + ": " + (recovery.ms() >= 0 ? Math.round(recovery.ms()) + " ms to recover" : "")
-                        + (recovery.note().isEmpty() ? "" : " (" + recovery.note() + ")"));
-            } catch (NoLiveRuntime e) {
-                windows.add(new Window(fault.name(), start - startedAt, System.nanoTime() - startedAt, -1, e.getMessage()));
-                say(fault.name() + ": not injected (" + e.getMessage() + ")");
-            } catch (Exception e) {
-                windows.add(new Window(fault.name(), start - startedAt, System.nanoTime() - startedAt, -1, "failed: " + e));
-                failures.add("fault " + fault.name() + " could not be injected or did not recover: " + e);
+                inject(fault, random, start);
+            } finally {
+                // the faults still owed get their spacing back from one that overran it (a restart
+                // of the control plane that took 160 s on a busy machine left three uninjected)
+                cap += Math.max(0, System.nanoTime() - nextAt);
             }
+        }
+    }
+
+    /** One fault injected and recorded in its window. */
+    private void inject(Fault fault, Random random, long start) {
+        try {
+            Recovery recovery = fault.inject(random);
+            windows.add(new Window(fault.name(), start - startedAt, System.nanoTime() - startedAt, recovery.ms(), recovery.note()));
+            say(fault.name() + ": " + (recovery.ms() >= 0 ? Math.round(recovery.ms()) + " ms to recover" : "")
+                    + (recovery.note().isEmpty() ? "" : " (" + recovery.note() + ")"));
+        } catch (NoLiveRuntime e) {
+            windows.add(new Window(fault.name(), start - startedAt, System.nanoTime() - startedAt, -1, e.getMessage()));
+            say(fault.name() + ": not injected (" + e.getMessage() + ")");
+        } catch (Exception e) {
+            windows.add(new Window(fault.name(), start - startedAt, System.nanoTime() - startedAt, -1, "failed: " + e));
+            failures.add("fault " + fault.name() + " could not be injected or did not recover: " + e);
         }
     }
 
@@ -691,7 +764,8 @@ public final class Soak {
         public Recovery inject(Random random) throws Exception {
             Ledger victim = pickLive(random);
             String container = "dockyard-" + victim.runtimeId;
-            String top = docker("top", container, "-eo", "pid,args");
+            String engine = engineOf(container);
+            String top = dockerOn(engine, "top", container, "-eo", "pid,args");
             Matcher java = Pattern.compile("(?m)^\\s*(\\d+)\\s+\\S*java\\b").matcher(top);
             if (!java.find()) {
                 return new Recovery(-1, "no executor process in " + container);
@@ -701,7 +775,7 @@ public final class Soak {
             Process kill = new ProcessBuilder("kill", "-9", java.group(1)).redirectErrorStream(true).start();
             String said = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!kill.waitFor(30, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                if (!docker("ps", "-aq", "--filter", "name=^" + container + "$").isBlank()) {
+                if (!dockerOn(engine, "ps", "-aq", "--filter", "name=^" + container + "$").isBlank()) {
                     throw new IllegalStateException("kill -9 of the executor (host pid " + java.group(1) + ") failed: " + said);
                 }
                 // its agent deleted the runtime between the pick and the kill: nothing was injected
@@ -767,56 +841,190 @@ public final class Soak {
             if (docker("version", "--format", "{{.Server.Version}}").isBlank()) {
                 throw new IllegalStateException("the engine did not come back: " + started);
             }
-            int answered = 0;
-            Map<String, Integer> ended = new TreeMap<>();
-            long deadline = start + TimeUnit.MINUTES.toNanos(5);
-            while (!pending.isEmpty() && System.nanoTime() < deadline) {
-                for (String id : List.copyOf(pending)) {
-                    Answer echo = action(id, "{\"action\":\"run\",\"args\":{\"command\":\"echo back\"}}");
-                    if (echo.status() == 200 && echo.body().contains("back")) {
-                        answered++;
-                        pending.remove(id);
-                        continue;
-                    }
-                    String status = status(id);
-                    if (Set.of("ERROR", "STOPPED", "GONE", "PAUSED", "HIBERNATED").contains(status)) {
-                        if (status.equals("ERROR") && runtimeMessage(id).isBlank()) {
-                            failures.add("after the engine's restart, " + id + " is ERROR with no message");
-                        }
-                        ended.merge(status, 1, Integer::sum);
-                        pending.remove(id);
-                    }
-                }
-                sleep(500);
-            }
-            for (String id : pending) {
-                failures.add("after the engine's restart, " + id + " neither answered nor ended within 5 min ("
-                        + status(id) + "; " + sandboxTruth(id) + ")");
-            }
-            return new Recovery(pending.isEmpty() ? ms(start) : -1, answered + " answered again, ended or paused "
-                    + ended + (pending.isEmpty() ? "" : ", " + pending.size() + " neither"));
+            return answeredOrEnded(pending, start, "the engine's restart");
         }
     }
 
-    /** kill -9 of the control plane, then a restart: recovery is until it is ready again. */
+    /**
+     * Waits until each runtime answers an {@code echo} again or has ended with a message (or was
+     * paused by its agent), 5 minutes at most from {@code start}; recovered when none is left.
+     */
+    private Recovery answeredOrEnded(Set<String> pending, long start, String after) {
+        int answered = 0;
+        Map<String, Integer> ended = new TreeMap<>();
+        long deadline = start + TimeUnit.MINUTES.toNanos(5);
+        while (!pending.isEmpty() && System.nanoTime() < deadline) {
+            for (String id : List.copyOf(pending)) {
+                Answer echo = action(id, "{\"action\":\"run\",\"args\":{\"command\":\"echo back\"}}");
+                if (echo.status() == 200 && echo.body().contains("back")) {
+                    answered++;
+                    pending.remove(id);
+                    continue;
+                }
+                String status = status(id);
+                if (Set.of("ERROR", "STOPPED", "GONE", "PAUSED", "HIBERNATED").contains(status)) {
+                    if (status.equals("ERROR") && runtimeMessage(id).isBlank()) {
+                        failures.add("after " + after + ", " + id + " is ERROR with no message");
+                    }
+                    ended.merge(status, 1, Integer::sum);
+                    pending.remove(id);
+                }
+            }
+            sleep(500);
+        }
+        for (String id : pending) {
+            failures.add("after " + after + ", " + id + " neither answered nor ended within 5 min ("
+                    + status(id) + "; " + sandboxTruth(id) + ")");
+        }
+        return new Recovery(pending.isEmpty() ? ms(start) : -1, answered + " answered again, ended or paused "
+                + ended + (pending.isEmpty() ? "" : ", " + pending.size() + " neither"));
+    }
+
+    /**
+     * kill -9 of the control plane, then a restart with the same settings: with one, recovery is
+     * until it is ready again. With two, the victim is the one that holds the reconciler's lease
+     * (drained from the load balancer first, as a health check would); recovery is until the
+     * survivor holds the lease (the victim's expires first), and the victim is restarted and admitted.
+     */
     private final class ControlPlaneKill implements Fault {
         public String name() {
-            return "kill -9 of the control plane";
+            return servers.size() > 1 ? "kill -9 of the control plane holding the lease" : "kill -9 of the control plane";
         }
 
         public Recovery inject(Random random) throws Exception {
-            long start = System.nanoTime();
-            serverDown = true;
-            try {
-                server.killNine();
-                server.start();
-            } finally {
-                serverDown = false;
+            if (servers.size() == 1) {
+                Server server = servers.get(0);
+                long start = System.nanoTime();
+                serverDown = true;
+                try {
+                    server.killNine();
+                    server.start();
+                } finally {
+                    serverDown = false;
+                }
+                awaitReady(Duration.ofMinutes(5));
+                // a new process: measured again before the next fault, once it has worked a while
+                baselineDue.add(server.url());
+                return new Recovery(ms(start), "");
             }
-            awaitReady(Duration.ofMinutes(5));
-            // a new process: measured again before the next fault, once it has worked a while
-            baselineDue = true;
-            return new Recovery(ms(start), "");
+            Server victim = null;
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+            while (victim == null && System.nanoTime() < deadline) {
+                victim = servers.stream().filter(s -> leases(s).contains("reconciler")).findFirst().orElse(null);
+                sleep(victim == null ? 1000 : 0);
+            }
+            if (victim == null) {
+                failures.add("no control plane held the reconciler's lease for 2 min");
+                return new Recovery(-1, "no lease holder");
+            }
+            Server killed = victim;
+            Server survivor = servers.stream().filter(s -> s != killed).findFirst().orElseThrow();
+            int port = URI.create(victim.url()).getPort();
+            front.drain(port);
+            frontServices.drain(port + 1000);
+            long start = System.nanoTime();
+            victim.killNine();
+            double takeover = -1;
+            long until = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
+            while (System.nanoTime() < until) {
+                if (leases(survivor).contains("reconciler")) {
+                    takeover = ms(start);
+                    break;
+                }
+                sleep(250);
+            }
+            victim.start();
+            double restarted = ms(start);
+            front.admit(port);
+            frontServices.admit(port + 1000);
+            baselineDue.add(victim.url());
+            if (takeover < 0) {
+                failures.add("the survivor " + survivor.url() + " did not take the reconciler's lease within 3 min of the kill");
+            }
+            return new Recovery(takeover, "the lease taken over by the survivor; the killed one restarted and ready in "
+                    + Math.round(restarted / 1000) + " s");
+        }
+    }
+
+    /** The leases a server says it holds ({@code /health/live}'s instance check); empty when it does not answer. */
+    private String leases(Server server) {
+        try {
+            HttpResponse<String> live = http.send(HttpRequest.newBuilder(URI.create(server.url() + "/health/live"))
+                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+            Matcher leases = Pattern.compile("\"leases\":\"([^\"]*)\"").matcher(live.body());
+            return leases.find() ? leases.group(1) : "";
+        } catch (IOException e) {
+            return "";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "";
+        }
+    }
+
+    /**
+     * The servers' PostgreSQL stopped for 30 s (the harness's own cluster: docker/ensure-postgresql.sh
+     * with the directory soak.sh gave it), then started again by that script. Meanwhile the agents go
+     * on: what the servers answer is judged with every other answer (no 5xx but a 503 with
+     * Retry-After). Recovered when both servers are ready again and a live runtime answers.
+     */
+    private final class DatabaseStop implements Fault {
+        public String name() {
+            return "PostgreSQL stopped for 30 s";
+        }
+
+        public Recovery inject(Random random) throws Exception {
+            Path script = Path.of(System.getProperty("soak.root", "."), "docker", "ensure-postgresql.sh");
+            String stopped = command("bash", script.toString(), "--stop");
+            sleep(30_000);
+            String started = command("bash", script.toString(), database);
+            if (!started.contains("jdbc:postgresql:")) {
+                throw new IllegalStateException("PostgreSQL did not start again: " + stopped + started);
+            }
+            long start = System.nanoTime();
+            long deadline = start + TimeUnit.MINUTES.toNanos(3);
+            for (Server each : servers) {
+                while (send("health", HttpRequest.newBuilder(URI.create(each.url() + "/health/ready")).GET(), false)
+                        .status() != 200) {
+                    if (System.nanoTime() > deadline) {
+                        failures.add(each.url() + " was not ready within 3 min of the database's return");
+                        return new Recovery(-1, "not recovered");
+                    }
+                    sleep(250);
+                }
+            }
+            Set<String> pending = new LinkedHashSet<>();
+            live.values().stream().filter(l -> !l.e2b()).limit(5).forEach(l -> pending.add(l.runtimeId));
+            Recovery recovery = answeredOrEnded(pending, start, "the database's return");
+            return new Recovery(recovery.ms() < 0 ? -1 : ms(start), "from its return: " + recovery.note());
+        }
+    }
+
+    /**
+     * The second engine node cut off for 60 s (its forwarder closed: connections refused, the engine
+     * and its sandboxes untouched), then reachable again. Its runtimes live at the cut must answer
+     * again or end with a message; new runtimes go to the first node meanwhile.
+     */
+    private final class NodeCut implements Fault {
+        public String name() {
+            return "second engine node cut off for 60 s";
+        }
+
+        public Recovery inject(Random random) throws Exception {
+            Set<String> onIt = new LinkedHashSet<>();
+            for (String id : List.copyOf(live.keySet())) {
+                Answer runtime = send("status", HttpRequest.newBuilder(URI.create(base + "/api/v1/runtimes/" + id))
+                        .header("X-API-Key", userKey).GET(), false);
+                if (runtime.body().contains("\"node\":\"node2\"")) {
+                    onIt.add(id);
+                }
+            }
+            int runtimes = onIt.size();
+            node2.close();
+            sleep(60_000);
+            node2 = node2.reopen(node2Port);
+            long start = System.nanoTime();
+            Recovery recovery = answeredOrEnded(onIt, start, "its node's return");
+            return new Recovery(recovery.ms(), "from its return; of its " + runtimes + " runtimes: " + recovery.note());
         }
     }
 
@@ -967,8 +1175,8 @@ public final class Soak {
     private record Resources(long pid, long heapKb, long threads, long fds) {
     }
 
-    /** The server's heap after a full collection, its threads and open files. */
-    private Resources resources() {
+    /** A server's heap after a full collection, its threads and open files. */
+    private Resources resources(Server server) {
         try {
             long pid = server.pid();
             command("jcmd", String.valueOf(pid), "GC.run");
@@ -994,7 +1202,6 @@ public final class Soak {
     }
 
     private void account() throws Exception {
-        Resources before = baseline;
         // nothing transient, nothing live: every agent deleted what it made
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         List<String> unsettled = unsettled();
@@ -1042,25 +1249,33 @@ public final class Soak {
                 failures.add(call.kind() + " answered " + call.status() + " at " + secondsOf(call.at()) + " s: " + call.detail());
             }
         }
-        Resources after = resources();
-        if (before == null || baselineDue) {
-            notes.add("the server's resources were not compared: it was restarted by the last fault");
+        for (Server server : servers) {
+            compareResources(server);
+        }
+    }
+
+    /** A server's heap, threads and files at the end against the same process once warm. */
+    private void compareResources(Server server) {
+        Resources before = baselines.get(server.url());
+        Resources after = resources(server);
+        if (before == null || baselineDue.contains(server.url())) {
+            notes.add("the resources of " + server.url() + " were not compared: it was restarted by the last fault");
             return;
         }
-        notes.add("server once warm: heap " + before.heapKb() + " KiB, " + before.threads() + " threads, " + before.fds()
-                + " fds (pid " + before.pid() + "); after: heap " + after.heapKb() + " KiB, " + after.threads()
-                + " threads, " + after.fds() + " fds (pid " + after.pid() + ")");
+        notes.add("server " + server.url() + " once warm: heap " + before.heapKb() + " KiB, " + before.threads()
+                + " threads, " + before.fds() + " fds (pid " + before.pid() + "); after: heap " + after.heapKb() + " KiB, "
+                + after.threads() + " threads, " + after.fds() + " fds (pid " + after.pid() + ")");
         if (settings.quick()) {
             return;
         }
         if (before.heapKb() > 0 && after.heapKb() > before.heapKb() * 1.2) {
-            failures.add("heap after a full GC grew from " + before.heapKb() + " to " + after.heapKb() + " KiB");
+            failures.add(server.url() + ": heap after a full GC grew from " + before.heapKb() + " to " + after.heapKb() + " KiB");
         }
         if (before.threads() > 0 && after.threads() > before.threads() * 1.1 + 2) {
-            failures.add("threads grew from " + before.threads() + " to " + after.threads());
+            failures.add(server.url() + ": threads grew from " + before.threads() + " to " + after.threads());
         }
         if (before.fds() > 0 && after.fds() > before.fds() * 1.1 + 2) {
-            failures.add("open files grew from " + before.fds() + " to " + after.fds());
+            failures.add(server.url() + ": open files grew from " + before.fds() + " to " + after.fds());
         }
     }
 
@@ -1095,14 +1310,16 @@ public final class Soak {
         for (String kind : List.of("container", "volume", "network")) {
             String format = kind.equals("container") ? "{{.Names}} {{.Label \"dev.dockyard.runtime-id\"}} {{.Label \"dev.dockyard.pool\"}}"
                     : "{{.Name}} {{.Label \"dev.dockyard.runtime-id\"}}";
-            String listing = kind.equals("container") ? docker("ps", "-a", "--filter", label, "--format", format)
-                    : docker(kind, "ls", "--filter", label, "--format", format);
-            for (String line : listing.split("\n")) {
-                String[] fields = line.strip().split(" ");
-                boolean ours = fields.length > 1 && runtimeIds.contains(fields[1])
-                        || fields.length > 2 && fields[2].equals(POOL) && settings.poolSize() > 0;
-                if (ours) {
-                    found.add(kind + " " + fields[0]);
+            for (String engine : engines) {
+                String listing = kind.equals("container") ? dockerOn(engine, "ps", "-a", "--filter", label, "--format", format)
+                        : dockerOn(engine, kind, "ls", "--filter", label, "--format", format);
+                for (String line : listing.split("\n")) {
+                    String[] fields = line.strip().split(" ");
+                    boolean ours = fields.length > 1 && runtimeIds.contains(fields[1])
+                            || fields.length > 2 && fields[2].equals(POOL) && settings.poolSize() > 0;
+                    if (ours) {
+                        found.add(kind + " " + fields[0] + (engine.isEmpty() ? "" : " on " + engine));
+                    }
                 }
             }
         }
@@ -1600,7 +1817,8 @@ public final class Soak {
         }
         String container = "dockyard-" + runtimeId;
         try {
-            String state = docker("inspect", "-f", "{{.Id}} {{.State.Status}} paused={{.State.Paused}}", container).strip();
+            String engine = engineOf(container);
+            String state = dockerOn(engine, "inspect", "-f", "{{.Id}} {{.State.Status}} paused={{.State.Paused}}", container).strip();
             String[] parts = state.split(" ", 2);
             if (parts.length < 2) {
                 return "docker inspect: " + state;
@@ -1615,13 +1833,38 @@ public final class Soak {
                 }
             }
             Map<String, Integer> states = new TreeMap<>();
-            String top = parts[1].startsWith("running") ? docker("top", container, "-eo", "stat") : "";
+            String top = parts[1].startsWith("running") ? dockerOn(engine, "top", container, "-eo", "stat") : "";
             top.lines().skip(1).map(String::strip).filter(l -> !l.isEmpty())
                     .forEach(stat -> states.merge(stat.substring(0, 1), 1, Integer::sum));
             return container + " " + parts[1] + ", " + freezer + ", processes by state " + states;
         } catch (Exception e) {
             return "could not inspect " + container + ": " + e;
         }
+    }
+
+    /**
+     * The engines the soak's sandboxes may be on, as {@code docker -H} hosts ("" is the default one):
+     * the second node's too, reached directly for inspection and cleanup, never through its forwarder.
+     */
+    private static volatile List<String> engines = List.of("");
+
+    /** The engine that has this container; the default one when none has it. */
+    private static String engineOf(String container) throws Exception {
+        for (String host : engines) {
+            if (!dockerOn(host, "ps", "-aq", "--filter", "name=^" + container + "$").isBlank()) {
+                return host;
+            }
+        }
+        return "";
+    }
+
+    private static String dockerOn(String host, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("docker"));
+        if (!host.isEmpty()) {
+            command.addAll(List.of("-H", host));
+        }
+        command.addAll(List.of(args));
+        return command(command.toArray(String[]::new));
     }
 
     private static String docker(String... args) throws Exception {
@@ -1666,8 +1909,12 @@ public final class Soak {
 
     // ---------------------------------------------------------------- docker/soak.sh
 
-    /** The server docker/soak.sh started: Liberty's own scripts, its pid file. */
-    private record LibertyServer(String wlp, String outputDir, String base) implements Server {
+    /**
+     * A server docker/soak.sh started: Liberty's own scripts, its pid file. A restart gets what
+     * soak.sh gave the first start: this process inherited the settings they share, and {@code env}
+     * holds its own (its output directory, ports and instance id, with two).
+     */
+    private record LibertyServer(String wlp, String outputDir, String url, Map<String, String> env) implements Server {
         public long pid() throws Exception {
             return Long.parseLong(Files.readString(Path.of(outputDir, ".pid", "dockyard.pid")).strip());
         }
@@ -1679,13 +1926,20 @@ public final class Soak {
         }
 
         public void start() throws Exception {
-            // the same environment soak.sh gave the first start: this process inherited it
-            command(wlp + "/bin/server", "start", "dockyard");
+            ProcessBuilder start = new ProcessBuilder(wlp + "/bin/server", "start", "dockyard").redirectErrorStream(true);
+            start.environment().put("WLP_OUTPUT_DIR", outputDir);
+            start.environment().putAll(env);
+            Process process = start.start();
+            String said = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!process.waitFor(120, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new IllegalStateException("server start did not end within 120 s: " + said);
+            }
             HttpClient http = HttpClient.newHttpClient();
             long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
             while (System.nanoTime() < deadline) {
                 try {
-                    if (http.send(HttpRequest.newBuilder(URI.create(base + "/health/ready")).build(),
+                    if (http.send(HttpRequest.newBuilder(URI.create(url + "/health/ready")).build(),
                             HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
                         return;
                     }
@@ -1694,13 +1948,18 @@ public final class Soak {
                 }
                 sleep(200);
             }
-            throw new IllegalStateException("the restarted server was not ready within 5 min");
+            throw new IllegalStateException("the restarted server " + url + " was not ready within 5 min");
         }
     }
 
     /**
-     * {@code java Soak.java <base-url> <admin-key> <instance> <wlp-dir> <output-dir> [minutes] [agents]},
-     * or {@code --smoke} in place of minutes. Exits 1 when anything failed.
+     * {@code java Soak <base-url> <admin-key> <instance> <wlp-dir> <output-dir> [minutes] [agents]},
+     * or {@code --smoke} in place of minutes. Exits 1 when anything failed. The two-control-plane
+     * profile (docker/soak.sh's full runs) is given by system properties: {@code soak.planes}
+     * ({@code id:port:output-dir,...}, the servers behind the load balancer this process runs on
+     * the base URL's port and its services' port), {@code soak.node2}
+     * ({@code port:docker-host}, the second node's forwarder this process runs) and
+     * {@code soak.database} (the PostgreSQL database, its cluster the harness's own).
      */
     public static void main(String[] args) throws Exception {
         if (args.length < 5) {
@@ -1712,7 +1971,35 @@ public final class Soak {
         // the checkout (wlp is its src/control-plane/target/liberty/wlp): the engine's restart uses its script
         System.setProperty("soak.root", Path.of(args[3]).toAbsolutePath().normalize().resolve("../../../../..")
                 .normalize().toString());
-        Report report = new Soak(args[0], args[1], args[2], new LibertyServer(args[3], args[4], args[0]), settings).run();
+        String planes = System.getProperty("soak.planes", "");
+        if (planes.isEmpty()) {
+            Report report = new Soak(args[0], args[1], args[2], new LibertyServer(args[3], args[4], args[0], Map.of()),
+                    settings).run();
+            System.exit(report.passed() ? 0 : 1);
+        }
+        List<Server> servers = new ArrayList<>();
+        List<Integer> ports = new ArrayList<>();
+        for (String plane : planes.split(",")) {
+            String[] parts = plane.split(":", 3);
+            int port = Integer.parseInt(parts[1]);
+            ports.add(port);
+            servers.add(new LibertyServer(args[3], parts[2], "http://127.0.0.1:" + port, Map.of("HTTP_PORT",
+                    String.valueOf(port), "DOCKYARD_PROXY_PORT", String.valueOf(port + 1000), "DOCKYARD_INSTANCE_ID", parts[0])));
+        }
+        int frontPort = URI.create(args[0]).getPort();
+        Forwarder api = Forwarder.across(frontPort, ports);
+        Forwarder services = Forwarder.across(frontPort + 1000, ports.stream().map(p -> p + 1000).toList());
+        Soak soak = new Soak(args[0], args[1], args[2], servers, settings).behind(api, services);
+        String node2 = System.getProperty("soak.node2", "");
+        if (!node2.isEmpty()) {
+            String[] parts = node2.split(":", 2);
+            int port = Integer.parseInt(parts[0]);
+            soak.withSecondNode(Forwarder.on(Path.of(URI.create(parts[1]).getPath()), port), port, parts[1]);
+        }
+        if (!System.getProperty("soak.database", "").isEmpty()) {
+            soak.onPostgres(System.getProperty("soak.database"));
+        }
+        Report report = soak.run();
         System.exit(report.passed() ? 0 : 1);
     }
 }

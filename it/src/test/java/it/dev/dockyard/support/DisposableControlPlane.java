@@ -12,7 +12,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * (MetricsIT's counters, BoundedWaitsIT's thread dump, HostileInputIT's runtimes and log) find only
  * their own doing there. One for the run, with the shared settings ({@link
  * ControlPlaneSettings#common}) but an instance, database, port and local root of its own; its
- * {@code node2} is reached through an {@link EngineForwarder} that HealthIT closes and reopens.
+ * {@code node2} is reached through an {@link Forwarder} that HealthIT closes and reopens.
  *
  * <p>A suite that uses it takes {@code @ResourceLock(DisposableControlPlane.LOCK)}, so such suites
  * run one after the other (each leaves it running),
@@ -30,7 +30,7 @@ public final class DisposableControlPlane {
     private static final int NODE2_PORT = PORT + 1;
     private static final ControlPlane SERVER = new ControlPlane(INSTANCE, PORT, settings());
 
-    private static volatile EngineForwarder node2;
+    private static volatile Forwarder node2;
 
     private DisposableControlPlane() {
     }
@@ -55,11 +55,11 @@ public final class DisposableControlPlane {
     }
 
     /** The forwarder its node2 is reached through: HealthIT closes it; whoever closes it reopens it. */
-    public static EngineForwarder node2() {
+    public static Forwarder node2() {
         return node2;
     }
 
-    public static void node2(EngineForwarder reopened) {
+    public static void node2(Forwarder reopened) {
         node2 = reopened;
     }
 
@@ -70,7 +70,7 @@ public final class DisposableControlPlane {
     private static final class Running implements ExtensionContext.Store.CloseableResource {
 
         Running() throws Exception {
-            node2 = EngineForwarder.on(Path.of(DockerCli.NODE2.substring("unix://".length())), NODE2_PORT);
+            node2 = Forwarder.on(Path.of(DockerCli.NODE2.substring("unix://".length())), NODE2_PORT);
             long begun = System.nanoTime();
             try {
                 SERVER.startFresh();

@@ -52,6 +52,7 @@ public final class Problem {
         QUOTA_EXCEEDED(429, "quota-exceeded", "Quota exceeded"),
         NO_CAPACITY(429, "no-capacity", "No backend node has capacity for the runtime"),
         NODE_UNAVAILABLE(503, "node-unavailable", "The backend node is unavailable"),
+        DATABASE_UNAVAILABLE(503, "database-unavailable", "The control plane's database is not answering"),
         NOT_IMPLEMENTED(501, "not-implemented", "Not implemented yet"),
         EXECUTOR_FAILED(502, "executor-failed", "The sandbox's executor failed"),
         EXECUTOR_UNAVAILABLE(503, "executor-unavailable", "The sandbox's executor is not answering"),

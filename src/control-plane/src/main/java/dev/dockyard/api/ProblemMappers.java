@@ -4,6 +4,7 @@ import dev.dockyard.application.Refused;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.UnsupportedIsolationException;
 import dev.dockyard.jsonp.Jsonp;
+import dev.dockyard.persistence.DatabaseOutage;
 import dev.dockyard.placement.NodeForbiddenException;
 import dev.dockyard.placement.PlacementRefusedException;
 import dev.dockyard.protocol.InvalidActionException;
@@ -227,6 +228,13 @@ public final class ProblemMappers {
             Problem.ProblemException inner = problemCause(e);
             if (inner != null) {
                 return inner.problem().toResponse();
+            }
+            if (DatabaseOutage.causes(e)) {
+                // the request was sound: the same one succeeds once the database answers again
+                DatabaseOutage.note(e);
+                return Response.fromResponse(Problem.of(Problem.Kind.DATABASE_UNAVAILABLE,
+                        "The control plane's database is not answering; retry in a few seconds").toResponse())
+                        .header("Retry-After", DatabaseOutage.RETRY_AFTER_SECONDS).build();
             }
             LOG.log(Level.WARNING, "Unexpected failure", e);
             return Problem.of(Problem.Kind.INTERNAL, "The request failed inside the control plane").toResponse();

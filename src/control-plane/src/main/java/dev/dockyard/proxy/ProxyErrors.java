@@ -1,6 +1,7 @@
 package dev.dockyard.proxy;
 
 import dev.dockyard.jsonp.Jsonp;
+import dev.dockyard.persistence.DatabaseOutage;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.servlet.http.HttpServletResponse;
@@ -18,7 +19,21 @@ final class ProxyErrors {
     }
 
     static void write(HttpServletResponse response, int status, String detail) throws IOException {
-        send(response, status, Jsonp.createObjectBuilder().add("detail", detail).build());
+        send(response, status, Jsonp.createObjectBuilder().add("detail", detail).build(), 0);
+    }
+
+    /**
+     * A look-up that failed: {@code 503} with {@code Retry-After} while the database does not
+     * answer (the same request succeeds once it does), {@code 500} for anything else.
+     */
+    static void lookUpFailed(HttpServletResponse response, RuntimeException failure, boolean e2b, String detail)
+            throws IOException {
+        boolean outage = DatabaseOutage.causes(failure);
+        int status = outage ? 503 : 500;
+        String said = outage ? "The control plane's database is not answering; retry in a few seconds" : detail;
+        JsonObject body = e2b ? Jsonp.createObjectBuilder().add("message", said).add("code", status).build()
+                : Jsonp.createObjectBuilder().add("detail", said).build();
+        send(response, status, body, outage ? DatabaseOutage.RETRY_AFTER_SECONDS : 0);
     }
 
     /** An answer on E2B's envd routes. */
@@ -28,10 +43,11 @@ final class ProxyErrors {
         if (status == 502 && sandboxId != null) {
             body.add("sandboxId", sandboxId);
         }
-        send(response, status, body.add("message", message).add("code", status).build());
+        send(response, status, body.add("message", message).add("code", status).build(), 0);
     }
 
-    private static void send(HttpServletResponse response, int status, JsonObject json) throws IOException {
+    private static void send(HttpServletResponse response, int status, JsonObject json, int retryAfterSeconds)
+            throws IOException {
         if (response.isCommitted()) {
             return; // the service's answer is under way: all that is left is to cut it short
         }
@@ -39,6 +55,9 @@ final class ProxyErrors {
         response.setStatus(status);
         response.setContentType("application/json");
         response.setHeader("X-Content-Type-Options", "nosniff");
+        if (retryAfterSeconds > 0) {
+            response.setHeader("Retry-After", String.valueOf(retryAfterSeconds));
+        }
         response.setCharacterEncoding("UTF-8");
         byte[] body = json.toString().getBytes(StandardCharsets.UTF_8);
         response.setContentLength(body.length);

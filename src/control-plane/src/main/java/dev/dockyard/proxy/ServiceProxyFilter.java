@@ -3,6 +3,7 @@ package dev.dockyard.proxy;
 import dev.dockyard.application.remote.ProxyTarget;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.http.Header;
+import dev.dockyard.persistence.DatabaseOutage;
 import jakarta.annotation.PostConstruct;
 import jakarta.inject.Inject;
 import jakarta.servlet.FilterChain;
@@ -121,8 +122,8 @@ public class ServiceProxyFilter extends HttpFilter {
         try {
             target = runtimes.find(route.get().runtimeId());
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "Looking up runtime " + route.get().runtimeId() + " failed", e);
-            ProxyErrors.write(response, 500, "Runtime lookup failed");
+            logLookUpFailure("runtime " + route.get().runtimeId(), e);
+            ProxyErrors.lookUpFailed(response, e, false, "Runtime lookup failed");
             return;
         }
         boolean upgrade = isUpgrade(request);
@@ -149,6 +150,15 @@ public class ServiceProxyFilter extends HttpFilter {
             tunnels.open(request, response, exchange);
         } else {
             http.forward(request, response, exchange);
+        }
+    }
+
+    /** A failed look-up in the log: a database outage once per half minute, anything else with its trace. */
+    private static void logLookUpFailure(String what, RuntimeException e) {
+        if (DatabaseOutage.causes(e)) {
+            DatabaseOutage.note(e);
+        } else {
+            LOG.log(Level.WARNING, "Looking up " + what + " failed", e);
         }
     }
 
@@ -182,8 +192,8 @@ public class ServiceProxyFilter extends HttpFilter {
                 }
             }
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "Looking up sandbox " + sandboxId + " failed", e);
-            ProxyErrors.writeE2b(response, 500, sandboxId, "Sandbox lookup failed");
+            logLookUpFailure("sandbox " + sandboxId, e);
+            ProxyErrors.lookUpFailed(response, e, true, "Sandbox lookup failed");
             return;
         }
         Admission admission = EnvdAdmission.decide(target, sandboxId, request.getHeader(EnvdAdmission.SANDBOX_PORT),
