@@ -3,7 +3,8 @@
 # build that are there, runs Soak against them (agents that loop like coding agents while faults are
 # injected one after another), prints the table per fault and what failed, stops the servers and
 # removes what their instance left.
-#   docker/soak.sh [minutes=30] [agents=40]   the two-control-plane profile: two control planes on a
+#   docker/soak.sh [minutes=30] [agents=40] [fault-every-seconds=120]
+#                                             the two-control-plane profile: two control planes on a
 #                                             PostgreSQL cluster of the soak's own, behind a load
 #                                             balancer on port 19380, and a second engine node
 #   docker/soak.sh --smoke        75 s or more, 3 agents, every fault once, one control plane on its
@@ -35,7 +36,7 @@ pg=""
 # share are exported, its own are given here (the harness gives the same to a restart).
 start_plane() { # id port output-dir [instance-id]
   mkdir -p "$3"
-  WLP_OUTPUT_DIR="$3" HTTP_PORT="$2" DOCKYARD_PROXY_PORT=$(( $2 + 1000 )) ${4:+DOCKYARD_INSTANCE_ID="$4"} \
+  env WLP_OUTPUT_DIR="$3" HTTP_PORT="$2" DOCKYARD_PROXY_PORT=$(( $2 + 1000 )) ${4:+DOCKYARD_INSTANCE_ID="$4"} \
     "$wlp/bin/server" start dockyard >/dev/null
 }
 stop_planes() {
@@ -44,15 +45,16 @@ stop_planes() {
     WLP_OUTPUT_DIR="${plane##*:}" "$wlp/bin/server" stop dockyard >/dev/null 2>&1 || true
   done
 }
-wait_ready() { # port
+# Started, not ready: readiness needs node2, whose forwarder the harness starts only once both run.
+wait_started() { # port
   local i
   for i in $(seq 1 600); do
     # bash's own /dev/tcp: no curl on a bare machine
-    timeout 10 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$0" && printf "GET /health/ready HTTP/1.0\r\n\r\n" >&3 \
+    timeout 10 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$0" && printf "GET /health/started HTTP/1.0\r\n\r\n" >&3 \
       && head -n 1 <&3 | grep -q " 200 "' "$1" 2>/dev/null && return 0
     sleep 0.5
   done
-  echo "soak: the control plane on port $1 was not ready within 5 min" >&2
+  echo "soak: the control plane on port $1 had not started within 5 min" >&2
   return 1
 }
 
@@ -115,9 +117,9 @@ export DOCKYARD_PROXY_PUBLIC_URL=http://127.0.0.1:20380
 planes=("soak-a:19381:$work/a" "soak-b:19382:$work/b")
 # one after the other: the first migrates the schema and creates the bootstrap admin
 start_plane soak-a 19381 "$work/a" soak-a
-wait_ready 19381
+wait_started 19381
 start_plane soak-b 19382 "$work/b" soak-b
-wait_ready 19382
+wait_started 19382
 java -Dsoak.planes="$(IFS=,; echo "${planes[*]}")" -Dsoak.node2="19390:$node2_host" -Dsoak.database=dockyard_soak \
   -cp "$classes" it.dev.dockyard.soak.Soak "http://127.0.0.1:19380" "$DOCKYARD_BOOTSTRAP_ADMIN_KEY" soak "$wlp" \
-  "$work/a" "${1:-30}" "${2:-40}"
+  "$work/a" "${1:-30}" "${2:-40}" ${3:+"$3"}

@@ -679,11 +679,13 @@ public final class Soak {
             // whose engine is shared with the test run's other suites
             faults.add(1, new EngineRestart());
         }
-        if (database != null) {
-            faults.add(2, new DatabaseStop());
-        }
+        // the two-control-plane profile's own faults first: a control-plane restart there takes
+        // minutes under load (the survivor goes on serving the agents), and they must come twice
         if (node2 != null) {
-            faults.add(3, new NodeCut());
+            faults.add(0, new NodeCut());
+        }
+        if (database != null) {
+            faults.add(0, new DatabaseStop());
         }
         // spaced from the previous fault's start, so that a slow one (a restart) does not push the rest out
         long nextAt = System.nanoTime() + settings.faultEvery().toNanos();
@@ -1242,7 +1244,8 @@ public final class Soak {
             notes.add(serviceErrors + " answers of 5xx through runtimes' service URLs, envd's included (not READY: 502, paused: 503)");
         }
         for (Call call : calls) {
-            if (throughService(call)) {
+            // a health probe's 503 is its answer (not ready yet), not a request that failed
+            if (throughService(call) || call.kind().equals("health")) {
                 continue;
             }
             if (call.status() >= 500 && !(call.status() == 503 && call.retryAfter())) {
@@ -1953,7 +1956,7 @@ public final class Soak {
     }
 
     /**
-     * {@code java Soak <base-url> <admin-key> <instance> <wlp-dir> <output-dir> [minutes] [agents]},
+     * {@code java Soak <base-url> <admin-key> <instance> <wlp-dir> <output-dir> [minutes] [agents] [fault-every-seconds]},
      * or {@code --smoke} in place of minutes. Exits 1 when anything failed. The two-control-plane
      * profile (docker/soak.sh's full runs) is given by system properties: {@code soak.planes}
      * ({@code id:port:output-dir,...}, the servers behind the load balancer this process runs on
@@ -1968,6 +1971,11 @@ public final class Soak {
         }
         Settings settings = args.length > 5 && args[5].equals("--smoke") ? Settings.smoke()
                 : Settings.full(args.length > 5 ? Integer.parseInt(args[5]) : 30, args.length > 6 ? Integer.parseInt(args[6]) : 40);
+        if (args.length > 7) {
+            // a fault every so many seconds instead of the default's two minutes
+            settings = new Settings(settings.length(), settings.agents(), settings.minActions(), settings.maxActions(),
+                    Duration.ofSeconds(Integer.parseInt(args[7])), settings.poolSize(), settings.seed(), settings.quick());
+        }
         // the checkout (wlp is its src/control-plane/target/liberty/wlp): the engine's restart uses its script
         System.setProperty("soak.root", Path.of(args[3]).toAbsolutePath().normalize().resolve("../../../../..")
                 .normalize().toString());
