@@ -23,11 +23,7 @@ bash "$root/docker/build-sandbox-image.sh" "$root/src/executor/target/executor-b
 export DOCKYARD_INSTANCE=soak
 export DOCKYARD_POOLS_TEND_INTERVAL=1
 export DOCKYARD_BOOTSTRAP_ADMIN_KEY="soak-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
-work="$(mktemp -d /tmp/dockyard-soak.XXXXXX)"
-classes="$work/classes"
-# the harness and the forwarders it runs (JDK only, compiled without the test classpath)
-javac -d "$classes" "$root/it/src/test/java/it/dev/dockyard/soak/Soak.java" \
-  "$root/it/src/test/java/it/dev/dockyard/support/Forwarder.java"
+work=""
 planes=()
 node2_host=unix:///var/run/dockyard-node2.sock
 pg=""
@@ -68,7 +64,7 @@ reap() {
     # what the servers said is the first thing a failed run needs: kept, the rest removed
     kept="/tmp/dockyard-soak-logs-$(date -u +%Y%m%dT%H%M%SZ)"
     for plane in "${planes[@]}"; do
-      [ -d "${plane##*:}/dockyard/logs" ] && mkdir -p "$kept" && cp -r "${plane##*:}/dockyard/logs" "$kept/${plane%%:*}"
+      [ -d "${plane##*:}/dockyard/logs" ] && mkdir -p "$kept" && { cp -r "${plane##*:}/dockyard/logs" "$kept/${plane%%:*}" || true; }
     done
     [ -d "$kept" ] && echo "soak: the servers' logs are kept in $kept" >&2
   fi
@@ -78,12 +74,21 @@ reap() {
     docker ${host:+-H "$host"} network ls -q --filter label=dev.dockyard.control-plane=soak | xargs -r docker ${host:+-H "$host"} network rm >/dev/null 2>&1 || true
   done
   if [ -n "$pg" ]; then
-    bash "$root/docker/ensure-postgresql.sh" --stop 2>/dev/null || true
+    # the soak's own cluster: stopped by its script, else by the pid its postmaster wrote
+    if ! bash "$root/docker/ensure-postgresql.sh" --stop 2>/dev/null && [ -f "$pg/data/postmaster.pid" ]; then
+      kill "$(head -n 1 "$pg/data/postmaster.pid")" 2>/dev/null || true
+      sleep 2
+    fi
     rm -rf "$pg"
   fi
-  rm -rf "$work"
+  [ -z "$work" ] || rm -rf "$work"
 }
 trap reap EXIT
+work="$(mktemp -d /tmp/dockyard-soak.XXXXXX)"
+classes="$work/classes"
+# the harness and the forwarders it runs (JDK only, compiled without the test classpath)
+javac -d "$classes" "$root/it/src/test/java/it/dev/dockyard/soak/Soak.java" \
+  "$root/it/src/test/java/it/dev/dockyard/support/Forwarder.java"
 
 if [ "${1:-}" = --smoke ]; then
   # one control plane on its embedded database, one engine: what the test run's SoakSmokeIT does

@@ -28,6 +28,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class Forwarder implements AutoCloseable {
 
+    private static final int CONNECT_TIMEOUT_MS = 2000;
+
     private final List<SocketAddress> targets;
     private final ServerSocketChannel server;
     private final Set<SocketChannel> open = ConcurrentHashMap.newKeySet();
@@ -91,8 +93,13 @@ public final class Forwarder implements AutoCloseable {
             SocketChannel client;
             try {
                 client = server.accept();
-            } catch (IOException closed) {
-                return;
+            } catch (IOException e) {
+                if (!server.isOpen()) {
+                    return;
+                }
+                // out of file descriptors, say: the port stays bound, so keep accepting after a pause
+                pause();
+                continue;
             }
             SocketChannel target = connect();
             if (target == null) {
@@ -126,9 +133,14 @@ public final class Forwarder implements AutoCloseable {
             }
             SocketChannel channel = null;
             try {
-                channel = address instanceof UnixDomainSocketAddress ? SocketChannel.open(StandardProtocolFamily.UNIX)
-                        : SocketChannel.open();
-                channel.connect(address);
+                if (address instanceof UnixDomainSocketAddress) {
+                    channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+                    channel.connect(address);
+                } else {
+                    // bounded: one target whose backlog is full must not hold up every new connection
+                    channel = SocketChannel.open();
+                    channel.socket().connect(address, CONNECT_TIMEOUT_MS);
+                }
                 return channel;
             } catch (IOException refused) {
                 if (channel != null) {
@@ -175,6 +187,14 @@ public final class Forwarder implements AutoCloseable {
         open.clear();
         try {
             acceptor.join(5000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(100);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

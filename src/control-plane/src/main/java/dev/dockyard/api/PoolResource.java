@@ -4,6 +4,7 @@ import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.jsonp.Jsonp;
+import dev.dockyard.persistence.DatabaseOutage;
 import dev.dockyard.pool.PoolDefinition;
 import dev.dockyard.pool.PoolProgram;
 import dev.dockyard.pool.PoolSettings;
@@ -99,6 +100,10 @@ public class PoolResource {
         } catch (IllegalArgumentException e) {
             throw Problem.of(Problem.Kind.VALIDATION, e.getMessage()).toException();
         } catch (PersistenceException | TransactionalException e) {
+            if (DatabaseOutage.causes(e)) {
+                // no concurrent PUT: the database did not answer (503 with Retry-After)
+                throw e;
+            }
             // a concurrent PUT of the same pool won
             throw Problem.of(Problem.Kind.CONFLICT, "pool '" + name + "' was changed at the same time; read it "
                     + "and try again").toException();

@@ -4,7 +4,9 @@ import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientConnectionException;
+import java.util.ArrayDeque;
 import java.util.Collections;
+import java.util.Deque;
 import java.util.IdentityHashMap;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -17,8 +19,7 @@ import java.util.logging.Logger;
  * pool unable to open one) from every other failure of a request. Such a request is answered
  * {@code 503 database-unavailable} with {@code Retry-After} instead of {@code 500}: the request was
  * sound, and the same request succeeds once the database answers again (the soak's stop of
- * PostgreSQL for 30 s gave 500s on every API before). The outage is logged once per half minute,
- * by the JDBC class and SQLState only: a driver's message may carry the URL or the user.
+ * PostgreSQL for 30 s gave 500s on every API before). The outage is logged once per half minute.
  */
 public final class DatabaseOutage {
 
@@ -39,29 +40,43 @@ public final class DatabaseOutage {
 
     /**
      * Notes an outage seen while answering a request: logged at most once per half minute, so
-     * that thirty seconds of refused requests leave one line, not one stack trace each.
+     * that thirty seconds of refused requests leave one entry, not one stack trace each. That
+     * entry carries its trace: a pool that has no connection to give (one leaked, or too small)
+     * is answered the same way, and its trace is what tells it from a database that is down.
      */
     public static void note(Throwable failure) {
         long now = System.nanoTime();
         long last = lastLogged.get();
         if (now - last >= LOG_EVERY_NANOS && lastLogged.compareAndSet(last, now)) {
             SQLException cause = connectionFailure(failure);
-            LOG.log(Level.WARNING, "The database does not answer ({0}, SQLState {1}): requests that need it are "
-                    + "answered 503 until it does", new Object[] {cause == null ? "?" : cause.getClass().getName(),
-                    cause == null ? "?" : cause.getSQLState()});
+            LOG.log(Level.WARNING, "The database does not answer (" + (cause == null ? "?" : cause.getClass().getName()
+                    + ", SQLState " + cause.getSQLState()) + "): requests that need it are answered 503 until it does"
+                    + " (logged once per 30 s)", failure);
         }
     }
 
-    /** The connection failure among the causes (and their chained SQL exceptions), or null. */
+    /** The connection failure among the causes (and their chained SQL exceptions, and theirs), or null. */
     private static SQLException connectionFailure(Throwable failure) {
         Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        for (Throwable t = failure; t != null && seen.add(t); t = t.getCause()) {
+        Deque<Throwable> next = new ArrayDeque<>();
+        if (failure != null) {
+            next.add(failure);
+        }
+        while (!next.isEmpty()) {
+            Throwable t = next.poll();
+            if (!seen.add(t)) {
+                continue;
+            }
             if (t instanceof SQLException sql) {
-                for (SQLException e = sql; e != null && (e == sql || seen.add(e)); e = e.getNextException()) {
-                    if (isConnectionFailure(e)) {
-                        return e;
-                    }
+                if (isConnectionFailure(sql)) {
+                    return sql;
                 }
+                if (sql.getNextException() != null) {
+                    next.add(sql.getNextException());
+                }
+            }
+            if (t.getCause() != null) {
+                next.add(t.getCause());
             }
         }
         return null;

@@ -4,12 +4,14 @@ import dev.dockyard.application.Deadlines;
 import dev.dockyard.application.Refused;
 import dev.dockyard.cluster.Leases;
 import dev.dockyard.idempotency.IdempotentAnswer;
+import dev.dockyard.persistence.DatabaseOutage;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.PersistenceException;
 import jakarta.transaction.TransactionalException;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -19,6 +21,8 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Requests carrying an {@code Idempotency-Key}: the first one claims the key, is carried out, and
@@ -44,6 +48,8 @@ public class IdempotentRequests {
     /** How long a retry waits for the first request's answer. */
     public static final Duration REPLAY_WAIT = Duration.ofSeconds(60);
 
+    private static final Logger LOG = Logger.getLogger(IdempotentRequests.class.getName());
+
     @Inject
     IdempotencyKeys keys;
 
@@ -66,6 +72,13 @@ public class IdempotentRequests {
      * none looks in the database, where the answer (or the released claim) already is.
      */
     private final Map<String, InFlight> inFlight = new ConcurrentHashMap<>();
+
+    /**
+     * Claims of failed first requests that could not be forgotten (the database did not answer):
+     * forgotten at the next request with a key here. Until then a retry through another control
+     * plane would wait on a claim whose process lives, and hear "still being answered".
+     */
+    private final Set<String> releasesOwed = ConcurrentHashMap.newKeySet();
 
     /** The first request of a key in this control plane; compared by identity, so only its owner removes it. */
     private static final class InFlight {
@@ -102,6 +115,7 @@ public class IdempotentRequests {
      */
     public <T> CompletionStage<Outcome<T>> once(String id, String requestHash, Supplier<CompletionStage<T>> first,
                                                 Function<T, StoredAnswer> stored) {
+        releaseOwed();
         InFlight mine = new InFlight(requestHash);
         InFlight holder = inFlight.putIfAbsent(id, mine);
         if (holder != null) {
@@ -111,6 +125,10 @@ public class IdempotentRequests {
             claim(id, requestHash);
         } catch (PersistenceException | TransactionalException taken) {
             inFlight.remove(id, mine);
+            if (DatabaseOutage.causes(taken)) {
+                // not a key someone else holds: the database did not answer (503 with Retry-After)
+                throw taken;
+            }
             CompletionStage<Outcome<T>> replayed = replay(id, requestHash);
             // retries that came while this one held the key here wait for a signal: the stored answer is theirs too
             replayed.thenAccept(outcome -> {
@@ -162,7 +180,7 @@ public class IdempotentRequests {
         try {
             keys.claim(id, requestHash, me);
         } catch (PersistenceException | TransactionalException taken) {
-            if (!forgotAbandoned(id, requestHash, me)) {
+            if (DatabaseOutage.causes(taken) || !forgotAbandoned(id, requestHash, me)) {
                 throw taken;
             }
             keys.claim(id, requestHash, me);
@@ -270,12 +288,39 @@ public class IdempotentRequests {
         });
     }
 
+    /**
+     * A first request failed: its claim is forgotten so that a retry carries the request out. Never
+     * throws: its caller still owes its own caller an answer (a release that threw there left the
+     * request without one until a backstop answered 500). A release the database did not take is
+     * owed, and made at the next request with a key.
+     */
     private void failed(String id, InFlight mine) {
         try {
             keys.release(id);
+        } catch (RuntimeException e) {
+            releasesOwed.add(id);
+            LOG.log(Level.WARNING, "The claim of a failed idempotent request could not be forgotten yet ("
+                    + e.getClass().getSimpleName() + "); it is retried with the next request carrying a key");
         } finally {
             inFlight.remove(id, mine);
             signal(id, Optional.empty());
+        }
+    }
+
+    /** The owed releases, each tried once; one the database still does not take stays owed. */
+    private void releaseOwed() {
+        for (String id : List.copyOf(releasesOwed)) {
+            // taken out first: of two requests at once, one makes it
+            if (!releasesOwed.remove(id) || inFlight.containsKey(id)) {
+                // (a retry of that key being carried out here again holds a claim of its own)
+                continue;
+            }
+            try {
+                keys.release(id);
+            } catch (RuntimeException stillDown) {
+                releasesOwed.add(id);
+                return;
+            }
         }
     }
 

@@ -3,6 +3,7 @@ package dev.dockyard.application.users;
 import dev.dockyard.application.Refused;
 import dev.dockyard.application.runtimes.RuntimeService;
 import dev.dockyard.config.DockyardConfig;
+import dev.dockyard.persistence.DatabaseOutage;
 import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.tenancy.Accounts;
@@ -74,6 +75,10 @@ public class UserAdministration {
         try {
             key = accounts.create(userId, role);
         } catch (PersistenceException | TransactionalException raced) {
+            if (DatabaseOutage.causes(raced)) {
+                // no race: the database did not answer (503 with Retry-After, not "exists")
+                throw raced;
+            }
             // a parallel create of the same id committed first
             key = Optional.empty();
         }

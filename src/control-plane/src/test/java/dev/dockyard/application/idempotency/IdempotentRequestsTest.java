@@ -15,6 +15,8 @@ import dev.dockyard.fakes.FakeLeaseStore;
 import dev.dockyard.fakes.MutableClock;
 import dev.dockyard.idempotency.IdempotentAnswer;
 import jakarta.persistence.EntityExistsException;
+import jakarta.persistence.PersistenceException;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -52,6 +54,7 @@ class IdempotentRequestsTest {
         }
 
         private synchronized void claimNow(String id, String requestHash, String claimer) {
+            failWhileDown();
             claims++;
             if (rows.containsKey(id)) {
                 throw new EntityExistsException("duplicate key " + id);
@@ -80,9 +83,20 @@ class IdempotentRequestsTest {
             rows.get(id).complete(status, body);
         }
 
+        /** Set while the database does not answer: claims, finds and releases fail as Liberty's data source fails them. */
+        boolean down;
+
         @Override
         public synchronized void release(String id) {
+            failWhileDown();
             rows.computeIfPresent(id, (k, a) -> a.completed() ? a : null);
+        }
+
+        private void failWhileDown() {
+            if (down) {
+                throw new PersistenceException("Exception [EclipseLink-4002]", new SQLException(
+                        "Connection to 127.0.0.1:15442 refused", "08001"));
+            }
         }
     }
 
@@ -156,6 +170,47 @@ class IdempotentRequestsTest {
         assertEquals(findsWhileWaiting, keys.finds, "completed by the first answer, not by looking again");
         assertEquals(1, deadlines.cancelled, "the retry's deadline is cancelled");
         assertEquals(0, requests.waitingKeys());
+    }
+
+    /**
+     * The soak's PostgreSQL stop: a first request that failed while the database was down could
+     * not have its claim forgotten, and that failure escaped the answer's callback, so the request
+     * waited for its backstop (90 s, then 500). Now it gets its own failure at once, and the claim
+     * is forgotten with the next request carrying a key once the database answers.
+     */
+    @Test
+    void shouldAnswerAFailedFirstAtOnceWhenItsClaimCannotBeForgottenAndForgetItLater() throws Exception {
+        CompletableFuture<String> firstAnswer = new CompletableFuture<>();
+        CompletableFuture<IdempotentRequests.Outcome<String>> first = send("h", firstAnswer).toCompletableFuture();
+        keys.down = true;
+
+        firstAnswer.completeExceptionally(new IllegalStateException("the database is gone"));
+
+        assertTrue(first.isDone(), "answered without waiting for a backstop");
+        ExecutionException e = assertThrows(ExecutionException.class, first::get);
+        assertEquals("the database is gone", e.getCause().getMessage());
+        assertTrue(keys.rows.containsKey("alice/k1"), "the claim could not be forgotten yet");
+
+        keys.down = false;
+        requests.once("alice/other-key", "h", () -> CompletableFuture.completedFuture("{}"),
+                body -> new IdempotentRequests.StoredAnswer(201, body)).toCompletableFuture().get();
+        assertFalse(keys.rows.containsKey("alice/k1"), "forgotten with the next request carrying a key");
+        assertEquals("{\"id\":\"rt-9\"}", send("h", CompletableFuture.completedFuture("{\"id\":\"rt-9\"}"))
+                .toCompletableFuture().get().first(), "a retry carries the request out");
+    }
+
+    @Test
+    void shouldNotTakeAClaimTheDatabaseDidNotAnswerForAKeyHeldElsewhere() {
+        keys.down = true;
+
+        PersistenceException e = assertThrows(PersistenceException.class, () -> send("h", new CompletableFuture<>()));
+
+        assertEquals("08001", ((SQLException) e.getCause()).getSQLState(), "the outage itself, answered 503 by the API");
+        assertEquals(0, keys.finds, "no replay looked for");
+        assertEquals(0, carriedOut.get());
+        keys.down = false;
+        assertFalse(send("h", new CompletableFuture<>()).toCompletableFuture().isDone(), "the key is free for a retry");
+        assertEquals(1, carriedOut.get());
     }
 
     @Test
