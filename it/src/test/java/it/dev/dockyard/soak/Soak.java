@@ -148,6 +148,9 @@ public final class Soak {
     private final AtomicInteger writesChecked = new AtomicInteger();
     private final AtomicInteger iterations = new AtomicInteger();
     private volatile boolean serverDown;
+    /** The fault being injected, if one is; and when the last one ended. */
+    private volatile String underway;
+    private volatile long lastFaultEnded = System.nanoTime() - TimeUnit.MINUTES.toNanos(1);
     /** Set once the last fault was injected: agents go on until then, whatever their deadline. */
     private volatile boolean faultsDone;
     /**
@@ -159,6 +162,8 @@ public final class Soak {
     private final Map<String, Resources> baselines = new ConcurrentHashMap<>();
     /** The servers (by URL) whose baseline is to be measured before the next fault. */
     private final Set<String> baselineDue = ConcurrentHashMap.newKeySet();
+    /** When a restarted server counts as warm (System.nanoTime): three minutes after its restart. */
+    private final Map<String, Long> warmAt = new ConcurrentHashMap<>();
     private String userKey;
 
     /**
@@ -477,11 +482,11 @@ public final class Soak {
             if (kind < 35) {
                 String token = "tok" + random.nextInt(1_000_000);
                 Answer echo = envdRun(ledger, "echo " + token);
-                if (echo.status() != 200 && !ledger.executorKilled && status(ledger.runtimeId).equals("READY")) {
+                if (echo.status() != 200 && !ledger.executorKilled && quiet() && status(ledger.runtimeId).equals("READY")) {
                     // a READY runtime whose envd fails a command twice, a second apart, is broken, not recovering
                     sleep(1000);
                     echo = envdRun(ledger, "echo " + token);
-                    if (echo.status() != 200 && status(ledger.runtimeId).equals("READY")) {
+                    if (echo.status() != 200 && quiet() && status(ledger.runtimeId).equals("READY")) {
                         failures.add("envd command on READY " + ledger.runtimeId + " failed twice: " + echo.status() + " "
                                 + echo.clipped());
                     }
@@ -557,8 +562,10 @@ public final class Soak {
         private boolean awaitUsable(Ledger ledger, String why) throws Exception {
             String status = awaitStatus(ledger.runtimeId, Set.of("READY", "ERROR", "STOPPED", "PAUSED"), Duration.ofMinutes(3));
             if (status.equals("PAUSED")) {
-                send("resume", ledger.remote() ? post("/runtime-api/resume", "{\"runtime_id\":\"" + ledger.runtimeId + "\"}",
-                        userKey) : post("/api/v1/runtimes/" + ledger.runtimeId + "/resume", "{}", userKey), false);
+                // retried while the answer is a 503 (its node cut off, say), as a client that reads Retry-After
+                sendWithRetries("resume", () -> ledger.remote() ? post("/runtime-api/resume", "{\"runtime_id\":\""
+                        + ledger.runtimeId + "\"}", userKey) : post("/api/v1/runtimes/" + ledger.runtimeId + "/resume", "{}",
+                        userKey));
                 status = awaitStatus(ledger.runtimeId, Set.of("READY", "ERROR", "STOPPED"), Duration.ofMinutes(2));
             }
             if (status.equals("READY")) {
@@ -703,7 +710,8 @@ public final class Soak {
                 return;
             }
             for (Server each : servers) {
-                if (baselineDue.remove(each.url())) {
+                // a restarted server is measured once it has served for a while, not as it came up
+                if (System.nanoTime() >= warmAt.getOrDefault(each.url(), 0L) && baselineDue.remove(each.url())) {
                     baselines.put(each.url(), resources(each));
                 }
             }
@@ -720,8 +728,18 @@ public final class Soak {
         }
     }
 
+    /**
+     * No fault under way, and none ended within the last 30 s: a READY runtime whose sandbox
+     * stopped with the engine answers 502 at its URL until the reconciler has seen it (a pass that
+     * starts a dozen stopped sandboxes again takes half a minute on a busy machine).
+     */
+    private boolean quiet() {
+        return underway == null && System.nanoTime() - lastFaultEnded > TimeUnit.SECONDS.toNanos(30);
+    }
+
     /** One fault injected and recorded in its window. */
     private void inject(Fault fault, Random random, long start) {
+        underway = fault.name();
         try {
             Recovery recovery = fault.inject(random);
             windows.add(new Window(fault.name(), start - startedAt, System.nanoTime() - startedAt, recovery.ms(), recovery.note()));
@@ -733,6 +751,9 @@ public final class Soak {
         } catch (Exception e) {
             windows.add(new Window(fault.name(), start - startedAt, System.nanoTime() - startedAt, -1, "failed: " + e));
             failures.add("fault " + fault.name() + " could not be injected or did not recover: " + e);
+        } finally {
+            underway = null;
+            lastFaultEnded = System.nanoTime();
         }
     }
 
@@ -907,6 +928,7 @@ public final class Soak {
                 awaitReady(Duration.ofMinutes(5));
                 // a new process: measured again before the next fault, once it has worked a while
                 baselineDue.add(server.url());
+                warmAt.put(server.url(), System.nanoTime() + TimeUnit.MINUTES.toNanos(3));
                 return new Recovery(ms(start), "");
             }
             Server victim = null;
@@ -944,6 +966,7 @@ public final class Soak {
                 front.admit(port);
                 frontServices.admit(port + 1000);
                 baselineDue.add(victim.url());
+                warmAt.put(victim.url(), System.nanoTime() + TimeUnit.MINUTES.toNanos(3));
             }
             if (takeover < 0) {
                 failures.add("the survivor " + survivor.url() + " did not take the reconciler's lease within 3 min of the kill");

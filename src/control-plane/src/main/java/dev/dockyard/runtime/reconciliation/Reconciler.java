@@ -267,6 +267,9 @@ public class Reconciler {
                 if (!mayAct.getAsBoolean()) {
                     return report.plus(Report.SKIPPED);
                 }
+                if (liveHereNow(sandbox.runtimeId(), node)) {
+                    continue;
+                }
                 try {
                     backend.remove(sandbox.name());
                     report = report.plus(new Report(0, 1, 0, 0, 0, 0, false));
@@ -278,6 +281,18 @@ public class Reconciler {
             }
         }
         return report;
+    }
+
+    /**
+     * Whether the runtime is live on this node as the database has it now. The pass's list of live
+     * runtimes is as old as the pass, and a pass that starts stopped sandboxes again lasts longer
+     * than the grace: a runtime registered since (here, or through another control plane) had its
+     * sandbox taken for an orphan and removed (the soak's engine restart, 2026-11-30: a READY E2B
+     * sandbox on node2, registered through the other control plane while the pass worked for 24 s).
+     */
+    private boolean liveHereNow(String runtimeId, String node) {
+        return journal.find(runtimeId).filter(r -> r.status().isLive() && r.isOwnedBy(config.instance())
+                && node.equals(nodes.named(r.node()))).isPresent();
     }
 
     /**

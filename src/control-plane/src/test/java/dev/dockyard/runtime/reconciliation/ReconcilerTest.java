@@ -358,6 +358,40 @@ class ReconcilerTest {
         assertEquals(Phase.MISSING, backend.phase("dockyard-rt-gone"));
     }
 
+    /**
+     * The pass reads the live runtimes once, then lists each node: a runtime registered in between
+     * (through another control plane, while this pass started stopped sandboxes for longer than
+     * the grace) is looked up again before its sandbox is taken for an orphan. The soak's engine
+     * restart, 2026-11-30: a READY E2B sandbox on node2 removed under its agent.
+     */
+    @Test
+    void shouldLookAgainBeforeTakingTheSandboxOfARuntimeRegisteredDuringThePassForAnOrphan() {
+        Set<String> registeredSinceTheRead = new HashSet<>();
+        FakeRuntimes table = new FakeRuntimes() {
+            @Override
+            public synchronized List<SandboxRuntime> live() {
+                return super.live().stream().filter(r -> !registeredSinceTheRead.contains(r.id())).toList();
+            }
+        };
+        reconciler.journal = Journals.over(table, clock, new RuntimeSecrets());
+        SandboxRuntime late = new SandboxRuntime("conv-late", "alice", "fake", "img", 1.0, 512, 60, clock.instant());
+        late.assignNode("local");
+        late.ownedBy(config.instance);
+        table.add(late, new StatusChange(late.id(), late.status(), "requested", clock.instant()));
+        table.record(late.transitionTo(RuntimeStatus.RUNTIME_STARTED, "test", clock.instant()));
+        table.record(late.transitionTo(RuntimeStatus.READY, "test", clock.instant()));
+        backend.put(late.containerName(), late.id(), clock.instant(), Phase.RUNNING);
+        registeredSinceTheRead.add(late.id());
+        backend.put("dockyard-rt-gone", "rt-gone", clock.instant(), Phase.RUNNING);
+        clock.advance(config.reconcilerGrace.plusSeconds(1));
+
+        Reconciler.Report report = reconciler.pass();
+
+        assertEquals(Phase.RUNNING, backend.phase(late.containerName()), "the live runtime's sandbox is kept");
+        assertEquals(1, report.orphansRemoved(), "a true orphan still goes");
+        assertEquals(Phase.MISSING, backend.phase("dockyard-rt-gone"));
+    }
+
     @Test
     void shouldFailAnInterruptedProvisioningButNotOneInFlight() {
         SandboxRuntime interrupted = runtime(RuntimeStatus.RUNTIME_STARTED);
