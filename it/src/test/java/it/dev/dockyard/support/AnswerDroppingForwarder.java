@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.channels.Channel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
@@ -66,7 +65,7 @@ public final class AnswerDroppingForwarder implements AutoCloseable {
                 target = SocketChannel.open(new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort));
             } catch (IOException serverDown) {
                 // the server is down (a test stopped it): this client is refused, the next may find it back
-                closeQuietly(client);
+                Forwarder.closeQuietly(client);
                 continue;
             }
             open.add(target);
@@ -96,8 +95,8 @@ public final class AnswerDroppingForwarder implements AutoCloseable {
                         }
                     } else if (dropAnswer.get()) {
                         dropped.incrementAndGet();
-                        closeQuietly(from);
-                        closeQuietly(to);
+                        Forwarder.closeQuietly(from);
+                        Forwarder.closeQuietly(to);
                         return;
                     }
                     while (buffer.hasRemaining()) {
@@ -107,8 +106,8 @@ public final class AnswerDroppingForwarder implements AutoCloseable {
                 }
                 to.shutdownOutput();
             } catch (IOException gone) {
-                closeQuietly(from);
-                closeQuietly(to);
+                Forwarder.closeQuietly(from);
+                Forwarder.closeQuietly(to);
             }
         }, "answer-dropping-forwarder-pump");
         pump.setDaemon(true);
@@ -117,8 +116,8 @@ public final class AnswerDroppingForwarder implements AutoCloseable {
 
     @Override
     public void close() {
-        closeQuietly(server);
-        open.forEach(AnswerDroppingForwarder::closeQuietly);
+        Forwarder.closeQuietly(server);
+        open.forEach(Forwarder::closeQuietly);
         try {
             acceptor.join(5000);
         } catch (InterruptedException e) {
@@ -126,11 +125,4 @@ public final class AnswerDroppingForwarder implements AutoCloseable {
         }
     }
 
-    private static void closeQuietly(Channel channel) {
-        try {
-            channel.close();
-        } catch (IOException ignored) {
-            // closing is all that is wanted
-        }
-    }
 }

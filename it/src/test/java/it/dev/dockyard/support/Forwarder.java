@@ -200,7 +200,8 @@ public final class Forwarder implements AutoCloseable {
         }
     }
 
-    private static void closeQuietly(Channel channel) {
+    /** Closes, ignoring a failure to: closing is all that is wanted (AnswerDroppingForwarder's too). */
+    static void closeQuietly(Channel channel) {
         try {
             channel.close();
         } catch (IOException ignored) {

@@ -232,8 +232,8 @@ public final class ProblemMappers {
             if (DatabaseOutage.causes(e)) {
                 // the request was sound: the same one succeeds once the database answers again
                 DatabaseOutage.note(e);
-                return Response.fromResponse(Problem.of(Problem.Kind.DATABASE_UNAVAILABLE,
-                        "The control plane's database is not answering; retry in a few seconds").toResponse())
+                return Response.fromResponse(Problem.of(Problem.Kind.DATABASE_UNAVAILABLE, DatabaseOutage.ANSWER)
+                        .toResponse())
                         .header("Retry-After", DatabaseOutage.RETRY_AFTER_SECONDS).build();
             }
             LOG.log(Level.WARNING, "Unexpected failure", e);

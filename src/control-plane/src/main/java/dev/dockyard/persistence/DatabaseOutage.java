@@ -26,6 +26,9 @@ public final class DatabaseOutage {
     /** What a client is asked to wait: a restarting PostgreSQL answers again within seconds. */
     public static final int RETRY_AFTER_SECONDS = 5;
 
+    /** What such a request is told, on every face that answers it. */
+    public static final String ANSWER = "The control plane's database is not answering; retry in a few seconds";
+
     private static final Logger LOG = Logger.getLogger(DatabaseOutage.class.getName());
     private static final long LOG_EVERY_NANOS = TimeUnit.SECONDS.toNanos(30);
     private static final AtomicLong lastLogged = new AtomicLong(System.nanoTime() - LOG_EVERY_NANOS);

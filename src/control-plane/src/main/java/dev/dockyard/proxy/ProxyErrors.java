@@ -26,11 +26,10 @@ final class ProxyErrors {
      * A look-up that failed: {@code 503} with {@code Retry-After} while the database does not
      * answer (the same request succeeds once it does), {@code 500} for anything else.
      */
-    static void lookUpFailed(HttpServletResponse response, RuntimeException failure, boolean e2b, String detail)
+    static void lookUpFailed(HttpServletResponse response, boolean outage, boolean e2b, String detail)
             throws IOException {
-        boolean outage = DatabaseOutage.causes(failure);
         int status = outage ? 503 : 500;
-        String said = outage ? "The control plane's database is not answering; retry in a few seconds" : detail;
+        String said = outage ? DatabaseOutage.ANSWER : detail;
         JsonObject body = e2b ? Jsonp.createObjectBuilder().add("message", said).add("code", status).build()
                 : Jsonp.createObjectBuilder().add("detail", said).build();
         send(response, status, body, outage ? DatabaseOutage.RETRY_AFTER_SECONDS : 0);

@@ -122,8 +122,7 @@ public class ServiceProxyFilter extends HttpFilter {
         try {
             target = runtimes.find(route.get().runtimeId());
         } catch (RuntimeException e) {
-            logLookUpFailure("runtime " + route.get().runtimeId(), e);
-            ProxyErrors.lookUpFailed(response, e, false, "Runtime lookup failed");
+            lookUpFailed(response, "runtime " + route.get().runtimeId(), e, false, "Runtime lookup failed");
             return;
         }
         boolean upgrade = isUpgrade(request);
@@ -153,13 +152,19 @@ public class ServiceProxyFilter extends HttpFilter {
         }
     }
 
-    /** A failed look-up in the log: a database outage once per half minute, anything else with its trace. */
-    private static void logLookUpFailure(String what, RuntimeException e) {
-        if (DatabaseOutage.causes(e)) {
+    /**
+     * A failed look-up, logged (a database outage once per half minute, anything else with its
+     * trace) and answered ({@link ProxyErrors#lookUpFailed}).
+     */
+    private static void lookUpFailed(HttpServletResponse response, String what, RuntimeException e, boolean e2b,
+                                     String detail) throws IOException {
+        boolean outage = DatabaseOutage.causes(e);
+        if (outage) {
             DatabaseOutage.note(e);
         } else {
             LOG.log(Level.WARNING, "Looking up " + what + " failed", e);
         }
+        ProxyErrors.lookUpFailed(response, outage, e2b, detail);
     }
 
     /**
@@ -192,8 +197,7 @@ public class ServiceProxyFilter extends HttpFilter {
                 }
             }
         } catch (RuntimeException e) {
-            logLookUpFailure("sandbox " + sandboxId, e);
-            ProxyErrors.lookUpFailed(response, e, true, "Sandbox lookup failed");
+            lookUpFailed(response, "sandbox " + sandboxId, e, true, "Sandbox lookup failed");
             return;
         }
         Admission admission = EnvdAdmission.decide(target, sandboxId, request.getHeader(EnvdAdmission.SANDBOX_PORT),
