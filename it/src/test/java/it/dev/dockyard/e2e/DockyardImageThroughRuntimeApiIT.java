@@ -195,6 +195,49 @@ class DockyardImageThroughRuntimeApiIT {
         }
     }
 
+    /**
+     * A runtime whose sandbox stopped while READY (an engine restart stops every container) answers
+     * {@code 503} with {@code Retry-After} at its URL while Dockyard starts it again, not the {@code 502}
+     * OpenHands' clients give up on ("temporarily unavailable"); on a 503 they resume the runtime,
+     * check {@code /alive} and send their request again, and the resume waits for the recovery (the
+     * soak's engine restart, 2026-11-30).
+     */
+    @Test
+    void shouldAskToRetryAtItsUrlWhileItsStoppedSandboxIsStartedAgainAndResumeOnceItServes() {
+        RuntimeApi.User user = RuntimeApi.newUser("rtapi-recovered");
+        RuntimeApi api = user.runtimes();
+        String session = UUID.randomUUID().toString().replace("-", "");
+        String runtimeId = null;
+        try {
+            JsonObject started = api.started(legacyStart(session, "recovered"));
+            runtimeId = started.getString("runtime_id");
+            awaitReadyLikeTheLegacyRuntime(api, runtimeId);
+            String url = started.getString("url");
+            String key = started.getString("session_api_key");
+            Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
+                    .until(() -> ThroughUrl.get(url + "/alive", key).body().contains("\"ok\""));
+            execute(url, key, action("write", Json.createObjectBuilder().add("path", FILE).add("content", "kept")));
+            List<String> containers = DockerCli.containersLabelled("dev.dockyard.runtime-id=" + runtimeId);
+            assertEquals(1, containers.size(), containers.toString());
+
+            DockerCli.ok("stop", "-t", "1", containers.get(0));
+            HttpResponse<String> refused = ThroughUrl.get(url + "/alive", key);
+            assertEquals(503, refused.statusCode(), refused.body());
+            assertEquals("2", refused.headers().firstValue("Retry-After").orElse(""), refused.body());
+
+            // OpenHands' _resume_runtime, then its check that the runtime is alive
+            DockyardApi.Answer resumed = api.resume(runtimeId);
+            assertEquals(200, resumed.status(), resumed.body());
+            assertEquals("running", resumed.json().getString("status"), resumed.body());
+            assertEquals(key, resumed.json().getString("session_api_key"), "the key stays");
+            HttpResponse<String> alive = ThroughUrl.get(url + "/alive", key);
+            assertEquals(200, alive.statusCode(), alive.body());
+            assertEquals("kept\n", read(url, key), "the workspace as it was");
+        } finally {
+            RuntimeApi.cleanUp(user, runtimeId);
+        }
+    }
+
     private static JsonObject action(String type, JsonObjectBuilder args) {
         return Json.createObjectBuilder().add("action", type).add("args", args).build();
     }

@@ -30,6 +30,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -164,6 +165,12 @@ public final class Soak {
     private final Set<String> baselineDue = ConcurrentHashMap.newKeySet();
     /** When a restarted server counts as warm (System.nanoTime): three minutes after its restart. */
     private final Map<String, Long> warmAt = new ConcurrentHashMap<>();
+    /**
+     * The restart of the control plane the last kill took down, in the two-control-plane profile:
+     * under way beside the next faults (it takes minutes beside the survivor's load), which do not
+     * need that server; a kill or a database stop waits for it.
+     */
+    private volatile CompletableFuture<Void> restarting = CompletableFuture.completedFuture(null);
     private String userKey;
 
     /**
@@ -240,6 +247,12 @@ public final class Soak {
             injectFaults(deadline, new Random(settings.seed() - 1));
         } finally {
             faultsDone = true;
+        }
+        try {
+            // measured with both servers up: a restart still under way ends first (its own bound)
+            restarting.get(16, TimeUnit.MINUTES);
+        } catch (Exception e) {
+            failures.add("the killed control plane's restart did not end: " + e);
         }
         agents.shutdown();
         for (Future<?> agent : running) {
@@ -640,12 +653,10 @@ public final class Soak {
                 + String.join(" ", ledger.acknowledged.keySet()) + " 2>&1\"}}";
         Answer sums = runtimeId.equals(ledger.runtimeId) ? action(ledger, command) : action(runtimeId, command);
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-        while ((sums.status() == 503 || sums.status() == 409 || sums.status() < 0 || sums.status() == 502 && ledger.remote())
-                && System.nanoTime() < deadline) {
+        while ((sums.status() == 503 || sums.status() == 409 || sums.status() < 0) && System.nanoTime() < deadline) {
             // being recovered (its executor killed, the engine or the server restarted): asked again
-            // once READY, and after the Retry-After a 503 asks for (READY while its stopped sandbox
-            // is started again). A runtime's own URL says 502 while it is not READY, as OpenHands'
-            // remote runtime expects
+            // once READY, and after the Retry-After a 503 asks for (its URL's too, while its stopped
+            // sandbox is started again)
             sleep(2000);
             awaitStatus(runtimeId, Set.of("READY", "ERROR", "STOPPED"), Duration.ofMinutes(2));
             sums = runtimeId.equals(ledger.runtimeId) ? action(ledger, command) : action(runtimeId, command);
@@ -669,6 +680,11 @@ public final class Soak {
     /** One fault: injects it and measures until things work again. */
     private interface Fault {
         String name();
+
+        /** Whether it may come now; one that may not is passed over, and comes at the next turn it may. */
+        default boolean mayCome() {
+            return true;
+        }
 
         /** Recovered in this many ms, or a note why it is not measured. */
         Recovery inject(Random random) throws Exception;
@@ -715,7 +731,14 @@ public final class Soak {
                     baselines.put(each.url(), resources(each));
                 }
             }
-            Fault fault = faults.get(next % faults.size());
+            Fault fault = faults.stream().filter(Fault::mayCome).findFirst().orElse(null);
+            if (fault == null) {
+                nextAt = System.nanoTime() + settings.faultEvery().toNanos();
+                continue;
+            }
+            // to the end of the turn: one passed over keeps its place ahead of the rest
+            faults.remove(fault);
+            faults.add(fault);
             long start = System.nanoTime();
             nextAt = start + settings.faultEvery().toNanos();
             try {
@@ -729,9 +752,9 @@ public final class Soak {
     }
 
     /**
-     * No fault under way, and none ended within the last 30 s: a READY runtime whose sandbox
-     * stopped with the engine answers 502 at its URL until the reconciler has seen it (a pass that
-     * starts a dozen stopped sandboxes again takes half a minute on a busy machine).
+     * No fault under way, and none ended within the last 30 s: a runtime whose sandbox stopped with
+     * the engine answers 503 at its URL until it is started again (a pass that starts a dozen
+     * stopped sandboxes again takes half a minute on a busy machine).
      */
     private boolean quiet() {
         return underway == null && System.nanoTime() - lastFaultEnded > TimeUnit.SECONDS.toNanos(30);
@@ -914,6 +937,11 @@ public final class Soak {
             return servers.size() > 1 ? "kill -9 of the control plane holding the lease" : "kill -9 of the control plane";
         }
 
+        /** Not while the last victim restarts: the lease holder would then be the only server up. */
+        public boolean mayCome() {
+            return restarting.isDone();
+        }
+
         public Recovery inject(Random random) throws Exception {
             if (servers.size() == 1) {
                 Server server = servers.get(0);
@@ -948,7 +976,7 @@ public final class Soak {
             frontServices.drain(port + 1000);
             long start = System.nanoTime();
             double takeover = -1;
-            double restarted;
+            boolean restartStarted = false;
             try {
                 victim.killNine();
                 long until = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
@@ -959,20 +987,39 @@ public final class Soak {
                     }
                     sleep(250);
                 }
-                victim.start();
-                restarted = ms(start);
+                // the restart goes on beside the next faults; the balancer sends to it once it is ready
+                restarting = CompletableFuture.runAsync(() -> restart(killed, port, start));
+                restartStarted = true;
             } finally {
-                // whatever happened, the balancer sends to it again, and it is measured anew
-                front.admit(port);
-                frontServices.admit(port + 1000);
-                baselineDue.add(victim.url());
-                warmAt.put(victim.url(), System.nanoTime() + TimeUnit.MINUTES.toNanos(3));
+                if (!restartStarted) {
+                    admitAgain(killed, port);
+                }
             }
             if (takeover < 0) {
                 failures.add("the survivor " + survivor.url() + " did not take the reconciler's lease within 3 min of the kill");
             }
-            return new Recovery(takeover, "the lease taken over by the survivor; the killed one restarted and ready in "
-                    + Math.round(restarted / 1000) + " s");
+            return new Recovery(takeover, "the lease taken over by the survivor; the killed one restarts beside the "
+                    + "next faults");
+        }
+
+        private void restart(Server killed, int port, long killedAt) {
+            try {
+                killed.start();
+                notes.add("the control plane killed at " + secondsOf(killedAt - startedAt) + " s (" + killed.url()
+                        + ") restarted and was ready " + Math.round(ms(killedAt) / 1000) + " s after its kill");
+            } catch (Exception e) {
+                failures.add("the killed control plane " + killed.url() + " did not restart: " + e);
+            } finally {
+                admitAgain(killed, port);
+            }
+        }
+
+        /** Whatever happened, the balancer sends to it again, and it is measured anew once warm. */
+        private void admitAgain(Server server, int port) {
+            front.admit(port);
+            frontServices.admit(port + 1000);
+            baselineDue.add(server.url());
+            warmAt.put(server.url(), System.nanoTime() + TimeUnit.MINUTES.toNanos(3));
         }
     }
 
@@ -1000,6 +1047,11 @@ public final class Soak {
     private final class DatabaseStop implements Fault {
         public String name() {
             return "PostgreSQL stopped for 30 s";
+        }
+
+        /** Not while a killed control plane restarts: its boot would meet no database (a fault of its own). */
+        public boolean mayCome() {
+            return restarting.isDone();
         }
 
         public Recovery inject(Random random) throws Exception {
@@ -1275,16 +1327,23 @@ public final class Soak {
             orphans = orphans();
         }
         orphans.forEach(o -> failures.add("orphan 60 s after the end: " + o));
-        // 5xx other than a 503 with Retry-After, wherever Dockyard's APIs answered. A runtime's own URL
-        // (the service proxy) answers 502 while its runtime is not READY and 503 while paused, as
-        // OpenHands' remote runtime expects (it then waits, or resumes): counted, not judged
+        // 5xx other than a 503 with Retry-After, wherever Dockyard answered, its service URLs and
+        // envd's included. What a runtime's URL says of a runtime its agent (or the idle lifecycle)
+        // paused is the protocol's, not a failure: 503 "paused" at OpenHands' URL (its client resumes),
+        // 502 "not found" on E2B's routes (its SDK connects, which resumes); envd's own error at the
+        // end of a command's stream is the command's (counted)
         long serviceErrors = calls.stream().filter(c -> throughService(c) && c.status() >= 500).count();
         if (serviceErrors > 0) {
-            notes.add(serviceErrors + " answers of 5xx through runtimes' service URLs, envd's included (not READY: 502, paused: 503)");
+            notes.add(serviceErrors + " answers of 5xx through runtimes' service URLs, envd's included (503 with "
+                    + "Retry-After while recovered, 503 paused, 502 a paused sandbox on E2B's routes, envd's own errors)");
         }
         for (Call call : calls) {
             // a health probe's 503 is its answer (not ready yet), not a request that failed
-            if (throughService(call) || call.kind().equals("health")) {
+            if (call.kind().equals("health") || call.kind().equals("envd command error")) {
+                continue;
+            }
+            if (throughService(call) && (call.status() == 503 && call.detail().contains("is paused")
+                    || call.status() == 502 && call.detail().contains("was not found"))) {
                 continue;
             }
             if (call.status() >= 500 && !(call.status() == 503 && call.retryAfter())) {
@@ -1465,7 +1524,9 @@ public final class Soak {
             HttpResponse<byte[]> response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
             String body = binary ? "" : new String(response.body(), StandardCharsets.UTF_8);
             boolean retryAfter = response.headers().firstValue("Retry-After").isPresent();
-            String detail = response.statusCode() >= 500 ? body.substring(0, Math.min(200, body.length())) : "";
+            // an error's body is words, whatever the request was for
+            String said = response.statusCode() >= 500 ? new String(response.body(), StandardCharsets.UTF_8) : "";
+            String detail = said.substring(0, Math.min(200, said.length()));
             if (response.statusCode() == 502 && body.contains("Read timed out")) {
                 // an executor that took the request and never answered: what its container was then
                 detail += " [" + sandboxTruth(runtimeIn(request)) + "]";
@@ -1504,9 +1565,20 @@ public final class Soak {
         if (!ledger.remote()) {
             return action(ledger.runtimeId, action);
         }
-        return send("service action", HttpRequest.newBuilder(URI.create(ledger.url + "/execute_action"))
+        Supplier<HttpRequest.Builder> request = () -> HttpRequest.newBuilder(URI.create(ledger.url + "/execute_action"))
                 .header("X-Session-API-Key", ledger.sessionKey).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"action\":" + action + "}")), false);
+                .POST(HttpRequest.BodyPublishers.ofString("{\"action\":" + action + "}"));
+        Answer answer = send("service action", request.get(), false);
+        if (answer.status() == 503) {
+            // as OpenHands' remote runtime does: a 503 at the runtime's URL is a runtime to resume
+            // (paused, or being recovered, when the resume waits for it), then the request once more
+            Answer resumed = send("resume", post("/runtime-api/resume", "{\"runtime_id\":\"" + ledger.runtimeId + "\"}",
+                    userKey), false);
+            if (resumed.status() == 200) {
+                answer = send("service action", request.get(), false);
+            }
+        }
+        return answer;
     }
 
     /**

@@ -1,12 +1,18 @@
 package dev.dockyard.application;
 
 import dev.dockyard.backend.SandboxBusyException;
+import dev.dockyard.jsonp.Jsonp;
+import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.executor.ExecutorClient;
 import dev.dockyard.runtime.executor.ExecutorClient.ExecutorUnreachableException;
+import dev.dockyard.runtime.provisioning.ProvisioningJournal;
 import dev.dockyard.runtime.reconciliation.SandboxUnanswered;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
 import jakarta.inject.Inject;
+import java.net.URI;
+import java.time.Duration;
 
 /**
  * What a request answers when a sandbox's executor cannot be reached. A connection refused, or
@@ -24,6 +30,15 @@ public class ExecutorOutages {
 
     @Inject
     Event<SandboxUnanswered> unanswered;
+
+    /** How often a wait for a recovery looks at the runtime again. */
+    private static final long LOOK_EVERY_MS = 250;
+
+    @Inject
+    ProvisioningJournal journal;
+
+    @Inject
+    ExecutorClient executors;
 
     /** Without a reconciler to tell (unit tests): the answers only. */
     public static ExecutorOutages unobserved() {
@@ -61,5 +76,60 @@ public class ExecutorOutages {
     public static Refused tooBusyToFreeze(String runtimeId, String doing, SandboxBusyException e) {
         return new Refused(Refused.Reason.CONFLICT, "Runtime " + runtimeId + " could not be " + doing + " now: "
                 + e.getMessage() + "; retry in a moment").retryAfter(1);
+    }
+
+    /**
+     * Whether the runtime is being recovered: disconnected while the reconciler starts its stopped
+     * sandbox again (or waits for its node), or READY with its sandbox's server gone, which the
+     * reconciler has not seen yet. Asks the sandbox when READY: for rare requests only.
+     */
+    public boolean recovering(SandboxRuntime runtime) {
+        if (runtime.status() == RuntimeStatus.ERROR_RUNTIME_DISCONNECTED) {
+            return true;
+        }
+        return runtime.status() == RuntimeStatus.READY && !serving(runtime);
+    }
+
+    /**
+     * Waits, up to {@code limit}, for a runtime being recovered to serve again, having asked the
+     * reconciler for a pass now: what OpenHands' clients mean by a resume after the runtime's URL
+     * answered {@code 503} (they then check it is alive and send their request again).
+     *
+     * @return the runtime, READY and serving
+     * @throws Refused {@code 503 executor-unavailable} with {@code Retry-After} when it is still being
+     *                 recovered at the end, {@code 409 runtime-not-ready} when it ended or changed otherwise
+     */
+    public SandboxRuntime awaitRecovered(String runtimeId, Duration limit) {
+        if (unanswered != null) {
+            unanswered.fireAsync(new SandboxUnanswered(runtimeId));
+        }
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (true) {
+            SandboxRuntime now = journal.find(runtimeId).orElseThrow(() ->
+                    new Refused(Refused.Reason.NOT_FOUND, "Runtime " + runtimeId + " does not exist"));
+            if (now.status() == RuntimeStatus.READY && serving(now)) {
+                return now;
+            }
+            if (now.status() != RuntimeStatus.READY && now.status() != RuntimeStatus.ERROR_RUNTIME_DISCONNECTED) {
+                throw new Refused(Refused.Reason.RUNTIME_NOT_READY, "Runtime " + runtimeId + " is " + now.status()
+                        + ": " + now.statusMessage()).with("runtimeStatus", Jsonp.createValue(now.status().name()));
+            }
+            if (System.nanoTime() > deadline) {
+                throw new Refused(Refused.Reason.EXECUTOR_UNAVAILABLE, "Runtime " + runtimeId + " is still being "
+                        + "recovered (its sandbox stopped or its server is gone, and Dockyard is starting it again): "
+                        + "retry in a few seconds").retryAfter(RETRY_AFTER_SECONDS);
+            }
+            try {
+                Thread.sleep(LOOK_EVERY_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new Refused(Refused.Reason.EXECUTOR_UNAVAILABLE, "Interrupted while runtime " + runtimeId
+                        + " was being recovered").retryAfter(RETRY_AFTER_SECONDS);
+            }
+        }
+    }
+
+    private boolean serving(SandboxRuntime runtime) {
+        return runtime.executorUrl() == null || executors.isServing(runtime, URI.create(runtime.executorUrl()));
     }
 }

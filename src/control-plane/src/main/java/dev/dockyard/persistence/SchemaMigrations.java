@@ -7,12 +7,16 @@ import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+import java.time.Duration;
 import javax.sql.DataSource;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Migrates the schema when the application starts, before anything uses JPA: the other startup
  * beans name this one in {@code @DependsOn} (by {@code config.StartupOrder}), and requests are served only once startup beans have
- * run. It uses the non-transactional data source: Flyway manages its own transactions, and on
+ * run; a database that does not answer yet is waited for ({@code dockyard.database.startup-wait}). It
+ * uses the non-transactional data source: Flyway manages its own transactions, and on
  * PostgreSQL a failed statement would spoil a shared one.
  */
 @Singleton(name = StartupOrder.SCHEMA_MIGRATIONS)
@@ -25,9 +29,17 @@ public class SchemaMigrations {
 
     private SchemaMigrator.Outcome outcome;
 
+    /**
+     * Seconds the start waits for a database that does not answer yet; the application does not
+     * start (and the server is not ready) meanwhile.
+     */
+    @Inject
+    @ConfigProperty(name = "dockyard.database.startup-wait", defaultValue = "300")
+    int startupWaitSeconds;
+
     @PostConstruct
     void atStartup() {
-        outcome = SchemaMigrator.migrate(dataSource);
+        outcome = SchemaMigrator.migrateOnceReachable(dataSource, Duration.ofSeconds(startupWaitSeconds));
     }
 
     /** What the migration at startup did. */

@@ -9,11 +9,13 @@ import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -84,7 +86,39 @@ public final class SchemaMigrator {
     public record Outcome(Kind kind, boolean adopted, int applied, String version) {
     }
 
+    /** The longest pause between two tries of a database that does not answer yet. */
+    private static final long MAX_PAUSE_MS = 8000;
+
     private SchemaMigrator() {
+    }
+
+    /**
+     * As {@link #migrate}, waiting up to {@code wait} for a database that does not answer yet (a
+     * control plane started while its database restarts, or before it in a deployment's start
+     * order): the application starts once the database answers, instead of failing to deploy for
+     * good. Any other failure, or a database still away at the end, fails as before.
+     */
+    public static Outcome migrateOnceReachable(DataSource dataSource, Duration wait) {
+        long deadline = System.nanoTime() + wait.toNanos();
+        long pauseMs = 1000;
+        while (true) {
+            try {
+                return migrate(dataSource);
+            } catch (RuntimeException e) {
+                if (!DatabaseOutage.causes(e) || System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pauseMs) > deadline) {
+                    throw e;
+                }
+                LOG.warning("The database does not answer yet (" + e.getMessage() + "); the schema's migration is "
+                        + "tried again in " + pauseMs / 1000 + " s, and the control plane starts once it answers");
+                try {
+                    Thread.sleep(pauseMs);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+                pauseMs = Math.min(pauseMs * 2, MAX_PAUSE_MS);
+            }
+        }
     }
 
     public static Outcome migrate(DataSource dataSource) {

@@ -10,15 +10,30 @@ import java.util.regex.Pattern;
  * 404; then the key (401 without it, except the main service's health probes, and never for an
  * upgrade: a tunnel to a health path is a tunnel to the sandbox's port all the same; the proxy's
  * cookie counts for GET and HEAD only); a service the runtime
- * does not have is a 404; a paused runtime a 503 (OpenHands clients resume it and retry); one that
- * is not ready a 502 (they treat it as disconnected). Checking the key before the state keeps a
+ * does not have is a 404; a paused runtime a 503 (OpenHands clients resume it and retry); one being
+ * recovered (its sandbox stopped while it was READY) a 503 with {@code Retry-After} (OpenHands' clients
+ * resume it, which waits for the recovery, and retry); one that is still provisioning a 502 (they
+ * treat it as disconnected). Checking the key before the state keeps a
  * runtime's state from anyone without its key.
  */
 public sealed interface Admission {
 
-    /** The request is answered by the proxy with this status and {@code {"detail": ...}}. */
-    record Refused(int status, String detail) implements Admission {
+    /**
+     * The request is answered by the proxy with this status and {@code {"detail": ...}}, and a
+     * {@code Retry-After} when {@code retryAfterSeconds} is above zero.
+     */
+    record Refused(int status, String detail, int retryAfterSeconds) implements Admission {
+
+        public Refused(int status, String detail) {
+            this(status, detail, 0);
+        }
     }
+
+    /**
+     * Seconds a client is asked to wait while a runtime is being recovered: a sandbox started again
+     * answers in about one (the API's {@code executor-unavailable} asks for the same).
+     */
+    int RECOVERY_RETRY_AFTER_SECONDS = 2;
 
     /**
      * The request goes to {@code service}.
@@ -102,8 +117,15 @@ public sealed interface Admission {
         }
         return switch (target.state()) {
             case PAUSED -> new Refused(503, "Runtime is paused");
+            case RECOVERING -> recovering("Runtime");
             case NOT_READY -> new Refused(502, "Runtime is not ready");
             case READY -> new Admitted(target, service.get(), source);
         };
+    }
+
+    /** The refusal for a runtime being recovered ({@link ProxyTarget.State#RECOVERING}). */
+    static Refused recovering(String what) {
+        return new Refused(503, what + " is being recovered: its sandbox stopped or its server is gone, and "
+                + "Dockyard is starting it again; retry in a few seconds", RECOVERY_RETRY_AFTER_SECONDS);
     }
 }

@@ -25,7 +25,8 @@ import java.util.Set;
  * a paused sandbox's traffic the same way unless it resumes on traffic, which Dockyard does not);
  * then the access token ({@code X-Access-Token}, the runtime's public key, which the control API
  * hands out as {@code envdAccessToken}), or for {@code /files} without one a URL signature made with
- * it; {@code GET /health} needs neither; a sandbox still booting is a 409, as E2B's "still
+ * it; {@code GET /health} needs neither; a sandbox being recovered (stopped while it ran, and being
+ * started again) is a 503 with {@code Retry-After}; a sandbox still booting is a 409, as E2B's "still
  * transitioning". Any port but envd's is a 502 "port not open": a sandbox's own ports are reached
  * through path mode.
  */
@@ -143,6 +144,9 @@ public final class EnvdAdmission {
         Optional<URI> service = target.service(ProxyTarget.MAIN);
         if (service.isEmpty()) {
             return new Admission.Refused(502, "The sandbox was not found");
+        }
+        if (target.state() == ProxyTarget.State.RECOVERING) {
+            return Admission.recovering("The sandbox");
         }
         if (target.state() == ProxyTarget.State.NOT_READY) {
             return new Admission.Refused(409, "The sandbox is still transitioning. Try again in a moment.");

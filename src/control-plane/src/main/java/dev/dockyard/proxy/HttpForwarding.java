@@ -1,5 +1,6 @@
 package dev.dockyard.proxy;
 
+import dev.dockyard.application.remote.ProxyTarget;
 import dev.dockyard.http.Header;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -60,7 +61,10 @@ public class HttpForwarding {
                 .connectTimeout(Duration.ofSeconds(connectTimeoutSeconds)).build();
     }
 
-    /** Sends the request to its service and relays the answer, or answers with a 502 or 504. */
+    /**
+     * Sends the request to its service and relays the answer, or answers with a 502 or 504 (a 503
+     * when the main service refuses the connection: {@link ProxyRuntimes#unreachable}).
+     */
     public void forward(HttpServletRequest request, HttpServletResponse response, ProxyExchange exchange)
             throws IOException {
         URI target;
@@ -87,7 +91,8 @@ public class HttpForwarding {
         try {
             answer = client.send(outgoing.build(), BodyHandlers.ofInputStream());
         } catch (HttpConnectTimeoutException | ConnectException e) {
-            failed(response, exchange, body.count(), 502, service + " is unreachable");
+            runtimes.traffic(exchange, false, body.count(), 0);
+            ProxyErrors.write(response, runtimes.unreachable(exchange));
             return;
         } catch (HttpTimeoutException e) {
             failed(response, exchange, body.count(), 504, service + " did not answer in time");
@@ -96,7 +101,14 @@ public class HttpForwarding {
             // never the exception's message: it may quote the URI, whose query may hold a key
             LOG.log(Level.FINE, "Proxy to {0}/{1} failed: {2}", new Object[] {exchange.route().runtimeId(),
                     exchange.route().service(), e.getClass().getName()});
-            failed(response, exchange, body.count(), 502, service + " failed");
+            if (exchange.route().service().equals(ProxyTarget.MAIN)) {
+                // closed with no answer: the engine's port forwarder does that for a sandbox whose
+                // server just exited, which is as gone as one that refuses the connection
+                runtimes.traffic(exchange, false, body.count(), 0);
+                ProxyErrors.write(response, runtimes.unreachable(exchange));
+            } else {
+                failed(response, exchange, body.count(), 502, service + " failed");
+            }
             return;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -22,6 +22,12 @@ final class ProxyErrors {
         send(response, status, Jsonp.createObjectBuilder().add("detail", detail).build(), 0);
     }
 
+    /** A refusal, with its {@code Retry-After} if it asks for one. */
+    static void write(HttpServletResponse response, Admission.Refused refused) throws IOException {
+        send(response, refused.status(), Jsonp.createObjectBuilder().add("detail", refused.detail()).build(),
+                refused.retryAfterSeconds());
+    }
+
     /**
      * A look-up that failed: {@code 503} with {@code Retry-After} while the database does not
      * answer (the same request succeeds once it does), {@code 500} for anything else.
@@ -38,11 +44,18 @@ final class ProxyErrors {
     /** An answer on E2B's envd routes. */
     static void writeE2b(HttpServletResponse response, int status, String sandboxId, String message)
             throws IOException {
+        writeE2b(response, new Admission.Refused(status, message), sandboxId);
+    }
+
+    /** A refusal on E2B's envd routes, with its {@code Retry-After} if it asks for one. */
+    static void writeE2b(HttpServletResponse response, Admission.Refused refused, String sandboxId)
+            throws IOException {
         JsonObjectBuilder body = Jsonp.createObjectBuilder();
-        if (status == 502 && sandboxId != null) {
+        if (refused.status() == 502 && sandboxId != null) {
             body.add("sandboxId", sandboxId);
         }
-        send(response, status, body.add("message", message).add("code", status).build(), 0);
+        send(response, refused.status(), body.add("message", refused.detail()).add("code", refused.status()).build(),
+                refused.retryAfterSeconds());
     }
 
     private static void send(HttpServletResponse response, int status, JsonObject json, int retryAfterSeconds)

@@ -46,6 +46,25 @@ public class ProxyRuntimes {
         return targets.get().findByKey(matches);
     }
 
+    /**
+     * The refusal for a request whose service refused the connection or did not take it in time. The
+     * main service of a READY runtime is its sandbox's own server: gone, the runtime is being
+     * recovered (a 503 with {@code Retry-After}, and the reconciler told). Any other port is the
+     * sandbox's program's, which may simply not listen yet: a 502.
+     */
+    public Admission.Refused unreachable(ProxyExchange exchange) {
+        ServiceRoute route = exchange.route();
+        if (!route.service().equals(ProxyTarget.MAIN)) {
+            return new Admission.Refused(502, "Runtime service " + route.service() + " is unreachable");
+        }
+        try {
+            targets.get().unanswered(route.runtimeId());
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "Telling the reconciler about " + route.runtimeId() + " failed", e);
+        }
+        return Admission.recovering("Runtime");
+    }
+
     /** Reports one finished exchange or WebSocket session. */
     public void traffic(ProxyExchange exchange, boolean websocket, long bytesIn, long bytesOut) {
         try {

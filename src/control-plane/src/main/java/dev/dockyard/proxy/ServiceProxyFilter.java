@@ -115,7 +115,7 @@ public class ServiceProxyFilter extends HttpFilter {
         List<Header> headers = headers(request);
         Optional<Admission.Refused> early = refusedBeforeLookUp(headers);
         if (early.isPresent()) {
-            ProxyErrors.write(response, early.get().status(), early.get().detail());
+            ProxyErrors.write(response, early.get());
             return;
         }
         Optional<ProxyTarget> target;
@@ -133,7 +133,7 @@ public class ServiceProxyFilter extends HttpFilter {
                 ProxyAuthentication.Presented.of(headers, request.getQueryString()), asksForUpgrade(headers),
                 cookieWrites, upgrade && "websocket".equalsIgnoreCase(request.getHeader("Upgrade").strip()));
         if (admission instanceof Admission.Refused refused) {
-            ProxyErrors.write(response, refused.status(), refused.detail());
+            ProxyErrors.write(response, refused);
             return;
         }
         Admission.Admitted admitted = (Admission.Admitted) admission;
@@ -177,7 +177,7 @@ public class ServiceProxyFilter extends HttpFilter {
         List<Header> headers = headers(request);
         Optional<Admission.Refused> early = refusedBeforeLookUp(headers);
         if (early.isPresent()) {
-            ProxyErrors.writeE2b(response, early.get().status(), sandboxId, early.get().detail());
+            ProxyErrors.writeE2b(response, early.get(), sandboxId);
             return;
         }
         Optional<ProxyTarget> target;
@@ -204,7 +204,7 @@ public class ServiceProxyFilter extends HttpFilter {
                 request.getMethod(), path, request.getHeader(EnvdAdmission.ACCESS_TOKEN), request.getQueryString(),
                 Instant.now());
         if (admission instanceof Admission.Refused refused) {
-            ProxyErrors.writeE2b(response, refused.status(), sandboxId, refused.detail());
+            ProxyErrors.writeE2b(response, refused, sandboxId);
             return;
         }
         ServiceRoute route = EnvdAdmission.route(target.orElseThrow().runtimeId(), path);

@@ -196,15 +196,19 @@ public class WebSocketTunnels {
                 deadlines.schedule(tunnel::refuseSignIn, FIRST_MESSAGE_SECONDS, TimeUnit.SECONDS);
             }
         } catch (SocketTimeoutException e) {
-            ProxyErrors.write(response, connected ? 504 : 502, connected
-                    ? "Runtime service " + exchange.route().service() + " did not answer in time"
-                    : "Runtime service " + exchange.route().service() + " is unreachable");
+            if (connected) {
+                ProxyErrors.write(response, 504, "Runtime service " + exchange.route().service() + " did not answer in time");
+            } else {
+                ProxyErrors.write(response, runtimes.unreachable(exchange));
+            }
         } catch (IOException e) {
             LOG.log(Level.FINE, "Tunnel to {0}/{1} failed: {2}", new Object[] {exchange.route().runtimeId(),
                     exchange.route().service(), e.getClass().getName()});
-            ProxyErrors.write(response, 502, connected
-                    ? "Runtime service " + exchange.route().service() + " failed"
-                    : "Runtime service " + exchange.route().service() + " is unreachable");
+            if (connected) {
+                ProxyErrors.write(response, 502, "Runtime service " + exchange.route().service() + " failed");
+            } else {
+                ProxyErrors.write(response, runtimes.unreachable(exchange));
+            }
         } catch (ServletException e) {
             LOG.log(Level.WARNING, "The container refused to upgrade a connection", e);
             ProxyErrors.write(response, 500, "The connection could not be upgraded");

@@ -17,7 +17,9 @@
  *     but a runtime's (404).</li>
  * <li>{@link dev.dockyard.proxy.Admission} decides, in a fixed order, between a 404 (no such runtime),
  *     401 (no key: {@link dev.dockyard.proxy.ProxyAuthentication}), 404 (no such service), 503 (paused),
- *     502 (not ready) and going through; errors are FastAPI's {@code {"detail": ...}}.</li>
+ *     503 with {@code Retry-After} (being recovered: its sandbox stopped while READY), 502 (still
+ *     provisioning) and going through; errors are FastAPI's {@code {"detail": ...}}. A main service
+ *     that refuses the connection is a runtime being recovered too.</li>
  * <li>{@link dev.dockyard.proxy.ForwardedRequest} and {@link dev.dockyard.proxy.ForwardedResponse} rewrite
  *     headers, query and cookies: the sandbox only ever sees the internal key, the client only the
  *     public one; hop-by-hop headers ({@link dev.dockyard.proxy.HopByHop}) stay behind; the

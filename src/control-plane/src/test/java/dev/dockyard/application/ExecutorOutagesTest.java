@@ -1,5 +1,6 @@
 package dev.dockyard.application;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,6 +15,7 @@ import jakarta.enterprise.event.NotificationOptions;
 import jakarta.enterprise.util.TypeLiteral;
 import jakarta.json.JsonObject;
 import java.lang.annotation.Annotation;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -21,10 +23,13 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.regex.Matcher;
@@ -93,6 +98,52 @@ class ExecutorOutagesTest {
             assertEquals(Refused.Reason.EXECUTOR_UNAVAILABLE, refused.reason());
             assertEquals(2, refused.retryAfterSeconds());
             assertEquals(List.of(new SandboxUnanswered(runtime.id())), fired);
+        }
+    }
+
+    /**
+     * A download whose executor went away after its answer's head (the soak's engine restart,
+     * 2026-11-30: a {@code 500} with no body, the zip's stream failing once the answer was under way):
+     * its first bytes are read before the answer, so it is a 503 like any executor gone.
+     */
+    @Test
+    void shouldAnswer503ForADownloadWhoseBodyEndsBeforeItBegan() throws Exception {
+        try (ServerSocket cutting = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Thread server = new Thread(() -> {
+                try (Socket taken = cutting.accept()) {
+                    readRequest(taken.getInputStream());
+                    // a chunked 200 whose first chunk never comes
+                    taken.getOutputStream().write(("HTTP/1.1 200 OK\r\nContent-Type: application/zip\r\n"
+                            + "Transfer-Encoding: chunked\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                    taken.getOutputStream().flush();
+                } catch (IOException e) {
+                    // the test fails on its own assertions
+                }
+            });
+            server.start();
+            HttpResponse<InputStream> answer = new ExecutorClient().download(
+                    URI.create("http://127.0.0.1:" + cutting.getLocalPort()), "key", "/workspace");
+            assertEquals(200, answer.statusCode());
+
+            ExecutorUnreachableException cut = assertThrows(ExecutorUnreachableException.class,
+                    () -> ExecutorClient.begun(answer.body()));
+            server.join(5000);
+            Refused refused = outages.refusal(runtime, cut);
+
+            assertEquals(Refused.Reason.EXECUTOR_UNAVAILABLE, refused.reason());
+            assertEquals(2, refused.retryAfterSeconds());
+        }
+    }
+
+    @Test
+    void shouldHandOnADownloadThatBeganWithEveryByte() throws Exception {
+        byte[] zip = new byte[200_000];
+        new Random(7).nextBytes(zip);
+        try (InputStream begun = ExecutorClient.begun(new ByteArrayInputStream(zip))) {
+            assertArrayEquals(zip, begun.readAllBytes());
+        }
+        try (InputStream empty = ExecutorClient.begun(new ByteArrayInputStream(new byte[0]))) {
+            assertEquals(-1, empty.read());
         }
     }
 

@@ -104,6 +104,20 @@ class AdmissionTest {
     }
 
     @Test
+    void shouldAskToRetryWhileTheRuntimeIsBeingRecoveredOnlyOfWhoHoldsTheKey() {
+        assertRefused(401, decide(Optional.of(target(ProxyTarget.State.RECOVERING)), "/x", "GET", NOTHING));
+        Refused refused = assertInstanceOf(Refused.class,
+                decide(Optional.of(target(ProxyTarget.State.RECOVERING)), "/x", "GET", WITH_HEADER));
+        assertEquals(503, refused.status());
+        assertEquals(2, refused.retryAfterSeconds(), "OpenHands' clients resume on a 503, and wait for it");
+        // a health probe without the key hears the same (the paused runtime's probe hears its 503 too)
+        assertEquals(2, assertInstanceOf(Refused.class,
+                decide(Optional.of(target(ProxyTarget.State.RECOVERING)), "/alive", "GET", NOTHING)).retryAfterSeconds());
+        assertEquals(0, assertInstanceOf(Refused.class,
+                decide(Optional.of(target(ProxyTarget.State.NOT_READY)), "/x", "GET", WITH_HEADER)).retryAfterSeconds());
+    }
+
+    @Test
     void shouldMatchNothingWithAnEmptyKey() {
         ProxyTarget keyless = new ProxyTarget(RID, "u1", ProxyTarget.State.READY, "", "INTERNAL", Map.of("main", MAIN));
         assertRefused(401, Admission.decide(Optional.of(keyless), route("/x"), "GET", Presented.one("", "", "")));

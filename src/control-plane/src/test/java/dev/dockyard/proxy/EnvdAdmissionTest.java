@@ -82,6 +82,15 @@ class EnvdAdmissionTest {
     }
 
     @Test
+    void shouldAskToRetryInE2bsShapeWhileTheSandboxIsBeingRecoveredAfterTheToken() {
+        assertRefused(401, decide(target(ProxyTarget.State.RECOVERING), "POST", "/process.Process/Start", "WRONG", null));
+        Admission.Refused refused = assertInstanceOf(Admission.Refused.class,
+                decide(target(ProxyTarget.State.RECOVERING), "POST", "/process.Process/Start", "PUBLIC", null));
+        assertEquals(503, refused.status());
+        assertEquals(2, refused.retryAfterSeconds());
+    }
+
+    @Test
     void shouldSayABootingSandboxIsStillTransitioning() {
         assertRefused(409, decide(target(ProxyTarget.State.NOT_READY), "POST", "/process.Process/Start", "PUBLIC", null));
     }

@@ -25,8 +25,12 @@ public record ProxyTarget(String runtimeId, String userId, State state, String p
     public static final String MAIN = "main";
     public static final String VSCODE = "vscode";
 
-    /** Whether the runtime takes traffic: READY does; PAUSED is a 503 (clients resume); the rest a 502. */
-    public enum State { READY, PAUSED, NOT_READY }
+    /**
+     * Whether the runtime takes traffic: READY does; PAUSED is a 503 (clients resume); RECOVERING (its
+     * sandbox stopped or its server gone while it was READY, and Dockyard starting it again) a 503 with
+     * {@code Retry-After}; the rest (still provisioning) a 502.
+     */
+    public enum State { READY, PAUSED, RECOVERING, NOT_READY }
 
     public ProxyTarget {
         services = Map.copyOf(services);

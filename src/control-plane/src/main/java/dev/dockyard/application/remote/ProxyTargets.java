@@ -22,4 +22,11 @@ public interface ProxyTargets {
      * with the bytes that went in (client to sandbox) and out. Aggregated into the audit trail.
      */
     void traffic(String runtimeId, String service, boolean websocket, long bytesIn, long bytesOut);
+
+    /**
+     * A request found the runtime's main service refusing connections while the runtime was READY:
+     * its server is gone (its sandbox stopped with it). The runtime is being recovered, and the
+     * reconciler is asked for a pass now rather than at its next tick.
+     */
+    void unanswered(String runtimeId);
 }

@@ -3,6 +3,7 @@ package dev.dockyard.application.remote;
 import dev.dockyard.agents.AgentCatalog;
 import dev.dockyard.agents.AgentProfile;
 import dev.dockyard.agents.LlmSettings;
+import dev.dockyard.application.ExecutorOutages;
 import dev.dockyard.application.Refused;
 import dev.dockyard.application.runtimes.RuntimeService;
 import dev.dockyard.application.images.ImageAccess;
@@ -24,6 +25,7 @@ import dev.dockyard.runtime.provisioning.WorkspaceRequest;
 import dev.dockyard.tenancy.Role;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,6 +50,12 @@ public class RemoteRuntimes {
     public static final String WORK_1 = "work-1";
     public static final String WORK_2 = "work-2";
 
+    /**
+     * How long a resume waits for a runtime being recovered: a sandbox started again answers in
+     * seconds, an engine's restart takes longer (the caller hears 503 with Retry-After then).
+     */
+    static final Duration RECOVERY_WAIT = Duration.ofSeconds(30);
+
     @Inject
     RuntimeService lifecycle;
 
@@ -71,6 +79,9 @@ public class RemoteRuntimes {
 
     @Inject
     DockyardConfig config;
+
+    @Inject
+    ExecutorOutages outages;
 
     /**
      * Whether {@code /resume} hands out a new key. Off by default: OpenHands' SDK attaches to a
@@ -192,9 +203,15 @@ public class RemoteRuntimes {
 
     /**
      * Thaws the runtime and, unless {@code dockyard.runtime-api.new-key-on-resume} is false, hands
-     * out a new key: the previous one stops working.
+     * out a new key: the previous one stops working. A runtime being recovered (its sandbox stopped
+     * while READY) is waited for, up to {@link #RECOVERY_WAIT}, and keeps its key.
      */
     public SandboxRuntime resume(SandboxRuntime runtime) {
+        if (outages != null && outages.recovering(runtime)) {
+            // its URL answered 503 while its stopped sandbox is started again: OpenHands' clients
+            // resume, check it is alive and send again, so the resume waits for the recovery
+            return outages.awaitRecovered(runtime.id(), RECOVERY_WAIT);
+        }
         SandboxRuntime resumed = lifecycle.resume(runtime.id());
         boolean thawed = (runtime.status() == RuntimeStatus.PAUSED || runtime.status() == RuntimeStatus.HIBERNATED)
                 && resumed.status() == RuntimeStatus.READY;

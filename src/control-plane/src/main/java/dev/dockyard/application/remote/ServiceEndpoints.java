@@ -5,7 +5,9 @@ import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.lifecycle.Activity;
+import dev.dockyard.runtime.reconciliation.SandboxUnanswered;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
 import jakarta.inject.Inject;
 import java.net.URI;
 import java.util.LinkedHashMap;
@@ -35,6 +37,9 @@ public class ServiceEndpoints implements ProxyTargets {
     @Inject
     Activity activity;
 
+    @Inject
+    Event<SandboxUnanswered> outages;
+
     private static final URI NO_ADDRESS = URI.create("http://127.0.0.1:0");
 
     /** runtime id → the sandbox address the ports were read for, and the ports. */
@@ -52,12 +57,14 @@ public class ServiceEndpoints implements ProxyTargets {
         }
         SandboxRuntime runtime = found.get();
         ProxyTarget.State state = switch (runtime.status()) {
-            case READY -> listensAt(runtime) ? ProxyTarget.State.READY : ProxyTarget.State.NOT_READY;
+            case READY -> listensAt(runtime) ? ProxyTarget.State.READY : lostItsServer(runtime);
             case PAUSED, HIBERNATED -> ProxyTarget.State.PAUSED;
+            // the reconciler is starting its stopped sandbox again, or waiting for its node to answer
+            case ERROR_RUNTIME_DISCONNECTED -> ProxyTarget.State.RECOVERING;
             default -> ProxyTarget.State.NOT_READY;
         };
         // a runtime that cannot take traffic still names its services: the proxy answers 503 or 502 for
-        // them (OpenHands' legacy client resumes on a 503), not 404
+        // them (OpenHands' clients resume on a 503), not 404
         Map<String, URI> services = state == ProxyTarget.State.READY ? services(runtime) : named(runtime);
         return Optional.of(new ProxyTarget(runtime.id(), runtime.userId(), state, runtime.serviceKey(),
                 runtime.sessionKey(), services));
@@ -69,6 +76,20 @@ public class ServiceEndpoints implements ProxyTargets {
                 .filter(r -> r.serviceKey() != null && r.servicePorts().containsKey(ProxyTarget.MAIN))
                 .filter(r -> matches.test(r.serviceKey()))
                 .findFirst().flatMap(r -> find(r.id()));
+    }
+
+    /**
+     * A READY runtime whose sandbox's server no longer listens (its sandbox stopped with an engine
+     * restart, or its executor exited): the reconciler is asked for a pass now, which starts it again.
+     */
+    private ProxyTarget.State lostItsServer(SandboxRuntime runtime) {
+        unanswered(runtime.id());
+        return ProxyTarget.State.RECOVERING;
+    }
+
+    @Override
+    public void unanswered(String runtimeId) {
+        outages.fireAsync(new SandboxUnanswered(runtimeId));
     }
 
     /**

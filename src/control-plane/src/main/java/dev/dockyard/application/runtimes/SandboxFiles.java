@@ -92,7 +92,13 @@ public class SandboxFiles {
             };
             throw new Refused(reason, ActionService.detail(text));
         }
-        return new Download(answer.body(), answer.headers().firstValue("Content-Disposition").orElse("attachment"));
+        InputStream zip;
+        try {
+            zip = ExecutorClient.begun(answer.body());
+        } catch (ExecutorClient.ExecutorUnreachableException e) {
+            throw outages.refusal(runtime, e);
+        }
+        return new Download(zip, answer.headers().firstValue("Content-Disposition").orElse("attachment"));
     }
 
     /** The microagents of the runtime's repository (none without one), read from the sandbox. */

@@ -172,15 +172,24 @@ final class ContainerLifecycle {
         } catch (ConflictException | NotModifiedException e) {
             // not paused
         } catch (InternalServerErrorException e) {
-            // Docker answers 500 "… is not paused" for a running container: thawed is what was asked
-            if (!DockerErrors.describe(e).contains("is not paused")) {
-                throw new BackendException("Docker could not resume the container: " + DockerErrors.describe(e), e);
+            String said = DockerErrors.describe(e);
+            if (!runningAlready(said)) {
+                throw new BackendException("Docker could not resume the container: " + said, e);
             }
         } catch (NotFoundException e) {
             throw new BackendException("container '" + sandboxName + "' is gone", e);
         } catch (DockerException e) {
             throw new BackendException("Docker could not resume the container: " + DockerErrors.describe(e), e);
         }
+    }
+
+    /**
+     * Whether an unpause's 500 says the container runs already, which is what was asked: Docker's
+     * "… is not paused", or, while the engine restarts and its record still says paused of a
+     * container the runtime below already runs, containerd's "cannot resume a running container".
+     */
+    static boolean runningAlready(String dockerSaid) {
+        return dockerSaid.contains("is not paused") || dockerSaid.contains("cannot resume a running container");
     }
 
     void stop(String sandboxName) {

@@ -7,6 +7,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
+import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.InputStream;
@@ -31,6 +32,9 @@ public class ExecutorClient {
 
     public static final String SESSION_HEADER = "X-Session-API-Key";
     public static final String REQUEST_ID_HEADER = "X-Request-ID";
+
+    /** What {@link #begun} reads ahead of a download's client. */
+    private static final int BEGUN_BYTES = 64 * 1024;
     private static final Duration TRANSFER_TIMEOUT = Duration.ofMinutes(30);
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(2);
     /** Time an executor gets beyond the action's own hard timeout to answer. */
@@ -208,6 +212,30 @@ public class ExecutorClient {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ExecutorUnreachableException("Interrupted during the download", e);
+        }
+    }
+
+    /**
+     * A download's zip with its first bytes read already: an executor that went away after its
+     * answer's head and before its body (its engine stopping mid-archive) is an
+     * {@link ExecutorUnreachableException} here, which the caller can still answer with a status,
+     * rather than a stream that fails once a {@code 200} is under way to the client.
+     */
+    public static InputStream begun(InputStream zip) {
+        BufferedInputStream buffered = new BufferedInputStream(zip, BEGUN_BYTES);
+        buffered.mark(1);
+        try {
+            buffered.read(); // fills the buffer with what has come; -1 for an empty body, which is kept
+            buffered.reset();
+            return buffered;
+        } catch (IOException e) {
+            try {
+                buffered.close();
+            } catch (IOException closing) {
+                e.addSuppressed(closing);
+            }
+            throw new ExecutorUnreachableException("The sandbox's executor stopped answering before the download "
+                    + "began: " + e, e);
         }
     }
 

@@ -15,7 +15,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The runtimes the proxy sees in the test server, set by the test through {@link ProxyTestControl},
- * and every traffic report the proxy made.
+ * and every traffic report the proxy made (and every runtime it found unanswered, as a report of
+ * the service {@code unanswered}).
  */
 @Alternative
 @Priority(Interceptor.Priority.APPLICATION + 100)
@@ -54,5 +55,11 @@ public class FakeProxyTargets implements ProxyTargets {
     @Override
     public void traffic(String runtimeId, String service, boolean websocket, long bytesIn, long bytesOut) {
         traffic.add(new Traffic(runtimeId, service, websocket, bytesIn, bytesOut));
+    }
+
+    /** Recorded as a traffic report of no service, so that a test reads it as it reads the rest. */
+    @Override
+    public void unanswered(String runtimeId) {
+        traffic.add(new Traffic(runtimeId, "unanswered", false, 0, 0));
     }
 }

@@ -62,6 +62,7 @@ class ServiceProxyIT {
     static final String PAUSED = "rt-00000000000000c3";
     static final String NOT_READY = "rt-00000000000000d4";
     static final String UNREACHABLE = "rt-00000000000000e5";
+    static final String RECOVERING = "rt-00000000000000f6";
     static final String UNKNOWN = "rt-00000000000000ff";
 
     static final String PUBLIC_A = "public-a-" + UUID.randomUUID();
@@ -101,7 +102,8 @@ class ServiceProxyIT {
         target(B, "READY", PUBLIC_B, "internal-b", Map.of("main", http.uri()));
         target(PAUSED, "PAUSED", PUBLIC_A, INTERNAL_A, Map.of("main", http.uri()));
         target(NOT_READY, "NOT_READY", PUBLIC_A, INTERNAL_A, Map.of("main", http.uri()));
-        target(UNREACHABLE, "READY", PUBLIC_A, INTERNAL_A, Map.of("main", closed));
+        target(UNREACHABLE, "READY", PUBLIC_A, INTERNAL_A, Map.of("main", closed, "work-1", closed));
+        target(RECOVERING, "RECOVERING", PUBLIC_A, INTERNAL_A, Map.of("main", http.uri()));
         targetsSet = true;
     }
 
@@ -186,10 +188,32 @@ class ServiceProxyIT {
         assertStatus(503, send(get(PAUSED + "/echo").header("X-Session-API-Key", PUBLIC_A)));
         assertStatus(502, send(get(NOT_READY + "/echo").header("X-Session-API-Key", PUBLIC_A)));
         assertStatus(404, send(get(UNKNOWN + "/echo").header("X-Session-API-Key", PUBLIC_A)));
-        assertStatus(502, send(get(UNREACHABLE + "/echo").header("X-Session-API-Key", PUBLIC_A)));
+        // a sandbox program's own port that does not listen (yet) is the program's business: 502
+        assertStatus(502, send(get(UNREACHABLE + "/work-1/echo").header("X-Session-API-Key", PUBLIC_A)));
         assertStatus(404, send(get(B + "/vscode/").header("X-Session-API-Key", PUBLIC_B)));
         // the test server gives a service 3 s to start answering (dockyard.proxy.response-timeout)
         assertStatus(504, send(get(A + "/slow").header("X-Session-API-Key", PUBLIC_A)));
+    }
+
+    /**
+     * A READY runtime whose main service refuses the connection lost its sandbox's server (stopped
+     * with an engine restart, or its executor killed): a 503 with {@code Retry-After}, as for a runtime
+     * recorded as being recovered, and the reconciler is told (the soak's engine restart, 2026-11-30:
+     * both were {@code 502}, which OpenHands' clients give up on and E2B's read as a sandbox gone).
+     */
+    @Test
+    void shouldAskToRetryWhileARuntimeIsBeingRecovered() throws Exception {
+        for (String path : List.of(UNREACHABLE + "/echo", RECOVERING + "/echo")) {
+            HttpResponse<String> refused = send(get(path).header("X-Session-API-Key", PUBLIC_A));
+            assertEquals(503, refused.statusCode(), path + ": " + refused.body());
+            assertEquals("2", refused.headers().firstValue("Retry-After").orElse(""), path);
+            assertTrue(refused.body().contains("is being recovered"), refused.body());
+        }
+        awaitTraffic(UNREACHABLE + " unanswered ");
+        // the state is the key holder's to know: without it, the same 401 as for any runtime
+        assertStatus(401, send(get(RECOVERING + "/echo")));
+        assertEquals(503, handshakeStatus(client.newWebSocketBuilder().header("X-Session-API-Key", PUBLIC_A),
+                RECOVERING + "/socket"));
     }
 
     @Test
@@ -431,8 +455,10 @@ class ServiceProxyIT {
     void shouldRelayAServiceThatRefusesTheUpgrade() throws Exception {
         assertEquals(403, handshakeStatus(client.newWebSocketBuilder().header("X-Session-API-Key", PUBLIC_A),
                 A + "/work-2/refuse"));
-        // a service that is not listening
+        // a program's port that is not listening; the main service not listening is a runtime being recovered
         assertEquals(502, handshakeStatus(client.newWebSocketBuilder().header("X-Session-API-Key", PUBLIC_A),
+                UNREACHABLE + "/work-1/socket"));
+        assertEquals(503, handshakeStatus(client.newWebSocketBuilder().header("X-Session-API-Key", PUBLIC_A),
                 UNREACHABLE + "/socket"));
     }
 

@@ -1,0 +1,148 @@
+package dev.dockyard.application;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dockyard.runtime.RuntimeStatus;
+import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.executor.ExecutorClient;
+import dev.dockyard.runtime.provisioning.ProvisioningJournal;
+import dev.dockyard.runtime.reconciliation.SandboxUnanswered;
+import jakarta.enterprise.event.Event;
+import jakarta.enterprise.event.NotificationOptions;
+import jakarta.enterprise.util.TypeLiteral;
+import java.lang.annotation.Annotation;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A resume of a runtime being recovered (its sandbox stopped while READY: an engine restart, a
+ * killed executor) waits for the recovery, which is what OpenHands' clients mean by the resume they
+ * send after its URL answered 503; one that outlasts the wait is a 503 with Retry-After again.
+ */
+class RecoveryWaitTest {
+
+    private final List<SandboxUnanswered> fired = new ArrayList<>();
+    private final Deque<RuntimeStatus> statuses = new ArrayDeque<>();
+    private final Deque<Boolean> serving = new ArrayDeque<>();
+    private final ExecutorOutages outages = new ExecutorOutages();
+
+    RecoveryWaitTest() {
+        outages.unanswered = new Recorded();
+        outages.journal = new ProvisioningJournal() {
+            @Override
+            public Optional<SandboxRuntime> find(String id) {
+                // the last status stays once the queue has given the rest
+                RuntimeStatus next = statuses.size() > 1 ? statuses.poll() : statuses.peek();
+                return Optional.of(runtime(next));
+            }
+        };
+        outages.executors = new ExecutorClient() {
+            @Override
+            public boolean isServing(SandboxRuntime runtime, URI endpoint) {
+                return serving.size() > 1 ? serving.poll() : serving.peek();
+            }
+        };
+    }
+
+    private static SandboxRuntime runtime(RuntimeStatus status) {
+        SandboxRuntime runtime = new SandboxRuntime("c1", "alice", "local", "dockyard/sandbox:latest", 1.0, 512, 60,
+                Instant.EPOCH);
+        runtime.reachableAt("http://127.0.0.1:1");
+        runtime.transitionTo(RuntimeStatus.RUNTIME_STARTED, "t", Instant.EPOCH);
+        runtime.transitionTo(RuntimeStatus.READY, "t", Instant.EPOCH);
+        if (status != RuntimeStatus.READY) {
+            runtime.transitionTo(status, "the reconciler's words", Instant.EPOCH);
+        }
+        return runtime;
+    }
+
+    @Test
+    void shouldTellARuntimeBeingRecoveredFromOneThatServesOrIsPaused() {
+        serving.add(false);
+        assertTrue(outages.recovering(runtime(RuntimeStatus.READY)), "READY, its server gone");
+        assertTrue(outages.recovering(runtime(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED)));
+        assertFalse(outages.recovering(runtime(RuntimeStatus.PAUSED)));
+        serving.clear();
+        serving.add(true);
+        assertFalse(outages.recovering(runtime(RuntimeStatus.READY)));
+    }
+
+    @Test
+    void shouldWaitUntilTheRuntimeServesAgainHavingAskedTheReconcilerForAPass() {
+        statuses.addAll(List.of(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, RuntimeStatus.ERROR_RUNTIME_DISCONNECTED,
+                RuntimeStatus.READY));
+        serving.addAll(List.of(false, true)); // READY a moment before its executor answers
+
+        SandboxRuntime back = outages.awaitRecovered("c1", Duration.ofSeconds(10));
+
+        assertEquals(RuntimeStatus.READY, back.status());
+        assertTrue(serving.size() == 1 && serving.peek(), "asked until it served");
+        assertEquals(List.of(new SandboxUnanswered("c1")), fired);
+    }
+
+    @Test
+    void shouldAskToRetryWhenTheRecoveryOutlastsTheWait() {
+        statuses.add(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED);
+
+        Refused refused = assertThrows(Refused.class, () -> outages.awaitRecovered("c1", Duration.ofMillis(600)));
+
+        assertEquals(Refused.Reason.EXECUTOR_UNAVAILABLE, refused.reason());
+        assertEquals(2, refused.retryAfterSeconds());
+        assertTrue(refused.getMessage().contains("still being recovered"), refused.getMessage());
+    }
+
+    @Test
+    void shouldSayWhatBecameOfARuntimeThatEndedInsteadOfComingBack() {
+        statuses.addAll(List.of(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, RuntimeStatus.ERROR));
+
+        Refused refused = assertThrows(Refused.class, () -> outages.awaitRecovered("c1", Duration.ofSeconds(10)));
+
+        assertEquals(Refused.Reason.RUNTIME_NOT_READY, refused.reason());
+        assertTrue(refused.getMessage().contains("the reconciler's words"), refused.getMessage());
+    }
+
+    private final class Recorded implements Event<SandboxUnanswered> {
+        @Override
+        public void fire(SandboxUnanswered event) {
+            fired.add(event);
+        }
+
+        @Override
+        public <U extends SandboxUnanswered> CompletionStage<U> fireAsync(U event) {
+            fired.add(event);
+            return CompletableFuture.completedFuture(event);
+        }
+
+        @Override
+        public <U extends SandboxUnanswered> CompletionStage<U> fireAsync(U event, NotificationOptions options) {
+            return fireAsync(event);
+        }
+
+        @Override
+        public Event<SandboxUnanswered> select(Annotation... qualifiers) {
+            return this;
+        }
+
+        @Override
+        public <U extends SandboxUnanswered> Event<U> select(Class<U> subtype, Annotation... qualifiers) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public <U extends SandboxUnanswered> Event<U> select(TypeLiteral<U> subtype, Annotation... qualifiers) {
+            throw new UnsupportedOperationException();
+        }
+    }
+}

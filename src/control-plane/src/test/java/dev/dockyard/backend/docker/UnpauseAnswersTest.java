@@ -1,0 +1,28 @@
+package dev.dockyard.backend.docker;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Which of the engine's 500s to an unpause mean the container runs already (thawed is what was
+ * asked) and which are failures. The second was Docker's answer to an E2B connect while the soak
+ * restarted the engine (2026-11-30), answered {@code 503} without {@code Retry-After} then.
+ */
+class UnpauseAnswersTest {
+
+    @Test
+    void shouldTakeARunningContainerForAThawedOne() {
+        assertTrue(ContainerLifecycle.runningAlready("Status 500: {\"message\":\"Container 3f2a is not paused\"}"));
+        assertTrue(ContainerLifecycle.runningAlready("Status 500: {\"message\":\"Cannot unpause container 3f2a: "
+                + "cannot resume a running container: unknown\"}"));
+    }
+
+    @Test
+    void shouldKeepAnyOtherRefusalAFailure() {
+        assertFalse(ContainerLifecycle.runningAlready("Status 500: {\"message\":\"Cannot unpause container 3f2a: "
+                + "OCI runtime resume failed: unable to thaw: unknown\"}"));
+        assertFalse(ContainerLifecycle.runningAlready("Status 500: {\"message\":\"container 3f2a is not running\"}"));
+    }
+}
