@@ -18,4 +18,14 @@ public class EngineUnreachableException extends BackendException {
     public EngineUnreachableException(String message, Throwable cause) {
         super(message, cause);
     }
+
+    /** Whether {@code failure} or one of its causes is an engine that did not answer. */
+    public static boolean in(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof EngineUnreachableException) {
+                return true;
+            }
+        }
+        return false;
+    }
 }

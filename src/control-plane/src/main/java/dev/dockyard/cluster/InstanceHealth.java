@@ -21,7 +21,8 @@ public class InstanceHealth implements HealthCheck {
     @Override
     public HealthCheckResponse call() {
         return HealthCheckResponse.named("instance").up()
-                .withData("id", leases.me())
+                .withData("id", leases.instanceId())
+                .withData("process", leases.me())
                 .withData("leases", String.join(",", JOBS.stream().filter(leases::fresh).toList()))
                 .build();
     }

@@ -17,4 +17,7 @@ public interface LeaseStore {
 
     /** The lease as stored, expired or not. */
     Optional<Lease> find(String name);
+
+    /** Removes the leases whose name starts with {@code prefix} and that expired before {@code before}; how many. */
+    int forgetExpired(String prefix, Instant before);
 }

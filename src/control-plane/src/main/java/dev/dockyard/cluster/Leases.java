@@ -33,7 +33,12 @@ public class Leases {
     public static final String IDLE_LIFECYCLE = "idle-lifecycle";
     private static final String HEARTBEAT_PREFIX = "instance:";
 
+    /** How long a dead process's heartbeat is kept: its work is taken over long before. */
+    private static final Duration KEEP_DEAD_HEARTBEATS = Duration.ofDays(1);
+    private static final Duration SWEEP_EVERY = Duration.ofHours(1);
+
     private final Map<String, Instant> freshUntil = new ConcurrentHashMap<>();
+    private volatile Instant nextSweep = Instant.MIN;
 
     @Inject
     LeaseStore store;
@@ -106,27 +111,48 @@ public class Leases {
                 hold(name);
             }
         }
-        return hold(HEARTBEAT_PREFIX + instance.id());
+        boolean alive = hold(HEARTBEAT_PREFIX + instance.process());
+        Instant now = clock.instant();
+        if (alive && now.isAfter(nextSweep)) {
+            // a process killed leaves its heartbeat behind (a clean stop releases it): gone a day later
+            nextSweep = now.plus(SWEEP_EVERY);
+            try {
+                store.forgetExpired(HEARTBEAT_PREFIX, now.minus(KEEP_DEAD_HEARTBEATS));
+            } catch (RuntimeException e) {
+                LOG.log(Level.FINE, "Expired heartbeats not swept: " + e);
+            }
+        }
+        return alive;
     }
 
     /**
-     * Whether the instance {@code id} is alive: its heartbeat has not expired. Unknown instances
-     * (never seen, or whose lease was released at shutdown) are not alive.
+     * Whether the process {@code process} (a {@link #me()} it recorded on its work) is alive: its
+     * heartbeat has not expired. Unknown processes (never seen, or whose heartbeat was released at
+     * shutdown) are not alive, and neither is an earlier start of this very instance, whatever its
+     * heartbeat says: it was killed and this process is its restart.
      */
-    public boolean alive(String id) {
-        if (instance.id().equals(id)) {
+    public boolean alive(String process) {
+        if (instance.process().equals(process)) {
             return true;
         }
+        if (instance.earlierSelf(process)) {
+            return false;
+        }
         try {
-            return store.find(HEARTBEAT_PREFIX + id).map(l -> l.expiresAt().isAfter(clock.instant())).orElse(false);
+            return store.find(HEARTBEAT_PREFIX + process).map(l -> l.expiresAt().isAfter(clock.instant())).orElse(false);
         } catch (RuntimeException e) {
             // cannot tell: treat as alive, so its work is not taken over on a guess
             return true;
         }
     }
 
-    /** The instance id of this process. */
+    /** This process, as it names itself on the work it has under way ({@link ControlPlaneInstance#process()}). */
     public String me() {
+        return instance.process();
+    }
+
+    /** This process's instance id, the holder of its leases. */
+    public String instanceId() {
         return instance.id();
     }
 }

@@ -63,4 +63,14 @@ public class JpaLeaseStore implements LeaseStore {
     public Optional<Lease> find(String name) {
         return Optional.ofNullable(em.find(Lease.class, name));
     }
+
+    @Override
+    @Transactional(TxType.REQUIRES_NEW)
+    public int forgetExpired(String prefix, Instant before) {
+        return em.createQuery("DELETE FROM Lease l WHERE l.name LIKE :prefix AND l.expiresAt < :before")
+                // the prefixes are Dockyard's own ("instance:"), with no wildcard in them
+                .setParameter("prefix", prefix + "%")
+                .setParameter("before", before)
+                .executeUpdate();
+    }
 }

@@ -56,6 +56,21 @@ public class NodeHealth {
         } catch (RuntimeException e) {
             report = new NodeReport(false, clock.instant(), describe(e));
         }
+        return record(node, report);
+    }
+
+    /**
+     * A call to {@code node} found its engine not answering (a provision's step, say): recorded as a
+     * failed probe now, so that placement stops choosing the node at once rather than at its next
+     * probe, which says again whether it answers. In the soak's node cut (2026-11-30) placement
+     * went on choosing the cut node for up to a probe interval, and every provision placed there
+     * failed within a second, its client's retry placed there again.
+     */
+    public void unreachable(String node, RuntimeException e) {
+        record(node, new NodeReport(false, clock.instant(), describe(e)));
+    }
+
+    private NodeReport record(String node, NodeReport report) {
         NodeReport before = reports.put(node, report);
         if (before == null ? !report.healthy() : before.healthy() != report.healthy()) {
             LOG.warning(report.healthy() ? "Backend node '" + node + "' is healthy again"

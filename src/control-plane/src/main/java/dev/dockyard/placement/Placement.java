@@ -96,6 +96,14 @@ public class Placement {
     }
 
     /**
+     * A runtime's call to {@code node} found its engine not answering: no runtime is placed there
+     * until its health probe finds it answering again ({@link NodeHealth#unreachable}).
+     */
+    public void unreachable(String node, RuntimeException e) {
+        health.unreachable(node, e);
+    }
+
+    /**
      * Whether {@code node} has a runtime slot free now (always, when its runtimes are not bounded).
      * Unlocked: a warm claim asks it before it takes a member (whose memory is counted already), and
      * claims in flight at the same moment may together take one slot too many, as several control

@@ -99,17 +99,51 @@ class LeasesTest {
             assertTrue(a.fresh(Leases.RECONCILER), "fresh after heartbeat " + i);
             assertFalse(b.hold(Leases.RECONCILER));
         }
-        assertTrue(b.alive("a"));
+        assertTrue(b.alive(a.me()));
     }
 
     @Test
     void shouldTellALiveInstanceFromADeadOne() {
         assertTrue(a.heartbeat());
-        assertTrue(b.alive("a"));
+        assertTrue(b.alive(a.me()));
         clock.advance(TTL.plusSeconds(1));
-        assertFalse(b.alive("a"), "a's heartbeat expired");
-        assertFalse(b.alive("never-seen"));
-        assertTrue(b.alive("b"), "an instance is alive to itself");
+        assertFalse(b.alive(a.me()), "a's heartbeat expired");
+        assertFalse(b.alive("never-seen#1"));
+        assertTrue(b.alive(b.me()), "an instance is alive to itself");
+    }
+
+    /**
+     * An instance restarted under its fixed id (the soak's two control planes, a StatefulSet's pods)
+     * heartbeats again, but the process killed before it does not: its work is taken over once its
+     * own heartbeat expires, by the others, and at once by its restart (the soak, 2026-11-30: two
+     * provisions stayed STARTING and seven idempotency keys "still being answered" for good, the
+     * killed instance being alive again under its id).
+     */
+    @Test
+    void shouldTakeTheProcessBeforeARestartUnderTheSameIdForDead() {
+        assertTrue(a.heartbeat());
+        String killed = a.me();
+        Leases restarted = new Leases(store, clock, ControlPlaneInstance.of("a", "2", TTL));
+        assertTrue(restarted.heartbeat(), "its own heartbeat, not the killed one's");
+        assertEquals("a", restarted.instanceId());
+
+        assertFalse(restarted.alive(killed), "its earlier self, at once");
+        assertFalse(restarted.alive("a"), "a record of the instance id alone (before processes were named) too");
+        assertTrue(b.alive(killed), "to the others until its heartbeat expires");
+        clock.advance(TTL.plusSeconds(1));
+        restarted.heartbeat();
+        assertFalse(b.alive(killed), "dead, though its instance heartbeats again");
+        assertTrue(b.alive(restarted.me()));
+    }
+
+    @Test
+    void shouldSweepTheHeartbeatsOfKilledProcessesADayLater() {
+        assertTrue(a.heartbeat());
+        String killed = a.me();
+        clock.advance(Duration.ofDays(1).plus(TTL).plusSeconds(1));
+        assertTrue(b.heartbeat());
+        assertTrue(store.find("instance:" + killed).isEmpty(), "swept");
+        assertTrue(store.find("instance:" + b.me()).isPresent());
     }
 
     @Test

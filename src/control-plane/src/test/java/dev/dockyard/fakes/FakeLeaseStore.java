@@ -48,6 +48,14 @@ public class FakeLeaseStore implements LeaseStore {
         return Optional.ofNullable(leases.get(name));
     }
 
+    @Override
+    public synchronized int forgetExpired(String prefix, Instant before) {
+        failIfDown();
+        int before0 = leases.size();
+        leases.values().removeIf(l -> l.name().startsWith(prefix) && l.expiresAt().isBefore(before));
+        return before0 - leases.size();
+    }
+
     private void failIfDown() {
         if (down) {
             throw new IllegalStateException("the database is out of reach");

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.EngineUnreachableException;
 import dev.dockyard.fakes.FakeNodes;
 import dev.dockyard.fakes.MutableClock;
 import java.net.ConnectException;
@@ -32,6 +33,20 @@ class NodeHealthTest {
         nodes.backend("b").pingFails(null);
         clock.advance(Duration.ofSeconds(5));
         assertFalse(health.report("b").healthy(), "the last probe stands until the next one");
+    }
+
+    @Test
+    void shouldTakeANodeACallFoundUnansweringAsDownUntilItsNextProbeAnswers() {
+        assertTrue(health.report("b").healthy());
+
+        health.unreachable("b", new EngineUnreachableException("the Docker engine of node 'b' does not answer",
+                new ConnectException("Connection refused")));
+
+        assertEquals(new NodeReport(false, NOW, "ConnectException: Connection refused"), health.report("b"));
+        assertTrue(health.knownDown("b"));
+        clock.advance(Duration.ofSeconds(10));
+        health.probeAll();
+        assertTrue(health.report("b").healthy(), "its next probe says it answers again");
     }
 
     @Test

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.EngineUnreachableException;
 import dev.dockyard.fakes.FakeNodes;
 import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.fakes.MutableClock;
@@ -15,6 +16,7 @@ import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.StatusChange;
 import dev.dockyard.tenancy.Role;
+import java.net.ConnectException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -71,6 +73,28 @@ class PlacementTest {
         runtime.assignNode(node);
         runtimes.add(runtime, new StatusChange(runtime.id(), runtime.status(), "requested", clock.instant()));
         return node;
+    }
+
+    /**
+     * A provision that found its node's engine gone marks the node down at once: the next one goes
+     * to another node rather than to the same gone engine until its next health probe (the soak's
+     * node cut, 2026-11-30: one agent's retries were placed on the cut node 15 times in seconds).
+     */
+    @Test
+    void shouldPlaceElsewhereOnceAProvisionFoundTheChosenNodesEngineGone() {
+        configured.put("a", new NodeCapacity(10, null));
+        configured.put("b", new NodeCapacity(10, null));
+        configured.put("c", new NodeCapacity(1, null));
+        register("a", 512);
+        assertEquals("b", place(null, 512, n -> n), "the roomiest");
+
+        placement.unreachable("b", new EngineUnreachableException("the Docker engine of node 'b' does not answer",
+                new ConnectException("Connection refused")));
+
+        assertEquals("a", place(null, 512, n -> n), "not b again before its probe answers");
+        clock.advance(Duration.ofSeconds(10));
+        placement.health.probeAll();
+        assertEquals("b", place(null, 512, n -> n), "b again once its probe answers");
     }
 
     @Test

@@ -13,6 +13,7 @@ import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.runtime.EndAction;
 import dev.dockyard.runtime.RuntimeMetadata;
+import dev.dockyard.placement.NodeHealth;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.lifecycle.IdleLifecycle;
@@ -58,6 +59,9 @@ public class E2bSandboxes {
 
     @Inject
     RuntimeService lifecycle;
+
+    @Inject
+    NodeHealth health;
 
     @Inject
     ProvisioningJournal journal;
@@ -175,6 +179,12 @@ public class E2bSandboxes {
             throw new Refused(Refused.Reason.NODE_UNAVAILABLE, "The sandbox was not ready within "
                     + READY_WAIT.toSeconds() + " s (" + settled.status() + ": " + settled.statusMessage()
                     + "); it was removed").retryAfter(EngineUnreachableException.RETRY_AFTER_SECONDS);
+        }
+        if (health.knownDown(settled.node())) {
+            // its node's engine stopped answering while it was provisioned (restarting, cut off): nothing
+            // is wrong with the request, and a create a moment later goes to another node, or finds it back
+            throw new Refused(Refused.Reason.NODE_UNAVAILABLE, "The sandbox could not be started: "
+                    + settled.statusMessage()).retryAfter(EngineUnreachableException.RETRY_AFTER_SECONDS);
         }
         throw new Refused(Refused.Reason.BACKEND_FAILED, "The sandbox could not be started: "
                 + settled.statusMessage());

@@ -48,6 +48,9 @@ public class IdempotentRequests {
     /** How long a retry waits for the first request's answer. */
     public static final Duration REPLAY_WAIT = Duration.ofSeconds(60);
 
+    /** Seconds a retry that found its first still being answered is asked to wait before the next. */
+    static final int STILL_ANSWERED_RETRY_AFTER_SECONDS = 5;
+
     private static final Logger LOG = Logger.getLogger(IdempotentRequests.class.getName());
 
     @Inject
@@ -188,9 +191,11 @@ public class IdempotentRequests {
     }
 
     /**
-     * Whether the key's claim was unanswered and its process gone, and is forgotten now. This
-     * process's own id on it means its earlier self (embedded Derby keeps the id across restarts):
-     * a first of this process would be in {@link #inFlight}, where the caller found none.
+     * Whether the key's claim was unanswered and its process gone, and is forgotten now. A claim of
+     * this very process ({@code me}; null when the caller may be waiting on a first of its own) was
+     * made by a first that failed without forgetting it (it would be in
+     * {@link #inFlight}, where the caller found none); one of an earlier start of this instance, or
+     * of another instance's (restarted under its fixed id or not), is of a process that is gone.
      */
     private boolean forgotAbandoned(String id, String requestHash, String me) {
         if (leases == null) {
@@ -218,7 +223,7 @@ public class IdempotentRequests {
             unregister(id, signal);
             return replay(id, requestHash);
         }
-        return waitFor(id, signal);
+        return waitFor(id, requestHash, signal);
     }
 
     private <T> CompletionStage<Outcome<T>> replay(String id, String requestHash) {
@@ -231,7 +236,7 @@ public class IdempotentRequests {
             found = keys.find(id);
         }
         if (found.isPresent() && !found.get().completed() && found.get().requestHash().equals(requestHash)) {
-            return waitFor(id, signal);
+            return waitFor(id, requestHash, signal);
         }
         if (signal != null) {
             unregister(id, signal);
@@ -245,7 +250,8 @@ public class IdempotentRequests {
         return CompletableFuture.completedFuture(replayOf(found.get()));
     }
 
-    private <T> CompletionStage<Outcome<T>> waitFor(String id, CompletableFuture<Optional<StoredAnswer>> signal) {
+    private <T> CompletionStage<Outcome<T>> waitFor(String id, String requestHash,
+                                                     CompletableFuture<Optional<StoredAnswer>> signal) {
         CompletableFuture<Outcome<T>> result = new CompletableFuture<>();
         Runnable cancel = deadlines.after(REPLAY_WAIT, () -> {
             unregister(id, signal);
@@ -254,9 +260,16 @@ public class IdempotentRequests {
                 Optional<IdempotentAnswer> last = keys.find(id);
                 if (last.isPresent() && last.get().completed()) {
                     result.complete(replayOf(last.get()));
+                } else if (forgotAbandoned(id, requestHash, null)) {
+                    // its process died while this one waited (killed mid-request; its heartbeat expired
+                    // meanwhile): the key is free, and the caller's next try carries the request out
+                    result.completeExceptionally(new Refused(Refused.Reason.CONVERSATION_BUSY, "The control plane "
+                            + "that took the first request with this Idempotency-Key is gone, and the request was "
+                            + "not carried out: retry now").retryAfter(1));
                 } else {
                     result.completeExceptionally(new Refused(Refused.Reason.CONVERSATION_BUSY,
-                            "The first request with this Idempotency-Key is still being answered; retry later"));
+                            "The first request with this Idempotency-Key is still being answered; retry later")
+                            .retryAfter(STILL_ANSWERED_RETRY_AFTER_SECONDS));
                 }
             } catch (RuntimeException e) {
                 result.completeExceptionally(e);

@@ -2,6 +2,7 @@ package dev.dockyard.runtime.provisioning;
 
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.EngineUnreachableException;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxProcess;
 import dev.dockyard.backend.SandboxSpec;
@@ -374,6 +375,10 @@ public class ColdProvisioning {
         RuntimeStatus ended(RuntimeException failure) {
             String id = runtime.id();
             String name = runtime.containerName();
+            if (EngineUnreachableException.in(failure)) {
+                // the next provision goes elsewhere, not to the engine this one just found gone
+                placement.unreachable(runtime.node(), failure);
+            }
             if (failure instanceof IllegalTransitionException e) {
                 // stopped while being built: what was built must go, the status stays as the stop left it
                 LOG.info("Runtime " + id + " was stopped during provisioning; removing its sandbox");

@@ -108,7 +108,7 @@ public class Migrations {
                 source.image(), source.cpus(), source.memoryMb(), source.timeoutSeconds(), clock.instant());
         migrated.assignNode(target);
         migrated.ownedBy(config.instance());
-        migrated.provisionedBy(instance.id());
+        migrated.provisionedBy(instance.process());
         migrated.configuredFor(source.agent(), new LlmSettings(source.llmModel(),
                 source.llmBaseUrl(), source.llmApiKey()));
         migrated.withEnvironment(source.environment());

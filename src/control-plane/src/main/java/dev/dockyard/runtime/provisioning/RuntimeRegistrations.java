@@ -69,7 +69,7 @@ public class RuntimeRegistrations {
                         request.timeoutSeconds(), clock.instant());
         runtime.assignNode(node);
         runtime.ownedBy(config.instance());
-        runtime.provisionedBy(instance.id());
+        runtime.provisionedBy(instance.process());
         runtime.configuredFor(request.agent().name(), request.llm());
         runtime.withEnvironment(request.environment());
         runtime.withExtraDependencies(request.extraDependencies());

@@ -347,8 +347,8 @@ public class Reconciler {
 
     /**
      * Whether some process is still bringing the runtime up: this one, or the one that recorded
-     * itself as its provisioner while that one's heartbeat lives. This process under the same id
-     * but not working on it is its earlier self, restarted.
+     * itself as its provisioner while that one's heartbeat lives. An earlier start of an instance
+     * restarted under the same id is not alive, whichever process asks.
      */
     private boolean inFlight(SandboxRuntime runtime) {
         if (provisioner.isInFlight(runtime.id())) {

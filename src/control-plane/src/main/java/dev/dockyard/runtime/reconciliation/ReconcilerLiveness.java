@@ -60,7 +60,7 @@ public class ReconcilerLiveness implements HealthCheck {
         }
         Duration age = Duration.between(turns.last(), clock.instant());
         return HealthCheckResponse.named(NAME).status(age.getSeconds() <= maxAgeSeconds)
-                .withData("leaseHolder", leases.me())
+                .withData("leaseHolder", leases.instanceId())
                 .withData("lastPassAgeSeconds", age.getSeconds())
                 .withData("maxAgeSeconds", maxAgeSeconds)
                 .build();

@@ -14,6 +14,7 @@ import dev.dockyard.application.images.ImageAccess;
 import dev.dockyard.application.runtimes.RuntimeService;
 import dev.dockyard.application.workspaces.Snapshots;
 import dev.dockyard.backend.EgressPolicy;
+import dev.dockyard.backend.EngineUnreachableException;
 import dev.dockyard.backend.ExecutorServer;
 import dev.dockyard.backend.Labels;
 import dev.dockyard.backend.RuntimeImageBuilder;
@@ -23,6 +24,7 @@ import dev.dockyard.fakes.FakeImages;
 import dev.dockyard.fakes.FakeNodes;
 import dev.dockyard.fakes.TestConfig;
 import dev.dockyard.images.ExtraDependencies;
+import dev.dockyard.placement.Placements;
 import dev.dockyard.pool.PoolDefinition;
 import dev.dockyard.pool.PoolProgram;
 import dev.dockyard.pool.PoolSettings;
@@ -73,6 +75,8 @@ class E2bSandboxesTest {
     /** What the next provision answers instead of a READY runtime, if set. */
     private RuntimeException refuseNext;
     private boolean neverReady;
+    /** Whether the next provision ends in ERROR, its node's engine having stopped answering meanwhile. */
+    private boolean engineGone;
 
     @BeforeEach
     void wire() {
@@ -125,6 +129,7 @@ class E2bSandboxesTest {
             }
         };
         sandboxes.journal = l.journal;
+        sandboxes.health = Placements.health(l.nodes, l.clock);
         sandboxes.idle = l.idle;
         sandboxes.nodes = l.nodes;
         sandboxes.clock = l.clock;
@@ -146,6 +151,14 @@ class E2bSandboxesTest {
                 asked.add(request);
                 if (refuseNext != null) {
                     throw refuseNext;
+                }
+                if (engineGone) {
+                    // as provisioning leaves it: ERROR with the engine's words, and its node marked down
+                    SandboxRuntime failed = starting(request);
+                    sandboxes.health.unreachable("local", new EngineUnreachableException("the Docker engine of node "
+                            + "'local' does not answer (SocketException)", null));
+                    return l.journal.transition(failed.id(), RuntimeStatus.ERROR, "Provisioning failed at step "
+                            + "'create': the Docker engine of node 'local' does not answer (SocketException)");
                 }
                 return neverReady ? starting(request) : registered(request);
             }
@@ -279,6 +292,21 @@ class E2bSandboxesTest {
         assertEquals(5, refused.retryAfterSeconds(), "with Retry-After: nothing is broken (the soak, 2026-11-30)");
         assertTrue(refused.getMessage().startsWith("The sandbox was not ready within 50 s"), refused.getMessage());
         assertEquals(1, deleted.size(), "nothing the caller never heard of runs on");
+    }
+
+    /**
+     * A create whose provisioning met its node's engine gone (the soak's engine restart and node cut,
+     * 2026-11-30: 13 creates answered 503 without Retry-After): nothing is wrong with the request, a
+     * create a moment later is placed elsewhere or finds the engine back.
+     */
+    @Test
+    void shouldAskToRetryACreateWhoseNodesEngineStoppedAnswering() {
+        engineGone = true;
+        Refused refused = assertThrows(Refused.class, () -> create("alice", base(300, Map.of())));
+
+        assertEquals(Refused.Reason.NODE_UNAVAILABLE, refused.reason());
+        assertEquals(5, refused.retryAfterSeconds());
+        assertTrue(refused.getMessage().contains("does not answer"), refused.getMessage());
     }
 
     @Test

@@ -246,7 +246,37 @@ class IdempotentRequestsTest {
         Refused refused = refusal(retry);
         assertEquals(Refused.Reason.CONVERSATION_BUSY, refused.reason());
         assertTrue(refused.getMessage().contains("still being answered"), refused.getMessage());
+        assertEquals(5, refused.retryAfterSeconds(), "a client is told when to come back");
         assertEquals(0, requests.waitingKeys());
+    }
+
+    /**
+     * The first's process was alive when the retry came (killed a moment before: its heartbeat had
+     * not expired) and died while the retry waited: the key is free by the end of the wait, and the
+     * caller is told to try again now, which carries the request out.
+     */
+    @Test
+    void shouldFreeTheKeyOfAFirstWhoseProcessDiedWhileTheRetryWaited() throws Exception {
+        FakeLeaseStore store = new FakeLeaseStore();
+        MutableClock clock = new MutableClock(Instant.parse("2026-11-30T08:00:00Z"));
+        Leases killed = processes(store, clock, "other");
+        killed.heartbeat();
+        keys.claim("alice/k1", "h", killed.me());
+        requests.leases = processes(store, clock, "me");
+        CompletionStage<IdempotentRequests.Outcome<String>> retry = send("h", new CompletableFuture<>());
+        assertFalse(retry.toCompletableFuture().isDone(), "its process lives: the retry waits");
+
+        clock.advance(IdempotentRequests.REPLAY_WAIT);
+        deadlines.fireAll();
+
+        Refused refused = refusal(retry);
+        assertEquals(Refused.Reason.CONVERSATION_BUSY, refused.reason());
+        assertEquals(1, refused.retryAfterSeconds());
+        assertTrue(refused.getMessage().contains("retry now"), refused.getMessage());
+        IdempotentRequests.Outcome<String> again = send("h", CompletableFuture.completedFuture("{\"id\":\"rt-9\"}"))
+                .toCompletableFuture().get(5, TimeUnit.SECONDS);
+        assertFalse(again.isReplay(), "carried out by the next try");
+        assertEquals(1, carriedOut.get());
     }
 
     @Test
@@ -361,7 +391,7 @@ class IdempotentRequestsTest {
         MutableClock clock = new MutableClock(Instant.parse("2026-11-30T08:00:00Z"));
         Leases other = processes(store, clock, "other");
         other.heartbeat();
-        keys.claim("alice/k1", "h", "other");
+        keys.claim("alice/k1", "h", other.me());
         requests.leases = processes(store, clock, "me");
         // killed: its heartbeat is not renewed and expires
         clock.advance(TTL.plusSeconds(1));
@@ -372,7 +402,30 @@ class IdempotentRequestsTest {
         assertFalse(retry.isReplay(), "carried out by the retry");
         assertEquals(1, carriedOut.get());
         assertEquals(201, keys.rows.get("alice/k1").status());
-        assertEquals("me", keys.rows.get("alice/k1").claimedBy());
+        assertEquals(requests.leases.me(), keys.rows.get("alice/k1").claimedBy());
+    }
+
+    /**
+     * The first's control plane killed and restarted under its fixed id before the retry: alive
+     * again as an instance, but not the process that claimed the key (the soak, 2026-11-30: seven
+     * keys answered "still being answered" for good).
+     */
+    @Test
+    void shouldCarryOutARetryWhoseFirstsProcessDiedThoughItsInstanceRestarted() throws Exception {
+        FakeLeaseStore store = new FakeLeaseStore();
+        MutableClock clock = new MutableClock(Instant.parse("2026-11-30T08:00:00Z"));
+        Leases killed = new Leases(store, clock, ControlPlaneInstance.of("other", "1", TTL));
+        killed.heartbeat();
+        keys.claim("alice/k1", "h", killed.me());
+        clock.advance(TTL.plusSeconds(1));
+        new Leases(store, clock, ControlPlaneInstance.of("other", "2", TTL)).heartbeat();
+        requests.leases = processes(store, clock, "me");
+
+        IdempotentRequests.Outcome<String> retry = send("h", CompletableFuture.completedFuture("{\"id\":\"rt-9\"}"))
+                .toCompletableFuture().get(5, TimeUnit.SECONDS);
+
+        assertFalse(retry.isReplay(), "carried out by the retry");
+        assertEquals(1, carriedOut.get());
     }
 
     @Test
@@ -392,8 +445,9 @@ class IdempotentRequestsTest {
     void shouldWaitForAFirstWhoseProcessLives() {
         FakeLeaseStore store = new FakeLeaseStore();
         MutableClock clock = new MutableClock(Instant.parse("2026-11-30T08:00:00Z"));
-        processes(store, clock, "other").heartbeat();
-        keys.claim("alice/k1", "h", "other");
+        Leases other = processes(store, clock, "other");
+        other.heartbeat();
+        keys.claim("alice/k1", "h", other.me());
         requests.leases = processes(store, clock, "me");
 
         CompletionStage<IdempotentRequests.Outcome<String>> retry = send("h", new CompletableFuture<>());

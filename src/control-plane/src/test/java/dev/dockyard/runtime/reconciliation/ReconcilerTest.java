@@ -417,7 +417,7 @@ class ReconcilerTest {
         Leases other = new Leases(store, clock, ControlPlaneInstance.of("other", Duration.ofSeconds(30)));
         assertTrue(other.heartbeat());
         SandboxRuntime theirs = runtime(RuntimeStatus.RUNTIME_STARTED);
-        theirs.provisionedBy("other");
+        theirs.provisionedBy(other.me());
         backend.put(theirs.containerName(), theirs.id(), clock.instant(), Phase.RUNNING);
         clock.advance(config.reconcilerGrace.plusSeconds(1));
         other.heartbeat();
@@ -432,6 +432,31 @@ class ReconcilerTest {
         assertEquals(1, report.interruptedFailed());
         assertEquals(RuntimeStatus.ERROR, statusOf(theirs));
         assertEquals(Phase.MISSING, backend.phase(theirs.containerName()));
+    }
+
+    /**
+     * The other instance killed mid-provisioning and restarted under its fixed id: its restart
+     * heartbeats, its killed process does not, and the provision is failed once that one's
+     * heartbeat expired (the soak, 2026-11-30: it stayed RUNTIME_STARTED while the instance lived again).
+     */
+    @Test
+    void shouldFailAProvisionOfAnotherInstancesKilledProcessThoughItRestartedUnderItsId() {
+        FakeLeaseStore store = new FakeLeaseStore();
+        reconciler.leases = new Leases(store, clock, ControlPlaneInstance.of("survivor", Duration.ofSeconds(30)));
+        Leases killed = new Leases(store, clock, ControlPlaneInstance.of("other", "1", Duration.ofSeconds(30)));
+        assertTrue(killed.heartbeat());
+        SandboxRuntime theirs = runtime(RuntimeStatus.RUNTIME_STARTED);
+        theirs.provisionedBy(killed.me());
+        backend.put(theirs.containerName(), theirs.id(), clock.instant(), Phase.RUNNING);
+        Leases restarted = new Leases(store, clock, ControlPlaneInstance.of("other", "2", Duration.ofSeconds(30)));
+        assertTrue(restarted.heartbeat());
+
+        clock.advance(Duration.ofSeconds(31));
+        restarted.heartbeat();
+        Reconciler.Report report = reconciler.pass();
+
+        assertEquals(1, report.interruptedFailed());
+        assertEquals(RuntimeStatus.ERROR, statusOf(theirs));
     }
 
     @Test
