@@ -199,8 +199,9 @@ class DockyardImageThroughRuntimeApiIT {
      * A runtime whose sandbox stopped while READY (an engine restart stops every container) answers
      * {@code 503} with {@code Retry-After} at its URL while Dockyard starts it again, not the {@code 502}
      * OpenHands' clients give up on ("temporarily unavailable"); on a 503 they resume the runtime,
-     * check {@code /alive} and send their request again, and the resume waits for the recovery (the
-     * soak's engine restart, 2026-11-30).
+     * poll it until its pod is ready, check {@code /alive} and send their request again. The resume
+     * waits a little for the recovery, and the runtime is pending, not failed, meanwhile (the soak's
+     * engine restart, 2026-11-30).
      */
     @Test
     void shouldAskToRetryAtItsUrlWhileItsStoppedSandboxIsStartedAgainAndResumeOnceItServes() {
@@ -225,11 +226,15 @@ class DockyardImageThroughRuntimeApiIT {
             assertEquals(503, refused.statusCode(), refused.body());
             assertEquals("2", refused.headers().firstValue("Retry-After").orElse(""), refused.body());
 
-            // OpenHands' _resume_runtime, then its check that the runtime is alive
+            // OpenHands' _resume_runtime (it gives the call 10 s), then _wait_until_alive: polls the
+            // runtime until its pod is ready, then checks it is alive
+            long asked = System.nanoTime();
             DockyardApi.Answer resumed = api.resume(runtimeId);
             assertEquals(200, resumed.status(), resumed.body());
+            assertTrue(Duration.ofNanos(System.nanoTime() - asked).toSeconds() < 10, "within OpenHands' timeout");
             assertEquals("running", resumed.json().getString("status"), resumed.body());
             assertEquals(key, resumed.json().getString("session_api_key"), "the key stays");
+            awaitReadyLikeTheLegacyRuntime(api, runtimeId);
             HttpResponse<String> alive = ThroughUrl.get(url + "/alive", key);
             assertEquals(200, alive.statusCode(), alive.body());
             assertEquals("kept\n", read(url, key), "the workspace as it was");

@@ -23,6 +23,7 @@ import java.util.Base64;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -714,13 +715,14 @@ public final class Soak {
         long nextAt = System.nanoTime() + settings.faultEvery().toNanos();
         // every kind owed in the smoke must come within the run and two minutes more
         long cap = deadline + TimeUnit.MINUTES.toNanos(2);
-        for (int next = 0; ; next++) {
-            boolean owed = settings.quick() && next < faults.size();
+        Set<Fault> injected = new HashSet<>();
+        while (true) {
+            boolean owed = settings.quick() && injected.size() < faults.size();
             long end = owed ? cap : deadline;
             sleep(Math.max(0, TimeUnit.NANOSECONDS.toMillis(Math.min(nextAt, end) - System.nanoTime())));
             if (System.nanoTime() >= end) {
                 if (owed) {
-                    faults.subList(next, faults.size()).forEach(f -> failures.add("fault '" + f.name()
+                    faults.stream().filter(f -> !injected.contains(f)).forEach(f -> failures.add("fault '" + f.name()
                             + "' was not injected within the run, two minutes more and the time faults overran their spacing"));
                 }
                 return;
@@ -739,6 +741,7 @@ public final class Soak {
             // to the end of the turn: one passed over keeps its place ahead of the rest
             faults.remove(fault);
             faults.add(fault);
+            injected.add(fault);
             long start = System.nanoTime();
             nextAt = start + settings.faultEvery().toNanos();
             try {
@@ -1542,13 +1545,18 @@ public final class Soak {
         }
     }
 
-    /** A request retried (on no answer, or a 503 while a dependency is down) until answered or 3 minutes pass. */
+    /**
+     * A request retried (on no answer, a 503 while a dependency is down, or a 409 that says when to
+     * come back: an Idempotency-Key whose first request is still being answered, or was just freed)
+     * until answered or 3 minutes pass.
+     */
     private Answer sendWithRetries(String kind, Supplier<HttpRequest.Builder> request) {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
         Answer answer;
         do {
             answer = send(kind, request.get(), false);
-            if (answer.status() >= 0 && answer.status() != 503 && answer.status() != 502) {
+            if (answer.status() >= 0 && answer.status() != 503 && answer.status() != 502
+                    && !(answer.status() == 409 && answer.retryAfter())) {
                 return answer;
             }
             sleep(1000);

@@ -1,7 +1,6 @@
 package dev.dockyard.application;
 
 import dev.dockyard.backend.SandboxBusyException;
-import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.executor.ExecutorClient;
@@ -93,11 +92,11 @@ public class ExecutorOutages {
     /**
      * Waits, up to {@code limit}, for a runtime being recovered to serve again, having asked the
      * reconciler for a pass now: what OpenHands' clients mean by a resume after the runtime's URL
-     * answered {@code 503} (they then check it is alive and send their request again).
+     * answered {@code 503} (they then poll the runtime until it is ready, check it is alive and
+     * send their request again). Keep the limit below their own for the resume's answer (10 s).
      *
-     * @return the runtime, READY and serving
-     * @throws Refused {@code 503 executor-unavailable} with {@code Retry-After} when it is still being
-     *                 recovered at the end, {@code 409 runtime-not-ready} when it ended or changed otherwise
+     * @return the runtime as it is at the end: READY and serving, still being recovered (the limit
+     *         passed), or what the recovery made of it (PAUSED, ERROR)
      */
     public SandboxRuntime awaitRecovered(String runtimeId, Duration limit) {
         if (unanswered != null) {
@@ -107,24 +106,16 @@ public class ExecutorOutages {
         while (true) {
             SandboxRuntime now = journal.find(runtimeId).orElseThrow(() ->
                     new Refused(Refused.Reason.NOT_FOUND, "Runtime " + runtimeId + " does not exist"));
-            if (now.status() == RuntimeStatus.READY && serving(now)) {
+            boolean recovering = now.status() == RuntimeStatus.ERROR_RUNTIME_DISCONNECTED
+                    || now.status() == RuntimeStatus.READY && !serving(now);
+            if (!recovering || System.nanoTime() > deadline) {
                 return now;
-            }
-            if (now.status() != RuntimeStatus.READY && now.status() != RuntimeStatus.ERROR_RUNTIME_DISCONNECTED) {
-                throw new Refused(Refused.Reason.RUNTIME_NOT_READY, "Runtime " + runtimeId + " is " + now.status()
-                        + ": " + now.statusMessage()).with("runtimeStatus", Jsonp.createValue(now.status().name()));
-            }
-            if (System.nanoTime() > deadline) {
-                throw new Refused(Refused.Reason.EXECUTOR_UNAVAILABLE, "Runtime " + runtimeId + " is still being "
-                        + "recovered (its sandbox stopped or its server is gone, and Dockyard is starting it again): "
-                        + "retry in a few seconds").retryAfter(RETRY_AFTER_SECONDS);
             }
             try {
                 Thread.sleep(LOOK_EVERY_MS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new Refused(Refused.Reason.EXECUTOR_UNAVAILABLE, "Interrupted while runtime " + runtimeId
-                        + " was being recovered").retryAfter(RETRY_AFTER_SECONDS);
+                return now;
             }
         }
     }

@@ -60,14 +60,14 @@ public class NodeHealth {
     }
 
     /**
-     * A call to {@code node} found its engine not answering (a provision's step, say): recorded as a
-     * failed probe now, so that placement stops choosing the node at once rather than at its next
-     * probe, which says again whether it answers. In the soak's node cut (2026-11-30) placement
-     * went on choosing the cut node for up to a probe interval, and every provision placed there
-     * failed within a second, its client's retry placed there again.
+     * A call to {@code node} found its engine not answering (a provision's step, say): the node is
+     * probed now rather than at its next turn, so that placement stops choosing it at once if it is
+     * down (one connection reset under load is no outage: the probe decides). In the soak's node
+     * cut (2026-11-30) placement went on choosing the cut node for up to a probe interval, and every
+     * provision placed there failed within a second, its client's retry placed there again.
      */
-    public void unreachable(String node, RuntimeException e) {
-        record(node, new NodeReport(false, clock.instant(), describe(e)));
+    public NodeReport unreachable(String node) {
+        return probe(node);
     }
 
     private NodeReport record(String node, NodeReport report) {

@@ -96,11 +96,12 @@ public class Placement {
     }
 
     /**
-     * A runtime's call to {@code node} found its engine not answering: no runtime is placed there
-     * until its health probe finds it answering again ({@link NodeHealth#unreachable}).
+     * A runtime's call to {@code node} found its engine not answering: the node is probed now, and
+     * if it is down no runtime is placed there until a probe finds it answering again
+     * ({@link NodeHealth#unreachable}).
      */
-    public void unreachable(String node, RuntimeException e) {
-        health.unreachable(node, e);
+    public void unreachable(String node) {
+        health.unreachable(node);
     }
 
     /**

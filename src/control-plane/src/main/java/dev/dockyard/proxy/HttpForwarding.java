@@ -1,6 +1,5 @@
 package dev.dockyard.proxy;
 
-import dev.dockyard.application.remote.ProxyTarget;
 import dev.dockyard.http.Header;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -92,7 +91,7 @@ public class HttpForwarding {
             answer = client.send(outgoing.build(), BodyHandlers.ofInputStream());
         } catch (HttpConnectTimeoutException | ConnectException e) {
             runtimes.traffic(exchange, false, body.count(), 0);
-            ProxyErrors.write(response, runtimes.unreachable(exchange));
+            ProxyErrors.write(response, exchange, runtimes.unreachable(exchange));
             return;
         } catch (HttpTimeoutException e) {
             failed(response, exchange, body.count(), 504, service + " did not answer in time");
@@ -101,14 +100,8 @@ public class HttpForwarding {
             // never the exception's message: it may quote the URI, whose query may hold a key
             LOG.log(Level.FINE, "Proxy to {0}/{1} failed: {2}", new Object[] {exchange.route().runtimeId(),
                     exchange.route().service(), e.getClass().getName()});
-            if (exchange.route().service().equals(ProxyTarget.MAIN)) {
-                // closed with no answer: the engine's port forwarder does that for a sandbox whose
-                // server just exited, which is as gone as one that refuses the connection
-                runtimes.traffic(exchange, false, body.count(), 0);
-                ProxyErrors.write(response, runtimes.unreachable(exchange));
-            } else {
-                failed(response, exchange, body.count(), 502, service + " failed");
-            }
+            // taken, then dropped: the request may have run, so no answer here asks for it again
+            failed(response, exchange, body.count(), 502, service + " failed");
             return;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -157,7 +150,7 @@ public class HttpForwarding {
     private void failed(HttpServletResponse response, ProxyExchange exchange, long in, int status, String detail)
             throws IOException {
         runtimes.traffic(exchange, false, in, 0);
-        ProxyErrors.write(response, status, detail);
+        ProxyErrors.write(response, exchange, new Admission.Refused(status, detail));
     }
 
     /** The small answer that carries the internal key, read whole and given with the public key instead. */

@@ -22,6 +22,16 @@ final class ProxyErrors {
         send(response, status, Jsonp.createObjectBuilder().add("detail", detail).build(), 0);
     }
 
+    /** A refusal of an exchange under way, in E2B's shape when it came by E2B's envd routes. */
+    static void write(HttpServletResponse response, ProxyExchange exchange, Admission.Refused refused)
+            throws IOException {
+        if (exchange.e2b()) {
+            writeE2b(response, refused, null);
+        } else {
+            write(response, refused);
+        }
+    }
+
     /** A refusal, with its {@code Retry-After} if it asks for one. */
     static void write(HttpServletResponse response, Admission.Refused refused) throws IOException {
         send(response, refused.status(), Jsonp.createObjectBuilder().add("detail", refused.detail()).build(),

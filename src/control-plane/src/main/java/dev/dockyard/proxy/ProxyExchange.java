@@ -13,9 +13,16 @@ import java.util.List;
  * @param headers  the client's headers, in order
  * @param origin   where the client reached Dockyard
  * @param contentSecurityPolicy the proxy's policy added to every answer, or null for none
+ * @param e2b      whether it came by E2B's envd routes: the proxy's own answers take E2B's shape
  */
 public record ProxyExchange(ServiceRoute route, Admission.Admitted admitted, List<Header> headers,
-                            ForwardedRequest.Origin origin, String contentSecurityPolicy) {
+                            ForwardedRequest.Origin origin, String contentSecurityPolicy, boolean e2b) {
+
+    /** A request of a runtime's service URL (not E2B's envd routes). */
+    public ProxyExchange(ServiceRoute route, Admission.Admitted admitted, List<Header> headers,
+                         ForwardedRequest.Origin origin, String contentSecurityPolicy) {
+        this(route, admitted, headers, origin, contentSecurityPolicy, false);
+    }
 
     public ProxyTarget target() {
         return admitted.target();

@@ -48,21 +48,24 @@ public class ProxyRuntimes {
 
     /**
      * The refusal for a request whose service refused the connection or did not take it in time. The
-     * main service of a READY runtime is its sandbox's own server: gone, the runtime is being
-     * recovered (a 503 with {@code Retry-After}, and the reconciler told). Any other port is the
-     * sandbox's program's, which may simply not listen yet: a 502.
+     * main service of a READY runtime is its sandbox's own server: gone with its sandbox (stopped,
+     * or its engine restarting), the runtime is being recovered (a 503 with {@code Retry-After}, and
+     * the reconciler told). A sandbox that runs without its server, or any other port (the sandbox
+     * program's, which may simply not listen yet), is a 502.
      */
     public Admission.Refused unreachable(ProxyExchange exchange) {
         ServiceRoute route = exchange.route();
+        Admission.Refused unreachable = new Admission.Refused(502, "Runtime service " + route.service()
+                + " is unreachable");
         if (!route.service().equals(ProxyTarget.MAIN)) {
-            return new Admission.Refused(502, "Runtime service " + route.service() + " is unreachable");
+            return unreachable;
         }
         try {
-            targets.get().unanswered(route.runtimeId());
+            return targets.get().unanswered(route.runtimeId()) ? Admission.recovering("Runtime") : unreachable;
         } catch (RuntimeException e) {
-            LOG.log(Level.FINE, "Telling the reconciler about " + route.runtimeId() + " failed", e);
+            LOG.log(Level.FINE, "Asking whether " + route.runtimeId() + " is being recovered failed", e);
+            return unreachable;
         }
-        return Admission.recovering("Runtime");
     }
 
     /** Reports one finished exchange or WebSocket session. */

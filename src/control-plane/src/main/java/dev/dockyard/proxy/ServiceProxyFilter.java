@@ -209,7 +209,7 @@ public class ServiceProxyFilter extends HttpFilter {
         }
         ServiceRoute route = EnvdAdmission.route(target.orElseThrow().runtimeId(), path);
         http.forward(request, response, new ProxyExchange(route, (Admission.Admitted) admission, headers,
-                origin(request), null));
+                origin(request), null, true));
     }
 
     /** What is refused before a runtime is looked up: no proxying here at all, or an ambiguous request. */

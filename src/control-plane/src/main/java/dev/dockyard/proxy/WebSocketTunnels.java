@@ -199,7 +199,7 @@ public class WebSocketTunnels {
             if (connected) {
                 ProxyErrors.write(response, 504, "Runtime service " + exchange.route().service() + " did not answer in time");
             } else {
-                ProxyErrors.write(response, runtimes.unreachable(exchange));
+                ProxyErrors.write(response, exchange, runtimes.unreachable(exchange));
             }
         } catch (IOException e) {
             LOG.log(Level.FINE, "Tunnel to {0}/{1} failed: {2}", new Object[] {exchange.route().runtimeId(),
@@ -207,7 +207,7 @@ public class WebSocketTunnels {
             if (connected) {
                 ProxyErrors.write(response, 502, "Runtime service " + exchange.route().service() + " failed");
             } else {
-                ProxyErrors.write(response, runtimes.unreachable(exchange));
+                ProxyErrors.write(response, exchange, runtimes.unreachable(exchange));
             }
         } catch (ServletException e) {
             LOG.log(Level.WARNING, "The container refused to upgrade a connection", e);

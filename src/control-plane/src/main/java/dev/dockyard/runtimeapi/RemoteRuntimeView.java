@@ -31,7 +31,9 @@ final class RemoteRuntimeView {
             // hibernated is paused to OpenHands: /resume wakes it
             case PAUSED, HIBERNATED -> new Status("paused", "not found");
             case STOPPED -> new Status("stopped", "not found");
-            case ERROR_RUNTIME_DISCONNECTED -> new Status("error", "unknown");
+            // being recovered (its sandbox started again, its node waited for): OpenHands' clients poll
+            // on while the pod is pending, and give up on "unknown"; released after the grace, it is failed
+            case ERROR_RUNTIME_DISCONNECTED -> new Status("running", "pending");
             case ERROR -> new Status("error", "failed");
         };
     }

@@ -36,17 +36,28 @@ class NodeHealthTest {
     }
 
     @Test
-    void shouldTakeANodeACallFoundUnansweringAsDownUntilItsNextProbeAnswers() {
+    void shouldProbeANodeACallFoundUnansweringAtOnceAndKeepItDownUntilAProbeAnswers() {
         assertTrue(health.report("b").healthy());
-
-        health.unreachable("b", new EngineUnreachableException("the Docker engine of node 'b' does not answer",
+        nodes.backend("b").pingFails(new EngineUnreachableException("the Docker engine of node 'b' does not answer",
                 new ConnectException("Connection refused")));
+
+        health.unreachable("b");
 
         assertEquals(new NodeReport(false, NOW, "ConnectException: Connection refused"), health.report("b"));
         assertTrue(health.knownDown("b"));
+        nodes.backend("b").pingFails(null);
         clock.advance(Duration.ofSeconds(10));
         health.probeAll();
         assertTrue(health.report("b").healthy(), "its next probe says it answers again");
+    }
+
+    @Test
+    void shouldKeepANodeWhoseProbeAnswersAfterACallFailedHealthy() {
+        assertTrue(health.report("a").healthy());
+
+        health.unreachable("a"); // one connection reset under load: the engine answers its probe
+
+        assertTrue(health.report("a").healthy());
     }
 
     @Test

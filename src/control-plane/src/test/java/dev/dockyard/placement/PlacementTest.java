@@ -88,10 +88,12 @@ class PlacementTest {
         register("a", 512);
         assertEquals("b", place(null, 512, n -> n), "the roomiest");
 
-        placement.unreachable("b", new EngineUnreachableException("the Docker engine of node 'b' does not answer",
+        nodes.backend("b").pingFails(new EngineUnreachableException("the Docker engine of node 'b' does not answer",
                 new ConnectException("Connection refused")));
+        placement.unreachable("b");
 
         assertEquals("a", place(null, 512, n -> n), "not b again before its probe answers");
+        nodes.backend("b").pingFails(null);
         clock.advance(Duration.ofSeconds(10));
         placement.health.probeAll();
         assertEquals("b", place(null, 512, n -> n), "b again once its probe answers");

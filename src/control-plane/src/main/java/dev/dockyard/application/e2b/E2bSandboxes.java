@@ -180,7 +180,7 @@ public class E2bSandboxes {
                     + READY_WAIT.toSeconds() + " s (" + settled.status() + ": " + settled.statusMessage()
                     + "); it was removed").retryAfter(EngineUnreachableException.RETRY_AFTER_SECONDS);
         }
-        if (health.knownDown(settled.node())) {
+        if (settled.node() != null && health.knownDown(settled.node())) {
             // its node's engine stopped answering while it was provisioned (restarting, cut off): nothing
             // is wrong with the request, and a create a moment later goes to another node, or finds it back
             throw new Refused(Refused.Reason.NODE_UNAVAILABLE, "The sandbox could not be started: "

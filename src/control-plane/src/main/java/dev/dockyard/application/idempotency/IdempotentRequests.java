@@ -356,7 +356,7 @@ public class IdempotentRequests {
 
     private static Refused firstFailed() {
         return new Refused(Refused.Reason.CONVERSATION_BUSY,
-                "The first request with this Idempotency-Key failed before it was answered; retry it");
+                "The first request with this Idempotency-Key failed before it was answered; retry it").retryAfter(1);
     }
 
     private static Throwable unwrap(Throwable error) {

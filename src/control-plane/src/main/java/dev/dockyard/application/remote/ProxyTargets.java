@@ -24,9 +24,10 @@ public interface ProxyTargets {
     void traffic(String runtimeId, String service, boolean websocket, long bytesIn, long bytesOut);
 
     /**
-     * A request found the runtime's main service refusing connections while the runtime was READY:
-     * its server is gone (its sandbox stopped with it). The runtime is being recovered, and the
-     * reconciler is asked for a pass now rather than at its next tick.
+     * A request found the runtime's main service refusing connections while the runtime was READY.
+     * Whether the runtime is being recovered: its sandbox stopped or is gone, or its engine does not
+     * answer, and the reconciler is asked for a pass now rather than at its next tick; false when
+     * the sandbox runs and only its server does not listen, which no recovery restarts.
      */
-    void unanswered(String runtimeId);
+    boolean unanswered(String runtimeId);
 }

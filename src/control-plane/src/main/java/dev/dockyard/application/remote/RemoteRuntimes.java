@@ -52,9 +52,10 @@ public class RemoteRuntimes {
 
     /**
      * How long a resume waits for a runtime being recovered: a sandbox started again answers in
-     * seconds, an engine's restart takes longer (the caller hears 503 with Retry-After then).
+     * seconds; below the 10 s OpenHands' clients give a Runtime API call, after which they poll the
+     * runtime (pending while it is recovered) for as long as they give a runtime to start.
      */
-    static final Duration RECOVERY_WAIT = Duration.ofSeconds(30);
+    static final Duration RECOVERY_WAIT = Duration.ofSeconds(7);
 
     @Inject
     RuntimeService lifecycle;
@@ -209,8 +210,13 @@ public class RemoteRuntimes {
     public SandboxRuntime resume(SandboxRuntime runtime) {
         if (outages != null && outages.recovering(runtime)) {
             // its URL answered 503 while its stopped sandbox is started again: OpenHands' clients
-            // resume, check it is alive and send again, so the resume waits for the recovery
-            return outages.awaitRecovered(runtime.id(), RECOVERY_WAIT);
+            // resume, poll until the pod is ready, check it is alive and send again; the resume
+            // waits a little for the recovery, and answers the runtime as it is then
+            SandboxRuntime now = outages.awaitRecovered(runtime.id(), RECOVERY_WAIT);
+            if (now.status() != RuntimeStatus.PAUSED && now.status() != RuntimeStatus.HIBERNATED) {
+                return now;
+            }
+            runtime = now; // found frozen by the recovery: thawed as any paused runtime
         }
         SandboxRuntime resumed = lifecycle.resume(runtime.id());
         boolean thawed = (runtime.status() == RuntimeStatus.PAUSED || runtime.status() == RuntimeStatus.HIBERNATED)

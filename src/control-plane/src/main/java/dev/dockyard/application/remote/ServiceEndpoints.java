@@ -2,6 +2,8 @@ package dev.dockyard.application.remote;
 
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.EngineUnreachableException;
+import dev.dockyard.backend.SandboxState;
 import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.lifecycle.Activity;
@@ -83,13 +85,30 @@ public class ServiceEndpoints implements ProxyTargets {
      * restart, or its executor exited): the reconciler is asked for a pass now, which starts it again.
      */
     private ProxyTarget.State lostItsServer(SandboxRuntime runtime) {
-        unanswered(runtime.id());
+        outages.fireAsync(new SandboxUnanswered(runtime.id()));
         return ProxyTarget.State.RECOVERING;
     }
 
     @Override
-    public void unanswered(String runtimeId) {
-        outages.fireAsync(new SandboxUnanswered(runtimeId));
+    public boolean unanswered(String runtimeId) {
+        Optional<SandboxRuntime> runtime = runtimes.find(runtimeId);
+        if (runtime.isEmpty() || !runtime.get().status().isLive()) {
+            return false;
+        }
+        boolean stopped;
+        try {
+            SandboxState.Phase phase = nodes.on(nodes.named(runtime.get().node()))
+                    .inspect(runtime.get().containerName()).phase();
+            stopped = phase != SandboxState.Phase.RUNNING && phase != SandboxState.Phase.PAUSED;
+        } catch (EngineUnreachableException e) {
+            stopped = true; // the engine restarting: it stopped every sandbox, and starts them again
+        } catch (BackendException e) {
+            stopped = false;
+        }
+        if (stopped) {
+            outages.fireAsync(new SandboxUnanswered(runtimeId));
+        }
+        return stopped;
     }
 
     /**

@@ -254,7 +254,14 @@ final class LoopDisks {
                 // "detach failed" for a device the kernel let go of meanwhile (an autoclear device
                 // frees itself once its last mount goes, as an engine's restart unmounts them all):
                 // detached is what was asked
-                if (attachedDevice(volume).isPresent()) {
+                boolean stillAttached;
+                try {
+                    stillAttached = attachedDevice(volume).isPresent();
+                } catch (RuntimeException looking) {
+                    e.addSuppressed(looking);
+                    throw e;
+                }
+                if (stillAttached) {
                     throw e;
                 }
             }

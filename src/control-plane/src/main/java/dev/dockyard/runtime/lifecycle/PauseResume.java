@@ -83,8 +83,18 @@ public class PauseResume {
         RuntimeBackend backend = nodes.on(runtime.node());
         long start = System.nanoTime();
         backend.pause(runtime.containerName());
-        if (!journal.transitionIf(runtimeId, EnumSet.of(RuntimeStatus.READY), RuntimeStatus.PAUSED,
-                why + " in " + (System.nanoTime() - start) / 1_000_000 + " ms", r -> r.pausedFor(reason))) {
+        boolean recorded;
+        try {
+            recorded = journal.transitionIf(runtimeId, EnumSet.of(RuntimeStatus.READY), RuntimeStatus.PAUSED,
+                    why + " in " + (System.nanoTime() - start) / 1_000_000 + " ms", r -> r.pausedFor(reason));
+        } catch (RuntimeException e) {
+            // not recorded (the database did not answer): the runtime is READY, so is its sandbox
+            // (the soak's database stop, 2026-11-30: a runtime left READY and frozen, its actions
+            // timing out until the reconciler took it for asleep a minute later)
+            thawQuietly(backend, runtime.containerName());
+            throw e;
+        }
+        if (!recorded) {
             SandboxRuntime now = current(runtimeId);
             if (now.status() == RuntimeStatus.PAUSED) {
                 // a concurrent pause recorded it first: the container is frozen as it should be

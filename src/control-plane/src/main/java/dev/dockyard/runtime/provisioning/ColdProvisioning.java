@@ -377,7 +377,7 @@ public class ColdProvisioning {
             String name = runtime.containerName();
             if (EngineUnreachableException.in(failure)) {
                 // the next provision goes elsewhere, not to the engine this one just found gone
-                placement.unreachable(runtime.node(), failure);
+                placement.unreachable(runtime.node());
             }
             if (failure instanceof IllegalTransitionException e) {
                 // stopped while being built: what was built must go, the status stays as the stop left it

@@ -155,8 +155,9 @@ class E2bSandboxesTest {
                 if (engineGone) {
                     // as provisioning leaves it: ERROR with the engine's words, and its node marked down
                     SandboxRuntime failed = starting(request);
-                    sandboxes.health.unreachable("local", new EngineUnreachableException("the Docker engine of node "
-                            + "'local' does not answer (SocketException)", null));
+                    l.backend.pingFails(new EngineUnreachableException("the Docker engine of node 'local' does not "
+                            + "answer (SocketException)", null));
+                    sandboxes.health.unreachable("local");
                     return l.journal.transition(failed.id(), RuntimeStatus.ERROR, "Provisioning failed at step "
                             + "'create': the Docker engine of node 'local' does not answer (SocketException)");
                 }

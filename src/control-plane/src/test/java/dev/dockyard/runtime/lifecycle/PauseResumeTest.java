@@ -16,9 +16,13 @@ import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.StatusChange;
 import dev.dockyard.runtime.executor.ExecutorClient;
 import dev.dockyard.runtime.provisioning.Journals;
+import dev.dockyard.runtime.provisioning.ProvisioningJournal;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -60,6 +64,28 @@ class PauseResumeTest {
         assertEquals(Phase.PAUSED, backend.phase(runtime.containerName()));
         assertEquals(RuntimeStatus.READY, pauses.resume(runtime.id()).status());
         assertEquals(Phase.RUNNING, backend.phase(runtime.containerName()));
+    }
+
+    /** The soak's database stop (2026-11-30): a pause whose record failed left the runtime READY and frozen. */
+    @Test
+    void shouldThawASandboxWhosePauseCouldNotBeRecorded() {
+        pauses.journal = new ProvisioningJournal() {
+            @Override
+            public Optional<SandboxRuntime> find(String id) {
+                return runtimes.find(id);
+            }
+
+            @Override
+            public boolean transitionIf(String id, Set<RuntimeStatus> from, RuntimeStatus next, String message,
+                                        Consumer<SandboxRuntime> change) {
+                throw new IllegalStateException("the database is out of reach");
+            }
+        };
+
+        assertThrows(IllegalStateException.class, () -> pauses.pause(runtime.id()));
+
+        assertEquals(Phase.RUNNING, backend.phase(runtime.containerName()), "READY, and so is its sandbox");
+        assertEquals(RuntimeStatus.READY, runtimes.find(runtime.id()).orElseThrow().status());
     }
 
     @Test

@@ -57,9 +57,13 @@ public class FakeProxyTargets implements ProxyTargets {
         traffic.add(new Traffic(runtimeId, service, websocket, bytesIn, bytesOut));
     }
 
-    /** Recorded as a traffic report of no service, so that a test reads it as it reads the rest. */
+    /**
+     * Recorded as a traffic report of no service, so that a test reads it as it reads the rest; the
+     * test's sandboxes are no containers: each counts as stopped, being recovered.
+     */
     @Override
-    public void unanswered(String runtimeId) {
+    public boolean unanswered(String runtimeId) {
         traffic.add(new Traffic(runtimeId, "unanswered", false, 0, 0));
+        return true;
     }
 }
