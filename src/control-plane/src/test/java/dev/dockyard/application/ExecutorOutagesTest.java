@@ -5,16 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dockyard.fakes.RecordedEvents;
 import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.executor.ExecutorClient;
 import dev.dockyard.runtime.executor.ExecutorClient.ExecutorUnreachableException;
 import dev.dockyard.runtime.reconciliation.SandboxUnanswered;
-import jakarta.enterprise.event.Event;
-import jakarta.enterprise.event.NotificationOptions;
-import jakarta.enterprise.util.TypeLiteral;
 import jakarta.json.JsonObject;
-import java.lang.annotation.Annotation;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,11 +24,8 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -46,13 +40,13 @@ class ExecutorOutagesTest {
     private static final JsonObject ECHO = Jsonp.createObjectBuilder().add("action", "run")
             .add("args", Jsonp.createObjectBuilder().add("command", "echo hi")).build();
 
-    private final List<SandboxUnanswered> fired = new ArrayList<>();
+    private final RecordedEvents<SandboxUnanswered> events = new RecordedEvents<>();
     private final ExecutorOutages outages = new ExecutorOutages();
     private final SandboxRuntime runtime = new SandboxRuntime("c1", "alice", "docker", "dockyard/sandbox:latest",
             1.0, 512, 60, Instant.now());
 
     ExecutorOutagesTest() {
-        outages.unanswered = new Recorded();
+        outages.unanswered = events;
     }
 
     @Test
@@ -70,7 +64,7 @@ class ExecutorOutagesTest {
         assertEquals(Refused.Reason.EXECUTOR_UNAVAILABLE, refused.reason());
         assertEquals(2, refused.retryAfterSeconds());
         assertTrue(refused.getMessage().contains("retry"), refused.getMessage());
-        assertEquals(List.of(new SandboxUnanswered(runtime.id())), fired);
+        assertEquals(List.of(new SandboxUnanswered(runtime.id())), events.fired());
     }
 
     @Test
@@ -97,7 +91,7 @@ class ExecutorOutagesTest {
 
             assertEquals(Refused.Reason.EXECUTOR_UNAVAILABLE, refused.reason());
             assertEquals(2, refused.retryAfterSeconds());
-            assertEquals(List.of(new SandboxUnanswered(runtime.id())), fired);
+            assertEquals(List.of(new SandboxUnanswered(runtime.id())), events.fired());
         }
     }
 
@@ -154,7 +148,7 @@ class ExecutorOutagesTest {
 
         assertEquals(Refused.Reason.EXECUTOR_FAILED, refused.reason());
         assertEquals(0, refused.retryAfterSeconds());
-        assertTrue(fired.isEmpty());
+        assertTrue(events.fired().isEmpty());
     }
 
     private static void readRequest(InputStream in) throws IOException {
@@ -168,39 +162,5 @@ class ExecutorOutagesTest {
         }
         Matcher length = Pattern.compile("(?i)content-length: (\\d+)").matcher(head);
         in.readNBytes(length.find() ? Integer.parseInt(length.group(1)) : 0);
-    }
-
-    /** The event, recorded instead of delivered. */
-    private final class Recorded implements Event<SandboxUnanswered> {
-        @Override
-        public void fire(SandboxUnanswered event) {
-            fired.add(event);
-        }
-
-        @Override
-        public <U extends SandboxUnanswered> CompletionStage<U> fireAsync(U event) {
-            fired.add(event);
-            return CompletableFuture.completedFuture(event);
-        }
-
-        @Override
-        public <U extends SandboxUnanswered> CompletionStage<U> fireAsync(U event, NotificationOptions options) {
-            return fireAsync(event);
-        }
-
-        @Override
-        public Event<SandboxUnanswered> select(Annotation... qualifiers) {
-            return this;
-        }
-
-        @Override
-        public <U extends SandboxUnanswered> Event<U> select(Class<U> subtype, Annotation... qualifiers) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public <U extends SandboxUnanswered> Event<U> select(TypeLiteral<U> subtype, Annotation... qualifiers) {
-            throw new UnsupportedOperationException();
-        }
     }
 }

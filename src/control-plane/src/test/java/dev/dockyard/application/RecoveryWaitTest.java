@@ -4,25 +4,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dockyard.fakes.RecordedEvents;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.executor.ExecutorClient;
 import dev.dockyard.runtime.provisioning.ProvisioningJournal;
 import dev.dockyard.runtime.reconciliation.SandboxUnanswered;
-import jakarta.enterprise.event.Event;
-import jakarta.enterprise.event.NotificationOptions;
-import jakarta.enterprise.util.TypeLiteral;
-import java.lang.annotation.Annotation;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,13 +27,13 @@ import org.junit.jupiter.api.Test;
  */
 class RecoveryWaitTest {
 
-    private final List<SandboxUnanswered> fired = new ArrayList<>();
+    private final RecordedEvents<SandboxUnanswered> events = new RecordedEvents<>();
     private final Deque<RuntimeStatus> statuses = new ArrayDeque<>();
     private final Deque<Boolean> serving = new ArrayDeque<>();
     private final ExecutorOutages outages = new ExecutorOutages();
 
     RecoveryWaitTest() {
-        outages.unanswered = new Recorded();
+        outages.unanswered = events;
         outages.journal = new ProvisioningJournal() {
             @Override
             public Optional<SandboxRuntime> find(String id) {
@@ -89,7 +83,7 @@ class RecoveryWaitTest {
 
         assertEquals(RuntimeStatus.READY, back.status());
         assertTrue(serving.size() == 1 && serving.peek(), "asked until it served");
-        assertEquals(List.of(new SandboxUnanswered("c1")), fired);
+        assertEquals(List.of(new SandboxUnanswered("c1")), events.fired());
     }
 
     @Test
@@ -110,38 +104,5 @@ class RecoveryWaitTest {
         SandboxRuntime found = outages.awaitRecovered("c1", Duration.ofSeconds(10));
 
         assertEquals(RuntimeStatus.PAUSED, found.status(), "found frozen: the resume thaws it as any paused runtime");
-    }
-
-    private final class Recorded implements Event<SandboxUnanswered> {
-        @Override
-        public void fire(SandboxUnanswered event) {
-            fired.add(event);
-        }
-
-        @Override
-        public <U extends SandboxUnanswered> CompletionStage<U> fireAsync(U event) {
-            fired.add(event);
-            return CompletableFuture.completedFuture(event);
-        }
-
-        @Override
-        public <U extends SandboxUnanswered> CompletionStage<U> fireAsync(U event, NotificationOptions options) {
-            return fireAsync(event);
-        }
-
-        @Override
-        public Event<SandboxUnanswered> select(Annotation... qualifiers) {
-            return this;
-        }
-
-        @Override
-        public <U extends SandboxUnanswered> Event<U> select(Class<U> subtype, Annotation... qualifiers) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public <U extends SandboxUnanswered> Event<U> select(TypeLiteral<U> subtype, Annotation... qualifiers) {
-            throw new UnsupportedOperationException();
-        }
     }
 }
