@@ -106,9 +106,7 @@ public class ExecutorOutages {
         while (true) {
             SandboxRuntime now = journal.find(runtimeId).orElseThrow(() ->
                     new Refused(Refused.Reason.NOT_FOUND, "Runtime " + runtimeId + " does not exist"));
-            boolean recovering = now.status() == RuntimeStatus.ERROR_RUNTIME_DISCONNECTED
-                    || now.status() == RuntimeStatus.READY && !serving(now);
-            if (!recovering || System.nanoTime() > deadline) {
+            if (!recovering(now) || System.nanoTime() > deadline) {
                 return now;
             }
             try {

@@ -56,21 +56,6 @@ public class NodeHealth {
         } catch (RuntimeException e) {
             report = new NodeReport(false, clock.instant(), describe(e));
         }
-        return record(node, report);
-    }
-
-    /**
-     * A call to {@code node} found its engine not answering (a provision's step, say): the node is
-     * probed now rather than at its next turn, so that placement stops choosing it at once if it is
-     * down (one connection reset under load is no outage: the probe decides). In the soak's node
-     * cut (2026-11-30) placement went on choosing the cut node for up to a probe interval, and every
-     * provision placed there failed within a second, its client's retry placed there again.
-     */
-    public NodeReport unreachable(String node) {
-        return probe(node);
-    }
-
-    private NodeReport record(String node, NodeReport report) {
         NodeReport before = reports.put(node, report);
         if (before == null ? !report.healthy() : before.healthy() != report.healthy()) {
             LOG.warning(report.healthy() ? "Backend node '" + node + "' is healthy again"

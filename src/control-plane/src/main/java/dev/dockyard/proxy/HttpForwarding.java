@@ -90,8 +90,7 @@ public class HttpForwarding {
         try {
             answer = client.send(outgoing.build(), BodyHandlers.ofInputStream());
         } catch (HttpConnectTimeoutException | ConnectException e) {
-            runtimes.traffic(exchange, false, body.count(), 0);
-            ProxyErrors.write(response, exchange, runtimes.unreachable(exchange));
+            failed(response, exchange, body.count(), runtimes.unreachable(exchange));
             return;
         } catch (HttpTimeoutException e) {
             failed(response, exchange, body.count(), 504, service + " did not answer in time");
@@ -149,8 +148,13 @@ public class HttpForwarding {
 
     private void failed(HttpServletResponse response, ProxyExchange exchange, long in, int status, String detail)
             throws IOException {
+        failed(response, exchange, in, new Admission.Refused(status, detail));
+    }
+
+    private void failed(HttpServletResponse response, ProxyExchange exchange, long in, Admission.Refused refused)
+            throws IOException {
         runtimes.traffic(exchange, false, in, 0);
-        ProxyErrors.write(response, exchange, new Admission.Refused(status, detail));
+        ProxyErrors.write(response, exchange, refused);
     }
 
     /** The small answer that carries the internal key, read whole and given with the public key instead. */

@@ -19,7 +19,7 @@ final class ProxyErrors {
     }
 
     static void write(HttpServletResponse response, int status, String detail) throws IOException {
-        send(response, status, Jsonp.createObjectBuilder().add("detail", detail).build(), 0);
+        write(response, new Admission.Refused(status, detail));
     }
 
     /** A refusal of an exchange under way, in E2B's shape when it came by E2B's envd routes. */

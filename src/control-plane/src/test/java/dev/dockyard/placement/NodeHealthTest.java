@@ -41,7 +41,7 @@ class NodeHealthTest {
         nodes.backend("b").pingFails(new EngineUnreachableException("the Docker engine of node 'b' does not answer",
                 new ConnectException("Connection refused")));
 
-        health.unreachable("b");
+        health.probe("b");
 
         assertEquals(new NodeReport(false, NOW, "ConnectException: Connection refused"), health.report("b"));
         assertTrue(health.knownDown("b"));
@@ -55,7 +55,7 @@ class NodeHealthTest {
     void shouldKeepANodeWhoseProbeAnswersAfterACallFailedHealthy() {
         assertTrue(health.report("a").healthy());
 
-        health.unreachable("a"); // one connection reset under load: the engine answers its probe
+        health.probe("a"); // one connection reset under load: the engine answers its probe
 
         assertTrue(health.report("a").healthy());
     }

@@ -157,7 +157,7 @@ class E2bSandboxesTest {
                     SandboxRuntime failed = starting(request);
                     l.backend.pingFails(new EngineUnreachableException("the Docker engine of node 'local' does not "
                             + "answer (SocketException)", null));
-                    sandboxes.health.unreachable("local");
+                    sandboxes.health.probe("local");
                     return l.journal.transition(failed.id(), RuntimeStatus.ERROR, "Provisioning failed at step "
                             + "'create': the Docker engine of node 'local' does not answer (SocketException)");
                 }
