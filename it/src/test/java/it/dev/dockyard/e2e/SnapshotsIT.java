@@ -10,6 +10,8 @@ import it.dev.dockyard.support.DockyardApi;
 import it.dev.dockyard.support.RuntimeApi;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -168,5 +170,142 @@ class SnapshotsIT {
         }
         assertTrue(DockerCli.ok("volume", "ls", "-q", "--filter", "name=dockyard-" + fork + "-ws").isBlank(),
                 "the fork's workspace went with it");
+    }
+
+    /**
+     * A control plane killed during a capture (the soak, 2026-11-30: a kill -9 while a snapshot was
+     * copied on node2) leaves the snapshot's image and workspace copy, which nobody will record, and
+     * the copier still mounting the runtime's workspace, so that neither could ever be removed. The
+     * reconciler removes what a dead process captured and the copier it left, and keeps what a live
+     * process is still capturing, and every recorded snapshot, while the runtime lives on.
+     */
+    @Test
+    void shouldSweepWhatACaptureLeftWhenItsControlPlaneDied() {
+        DockyardApi alice = newUser("snap-killed");
+        DockyardApi.Answer created = alice.provision(Json.createObjectBuilder()
+                .add("conversationId", "it-snap-killed-" + UUID.randomUUID()).build(), 120);
+        assertEquals(201, created.status(), created.body());
+        String runtime = created.json().getString("id");
+        String run = UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        String dead = "snap-dead" + run;
+        String underWay = "snap-underway" + run;
+        String copier = "it-copier-" + run;
+        try {
+            DockyardApi.Answer snap = alice.post("runtimes/" + runtime + "/snapshots",
+                    Json.createObjectBuilder().add("name", "recorded").build());
+            assertEquals(201, snap.status(), snap.body());
+            String recorded = snap.json().getString("id");
+            String image = "dockyard/snapshot:" + recorded;
+            String live = DockerCli.inspect(image, "{{index .Config.Labels \"dev.dockyard.captured-by\"}}").strip();
+            assertTrue(live.startsWith(System.getProperty("dockyard.instance", "it") + "#"),
+                    "the capture names the process that made it: " + live);
+            String sandboxImage = DockerCli.inspect("dockyard-" + runtime, "{{.Config.Image}}").strip();
+            String workspace = "dockyard-" + runtime + "-ws";
+            String instance = System.getProperty("dockyard.instance", "it");
+            // what a capture by a process that is gone left: its copy, its copier (ended), its image
+            List<String> deadLabels = captureLabels(runtime, dead, instance, "it#gone" + run);
+            DockerCli.ok(concat(List.of("volume", "create"), deadLabels, List.of("dockyard-snapshot-" + dead)));
+            DockerCli.ok(concat(List.of("create", "--name", copier, "--network", "none", "--user", "0",
+                    "--entrypoint", "cp", "--label", "dev.dockyard.managed=true",
+                    "--label", "dev.dockyard.runtime-id=" + runtime, "--label", "dev.dockyard.workspace=copy",
+                    "-v", workspace + ":/from:ro", "-v", "dockyard-snapshot-" + dead + ":/to"),
+                    List.of(sandboxImage, "-a", "/from/.", "/to/")));
+            DockerCli.ok("start", "-a", copier);
+            List<String> changes = new ArrayList<>(List.of("commit"));
+            for (int i = 0; i < deadLabels.size(); i += 2) {
+                changes.addAll(List.of("--change", "LABEL " + deadLabels.get(i + 1)));
+            }
+            changes.addAll(List.of(copier, "dockyard/snapshot:" + dead));
+            DockerCli.ok(changes.toArray(String[]::new));
+            // and what the live server is capturing right now: the same, under its own process
+            DockerCli.ok(concat(List.of("volume", "create"), captureLabels(runtime, underWay, instance, live),
+                    List.of("dockyard-snapshot-" + underWay)));
+
+            long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+            while ((exists("container", copier) || exists("volume", "dockyard-snapshot-" + dead)
+                    || exists("image", "dockyard/snapshot:" + dead)) && System.nanoTime() < deadline) {
+                sleep(2000);
+            }
+            assertFalse(exists("container", copier), "the copier left behind is removed");
+            assertFalse(exists("image", "dockyard/snapshot:" + dead), "the unrecorded capture's image is removed");
+            assertFalse(exists("volume", "dockyard-snapshot-" + dead), "and its workspace copy");
+            assertTrue(exists("volume", "dockyard-snapshot-" + underWay), "a live process's capture stays");
+            assertTrue(exists("image", image), "a recorded snapshot stays");
+            assertTrue(exists("volume", "dockyard-snapshot-" + recorded), "with its workspace copy");
+            assertEquals("ok", output(alice, runtime, "echo ok"), "the runtime is untouched");
+            assertEquals(204, alice.delete("snapshots/" + recorded).status());
+        } finally {
+            DockerCli.run("rm", "-f", copier);
+            DockerCli.run("rmi", "dockyard/snapshot:" + dead);
+            DockerCli.run("volume", "rm", "dockyard-snapshot-" + dead);
+            DockerCli.run("volume", "rm", "dockyard-snapshot-" + underWay);
+            assertEquals(204, alice.delete("runtimes/" + runtime).status());
+        }
+    }
+
+    /**
+     * A fork into a conversation that has a live runtime already (the soak, 2026-11-30: a fork's
+     * retry after its first had registered the runtime) is a 409 naming that runtime, as a
+     * provision's is, not a 500; and the snapshot made for it is not left behind.
+     */
+    @Test
+    void shouldRefuseAForkIntoABusyConversationWith409AndKeepNoSnapshotForIt() {
+        DockyardApi carol = newUser("snap-busy");
+        String busy = "it-snap-busy-" + UUID.randomUUID();
+        DockyardApi.Answer first = carol.provision(Json.createObjectBuilder().add("conversationId", busy).build(), 120);
+        assertEquals(201, first.status(), first.body());
+        String occupant = first.json().getString("id");
+        DockyardApi.Answer source = carol.provision(Json.createObjectBuilder()
+                .add("conversationId", "it-snap-src-" + UUID.randomUUID()).build(), 120);
+        assertEquals(201, source.status(), source.body());
+        String sourceId = source.json().getString("id");
+        try {
+            DockyardApi.Answer forked = carol.post("runtimes/" + sourceId + "/fork",
+                    Json.createObjectBuilder().add("conversationId", busy).build());
+            assertEquals(409, forked.status(), forked.body());
+            assertTrue(forked.contentType().startsWith("application/problem+json"), forked.body());
+            assertEquals(occupant, forked.json().getJsonObject("runtime").getString("id"), forked.body());
+            assertEquals(0, carol.get("snapshots").json().getJsonArray("snapshots").size(),
+                    "no snapshot left of a refused fork");
+        } finally {
+            assertEquals(204, carol.delete("runtimes/" + sourceId).status());
+            assertEquals(204, carol.delete("runtimes/" + occupant).status());
+        }
+    }
+
+    /** The labels Dockyard puts on a snapshot's parts, as {@code --label} arguments. */
+    private static List<String> captureLabels(String runtime, String snapshot, String instance, String process) {
+        List<String> labels = new ArrayList<>();
+        for (String label : List.of("dev.dockyard.managed=true", "dev.dockyard.runtime-id=" + runtime,
+                "dev.dockyard.conversation-id=it-snap-killed", "dev.dockyard.control-plane=" + instance,
+                "dev.dockyard.workspace=true", "dev.dockyard.snapshot-id=" + snapshot,
+                "dev.dockyard.captured-by=" + process,
+                // made a minute ago: past the reconciler's grace, far from the longest capture
+                "dev.dockyard.created-at=" + (System.currentTimeMillis() - 60_000))) {
+            labels.addAll(List.of("--label", label));
+        }
+        return labels;
+    }
+
+    @SafeVarargs
+    private static String[] concat(List<String>... parts) {
+        List<String> all = new ArrayList<>();
+        for (List<String> part : parts) {
+            all.addAll(part);
+        }
+        return all.toArray(String[]::new);
+    }
+
+    private static boolean exists(String kind, String name) {
+        return DockerCli.run(kind, "inspect", name).exitCode() == 0;
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 }

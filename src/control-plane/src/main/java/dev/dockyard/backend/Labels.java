@@ -54,6 +54,13 @@ public final class Labels {
     public static final String OWNER = "dev.dockyard.owner";
     /** On a snapshot's image and workspace copy: the snapshot's id. */
     public static final String SNAPSHOT_ID = "dev.dockyard.snapshot-id";
+    /**
+     * On a snapshot's image and workspace copy: the control-plane process that captured it
+     * ({@code Leases#me}). The snapshot is recorded only once the capture ends, so a process killed
+     * during a capture leaves an image and a volume nobody knows of; the reconciler removes those
+     * whose process is dead ({@link CapturedSnapshot}).
+     */
+    public static final String CAPTURED_BY = "dev.dockyard.captured-by";
 
     /**
      * On a sandbox's own network (see {@link EgressPolicy}): its policy, as

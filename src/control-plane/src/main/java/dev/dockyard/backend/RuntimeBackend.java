@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * Runs sandboxes. Calls may block on a remote engine and must never be made inside a transaction.
@@ -212,6 +213,28 @@ public interface RuntimeBackend {
      * @throws BackendException when the volumes cannot be listed
      */
     default int sweepHomes(String controlPlane, Instant cutoff) {
+        return 0;
+    }
+
+    /**
+     * Removes the snapshots of {@code controlPlane} on this node (their image and workspace copy,
+     * see {@link CapturedSnapshot}) that {@code abandoned} says nobody will record; returns how
+     * many. A part still used by a sandbox stays.
+     *
+     * @throws BackendException when the snapshots cannot be listed
+     */
+    default int sweepCaptures(String controlPlane, Predicate<CapturedSnapshot> abandoned) {
+        return 0;
+    }
+
+    /**
+     * Removes the one-shot helper containers (a workspace's copier) that a control plane left
+     * behind when it died while they ran: each would keep the volumes it mounts in use for good.
+     * Those still running, or ended after {@code cutoff}, may be their runner's; returns how many.
+     *
+     * @throws BackendException when the containers cannot be listed
+     */
+    default int sweepHelpers(Instant cutoff) {
         return 0;
     }
 

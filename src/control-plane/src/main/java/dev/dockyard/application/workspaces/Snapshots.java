@@ -12,6 +12,7 @@ import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.Labels;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SnapshotCapture;
+import dev.dockyard.cluster.Leases;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.jsonp.Jsonp;
@@ -84,6 +85,9 @@ public class Snapshots {
 
     @Inject
     Clock clock;
+
+    @Inject
+    Leases leases;
 
     public List<Snapshot> list(String userId, boolean admin) {
         return records.snapshots(admin ? null : userId);
@@ -164,6 +168,8 @@ public class Snapshots {
     private Map<String, String> labels(SandboxRuntime runtime, String snapshotId) {
         Map<String, String> labels = new HashMap<>(Labels.of(runtime.id(), runtime.conversationId(), config.instance()));
         labels.put(Labels.SNAPSHOT_ID, snapshotId);
+        // recorded only once the capture ends: a process killed meanwhile leaves parts the reconciler finds by this
+        labels.put(Labels.CAPTURED_BY, leases.me());
         // the image carries the user's files (the home directory among them): theirs alone to run
         labels.put(Labels.OWNER, runtime.userId());
         return labels;

@@ -1,6 +1,7 @@
 package dev.dockyard.backend.docker;
 
 import com.github.dockerjava.api.DockerClient;
+import dev.dockyard.backend.CapturedSnapshot;
 import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxSpec;
@@ -15,12 +16,13 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * Sandboxes as Docker containers, one backend per engine ({@link DockerNodeFactory}). A sandbox is a
  * labelled, hardened container ({@link SandboxHardening}: all capabilities dropped, no new
  * privileges, a pids limit, CPU and memory limits, an init process, the executor port published
- * on 127.0.0.1 only at a port Docker picks), confined further as its node says
+ * on a loopback address of its own only, at a port Docker picks), confined further as its node says
  * ({@link SandboxConfinement}: a read-only root, the open-file limit, the runtime class, GPUs and
  * extra networks). Its executor's {@code /workspace} is a labelled volume of its own
  * ({@link WorkspaceVolumes}: size-bounded where this host allows), created with the sandbox and
@@ -165,6 +167,16 @@ public class DockerBackend implements RuntimeBackend {
     @Override
     public int sweepHomes(String controlPlane, Instant cutoff) {
         return homes.sweep(controlPlane, cutoff);
+    }
+
+    @Override
+    public int sweepCaptures(String controlPlane, Predicate<CapturedSnapshot> abandoned) {
+        return snapshots.sweep(controlPlane, abandoned);
+    }
+
+    @Override
+    public int sweepHelpers(Instant cutoff) {
+        return workspaces.sweepCopiers(cutoff);
     }
 
     /** The packet-filter rules the engine's host has for the sandbox's own network ({@code iptables -S}). */

@@ -5,11 +5,20 @@ import com.github.dockerjava.api.command.InspectImageResponse;
 import com.github.dockerjava.api.exception.ConflictException;
 import com.github.dockerjava.api.exception.DockerException;
 import com.github.dockerjava.api.exception.NotFoundException;
+import com.github.dockerjava.api.model.Image;
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.CapturedSnapshot;
+import dev.dockyard.backend.Labels;
 import dev.dockyard.backend.SnapshotCapture;
+import dev.dockyard.backend.WorkspaceVolume;
 import java.io.IOException;
 import java.io.InputStream;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 import java.util.logging.Logger;
 
 /**
@@ -25,6 +34,8 @@ final class SandboxSnapshots {
 
     /** Where snapshot images are tagged. */
     static final String SNAPSHOT_REPOSITORY = "dockyard/snapshot";
+    /** The workspace copy's name, before the snapshot's id. */
+    static final String VOLUME_PREFIX = "dockyard-snapshot-";
 
     private final DockerClient docker;
     private final WorkspaceVolumes workspaces;
@@ -50,7 +61,7 @@ final class SandboxSnapshots {
             throw new BackendException("sandbox '" + sandboxName + "' has no workspace volume to snapshot");
         }
         String image = SNAPSHOT_REPOSITORY + ":" + snapshotId;
-        String volume = "dockyard-snapshot-" + snapshotId;
+        String volume = VOLUME_PREFIX + snapshotId;
         String containerImage;
         try {
             containerImage = docker.inspectContainerCmd(sandboxName).exec().getImageId();
@@ -123,6 +134,57 @@ final class SandboxSnapshots {
 
     private int diskMbOf(String volume) {
         return (int) (workspaces.capacityBytes(volume) / (1024 * 1024));
+    }
+
+    /**
+     * Removes the snapshots of {@code controlPlane} that {@code abandoned} names: their image, when
+     * no container uses it, and their workspace copy, when no container mounts it. A snapshot is
+     * known here by the tag {@code dockyard/snapshot:<id>} or the volume {@code dockyard-snapshot-<id>}
+     * carrying its labels; images built from a snapshot's image inherit its labels, not its tag.
+     */
+    int sweep(String controlPlane, Predicate<CapturedSnapshot> abandoned) {
+        Map<String, CapturedSnapshot> found = new HashMap<>();
+        List<Image> images = docker.listImagesCmd().withFilter("label",
+                List.of(Labels.CONTROL_PLANE + "=" + controlPlane, Labels.SNAPSHOT_ID)).exec();
+        for (Image image : images == null ? List.<Image>of() : images) {
+            Map<String, String> labels = image.getLabels() == null ? Map.of() : image.getLabels();
+            String id = labels.get(Labels.SNAPSHOT_ID);
+            if (id != null && image.getRepoTags() != null
+                    && Arrays.asList(image.getRepoTags()).contains(SNAPSHOT_REPOSITORY + ":" + id)) {
+                Instant created = Instant.ofEpochSecond(image.getCreated() == null ? 0 : image.getCreated());
+                found.merge(id, new CapturedSnapshot(id, labels.get(Labels.CAPTURED_BY), created),
+                        SandboxSnapshots::both);
+            }
+        }
+        for (WorkspaceVolume volume : workspaces.list(controlPlane)) {
+            String id = volume.snapshotId();
+            if (id != null && volume.name().equals(VOLUME_PREFIX + id)) {
+                found.merge(id, new CapturedSnapshot(id, volume.capturedBy(), volume.createdAt()),
+                        SandboxSnapshots::both);
+            }
+        }
+        int removed = 0;
+        for (CapturedSnapshot snapshot : found.values()) {
+            if (!abandoned.test(snapshot)) {
+                continue;
+            }
+            try {
+                remove(SNAPSHOT_REPOSITORY + ":" + snapshot.snapshotId(), VOLUME_PREFIX + snapshot.snapshotId());
+                removed++;
+                LOG.info("Removed snapshot " + snapshot.snapshotId() + ", whose capture by " + snapshot.process()
+                        + " was never recorded");
+            } catch (BackendException e) {
+                // a sandbox still runs its image or mounts its copy: next pass
+                LOG.fine("Unrecorded snapshot " + snapshot.snapshotId() + " left for now: " + e.getMessage());
+            }
+        }
+        return removed;
+    }
+
+    /** One snapshot's image and copy as one: made when the first of them was, by whichever names its process. */
+    private static CapturedSnapshot both(CapturedSnapshot image, CapturedSnapshot copy) {
+        return new CapturedSnapshot(image.snapshotId(), image.process() != null ? image.process() : copy.process(),
+                image.createdAt().isBefore(copy.createdAt()) ? image.createdAt() : copy.createdAt());
     }
 
     /** Removes the snapshot's image (refused while a sandbox still runs it) and then its volume. */

@@ -7,13 +7,16 @@ import com.github.dockerjava.api.exception.DockerException;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.AccessMode;
 import com.github.dockerjava.api.model.Bind;
+import com.github.dockerjava.api.model.Container;
 import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.Volume;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.Labels;
 import dev.dockyard.backend.WorkspaceVolume;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -34,6 +37,8 @@ final class WorkspaceVolumes {
     /** Label holding a volume's creation time (epoch ms): Docker's volume inspection has none. */
     static final String CREATED_AT = "dev.dockyard.created-at";
     static final String MOUNTED_AT = "/workspace";
+    /** How long a copier may take before its runner gives up on it (and removes it). */
+    static final Duration COPY_LIMIT = Duration.ofMinutes(10);
 
     private final DockerClient docker;
     private final LoopDisks disks;
@@ -136,7 +141,7 @@ final class WorkspaceVolumes {
                 .exec().getId();
         try {
             docker.startContainerCmd(id).exec();
-            int code = docker.waitContainerCmd(id).start().awaitStatusCode(10, TimeUnit.MINUTES);
+            int code = docker.waitContainerCmd(id).start().awaitStatusCode(COPY_LIMIT.toMinutes(), TimeUnit.MINUTES);
             if (code != 0) {
                 throw new BackendException("copying workspace " + source + " failed (exit " + code + ")");
             }
@@ -146,6 +151,50 @@ final class WorkspaceVolumes {
             } catch (DockerException e) {
                 LOG.warning("Could not remove the copying container " + id + ": " + e.getMessage());
             }
+        }
+    }
+
+    /**
+     * Removes the copiers a control plane left behind (killed while one ran): each keeps its two
+     * volumes in use, so neither the runtime's removal nor the orphan sweep could take them. A
+     * copier is nobody's once it has ended before {@code cutoff} (its runner removes it as soon as
+     * it ends), never started by then, or is older than {@link #COPY_LIMIT} (its runner gave up).
+     */
+    int sweepCopiers(Instant cutoff) {
+        int removed = 0;
+        for (Container copier : docker.listContainersCmd().withShowAll(true)
+                .withLabelFilter(Map.of(Labels.WORKSPACE, "copy")).exec()) {
+            Instant created = Instant.ofEpochSecond(copier.getCreated() == null ? 0 : copier.getCreated());
+            if (created.isAfter(cutoff)) {
+                continue;
+            }
+            if (created.isAfter(cutoff.minus(COPY_LIMIT)) && "running".equals(copier.getState())) {
+                continue;
+            }
+            if ("exited".equals(copier.getState()) && !endedBefore(copier.getId(), cutoff)) {
+                continue;
+            }
+            try {
+                docker.removeContainerCmd(copier.getId()).withForce(true).exec();
+                removed++;
+                LOG.info("Removed the workspace copier " + copier.getId() + " a control plane left behind");
+            } catch (NotFoundException e) {
+                // its runner removed it meanwhile
+            } catch (DockerException e) {
+                LOG.fine("copier " + copier.getId() + " left for now: " + e.getMessage());
+            }
+        }
+        return removed;
+    }
+
+    private boolean endedBefore(String container, Instant cutoff) {
+        try {
+            String finished = docker.inspectContainerCmd(container).exec().getState().getFinishedAt();
+            return finished != null && Instant.parse(finished).isBefore(cutoff);
+        } catch (NotFoundException e) {
+            return false;
+        } catch (DateTimeParseException e) {
+            return true;
         }
     }
 
@@ -235,7 +284,7 @@ final class WorkspaceVolumes {
                 created = Instant.EPOCH;
             }
             return new WorkspaceVolume(v.getName(), labels.get(Labels.RUNTIME_ID), created,
-                    !dangling.contains(v.getName()));
+                    !dangling.contains(v.getName()), labels.get(Labels.SNAPSHOT_ID), labels.get(Labels.CAPTURED_BY));
         }).toList();
     }
 }

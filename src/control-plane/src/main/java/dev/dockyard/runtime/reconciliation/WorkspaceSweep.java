@@ -1,22 +1,27 @@
 package dev.dockyard.runtime.reconciliation;
 
 import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.CapturedSnapshot;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.WorkspaceVolume;
+import dev.dockyard.cluster.Leases;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.placement.NodeHealth;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.provisioning.ProvisioningJournal;
+import dev.dockyard.workspace.Snapshot;
 import dev.dockyard.workspace.WorkspaceRecords;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import java.util.stream.Collectors;
 
 /**
  * The reconciler's orphan sweep for workspace volumes (run after each pass, no transaction open):
@@ -26,12 +31,18 @@ import java.util.logging.Logger;
  * a node whose volumes cannot be listed, or a database that cannot be read, is left alone: an
  * incomplete view must never look like orphans. Sandbox networks ({@code EgressPolicy}) whose
  * sandbox is gone, and home volumes of read-only sandboxes that no container mounts, are swept on
- * the same pass, node by node.
+ * the same pass, node by node, as are the parts of snapshots whose capture was cut short by the
+ * death of its control plane ({@link CapturedSnapshot}) and the workspace copiers it left running.
  */
 @ApplicationScoped
 public class WorkspaceSweep {
 
     private static final Logger LOG = Logger.getLogger(WorkspaceSweep.class.getName());
+    /**
+     * Longer than any snapshot's capture takes: a copy of the workspace (a copier may take ten
+     * minutes), a commit and the home written in.
+     */
+    static final Duration LONGEST_CAPTURE = Duration.ofMinutes(15);
 
     @Inject
     BackendNodes nodes;
@@ -51,12 +62,17 @@ public class WorkspaceSweep {
     @Inject
     NodeHealth health;
 
+    @Inject
+    Leases leases;
+
     /** Returns how many volumes were removed. */
     public int sweep() {
         Set<String> spared = new HashSet<>();
+        Set<String> recorded;
         try {
             spared.addAll(records.protectedNames());
             journal.live().stream().map(SandboxRuntime::id).forEach(spared::add);
+            recorded = records.snapshots(null).stream().map(Snapshot::id).collect(Collectors.toSet());
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Workspace sweep skipped, the database cannot be read: " + e.getMessage());
             return 0;
@@ -68,6 +84,13 @@ public class WorkspaceSweep {
             if (backend.capabilities().unreachableWhenPingFails() && health.knownDown(node)) {
                 // a node whose last probe went unanswered: swept once it is back, not after retries
                 continue;
+            }
+            try {
+                // a killed control plane's helper first: the volumes it mounts count as in use
+                backend.sweepHelpers(cutoff);
+                backend.sweepCaptures(config.instance(), captured -> abandoned(captured, recorded, cutoff));
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Snapshot sweep of node '" + node + "' skipped: " + e.getMessage());
             }
             List<WorkspaceVolume> volumes;
             try {
@@ -104,5 +127,20 @@ public class WorkspaceSweep {
             }
         }
         return removed;
+    }
+
+    /**
+     * Whether a snapshot's parts belong to a capture nobody will record: none is recorded, they are
+     * older than the grace, and the process that made them is dead, or they are older than any
+     * capture takes (its process failed to remove them).
+     */
+    private boolean abandoned(CapturedSnapshot captured, Set<String> recorded, Instant cutoff) {
+        if (recorded.contains(captured.snapshotId()) || captured.createdAt().isAfter(cutoff)) {
+            return false;
+        }
+        if (captured.createdAt().isBefore(cutoff.minus(LONGEST_CAPTURE))) {
+            return true;
+        }
+        return captured.process() != null && !leases.alive(captured.process());
     }
 }

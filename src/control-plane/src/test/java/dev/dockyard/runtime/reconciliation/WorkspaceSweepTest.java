@@ -4,10 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.CapturedSnapshot;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.RuntimeImageBuilder;
 import dev.dockyard.backend.WorkspaceVolume;
+import dev.dockyard.cluster.ControlPlaneInstance;
+import dev.dockyard.cluster.Leases;
 import dev.dockyard.fakes.FakeBackend;
+import dev.dockyard.fakes.FakeLeaseStore;
 import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.fakes.MutableClock;
 import dev.dockyard.fakes.TestConfig;
@@ -16,6 +20,7 @@ import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.StatusChange;
 import dev.dockyard.runtime.provisioning.Journals;
+import dev.dockyard.workspace.Snapshot;
 import dev.dockyard.workspace.WorkspaceRecords;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,6 +28,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -34,12 +40,32 @@ class WorkspaceSweepTest {
     private final Set<String> protectedNames = new HashSet<>();
     private final Volumes backend = new Volumes();
     private final WorkspaceSweep sweep = new WorkspaceSweep();
+    private final List<Snapshot> recorded = new ArrayList<>();
+    private final FakeLeaseStore leaseStore = new FakeLeaseStore();
+    private final ControlPlaneInstance me = ControlPlaneInstance.of("cp1", Duration.ofSeconds(30));
 
-    /** A backend holding nothing but workspace volumes. */
+    /** A backend holding nothing but workspace volumes, and the parts of snapshots. */
     private static final class Volumes extends FakeBackend {
         final List<WorkspaceVolume> volumes = new ArrayList<>();
         final List<String> removed = new ArrayList<>();
+        final List<CapturedSnapshot> captures = new ArrayList<>();
+        final List<String> sweptInOrder = new ArrayList<>();
         boolean unlistable;
+
+        @Override
+        public synchronized int sweepHelpers(Instant cutoff) {
+            sweptInOrder.add("helpers before " + cutoff);
+            return 0;
+        }
+
+        @Override
+        public synchronized int sweepCaptures(String controlPlane, Predicate<CapturedSnapshot> abandoned) {
+            sweptInOrder.add("captures");
+            List<CapturedSnapshot> gone = captures.stream().filter(abandoned).toList();
+            captures.removeAll(gone);
+            gone.forEach(c -> removed.add(c.snapshotId()));
+            return gone.size();
+        }
 
         @Override
         public synchronized List<WorkspaceVolume> listWorkspaces(String controlPlane) {
@@ -84,7 +110,13 @@ class WorkspaceSweepTest {
             public Set<String> protectedNames() {
                 return Set.copyOf(protectedNames);
             }
+
+            @Override
+            public List<Snapshot> snapshots(String userId) {
+                return List.copyOf(recorded);
+            }
         };
+        sweep.leases = new Leases(leaseStore, clock, me);
         sweep.journal = Journals.over(runtimes, clock, new RuntimeSecrets());
         sweep.config = config;
         sweep.clock = clock;
@@ -112,6 +144,35 @@ class WorkspaceSweepTest {
         assertEquals(List.of("orphan"), backend.removed);
     }
 
+    private void captured(String snapshotId, String process, Duration age) {
+        backend.captures.add(new CapturedSnapshot(snapshotId, process, clock.instant().minus(age)));
+    }
+
+    @Test
+    void shouldRemoveTheSnapshotsOfCapturesWhoseProcessDiedBeforeRecordingThem() {
+        Leases other = new Leases(leaseStore, clock, ControlPlaneInstance.of("cp2", Duration.ofSeconds(30)));
+        other.heartbeat();
+        recorded.add(new Snapshot("snap-recorded", "alice", "s", "rt-1", "local", "dockyard/snapshot:snap-recorded",
+                "dockyard-snapshot-snap-recorded", 1, 0, clock.instant()));
+        captured("snap-recorded", "cp0#dead", Duration.ofHours(1));
+        captured("snap-young", "cp0#dead", Duration.ofSeconds(5));
+        captured("snap-mine", me.process(), Duration.ofMinutes(5));
+        captured("snap-other-live", other.me(), Duration.ofMinutes(5));
+        captured("snap-unlabelled", null, Duration.ofMinutes(5));
+        captured("snap-dead", "cp0#dead", Duration.ofMinutes(1));
+        // this instance's earlier start, killed: its heartbeat may not have expired yet
+        captured("snap-earlier-self", "cp1#0123", Duration.ofMinutes(1));
+        // older than any capture takes: its live process failed to remove it
+        captured("snap-stale", other.me(), Duration.ofMinutes(20));
+        captured("snap-stale-unlabelled", null, Duration.ofMinutes(20));
+
+        sweep.sweep();
+
+        assertEquals(List.of("snap-dead", "snap-earlier-self", "snap-stale", "snap-stale-unlabelled"), backend.removed);
+        assertEquals(List.of("helpers before " + clock.instant().minus(config.reconcilerGrace()), "captures"),
+                backend.sweptInOrder, "a killed process's copier still mounts the volumes: it goes first");
+    }
+
     @Test
     void shouldDoNothingWhenTheVolumesCannotBeListed() {
         volume("orphan", "rt-gone", Duration.ofMinutes(5), false);
@@ -131,5 +192,6 @@ class WorkspaceSweepTest {
         };
         assertEquals(0, sweep.sweep());
         assertEquals(List.of(), backend.removed);
+        assertEquals(List.of(), backend.sweptInOrder);
     }
 }
