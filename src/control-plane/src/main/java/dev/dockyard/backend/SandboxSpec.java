@@ -16,7 +16,8 @@ import java.util.Map;
  *
  * <p>A sandbox of another image runs {@code process} instead of the executor (null for Dockyard's
  * executor); {@code executorPort} is then its main port. {@code servicePorts} are the further
- * ports published (on 127.0.0.1 only, like the main one) for the service URL proxy.
+ * ports published (on the sandbox's own loopback address only, like the main one) for the service
+ * URL proxy.
  *
  * <p>{@code workspace}: where the executor's {@code /workspace} lives (see {@link SandboxWorkspace});
  * null is a fresh volume of the backend's default size. A sandbox that runs its own process gets none.

@@ -13,10 +13,10 @@ import java.util.List;
 
 /**
  * The fixed part of every sandbox container's settings, whatever its node: its ports published
- * on 127.0.0.1 only (at host ports Docker picks), CPU and memory limits (no swap beyond the
- * memory), a pids limit, an init process, all capabilities dropped, no new privileges and no
- * restart by the engine. A sandbox that boots in the background runs at the lowest CPU weight
- * until it is settled ({@link ContainerLifecycle#settle}). What a node adds on top of this is
+ * on a loopback address of its own only ({@link SandboxAddresses}, at host ports Docker picks), CPU
+ * and memory limits (no swap beyond the memory), a pids limit, an init process, all capabilities
+ * dropped, no new privileges and no restart by the engine. A sandbox that boots in the background
+ * runs at the lowest CPU weight until it is settled ({@link ContainerLifecycle#settle}). What a node adds on top of this is
  * {@link SandboxConfinement}'s.
  */
 final class SandboxHardening {
@@ -39,12 +39,12 @@ final class SandboxHardening {
         return exposed;
     }
 
-    /** The container's host settings for {@code spec}, its {@code exposed} ports published on the loopback. */
+    /** The container's host settings for {@code spec}, its {@code exposed} ports published on its loopback address. */
     static HostConfig hostConfig(SandboxSpec spec, List<ExposedPort> exposed) {
         long memoryBytes = spec.memoryMb() * 1024L * 1024L;
         HostConfig host = HostConfig.newHostConfig()
                 .withPortBindings(exposed.stream()
-                        .map(p -> new PortBinding(Ports.Binding.bindIp("127.0.0.1"), p)).toList())
+                        .map(p -> new PortBinding(Ports.Binding.bindIp(SandboxAddresses.of(spec.name())), p)).toList())
                 .withNanoCPUs(nanoCpus(spec.bootCpus() == 0 ? 0 : Math.max(spec.bootCpus(), spec.cpus())))
                 .withCpuShares(spec.background() ? BACKGROUND_CPU_SHARES : NORMAL_CPU_SHARES)
                 .withMemory(memoryBytes)

@@ -25,4 +25,21 @@ class UnpauseAnswersTest {
                 + "OCI runtime resume failed: unable to thaw: unknown\"}"));
         assertFalse(ContainerLifecycle.runningAlready("Status 500: {\"message\":\"container 3f2a is not running\"}"));
     }
+
+    /**
+     * The engine's answers to a pause and a resume while it stopped its containers (the soak's
+     * engine restart, 2026-11-30 21:30): the container had stopped below the engine's record. They
+     * answered 502 and E2B's 503 without Retry-After; a stopped sandbox is being recovered.
+     */
+    @Test
+    void shouldTakeAContainerStoppedBelowTheEnginesRecordForOneNotRunning() {
+        assertTrue(ContainerLifecycle.stoppedBelow("Status 500: {\"message\":\"Cannot pause container 66299d2db9d6: "
+                + "cannot pause a stopped container: unknown\"}"));
+        assertTrue(ContainerLifecycle.stoppedBelow("Status 500: {\"message\":\"Cannot unpause container 3f2a: "
+                + "cannot resume a stopped container: unknown\"}"));
+        assertFalse(ContainerLifecycle.stoppedBelow("Status 500: {\"message\":\"Cannot unpause container 3f2a: "
+                + "cannot resume a running container: unknown\"}"));
+        assertFalse(ContainerLifecycle.stoppedBelow("Status 500: {\"message\":\"Cannot unpause container 3f2a: "
+                + "OCI runtime resume failed: unable to thaw: unknown\"}"));
+    }
 }
