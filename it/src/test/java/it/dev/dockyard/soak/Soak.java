@@ -902,6 +902,8 @@ public final class Soak {
         int answered = 0;
         Map<String, Integer> ended = new TreeMap<>();
         long deadline = start + TimeUnit.MINUTES.toNanos(5);
+        // what kept the last one from counting: a slow recovery says which runtime and why
+        String last = "";
         while (!pending.isEmpty() && System.nanoTime() < deadline) {
             for (String id : List.copyOf(pending)) {
                 Answer echo = action(id, "{\"action\":\"run\",\"args\":{\"command\":\"echo back\"}}");
@@ -917,9 +919,15 @@ public final class Soak {
                     }
                     ended.merge(status, 1, Integer::sum);
                     pending.remove(id);
+                } else {
+                    last = id + " " + status + " at " + Math.round(ms(start) / 1000) + " s, its action " + echo.status() + " "
+                            + echo.clipped();
                 }
             }
             sleep(500);
+        }
+        if (ms(start) > 10_000 && !last.isEmpty()) {
+            say("recovery after " + after + " took " + Math.round(ms(start) / 1000) + " s; last seen pending: " + last);
         }
         for (String id : pending) {
             failures.add("after " + after + ", " + id + " neither answered nor ended within 5 min ("
@@ -1407,7 +1415,12 @@ public final class Soak {
         return found;
     }
 
-    /** The soak's containers, volumes and networks still on the engine (its runtimes' and its pool's). */
+    /**
+     * The soak's containers, volumes, networks and snapshot images still on the engine (its
+     * runtimes' and its pool's). Containers are listed by their runtime, not by their control
+     * plane: a workspace's copier carries no control plane's label, and one left behind holds the
+     * runtime's volumes.
+     */
     private List<String> orphans() throws Exception {
         List<String> found = new ArrayList<>();
         String label = "label=dev.dockyard.control-plane=" + instance;
@@ -1415,7 +1428,8 @@ public final class Soak {
             String format = kind.equals("container") ? "{{.Names}} {{.Label \"dev.dockyard.runtime-id\"}} {{.Label \"dev.dockyard.pool\"}}"
                     : "{{.Name}} {{.Label \"dev.dockyard.runtime-id\"}}";
             for (String engine : engines) {
-                String listing = kind.equals("container") ? dockerOn(engine, "ps", "-a", "--filter", label, "--format", format)
+                String listing = kind.equals("container")
+                        ? dockerOn(engine, "ps", "-a", "--filter", "label=dev.dockyard.runtime-id", "--format", format)
                         : dockerOn(engine, kind, "ls", "--filter", label, "--format", format);
                 for (String line : listing.split("\n")) {
                     String[] fields = line.strip().split(" ");
@@ -1424,6 +1438,21 @@ public final class Soak {
                     if (ours) {
                         found.add(kind + " " + fields[0] + (engine.isEmpty() ? "" : " on " + engine));
                     }
+                }
+            }
+        }
+        // every snapshot an agent made is deleted by then, one whose create went unanswered too
+        for (String engine : engines) {
+            String images = dockerOn(engine, "image", "ls", "--filter", label, "--filter", "label=dev.dockyard.snapshot-id",
+                    "--format", "{{.Repository}}:{{.Tag}}");
+            for (String image : images.split("\n")) {
+                if (!image.startsWith("dockyard/snapshot:")) {
+                    continue;
+                }
+                String runtime = dockerOn(engine, "image", "inspect", "--format",
+                        "{{index .Config.Labels \"dev.dockyard.runtime-id\"}}", image).strip();
+                if (runtimeIds.contains(runtime)) {
+                    found.add("image " + image + (engine.isEmpty() ? "" : " on " + engine));
                 }
             }
         }

@@ -67,7 +67,8 @@ public class RuntimeForkResource {
             String conversationId = SafeIds.require(RuntimeSnapshotResource.string(body, "conversationId"),
                     "conversationId");
             URI base = uri.getBaseUri();
-            SandboxRuntime fork = lifecycle.fork(source, conversationId, caller.userId(), caller.role());
+            SandboxRuntime fork = RuntimeResource.refusalsAnswered(() -> lifecycle.fork(source, conversationId,
+                    caller.userId(), caller.role()));
             lifecycle.settled(fork, Duration.ofSeconds(wait)).whenComplete((now, error) -> {
                 if (error != null) {
                     async.resume(error);

@@ -26,6 +26,7 @@ import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
+import jakarta.servlet.http.HttpServletResponse;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
@@ -45,6 +46,7 @@ import jakarta.ws.rs.core.UriBuilder;
 import jakarta.ws.rs.core.UriInfo;
 import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringReader;
 import java.net.URI;
@@ -162,8 +164,16 @@ public class RuntimeResource {
     }
 
     private SandboxRuntime provisioned(ProvisioningRequest request) {
+        return refusalsAnswered(() -> lifecycle.provision(request));
+    }
+
+    /**
+     * A provision (or a fork's) as {@code provision} makes it, its refusals as problems: a
+     * conversation that has a live runtime already is a 409 naming it, a spent quota a 429.
+     */
+    static SandboxRuntime refusalsAnswered(Supplier<SandboxRuntime> provision) {
         try {
-            return lifecycle.provision(request);
+            return provision.get();
         } catch (ConversationBusyException e) {
             throw Problem.of(Problem.Kind.CONVERSATION_BUSY, e.getMessage())
                     .with("runtime", RuntimeView.of(e.existing())).toException();
@@ -433,14 +443,37 @@ public class RuntimeResource {
     @GET
     @Path("{id}/files")
     @Produces({"application/zip", "application/problem+json"})
-    public Response download(@PathParam("id") String id, @QueryParam("path") String path) {
+    public Response download(@PathParam("id") String id, @QueryParam("path") String path,
+                             @Context HttpServletResponse servlet) {
         SandboxFiles.Download download = files.download(visible(id), path);
         StreamingOutput zip = out -> {
             try (InputStream in = download.zip()) {
-                in.transferTo(out);
+                byte[] buffer = new byte[8192];
+                for (int n = read(in, buffer, download, servlet); n >= 0; n = read(in, buffer, download, servlet)) {
+                    out.write(buffer, 0, n);
+                }
             }
         };
         return Response.ok(zip, "application/zip").header("Content-Disposition", download.contentDisposition()).build();
+    }
+
+    /**
+     * The zip's next bytes from the executor. When it stops sending before the end, a client that
+     * has received nothing yet gets the refusal instead of a 500 after the zip's first bytes (the
+     * answer's buffer is dropped with its headers); one that has, a connection cut before the
+     * stream's end, which it cannot take for a whole zip.
+     */
+    static int read(InputStream in, byte[] buffer, SandboxFiles.Download download,
+                    HttpServletResponse servlet) throws IOException {
+        try {
+            return in.read(buffer);
+        } catch (IOException e) {
+            if (servlet.isCommitted()) {
+                throw e;
+            }
+            servlet.reset();
+            throw download.brokenOff(e);
+        }
     }
 
     /** The runtime if the caller may see it; someone else's answers 404 exactly like an unknown id. */

@@ -99,8 +99,8 @@ public class HttpForwarding {
             // never the exception's message: it may quote the URI, whose query may hold a key
             LOG.log(Level.FINE, "Proxy to {0}/{1} failed: {2}", new Object[] {exchange.route().runtimeId(),
                     exchange.route().service(), e.getClass().getName()});
-            // taken, then dropped: the request may have run, so no answer here asks for it again
-            failed(response, exchange, body.count(), 502, service + " failed");
+            // taken, then dropped: a 502 unless the sandbox is found stopped (ProxyRuntimes#dropped)
+            failed(response, exchange, body.count(), runtimes.dropped(exchange));
             return;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -54,9 +54,25 @@ public class ProxyRuntimes {
      * program's, which may simply not listen yet), is a 502.
      */
     public Admission.Refused unreachable(ProxyExchange exchange) {
+        return recoveringElse(exchange, "is unreachable");
+    }
+
+    /**
+     * The refusal for a request whose service took the connection and dropped it without an answer:
+     * the engine's port forwarder does so for a sandbox that has stopped while the forwarder lives on
+     * (an engine stopping its containers: the soak's engine restart, 2026-11-30, 104 such 502s at
+     * envd's routes). When the sandbox is found stopped or its engine gone, the runtime is being
+     * recovered, as for a refused connection, and the request, which may have run in part, is the
+     * client's to send again; otherwise a 502.
+     */
+    public Admission.Refused dropped(ProxyExchange exchange) {
+        return recoveringElse(exchange, "failed");
+    }
+
+    private Admission.Refused recoveringElse(ProxyExchange exchange, String otherwise) {
         ServiceRoute route = exchange.route();
         Admission.Refused unreachable = new Admission.Refused(502, "Runtime service " + route.service()
-                + " is unreachable");
+                + " " + otherwise);
         if (!route.service().equals(ProxyTarget.MAIN)) {
             return unreachable;
         }

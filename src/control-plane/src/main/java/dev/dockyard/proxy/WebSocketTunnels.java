@@ -205,7 +205,7 @@ public class WebSocketTunnels {
             LOG.log(Level.FINE, "Tunnel to {0}/{1} failed: {2}", new Object[] {exchange.route().runtimeId(),
                     exchange.route().service(), e.getClass().getName()});
             if (connected) {
-                ProxyErrors.write(response, 502, "Runtime service " + exchange.route().service() + " failed");
+                ProxyErrors.write(response, exchange, runtimes.dropped(exchange));
             } else {
                 ProxyErrors.write(response, exchange, runtimes.unreachable(exchange));
             }

@@ -25,8 +25,10 @@ import dev.dockyard.runtime.lifecycle.PauseResume;
 import dev.dockyard.runtime.provisioning.ProvisioningJournal;
 import dev.dockyard.runtime.provisioning.MigrationRefusedException;
 import dev.dockyard.runtime.provisioning.Provisioner;
+import dev.dockyard.runtime.provisioning.ConversationBusyException;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
 import dev.dockyard.runtime.provisioning.ProvisioningStep;
+import dev.dockyard.tenancy.QuotaExceededException;
 import dev.dockyard.tenancy.Role;
 import dev.dockyard.workspace.KeptWorkspace;
 import jakarta.annotation.Resource;
@@ -103,7 +105,18 @@ public class RuntimeService {
      * runtime, being provisioned.
      */
     public SandboxRuntime fork(SandboxRuntime source, String conversationId, String userId, Role role) {
-        return provision(snapshots.forkRequest(source, conversationId, userId, role));
+        ProvisioningRequest request = snapshots.forkRequest(source, conversationId, userId, role);
+        try {
+            return provision(request);
+        } catch (ConversationBusyException | QuotaExceededException e) {
+            // refused before anything started from it: the snapshot made for it would only be a stray
+            try {
+                snapshots.delete(request.workspace().fromSnapshot(), userId, true);
+            } catch (RuntimeException removing) {
+                e.addSuppressed(removing);
+            }
+            throw e;
+        }
     }
 
     /**
@@ -296,6 +309,8 @@ public class RuntimeService {
             return pauses.resume(id);
         } catch (IllegalTransitionException e) {
             throw notReady(id, e, "only a PAUSED or HIBERNATED runtime can be resumed");
+        } catch (SandboxNotRunningException e) {
+            throw outages.stopped(id, "resumed");
         } catch (BackendException e) {
             throw Refused.ofBackend(e, e.getMessage());
         }

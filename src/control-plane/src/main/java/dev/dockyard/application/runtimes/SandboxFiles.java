@@ -14,6 +14,7 @@ import java.net.URI;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.function.Function;
 
 /** What goes into and comes out of a READY sandbox besides actions: files, trees, microagents. */
 @ApplicationScoped
@@ -32,7 +33,16 @@ public class SandboxFiles {
     Microagents microagents;
 
     /** A download under way: the zip stream (the caller closes it) and how the executor named it. */
-    public record Download(InputStream zip, String contentDisposition) {
+    public record Download(InputStream zip, String contentDisposition, Function<IOException, Refused> broken) {
+
+        /**
+         * The refusal for a zip the executor stopped sending before its end, while nothing of the
+         * answer has gone out yet: its executor is gone (the engine stopped mid-download, the soak's
+         * engine restart, 2026-11-30), so a 503 with Retry-After as the runtime is recovered.
+         */
+        public Refused brokenOff(IOException e) {
+            return broken.apply(e);
+        }
     }
 
     /** Puts an upload (a .zip is unpacked) at {@code destination}; answers the executor's JSON. */
@@ -98,7 +108,9 @@ public class SandboxFiles {
         } catch (ExecutorClient.ExecutorUnreachableException e) {
             throw outages.refusal(runtime, e);
         }
-        return new Download(zip, answer.headers().firstValue("Content-Disposition").orElse("attachment"));
+        return new Download(zip, answer.headers().firstValue("Content-Disposition").orElse("attachment"),
+                e -> outages.refusal(runtime, new ExecutorClient.ExecutorUnreachableException(
+                        "The sandbox's executor stopped sending the download before its end: " + e, e)));
     }
 
     /** The microagents of the runtime's repository (none without one), read from the sandbox. */

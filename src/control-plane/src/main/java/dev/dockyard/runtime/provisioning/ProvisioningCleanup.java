@@ -6,6 +6,10 @@ import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -19,6 +23,9 @@ import java.util.logging.Logger;
 public class ProvisioningCleanup {
 
     private static final Logger LOG = Logger.getLogger(ProvisioningCleanup.class.getName());
+    /** The statuses of a provision under way, which a late failure replaces. */
+    private static final Set<RuntimeStatus> STARTING = EnumSet.of(RuntimeStatus.STARTING_RUNTIME,
+            RuntimeStatus.BUILDING_RUNTIME, RuntimeStatus.RUNTIME_STARTED);
 
     @Inject
     ProvisioningJournal journal;
@@ -26,19 +33,49 @@ public class ProvisioningCleanup {
     @Inject
     RuntimeSecrets secrets;
 
+    /**
+     * Failures that could not be recorded (the database failed too), by runtime: recorded again by
+     * {@link #recordLateFailures} until they are. The reconciler fails a stuck provision only once
+     * its process is dead; this process lives on, so without this its runtime stayed STARTING for as
+     * long (the soak, 2026-11-30 21:41: 11 provisions STARTING for minutes after a PostgreSQL stop).
+     */
+    private final Map<String, String> unrecorded = new ConcurrentHashMap<>();
+
     /** Records the runtime ERROR with {@code message}; returns the status it is left in. */
     public RuntimeStatus fail(String id, String message) {
         try {
             journal.transition(id, RuntimeStatus.ERROR, message);
+            unrecorded.remove(id);
             return RuntimeStatus.ERROR;
         } catch (IllegalTransitionException e) {
+            unrecorded.remove(id);
             return e.from();
         } catch (RuntimeException e) {
-            // the database is failing too: the reconciler will find the runtime stuck and fail it
+            // the database is failing too: recorded again once it answers
             LOG.log(Level.SEVERE, "Could not record the failure of runtime " + id + ": " + secrets.redact(id, message)
-                    + " (" + e + ")");
+                    + " (" + e + "); it is recorded once the database answers");
+            unrecorded.put(id, message);
             return RuntimeStatus.ERROR;
         }
+    }
+
+    /**
+     * Records the failures {@link #fail} could not, where the runtime is still starting (a stop
+     * since stands); returns how many are left. Called on every control plane's timer, whoever
+     * holds the reconciler's lease: the failures are this process's to record.
+     */
+    public int recordLateFailures() {
+        for (Map.Entry<String, String> failure : Map.copyOf(unrecorded).entrySet()) {
+            try {
+                journal.transitionIf(failure.getKey(), STARTING, RuntimeStatus.ERROR, failure.getValue());
+                unrecorded.remove(failure.getKey());
+            } catch (RuntimeException e) {
+                // still failing: the next tick
+                LOG.fine("Failure of " + failure.getKey() + " not recorded yet: " + e);
+                break;
+            }
+        }
+        return unrecorded.size();
     }
 
     /** Removes the sandbox, or leaves it to the reconciler when the backend fails. */

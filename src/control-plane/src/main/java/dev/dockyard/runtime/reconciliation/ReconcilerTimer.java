@@ -2,6 +2,7 @@ package dev.dockyard.runtime.reconciliation;
 
 import dev.dockyard.cluster.Leases;
 import dev.dockyard.config.StartupOrder;
+import dev.dockyard.runtime.provisioning.ProvisioningCleanup;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
@@ -20,6 +21,7 @@ import jakarta.inject.Inject;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.logging.Logger;
 
 /**
  * Runs the {@link Reconciler} at startup and every ten seconds (a non-persistent EJB timer: each
@@ -38,6 +40,8 @@ import java.util.concurrent.locks.ReentrantLock;
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 public class ReconcilerTimer {
+
+    private static final Logger LOG = Logger.getLogger(ReconcilerTimer.class.getName());
 
     /** Passes a second apart, at most, after one that started a stopped sandbox again. */
     static final int FOLLOW_UPS = 15;
@@ -60,6 +64,9 @@ public class ReconcilerTimer {
 
     @Inject
     ReconcilerTurns turns;
+
+    @Inject
+    ProvisioningCleanup cleanup;
 
     @PostConstruct
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
@@ -108,6 +115,12 @@ public class ReconcilerTimer {
             return null;
         }
         try {
+            try {
+                // this process's own failures the database did not take, whoever holds the lease
+                cleanup.recordLateFailures();
+            } catch (RuntimeException e) {
+                LOG.fine("Late failures not recorded: " + e);
+            }
             if (!leases.hold(Leases.RECONCILER)) {
                 turns.turned();
                 return null;

@@ -14,6 +14,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
@@ -63,6 +64,7 @@ class ServiceProxyIT {
     static final String NOT_READY = "rt-00000000000000d4";
     static final String UNREACHABLE = "rt-00000000000000e5";
     static final String RECOVERING = "rt-00000000000000f6";
+    static final String DROPPING = "rt-00000000000000d7";
     static final String UNKNOWN = "rt-00000000000000ff";
 
     static final String PUBLIC_A = "public-a-" + UUID.randomUUID();
@@ -71,6 +73,7 @@ class ServiceProxyIT {
 
     static SandboxHttpServer http;
     static WebSocketEchoServer ws;
+    static ServerSocket dropping;
     static boolean targetsSet;
 
     final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -104,6 +107,21 @@ class ServiceProxyIT {
         target(NOT_READY, "NOT_READY", PUBLIC_A, INTERNAL_A, Map.of("main", http.uri()));
         target(UNREACHABLE, "READY", PUBLIC_A, INTERNAL_A, Map.of("main", closed, "work-1", closed));
         target(RECOVERING, "RECOVERING", PUBLIC_A, INTERNAL_A, Map.of("main", http.uri()));
+        dropping = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        Thread dropper = new Thread(() -> {
+            while (!dropping.isClosed()) {
+                try (Socket taken = dropping.accept()) {
+                    // taken and closed without an answer, as the engine's port forwarder does for a stopped sandbox
+                    taken.getInputStream().read();
+                } catch (IOException e) {
+                    // closed at the end
+                }
+            }
+        }, "dropping-server");
+        dropper.setDaemon(true);
+        dropper.start();
+        URI drops = URI.create("http://127.0.0.1:" + dropping.getLocalPort());
+        target(DROPPING, "READY", PUBLIC_A, INTERNAL_A, Map.of("main", drops, "work-1", drops));
         targetsSet = true;
     }
 
@@ -114,6 +132,9 @@ class ServiceProxyIT {
         }
         if (ws != null) {
             ws.close();
+        }
+        if (dropping != null) {
+            dropping.close();
         }
     }
 
@@ -214,6 +235,23 @@ class ServiceProxyIT {
         assertStatus(401, send(get(RECOVERING + "/echo")));
         assertEquals(503, handshakeStatus(client.newWebSocketBuilder().header("X-Session-API-Key", PUBLIC_A),
                 RECOVERING + "/socket"));
+    }
+
+    /**
+     * A connection taken and dropped with no answer, what the engine's port forwarder does for a
+     * sandbox that stopped under it (the soak's engine restart, 2026-11-30: 104 such 502s at envd's
+     * routes): at the main service of a sandbox found stopped, a 503 to retry; at another port, 502.
+     */
+    @Test
+    void shouldAskToRetryWhenTheMainServicesConnectionIsDroppedUnansweredAndItsSandboxStopped() throws Exception {
+        HttpResponse<String> refused = send(get(DROPPING + "/echo").header("X-Session-API-Key", PUBLIC_A));
+        assertEquals(503, refused.statusCode(), refused.body());
+        assertEquals("2", refused.headers().firstValue("Retry-After").orElse(""));
+        assertTrue(refused.body().contains("is being recovered"), refused.body());
+        awaitTraffic(DROPPING + " unanswered ");
+        HttpResponse<String> other = send(get(DROPPING + "/work-1/echo").header("X-Session-API-Key", PUBLIC_A));
+        assertEquals(502, other.statusCode(), other.body());
+        assertTrue(other.body().contains("Runtime service work-1 failed"), other.body());
     }
 
     @Test
