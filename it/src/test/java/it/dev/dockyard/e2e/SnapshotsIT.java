@@ -246,7 +246,8 @@ class SnapshotsIT {
     /**
      * A fork into a conversation that has a live runtime already (the soak, 2026-11-30: a fork's
      * retry after its first had registered the runtime) is a 409 naming that runtime, as a
-     * provision's is, not a 500; and the snapshot made for it is not left behind.
+     * provision's is, not a 500; and the snapshot made for it is not left behind. A fork with an
+     * Idempotency-Key is carried out once, as a provision is.
      */
     @Test
     void shouldRefuseAForkIntoABusyConversationWith409AndKeepNoSnapshotForIt() {
@@ -259,6 +260,7 @@ class SnapshotsIT {
                 .add("conversationId", "it-snap-src-" + UUID.randomUUID()).build(), 120);
         assertEquals(201, source.status(), source.body());
         String sourceId = source.json().getString("id");
+        String forkId = null;
         try {
             DockyardApi.Answer forked = carol.post("runtimes/" + sourceId + "/fork",
                     Json.createObjectBuilder().add("conversationId", busy).build());
@@ -267,9 +269,28 @@ class SnapshotsIT {
             assertEquals(occupant, forked.json().getJsonObject("runtime").getString("id"), forked.body());
             assertEquals(0, carol.get("snapshots").json().getJsonArray("snapshots").size(),
                     "no snapshot left of a refused fork");
+
+            // with an Idempotency-Key, a retry gets the first answer: no second snapshot, no 409
+            String key = "it-fork-" + UUID.randomUUID();
+            JsonObject body = Json.createObjectBuilder().add("conversationId", "it-snap-fork-" + UUID.randomUUID())
+                    .build();
+            DockyardApi.Answer once = carol.postIdempotent("runtimes/" + sourceId + "/fork", body, key);
+            assertEquals(202, once.status(), once.body());
+            forkId = once.json().getString("id");
+            DockyardApi.Answer again = carol.postIdempotent("runtimes/" + sourceId + "/fork", body, key);
+            assertEquals(202, again.status(), again.body());
+            assertEquals(forkId, again.json().getString("id"));
+            assertEquals("true", again.raw().headers().firstValue("Idempotent-Replayed").orElse(""));
+            assertEquals(1, carol.get("snapshots").json().getJsonArray("snapshots").size(), "one fork, one snapshot");
         } finally {
+            if (forkId != null) {
+                assertEquals(204, carol.delete("runtimes/" + forkId).status());
+            }
             assertEquals(204, carol.delete("runtimes/" + sourceId).status());
             assertEquals(204, carol.delete("runtimes/" + occupant).status());
+        }
+        for (var snapshot : carol.get("snapshots").json().getJsonArray("snapshots")) {
+            assertEquals(204, carol.delete("snapshots/" + snapshot.asJsonObject().getString("id")).status());
         }
     }
 

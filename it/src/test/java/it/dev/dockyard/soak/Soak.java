@@ -110,7 +110,8 @@ public final class Soak {
 
     private static final Pattern ID = Pattern.compile("\"id\":\"(rt-[0-9a-f]+)\"");
     private static final Pattern STATUS = Pattern.compile("\"status\":\"([A-Z_]+)\"");
-    private static final Pattern MESSAGE = Pattern.compile("\"statusMessage\":\"((?:[^\"\\\\]|\\\\.)*)\"");
+    // possessive: a message of thousands of characters (a stack trace) overflowed the stack of a greedy one
+    private static final Pattern MESSAGE = Pattern.compile("\"statusMessage\":\"((?:[^\"\\\\]++|\\\\.)*+)\"");
     private static final Pattern API_KEY = Pattern.compile("\"apiKey\":\"([^\"]+)\"");
     private static final Pattern SNAPSHOT_ID = Pattern.compile("\"id\":\"([A-Za-z0-9_.:@-]+)\"");
     private static final Pattern SHA = Pattern.compile("([0-9a-f]{64})");

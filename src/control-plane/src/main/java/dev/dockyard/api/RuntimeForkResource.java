@@ -1,9 +1,10 @@
 package dev.dockyard.api;
 
+import dev.dockyard.application.idempotency.IdempotentRequests;
 import dev.dockyard.application.runtimes.RuntimeQueries;
 import dev.dockyard.application.runtimes.RuntimeService;
-import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.tenancy.Role;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
@@ -17,8 +18,6 @@ import jakarta.ws.rs.container.AsyncResponse;
 import jakarta.ws.rs.container.Suspended;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
-import jakarta.ws.rs.core.Response;
-import jakarta.ws.rs.core.UriBuilder;
 import jakarta.ws.rs.core.UriInfo;
 import java.net.URI;
 import java.time.Duration;
@@ -27,7 +26,7 @@ import java.util.Set;
 /**
  * {@code POST /runtimes/{id}/fork {"conversationId"}} (API.md): a snapshot of the runtime and a new
  * runtime for that conversation started from it, answered like a provision (202, or 201 once READY
- * with {@code Prefer: wait=N}).
+ * with {@code Prefer: wait=N}; with an {@code Idempotency-Key}, a retry gets the first answer).
  */
 @Path("runtimes/{id}/fork")
 @RequestScoped
@@ -49,36 +48,37 @@ public class RuntimeForkResource {
     @Inject
     AnswerBackstops backstops;
 
+    @Inject
+    IdempotentRequests idempotent;
+
     @Context
     UriInfo uri;
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     public void fork(@PathParam("id") String id, JsonObject body, @HeaderParam("Prefer") String prefer,
+                     @HeaderParam(RuntimeResource.IDEMPOTENCY_HEADER) String idempotencyKey,
                      @Suspended AsyncResponse async) {
         int wait = RuntimeResource.preferredWait(prefer);
-        backstops.guard(async, Duration.ofSeconds(wait + 60L), () -> Problem.of(Problem.Kind.SERVICE_UNAVAILABLE,
-                "No answer within " + (wait + 60) + " s").toException());
+        int longest = Math.max(wait, (int) IdempotentRequests.REPLAY_WAIT.toSeconds());
+        backstops.guard(async, Duration.ofSeconds(longest + 60L), () -> Problem.of(Problem.Kind.SERVICE_UNAVAILABLE,
+                "No answer within " + (longest + 60) + " s").toException());
         try {
+            // read now: the request's scope is gone when a wait ends
             SandboxRuntime source = RuntimeSnapshotResource.visible(runtimes, caller, id);
             if (body != null) {
                 JsonFields.requireOnly(body, FIELDS, "");
             }
             String conversationId = SafeIds.require(RuntimeSnapshotResource.string(body, "conversationId"),
                     "conversationId");
+            String userId = caller.userId();
+            Role role = caller.role();
             URI base = uri.getBaseUri();
-            SandboxRuntime fork = RuntimeResource.refusalsAnswered(() -> lifecycle.fork(source, conversationId,
-                    caller.userId(), caller.role()));
-            lifecycle.settled(fork, Duration.ofSeconds(wait)).whenComplete((now, error) -> {
-                if (error != null) {
-                    async.resume(error);
-                    return;
-                }
-                Response.Status status = now.status() == RuntimeStatus.READY ? Response.Status.CREATED
-                        : Response.Status.ACCEPTED;
-                async.resume(Response.status(status).location(UriBuilder.fromUri(base).path("runtimes")
-                        .path(now.id()).build()).entity(RuntimeView.of(now)).build());
-            });
+            // a retry after a lost answer gets that answer, not a second snapshot and a 409
+            RuntimeResource.answerOnce(async, idempotent, userId, idempotencyKey, "fork " + id + " " + body,
+                    () -> RuntimeResource.answered(() -> RuntimeResource.accepted(lifecycle,
+                            RuntimeResource.refusalsAnswered(() -> lifecycle.fork(source, conversationId, userId,
+                                    role)), wait, base)), base);
         } catch (RuntimeException e) {
             async.resume(e);
         }

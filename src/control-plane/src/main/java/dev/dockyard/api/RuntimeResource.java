@@ -145,22 +145,31 @@ public class RuntimeResource {
                 }
                 return accepted(provisioned(request), wait, base);
             });
-            if (idempotencyKey == null) {
-                resume(async, first.get());
-                return;
-            }
-            if (idempotencyKey.isBlank() || idempotencyKey.length() > 200) {
-                throw Problem.of(Problem.Kind.VALIDATION, IDEMPOTENCY_HEADER + " must be 1 to 200 characters")
-                        .toException();
-            }
-            String hash = ApiKeyRecord.hash(body == null ? "" : body.toString());
-            resume(async, idempotent.once(userId + "/" + idempotencyKey, hash, first,
-                    r -> new StoredAnswer(r.getStatus(), String.valueOf(r.getEntity())))
-                    .thenApply(outcome -> outcome.isReplay() ? replayed(outcome.replayed(), base)
-                            : Response.fromResponse(outcome.first()).header(REPLAYED_HEADER, "false").build()));
+            answerOnce(async, idempotent, userId, idempotencyKey, body == null ? "" : body.toString(), first, base);
         } catch (RuntimeException e) {
             async.resume(e);
         }
+    }
+
+    /**
+     * Answers {@code first}'s answer; with an {@code Idempotency-Key}, only the first request of
+     * {@code userId} with that key carries it out, and every retry (the same {@code request}) gets
+     * its answer again. A provision and a fork share the user's keys, as their requests differ.
+     */
+    static void answerOnce(AsyncResponse async, IdempotentRequests idempotent, String userId, String idempotencyKey,
+                           String request, Supplier<CompletionStage<Response>> first, URI base) {
+        if (idempotencyKey == null) {
+            resume(async, first.get());
+            return;
+        }
+        if (idempotencyKey.isBlank() || idempotencyKey.length() > 200) {
+            throw Problem.of(Problem.Kind.VALIDATION, IDEMPOTENCY_HEADER + " must be 1 to 200 characters")
+                    .toException();
+        }
+        resume(async, idempotent.once(userId + "/" + idempotencyKey, ApiKeyRecord.hash(request), first,
+                r -> new StoredAnswer(r.getStatus(), String.valueOf(r.getEntity())))
+                .thenApply(outcome -> outcome.isReplay() ? replayed(outcome.replayed(), base)
+                        : Response.fromResponse(outcome.first()).header(REPLAYED_HEADER, "false").build()));
     }
 
     private SandboxRuntime provisioned(ProvisioningRequest request) {
@@ -186,7 +195,7 @@ public class RuntimeResource {
     }
 
     /** A first answer, refusals included: what an idempotent request stores and replays. */
-    private static CompletionStage<Response> answered(Supplier<CompletionStage<Response>> answer) {
+    static CompletionStage<Response> answered(Supplier<CompletionStage<Response>> answer) {
         try {
             return answer.get();
         } catch (Problem.ProblemException e) {
@@ -196,8 +205,12 @@ public class RuntimeResource {
         }
     }
 
-    /** 202 with the runtime being provisioned, or 201 once READY when {@code Prefer: wait=N} says to wait. */
     private CompletionStage<Response> accepted(SandboxRuntime runtime, int wait, URI base) {
+        return accepted(lifecycle, runtime, wait, base);
+    }
+
+    /** 202 with the runtime being provisioned, or 201 once READY when {@code Prefer: wait=N} says to wait. */
+    static CompletionStage<Response> accepted(RuntimeService lifecycle, SandboxRuntime runtime, int wait, URI base) {
         CompletionStage<SandboxRuntime> settled = wait > 0 ? lifecycle.settled(runtime, Duration.ofSeconds(wait))
                 : CompletableFuture.completedFuture(runtime);
         return settled.thenApply(now -> {

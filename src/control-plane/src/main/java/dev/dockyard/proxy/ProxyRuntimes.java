@@ -19,6 +19,10 @@ import java.util.logging.Logger;
 @ApplicationScoped
 public class ProxyRuntimes {
 
+    /** How often a dropped connection's sandbox is looked at, and how far apart. */
+    static final int DROPPED_CHECKS = 3;
+    static final long DROPPED_CHECK_INTERVAL_MS = 500;
+
     private static final Logger LOG = Logger.getLogger(ProxyRuntimes.class.getName());
 
     @Inject
@@ -54,7 +58,7 @@ public class ProxyRuntimes {
      * program's, which may simply not listen yet), is a 502.
      */
     public Admission.Refused unreachable(ProxyExchange exchange) {
-        return recoveringElse(exchange, "is unreachable");
+        return recoveringElse(exchange, "is unreachable", 1);
     }
 
     /**
@@ -66,10 +70,12 @@ public class ProxyRuntimes {
      * client's to send again; otherwise a 502.
      */
     public Admission.Refused dropped(ProxyExchange exchange) {
-        return recoveringElse(exchange, "failed");
+        // a killed executor drops its connections a moment before its sandbox stops (the soak's
+        // executor kills: the sandbox still ran when asked): asked again for up to a second
+        return recoveringElse(exchange, "failed", DROPPED_CHECKS);
     }
 
-    private Admission.Refused recoveringElse(ProxyExchange exchange, String otherwise) {
+    private Admission.Refused recoveringElse(ProxyExchange exchange, String otherwise, int checks) {
         ServiceRoute route = exchange.route();
         Admission.Refused unreachable = new Admission.Refused(502, "Runtime service " + route.service()
                 + " " + otherwise);
@@ -77,7 +83,18 @@ public class ProxyRuntimes {
             return unreachable;
         }
         try {
-            return targets.get().unanswered(route.runtimeId()) ? Admission.recovering("Runtime") : unreachable;
+            for (int check = 1; check <= checks; check++) {
+                if (targets.get().unanswered(route.runtimeId())) {
+                    return Admission.recovering("Runtime");
+                }
+                if (check < checks) {
+                    Thread.sleep(DROPPED_CHECK_INTERVAL_MS);
+                }
+            }
+            return unreachable;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return unreachable;
         } catch (RuntimeException e) {
             LOG.log(Level.FINE, "Asking whether " + route.runtimeId() + " is being recovered failed", e);
             return unreachable;

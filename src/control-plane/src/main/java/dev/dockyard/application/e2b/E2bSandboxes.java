@@ -180,9 +180,10 @@ public class E2bSandboxes {
                     + READY_WAIT.toSeconds() + " s (" + settled.status() + ": " + settled.statusMessage()
                     + "); it was removed").retryAfter(EngineUnreachableException.RETRY_AFTER_SECONDS);
         }
-        if (settled.node() != null && health.knownDown(settled.node())) {
-            // its node's engine stopped answering while it was provisioned (restarting, cut off): nothing
-            // is wrong with the request, and a create a moment later goes to another node, or finds it back
+        if (settled.node() != null && (health.knownDown(settled.node()) || !health.probe(settled.node()).healthy())) {
+            // its node's engine stopped answering while it was provisioned (restarting, cut off; asked
+            // now if no probe said so yet, as an engine that stops kills the boot before its next probe):
+            // nothing is wrong with the request, and a create a moment later goes to another node, or finds it back
             throw new Refused(Refused.Reason.NODE_UNAVAILABLE, "The sandbox could not be started: "
                     + settled.statusMessage()).retryAfter(EngineUnreachableException.RETRY_AFTER_SECONDS);
         }

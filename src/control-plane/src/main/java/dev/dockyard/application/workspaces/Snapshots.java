@@ -9,6 +9,7 @@ import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.SandboxBusyException;
 import dev.dockyard.backend.SandboxNotRunningException;
 import dev.dockyard.backend.BackendNodes;
+import dev.dockyard.backend.EngineUnreachableException;
 import dev.dockyard.backend.Labels;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SnapshotCapture;
@@ -104,6 +105,10 @@ public class Snapshots {
         Snapshot snapshot = visible(id, userId, admin);
         try {
             nodes.on(snapshot.node()).removeSnapshot(snapshot.image(), snapshot.volume());
+        } catch (EngineUnreachableException e) {
+            // its node's engine is restarting or cut off (the soak, 2026-11-30: a 409 that said to
+            // delete runtimes): nothing to change on the caller's side but the time
+            throw Refused.ofBackend(e, "Snapshot " + id + " cannot be removed now: " + e.getMessage());
         } catch (BackendException e) {
             throw new Refused(Refused.Reason.CONFLICT, "Snapshot " + id + " cannot be removed now: " + e.getMessage()
                     + "; delete the runtimes started from it first");

@@ -142,7 +142,7 @@ final class ContainerLifecycle {
         } catch (NotFoundException e) {
             throw new BackendException("container '" + sandboxName + "' is gone", e);
         } catch (InternalServerErrorException e) {
-            if (stoppedBelow(DockerErrors.describe(e))) {
+            if (stoppedBelow(DockerErrors.describe(e)) || stoppedNow(sandboxName)) {
                 throw new SandboxNotRunningException("container '" + sandboxName + "' is not running, so it cannot be "
                         + "frozen: " + DockerErrors.describe(e), e);
             }
@@ -201,7 +201,7 @@ final class ContainerLifecycle {
             // not paused
         } catch (InternalServerErrorException e) {
             String said = DockerErrors.describe(e);
-            if (stoppedBelow(said)) {
+            if (stoppedBelow(said) || stoppedNow(sandboxName)) {
                 throw new SandboxNotRunningException("container '" + sandboxName + "' is not running, so it cannot be "
                         + "thawed: " + said, e);
             }
@@ -222,6 +222,24 @@ final class ContainerLifecycle {
      */
     static boolean runningAlready(String dockerSaid) {
         return dockerSaid.contains("is not paused") || dockerSaid.contains("cannot resume a running container");
+    }
+
+    /**
+     * Whether the container is neither running nor frozen now, asked after a pause or unpause the
+     * engine failed with words of its own (containerd going away while the engine stops, the soak's
+     * engine restarts, 2026-11-30): a container that stopped meanwhile is being recovered, not a
+     * failure of the call. An engine that does not answer the question says so itself.
+     */
+    private boolean stoppedNow(String sandboxName) {
+        try {
+            InspectContainerResponse.ContainerState state = docker.inspectContainerCmd(sandboxName).exec().getState();
+            return !Boolean.TRUE.equals(state.getRunning()) && !Boolean.TRUE.equals(state.getPaused());
+        } catch (NotFoundException e) {
+            throw new BackendException("container '" + sandboxName + "' is gone", e);
+        } catch (DockerException e) {
+            // the engine cannot say: the call's own failure stands
+            return false;
+        }
     }
 
     /**
