@@ -208,6 +208,7 @@ class SnapshotsIT {
             DockerCli.ok(concat(List.of("create", "--name", copier, "--network", "none", "--user", "0",
                     "--entrypoint", "cp", "--label", "dev.dockyard.managed=true",
                     "--label", "dev.dockyard.runtime-id=" + runtime, "--label", "dev.dockyard.workspace=copy",
+                    "--label", "dev.dockyard.copier-of=" + instance,
                     "-v", workspace + ":/from:ro", "-v", "dockyard-snapshot-" + dead + ":/to"),
                     List.of(sandboxImage, "-a", "/from/.", "/to/")));
             DockerCli.ok("start", "-a", copier);

@@ -905,9 +905,15 @@ public final class Soak {
         long deadline = start + TimeUnit.MINUTES.toNanos(5);
         // what kept the last one from counting: a slow recovery says which runtime and why
         String last = "";
+        String slow = "";
         while (!pending.isEmpty() && System.nanoTime() < deadline) {
             for (String id : List.copyOf(pending)) {
+                long asked = System.nanoTime();
                 Answer echo = action(id, "{\"action\":\"run\",\"args\":{\"command\":\"echo back\"}}");
+                if (ms(asked) > 5_000) {
+                    // the wait may be the calls' own, not the runtimes': said with the rest
+                    slow = id + "'s action took " + Math.round(ms(asked) / 1000) + " s (" + echo.status() + ")";
+                }
                 if (echo.status() == 200 && echo.body().contains("back")) {
                     answered++;
                     pending.remove(id);
@@ -927,8 +933,9 @@ public final class Soak {
             }
             sleep(500);
         }
-        if (ms(start) > 10_000 && !last.isEmpty()) {
-            say("recovery after " + after + " took " + Math.round(ms(start) / 1000) + " s; last seen pending: " + last);
+        if (ms(start) > 10_000 && !(last.isEmpty() && slow.isEmpty())) {
+            say("recovery after " + after + " took " + Math.round(ms(start) / 1000) + " s; last seen pending: "
+                    + (last.isEmpty() ? "none" : last) + (slow.isEmpty() ? "" : "; the slowest call: " + slow));
         }
         for (String id : pending) {
             failures.add("after " + after + ", " + id + " neither answered nor ended within 5 min ("

@@ -64,20 +64,20 @@ public class RuntimeForkResource {
         backstops.guard(async, Duration.ofSeconds(longest + 60L), () -> Problem.of(Problem.Kind.SERVICE_UNAVAILABLE,
                 "No answer within " + (longest + 60) + " s").toException());
         try {
-            // read now: the request's scope is gone when a wait ends
             SandboxRuntime source = RuntimeSnapshotResource.visible(runtimes, caller, id);
             if (body != null) {
                 JsonFields.requireOnly(body, FIELDS, "");
             }
             String conversationId = SafeIds.require(RuntimeSnapshotResource.string(body, "conversationId"),
                     "conversationId");
+            // read now: the request's scope is gone when a wait ends
             String userId = caller.userId();
             Role role = caller.role();
             URI base = uri.getBaseUri();
             // a retry after a lost answer gets that answer, not a second snapshot and a 409
-            RuntimeResource.answerOnce(async, idempotent, userId, idempotencyKey, "fork " + id + " " + body,
-                    () -> RuntimeResource.answered(() -> RuntimeResource.accepted(lifecycle,
-                            RuntimeResource.refusalsAnswered(() -> lifecycle.fork(source, conversationId, userId,
+            ProvisionAnswers.once(async, idempotent, userId, idempotencyKey, "fork " + id + " " + body,
+                    () -> ProvisionAnswers.answered(() -> ProvisionAnswers.accepted(lifecycle,
+                            ProvisionAnswers.refusalsAnswered(() -> lifecycle.fork(source, conversationId, userId,
                                     role)), wait, base)), base);
         } catch (RuntimeException e) {
             async.resume(e);

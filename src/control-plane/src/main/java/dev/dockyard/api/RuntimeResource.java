@@ -3,8 +3,6 @@ package dev.dockyard.api;
 import dev.dockyard.agents.AgentCatalog;
 import dev.dockyard.api.events.RuntimeEventStreams;
 import dev.dockyard.api.events.RuntimeFeed;
-import dev.dockyard.application.Refused;
-import dev.dockyard.application.idempotency.IdempotentRequests.StoredAnswer;
 import dev.dockyard.application.idempotency.IdempotentRequests;
 import dev.dockyard.application.runtimes.ActionService;
 import dev.dockyard.application.runtimes.RuntimeQueries;
@@ -16,11 +14,8 @@ import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.executor.ExecutorClient;
-import dev.dockyard.runtime.provisioning.ConversationBusyException;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
 import dev.dockyard.runtime.provisioning.ProvisioningStep;
-import dev.dockyard.tenancy.ApiKeyRecord;
-import dev.dockyard.tenancy.QuotaExceededException;
 import dev.dockyard.tenancy.Role;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
@@ -42,19 +37,15 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.StreamingOutput;
-import jakarta.ws.rs.core.UriBuilder;
 import jakarta.ws.rs.core.UriInfo;
 import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.StringReader;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
@@ -138,108 +129,26 @@ public class RuntimeResource {
             String userId = caller.userId();
             Role role = caller.role();
             URI base = uri.getBaseUri();
-            Supplier<CompletionStage<Response>> first = () -> answered(() -> {
+            Supplier<CompletionStage<Response>> first = () -> ProvisionAnswers.answered(() -> {
                 ProvisioningRequest request = ProvisionRequestReader.read(body, userId, role, config, agents);
                 if (fault != null) {
                     request = request.failingAt(faultAt(fault));
                 }
                 return accepted(provisioned(request), wait, base);
             });
-            answerOnce(async, idempotent, userId, idempotencyKey, body == null ? "" : body.toString(), first, base);
+            ProvisionAnswers.once(async, idempotent, userId, idempotencyKey, body == null ? "" : body.toString(), first,
+                    base);
         } catch (RuntimeException e) {
             async.resume(e);
         }
     }
 
-    /**
-     * Answers {@code first}'s answer; with an {@code Idempotency-Key}, only the first request of
-     * {@code userId} with that key carries it out, and every retry (the same {@code request}) gets
-     * its answer again. A provision and a fork share the user's keys, as their requests differ.
-     */
-    static void answerOnce(AsyncResponse async, IdempotentRequests idempotent, String userId, String idempotencyKey,
-                           String request, Supplier<CompletionStage<Response>> first, URI base) {
-        if (idempotencyKey == null) {
-            resume(async, first.get());
-            return;
-        }
-        if (idempotencyKey.isBlank() || idempotencyKey.length() > 200) {
-            throw Problem.of(Problem.Kind.VALIDATION, IDEMPOTENCY_HEADER + " must be 1 to 200 characters")
-                    .toException();
-        }
-        resume(async, idempotent.once(userId + "/" + idempotencyKey, ApiKeyRecord.hash(request), first,
-                r -> new StoredAnswer(r.getStatus(), String.valueOf(r.getEntity())))
-                .thenApply(outcome -> outcome.isReplay() ? replayed(outcome.replayed(), base)
-                        : Response.fromResponse(outcome.first()).header(REPLAYED_HEADER, "false").build()));
-    }
-
     private SandboxRuntime provisioned(ProvisioningRequest request) {
-        return refusalsAnswered(() -> lifecycle.provision(request));
-    }
-
-    /**
-     * A provision (or a fork's) as {@code provision} makes it, its refusals as problems: a
-     * conversation that has a live runtime already is a 409 naming it, a spent quota a 429.
-     */
-    static SandboxRuntime refusalsAnswered(Supplier<SandboxRuntime> provision) {
-        try {
-            return provision.get();
-        } catch (ConversationBusyException e) {
-            throw Problem.of(Problem.Kind.CONVERSATION_BUSY, e.getMessage())
-                    .with("runtime", RuntimeView.of(e.existing())).toException();
-        } catch (QuotaExceededException e) {
-            throw Problem.of(Problem.Kind.QUOTA_EXCEEDED, e.getMessage())
-                    .with("limit", Jsonp.createValue(e.limit()))
-                    .with("allowed", Jsonp.createValue(e.allowed().doubleValue()))
-                    .with("inUse", Jsonp.createValue(e.inUse().doubleValue())).toException();
-        }
-    }
-
-    /** A first answer, refusals included: what an idempotent request stores and replays. */
-    static CompletionStage<Response> answered(Supplier<CompletionStage<Response>> answer) {
-        try {
-            return answer.get();
-        } catch (Problem.ProblemException e) {
-            return CompletableFuture.completedFuture(e.problem().toResponse());
-        } catch (Refused e) {
-            return CompletableFuture.completedFuture(ProblemMappers.problemOf(e).toResponse());
-        }
+        return ProvisionAnswers.refusalsAnswered(() -> lifecycle.provision(request));
     }
 
     private CompletionStage<Response> accepted(SandboxRuntime runtime, int wait, URI base) {
-        return accepted(lifecycle, runtime, wait, base);
-    }
-
-    /** 202 with the runtime being provisioned, or 201 once READY when {@code Prefer: wait=N} says to wait. */
-    static CompletionStage<Response> accepted(RuntimeService lifecycle, SandboxRuntime runtime, int wait, URI base) {
-        CompletionStage<SandboxRuntime> settled = wait > 0 ? lifecycle.settled(runtime, Duration.ofSeconds(wait))
-                : CompletableFuture.completedFuture(runtime);
-        return settled.thenApply(now -> {
-            Response.Status status = now.status() == RuntimeStatus.READY ? Response.Status.CREATED
-                    : Response.Status.ACCEPTED;
-            Response.ResponseBuilder answer = Response.status(status).location(location(base, now.id()))
-                    .entity(RuntimeView.of(now));
-            if (wait > 0) {
-                answer.header("Preference-Applied", "wait=" + wait);
-            }
-            return answer.build();
-        });
-    }
-
-    private static Response replayed(StoredAnswer first, URI base) {
-        int status = first.status();
-        Response.ResponseBuilder again = Response.status(status).entity(first.body())
-                .type(status >= 400 ? Problem.MEDIA_TYPE : MediaType.APPLICATION_JSON_TYPE)
-                .header(REPLAYED_HEADER, "true");
-        if (status == 201 || status == 202) {
-            try (var reader = Jsonp.createReader(new StringReader(first.body()))) {
-                again.location(location(base, reader.readObject().getString("id")));
-            }
-        }
-        return again.build();
-    }
-
-    private static URI location(URI base, String runtimeId) {
-        return UriBuilder.fromUri(base).path("runtimes").path(runtimeId).build();
+        return ProvisionAnswers.accepted(lifecycle, runtime, wait, base);
     }
 
     /** Holds the answer back; a backstop answers should a service never complete. */
@@ -247,17 +156,6 @@ public class RuntimeResource {
         backstops.guard(async, Duration.ofSeconds(longestWaitSeconds + BACKSTOP_SECONDS), () -> Problem.of(
                 Problem.Kind.INTERNAL, "No answer within " + (longestWaitSeconds + BACKSTOP_SECONDS) + " s")
                 .toException());
-    }
-
-    private static void resume(AsyncResponse async, CompletionStage<Response> answer) {
-        answer.whenComplete((response, error) -> {
-            if (error != null) {
-                async.resume(error instanceof CompletionException && error.getCause() != null
-                        ? error.getCause() : error);
-            } else {
-                async.resume(response);
-            }
-        });
     }
 
     private ProvisioningStep faultAt(String step) {
@@ -287,7 +185,7 @@ public class RuntimeResource {
             String node = node(body);
             visible(id);
             SandboxRuntime migrated = lifecycle.migrate(id, node, faultAt(fault), caller.userId(), caller.role());
-            resume(async, accepted(migrated, wait, uri.getBaseUri()));
+            ProvisionAnswers.resume(async, accepted(migrated, wait, uri.getBaseUri()));
         } catch (RuntimeException e) {
             async.resume(e);
         }

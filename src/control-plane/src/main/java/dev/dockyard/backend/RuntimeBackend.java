@@ -228,13 +228,14 @@ public interface RuntimeBackend {
     }
 
     /**
-     * Removes the one-shot helper containers (a workspace's copier) that a control plane left
-     * behind when it died while they ran: each would keep the volumes it mounts in use for good.
-     * Those still running, or ended after {@code cutoff}, may be their runner's; returns how many.
+     * Removes the one-shot helper containers (a workspace's copier) of {@code controlPlane} that
+     * it left behind when a process of it died while they ran: each would keep the volumes it
+     * mounts in use for good. Those ended after {@code cutoff}, or running for less than their
+     * runner waits for them, may be their runner's; returns how many.
      *
      * @throws BackendException when the containers cannot be listed
      */
-    default int sweepHelpers(Instant cutoff) {
+    default int sweepHelpers(String controlPlane, Instant cutoff) {
         return 0;
     }
 

@@ -51,6 +51,7 @@ public class FakeBackend implements RuntimeBackend {
     private Consumer<String> onCall = call -> { };
     private RuntimeException pingFailure;
     private final Set<String> portsTaken = new HashSet<>();
+    private final Set<String> addressesLost = new HashSet<>();
 
     public synchronized FakeBackend put(String name, String runtimeId, Instant createdAt, SandboxState.Phase phase) {
         sandboxes.put(name, new Sandbox(name, runtimeId, createdAt, phase, 40000 + sandboxes.size()));
@@ -133,13 +134,22 @@ public class FakeBackend implements RuntimeBackend {
         portsTaken.add(sandboxName);
     }
 
+    /** Acts as a node where {@code sandboxName} no longer publishes its executor's address (it stopped). */
+    public synchronized void addressLost(String sandboxName, boolean lost) {
+        if (lost) {
+            addressesLost.add(sandboxName);
+        } else {
+            addressesLost.remove(sandboxName);
+        }
+    }
+
     @Override
     public synchronized boolean listensAt(String sandboxName, URI endpoint) {
         if (portsTaken.contains(sandboxName)) {
             throw new BackendException("another process than the executor of '" + sandboxName + "' listens at "
                     + endpoint);
         }
-        return true;
+        return !addressesLost.contains(sandboxName);
     }
 
     @Override

@@ -1,9 +1,11 @@
 package dev.dockyard.application.runtimes;
 
+import dev.dockyard.application.ExecutorOutages;
 import dev.dockyard.application.Refused;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.backend.SandboxNotRunningException;
 import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -43,6 +45,9 @@ public class ReadyRuntimes {
 
     @Inject
     BackendNodes nodes;
+
+    @Inject
+    ExecutorOutages outages = ExecutorOutages.unobserved();
 
     /** An admission: the pass to hold while the work runs, and the runtime to do it in. */
     public static final class Admitted implements RuntimeGates.Pass {
@@ -152,16 +157,23 @@ public class ReadyRuntimes {
     private Admitted admitted(RuntimeGates.Pass pass, SandboxRuntime runtime) {
         RuntimeBackend backend;
         String refusal;
+        boolean listens;
         try {
             backend = nodes.on(runtime.node());
-            refusal = backend.listensAt(runtime.containerName(), URI.create(runtime.executorUrl())) ? null
-                    : "its executor no longer listens at its address";
+            listens = backend.listensAt(runtime.containerName(), URI.create(runtime.executorUrl()));
+            refusal = null;
         } catch (BackendException e) {
             backend = null;
+            listens = false;
             refusal = e.getMessage();
         } catch (RuntimeException e) {
             pass.close();
             throw e;
+        }
+        if (refusal == null && !listens) {
+            // gone from its address (its sandbox stopped, its engine restarted): being recovered
+            pass.close();
+            throw outages.stopped(runtime.id(), "reached");
         }
         if (refusal != null) {
             pass.close();
@@ -173,6 +185,9 @@ public class ReadyRuntimes {
     private SandboxRuntime wake(String id) {
         try {
             return enter(id, idle::wakeForAction);
+        } catch (SandboxNotRunningException e) {
+            // asleep, and its sandbox stopped meanwhile (its engine restarted): being recovered
+            throw outages.stopped(id, "woken");
         } catch (BackendException e) {
             throw Refused.ofBackend(e, "Runtime " + id + " could not be woken: " + e.getMessage());
         }

@@ -28,7 +28,6 @@ import dev.dockyard.runtime.provisioning.MigrationRefusedException;
 import dev.dockyard.runtime.provisioning.Provisioner;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
 import dev.dockyard.runtime.provisioning.ProvisioningStep;
-import dev.dockyard.tenancy.QuotaExceededException;
 import dev.dockyard.tenancy.Role;
 import dev.dockyard.workspace.KeptWorkspace;
 import jakarta.annotation.Resource;
@@ -105,11 +104,17 @@ public class RuntimeService {
      * runtime, being provisioned.
      */
     public SandboxRuntime fork(SandboxRuntime source, String conversationId, String userId, Role role) {
+        // before the source is frozen and copied for nothing (the provision checks again, for races)
+        Optional<SandboxRuntime> live = runtimes.findLive(userId, conversationId);
+        if (live.isPresent()) {
+            throw new ConversationBusyException(live.get());
+        }
         ProvisioningRequest request = snapshots.forkRequest(source, conversationId, userId, role);
         try {
             return provision(request);
-        } catch (ConversationBusyException | QuotaExceededException e) {
-            // refused before anything started from it: the snapshot made for it would only be a stray
+        } catch (RuntimeException e) {
+            // refused before anything started from it: the snapshot made for it would only be a
+            // stray, counted against the user's quota
             try {
                 snapshots.delete(request.workspace().fromSnapshot(), userId, true);
             } catch (RuntimeException removing) {

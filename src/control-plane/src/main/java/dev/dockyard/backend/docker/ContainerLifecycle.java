@@ -15,6 +15,9 @@ import dev.dockyard.backend.SandboxNotRunningException;
 import dev.dockyard.backend.SandboxIsolation;
 import dev.dockyard.backend.SandboxState;
 import java.net.URI;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Logger;
 
 /**
@@ -36,8 +39,13 @@ final class ContainerLifecycle {
     /** The wait before the n-th try again is n times this (0.5 + 1 + 1.5 + 2 s at most in all). */
     static final long FREEZE_BACKOFF_MS = 500;
 
+    /** How long the engine's word that a sandbox publishes an endpoint is taken, and for how many. */
+    private static final long PUBLISHED_FOR_NANOS = TimeUnit.SECONDS.toNanos(2);
+    private static final int MAX_PUBLISHED = 10_000;
+
     private final DockerClient docker;
     private final ContainerViews views;
+    private final Map<String, Long> published = new ConcurrentHashMap<>();
 
     ContainerLifecycle(DockerClient docker, ContainerViews views) {
         this.docker = docker;
@@ -111,6 +119,56 @@ final class ContainerLifecycle {
         }
         String address = SandboxAddresses.host(bindings[0].getHostIp());
         return URI.create("http://" + address + ":" + bindings[0].getHostPortSpec());
+    }
+
+    /**
+     * Whether {@code endpoint} is where the running container publishes a port now. A recorded
+     * endpoint goes stale when its container stops (an engine restart): its port is then free for
+     * anyone, and the session key must not follow it there (the soak, 2026-11-30 21:22: keys sent
+     * to another sandbox's executor). False too for a container that is gone or stopped.
+     */
+    boolean publishes(String sandboxName, URI endpoint) {
+        // every action asks: a yes holds for a moment, far shorter than a stopped sandbox's port
+        // takes to go to another one (its engine restarts, then a sandbox is started again)
+        String asked = sandboxName + " " + endpoint;
+        Long confirmed = published.get(asked);
+        if (confirmed != null && System.nanoTime() - confirmed < PUBLISHED_FOR_NANOS) {
+            return true;
+        }
+        boolean publishes = publishedNow(sandboxName, endpoint);
+        if (publishes) {
+            if (published.size() > MAX_PUBLISHED) {
+                published.clear();
+            }
+            published.put(asked, System.nanoTime());
+        } else {
+            published.remove(asked);
+        }
+        return publishes;
+    }
+
+    private boolean publishedNow(String sandboxName, URI endpoint) {
+        InspectContainerResponse inspect;
+        try {
+            inspect = docker.inspectContainerCmd(sandboxName).exec();
+        } catch (NotFoundException e) {
+            return false;
+        } catch (DockerException e) {
+            throw new BackendException("Docker could not inspect the container: " + DockerErrors.describe(e), e);
+        }
+        if (!Boolean.TRUE.equals(inspect.getState().getRunning()) || inspect.getNetworkSettings() == null
+                || inspect.getNetworkSettings().getPorts() == null) {
+            return false;
+        }
+        for (Ports.Binding[] bindings : inspect.getNetworkSettings().getPorts().getBindings().values()) {
+            for (Ports.Binding binding : bindings == null ? new Ports.Binding[0] : bindings) {
+                if (SandboxAddresses.host(binding.getHostIp()).equals(endpoint.getHost())
+                        && String.valueOf(endpoint.getPort()).equals(binding.getHostPortSpec())) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Gives a booted sandbox its steady CPU limit and the normal CPU weight. */

@@ -124,6 +124,12 @@ public class DockerBackend implements RuntimeBackend {
         return lifecycle.endpoint(sandboxName, executorPort);
     }
 
+    /** Only where the running container publishes a port now: a stopped one's port may be anyone's. */
+    @Override
+    public boolean listensAt(String sandboxName, URI endpoint) {
+        return lifecycle.publishes(sandboxName, endpoint);
+    }
+
     @Override
     public void settle(String sandboxName, double cpus) {
         lifecycle.settle(sandboxName, cpus);
@@ -175,8 +181,8 @@ public class DockerBackend implements RuntimeBackend {
     }
 
     @Override
-    public int sweepHelpers(Instant cutoff) {
-        return workspaces.sweepCopiers(cutoff);
+    public int sweepHelpers(String controlPlane, Instant cutoff) {
+        return workspaces.sweepCopiers(controlPlane, cutoff);
     }
 
     /** The packet-filter rules the engine's host has for the sandbox's own network ({@code iptables -S}). */

@@ -11,9 +11,12 @@ import java.security.NoSuchAlgorithmException;
  * on 127.0.0.1, a sandbox that stopped (its engine restarted, say) left its port to whichever
  * sandbox got it next, on that engine or on another engine of the same host, and the calls meant
  * for the stopped one reached the other (the soak of 2026-11-30 21:22: actions answered by another
- * sandbox's executor, "Invalid API Key", after an engine restart). On an address of its own, only
- * the same sandbox ever listens there again; and engines sharing a host no longer pick the same
- * port on the same address ("bind: address already in use").
+ * sandbox's executor, "Invalid API Key", after an engine restart). On an address of its own,
+ * practically only the same sandbox listens there again (two given sandboxes share an address
+ * once in 16 million; and the key is sent only where the container publishes now,
+ * {@code DockerBackend#listensAt}); and engines sharing a host no longer pick the same port on the
+ * same address ("bind: address already in use"). Linux routes all of 127.0.0.0/8 to the loopback;
+ * an engine whose host could not bind such an address would refuse the sandbox's start, saying so.
  */
 final class SandboxAddresses {
 
@@ -40,6 +43,7 @@ final class SandboxAddresses {
 
     /** The address a published port listens on, as the engine reports it: blank or a wildcard is {@link #SHARED}. */
     static String host(String reported) {
-        return reported == null || reported.isBlank() || reported.equals("0.0.0.0") ? SHARED : reported;
+        return reported == null || reported.isBlank() || reported.equals("0.0.0.0") || reported.equals("::")
+                ? SHARED : reported;
     }
 }

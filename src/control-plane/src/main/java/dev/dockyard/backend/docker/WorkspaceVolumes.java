@@ -37,6 +37,8 @@ final class WorkspaceVolumes {
     /** Label holding a volume's creation time (epoch ms): Docker's volume inspection has none. */
     static final String CREATED_AT = "dev.dockyard.created-at";
     static final String MOUNTED_AT = "/workspace";
+    /** On a workspace's copier: the control plane that runs it (it carries no {@link Labels#CONTROL_PLANE}). */
+    static final String COPIER_OF = "dev.dockyard.copier-of";
     /** How long a copier may take before its runner gives up on it (and removes it). */
     static final Duration COPY_LIMIT = Duration.ofMinutes(10);
 
@@ -124,7 +126,9 @@ final class WorkspaceVolumes {
      */
     private static Map<String, String> copierLabels(Map<String, String> labels) {
         Map<String, String> copier = new HashMap<>(labels);
-        copier.remove(Labels.CONTROL_PLANE);
+        // its own label for its control plane: the sweep of copiers left behind takes only its own
+        String controlPlane = copier.remove(Labels.CONTROL_PLANE);
+        copier.put(COPIER_OF, controlPlane == null ? "" : controlPlane);
         copier.put(Labels.WORKSPACE, "copy");
         return copier;
     }
@@ -155,20 +159,22 @@ final class WorkspaceVolumes {
     }
 
     /**
-     * Removes the copiers a control plane left behind (killed while one ran): each keeps its two
-     * volumes in use, so neither the runtime's removal nor the orphan sweep could take them. A
-     * copier is nobody's once it has ended before {@code cutoff} (its runner removes it as soon as
-     * it ends), never started by then, or is older than {@link #COPY_LIMIT} (its runner gave up).
+     * Removes the copiers {@code controlPlane} left behind (a process killed while one ran): each
+     * keeps its two volumes in use, so neither the runtime's removal nor the orphan sweep could
+     * take them. A copier is nobody's once it has ended before {@code cutoff} (its runner removes
+     * it as soon as it ends), or is older than {@link #COPY_LIMIT} (its runner gave up on it).
      */
-    int sweepCopiers(Instant cutoff) {
+    int sweepCopiers(String controlPlane, Instant cutoff) {
         int removed = 0;
         for (Container copier : docker.listContainersCmd().withShowAll(true)
-                .withLabelFilter(Map.of(Labels.WORKSPACE, "copy")).exec()) {
+                .withLabelFilter(Map.of(Labels.WORKSPACE, "copy", COPIER_OF, controlPlane)).exec()) {
             Instant created = Instant.ofEpochSecond(copier.getCreated() == null ? 0 : copier.getCreated());
             if (created.isAfter(cutoff)) {
                 continue;
             }
-            if (created.isAfter(cutoff.minus(COPY_LIMIT)) && "running".equals(copier.getState())) {
+            // running, or about to (created, not started yet): its runner waits for it that long
+            if (created.isAfter(cutoff.minus(COPY_LIMIT)) && !"exited".equals(copier.getState())
+                    && !"dead".equals(copier.getState())) {
                 continue;
             }
             if ("exited".equals(copier.getState()) && !endedBefore(copier.getId(), cutoff)) {

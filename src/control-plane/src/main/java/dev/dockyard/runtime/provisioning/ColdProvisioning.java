@@ -11,7 +11,6 @@ import dev.dockyard.credentials.Credentials;
 import dev.dockyard.images.ImageBuild;
 import dev.dockyard.images.RuntimeImages;
 import dev.dockyard.observability.DockyardMetrics;
-import dev.dockyard.persistence.DatabaseOutage;
 import dev.dockyard.placement.BootTurns;
 import dev.dockyard.placement.Placement;
 import dev.dockyard.runtime.IllegalTransitionException;
@@ -394,12 +393,7 @@ public class ColdProvisioning {
             LOG.warning("Provisioning " + id + " failed unexpectedly at step " + step.label() + ": "
                     + secrets.redact(runtime, failure.toString()));
             cleanup.removeQuietly(backend, name);
-            if (DatabaseOutage.causes(failure)) {
-                // the cause in plain words, not the persistence layer's dump of its SQL (thousands of characters)
-                return cleanup.fail(id, "Provisioning failed at step '" + step.label() + "': the control plane's "
-                        + "database did not answer; provision again once it does");
-            }
-            return cleanup.fail(id, "Provisioning failed at step '" + step.label() + "': " + failure);
+            return cleanup.fail(id, ProvisioningCleanup.failedAt(step, failure));
         }
     }
 

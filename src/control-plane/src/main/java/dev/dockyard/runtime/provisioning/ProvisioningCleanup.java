@@ -1,6 +1,7 @@
 package dev.dockyard.runtime.provisioning;
 
 import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.persistence.DatabaseOutage;
 import dev.dockyard.runtime.IllegalTransitionException;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
@@ -60,6 +61,19 @@ public class ProvisioningCleanup {
     }
 
     /**
+     * The message of a provision that failed at {@code step} with {@code failure}: the exception as
+     * it is, but a database that did not answer in plain words, not the persistence layer's dump of
+     * its SQL (thousands of characters, in the soak of 2026-11-30).
+     */
+    public static String failedAt(ProvisioningStep step, RuntimeException failure) {
+        if (DatabaseOutage.causes(failure)) {
+            return "Provisioning failed at step '" + step.label() + "': the control plane's database did not "
+                    + "answer; provision again once it does";
+        }
+        return "Provisioning failed at step '" + step.label() + "': " + failure;
+    }
+
+    /**
      * Records the failures {@link #fail} could not, where the runtime is still starting (a stop
      * since stands); returns how many are left. Called on every control plane's timer, whoever
      * holds the reconciler's lease: the failures are this process's to record.
@@ -70,9 +84,15 @@ public class ProvisioningCleanup {
                 journal.transitionIf(failure.getKey(), STARTING, RuntimeStatus.ERROR, failure.getValue());
                 unrecorded.remove(failure.getKey());
             } catch (RuntimeException e) {
-                // still failing: the next tick
-                LOG.fine("Failure of " + failure.getKey() + " not recorded yet: " + e);
-                break;
+                if (DatabaseOutage.causes(e)) {
+                    // still down: the next tick, for all of them
+                    LOG.fine("Failure of " + failure.getKey() + " not recorded yet: " + e);
+                    break;
+                }
+                // this one cannot be recorded for a reason of its own: it must not hold up the others
+                LOG.warning("The failure of runtime " + failure.getKey() + " cannot be recorded (" + e
+                        + "); the reconciler fails it once this process is gone");
+                unrecorded.remove(failure.getKey());
             }
         }
         return unrecorded.size();

@@ -288,7 +288,7 @@ public class WarmClaims {
             outcome = e.from();
         } catch (RuntimeException e) {
             cleanup.removeQuietly(backend, runtime.containerName());
-            outcome = cleanup.fail(id, "Provisioning failed at step '" + ProvisioningStep.RECORD.label() + "': " + e);
+            outcome = cleanup.fail(id, ProvisioningCleanup.failedAt(ProvisioningStep.RECORD, e));
         } finally {
             inFlight.settle(id, settled, outcome, null);
         }

@@ -39,8 +39,8 @@ public class WorkspaceSweep {
 
     private static final Logger LOG = Logger.getLogger(WorkspaceSweep.class.getName());
     /**
-     * Longer than any snapshot's capture takes: a copy of the workspace (a copier may take ten
-     * minutes), a commit and the home written in.
+     * Longer than a snapshot's capture takes: a copy of the workspace (a copier may take ten
+     * minutes), a commit and the home written in (each an engine call of a minute at most).
      */
     static final Duration LONGEST_CAPTURE = Duration.ofMinutes(15);
 
@@ -87,7 +87,11 @@ public class WorkspaceSweep {
             }
             try {
                 // a killed control plane's helper first: the volumes it mounts count as in use
-                backend.sweepHelpers(cutoff);
+                backend.sweepHelpers(config.instance(), cutoff);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Copier sweep of node '" + node + "' skipped: " + e.getMessage());
+            }
+            try {
                 backend.sweepCaptures(config.instance(), captured -> abandoned(captured, recorded, cutoff));
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "Snapshot sweep of node '" + node + "' skipped: " + e.getMessage());
@@ -132,15 +136,16 @@ public class WorkspaceSweep {
     /**
      * Whether a snapshot's parts belong to a capture nobody will record: none is recorded, they are
      * older than the grace, and the process that made them is dead, or they are older than any
-     * capture takes (its process failed to remove them).
+     * capture takes (a copy waits 10 minutes at most, a commit the engine client's minute): a
+     * capture whose own cleanup failed (its engine stopped meanwhile) left them. The record is read
+     * once more before the answer: a capture recorded since the pass began stays.
      */
     private boolean abandoned(CapturedSnapshot captured, Set<String> recorded, Instant cutoff) {
         if (recorded.contains(captured.snapshotId()) || captured.createdAt().isAfter(cutoff)) {
             return false;
         }
-        if (captured.createdAt().isBefore(cutoff.minus(LONGEST_CAPTURE))) {
-            return true;
-        }
-        return captured.process() != null && !leases.alive(captured.process());
+        boolean gone = captured.createdAt().isBefore(cutoff.minus(LONGEST_CAPTURE))
+                || (captured.process() != null && !leases.alive(captured.process()));
+        return gone && records.snapshot(captured.snapshotId()).isEmpty();
     }
 }

@@ -47,6 +47,25 @@ class ReadyRuntimesTest {
         assertTrue(l.find(runtime.id()).statusMessage().startsWith("Woken by an action"));
     }
 
+    /**
+     * A READY runtime whose sandbox no longer publishes its recorded address (stopped under an
+     * engine restart) is being recovered: a 503 to retry, and its key is not sent there.
+     */
+    @Test
+    void shouldAskToRetryARuntimeGoneFromItsAddressAndLetTheNextActionIn() {
+        SandboxRuntime runtime = l.ready(false, 0, 0);
+        l.backend.addressLost(runtime.containerName(), true);
+
+        Refused refused = assertThrows(Refused.class, () -> ready.admit(l.find(runtime.id())));
+
+        assertEquals(Refused.Reason.EXECUTOR_UNAVAILABLE, refused.reason());
+        assertEquals(2, refused.retryAfterSeconds());
+        l.backend.addressLost(runtime.containerName(), false);
+        try (ReadyRuntimes.Admitted admitted = ready.admit(l.find(runtime.id()))) {
+            assertEquals(RuntimeStatus.READY, admitted.runtime().status(), "the refusal let go of its pass");
+        }
+    }
+
     @Test
     void shouldRefuseARuntimeTheUserPaused() {
         SandboxRuntime runtime = l.ready(false, 2, 0);

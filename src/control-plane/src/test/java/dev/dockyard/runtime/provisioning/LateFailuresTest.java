@@ -8,6 +8,7 @@ import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.StatusChange;
+import java.sql.SQLNonTransientConnectionException;
 import java.time.Instant;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -45,7 +46,7 @@ class LateFailuresTest {
 
     private void down() {
         if (databaseDown) {
-            throw new IllegalStateException("Connection refused");
+            throw new IllegalStateException(new SQLNonTransientConnectionException("Connection refused", "08001"));
         }
     }
 

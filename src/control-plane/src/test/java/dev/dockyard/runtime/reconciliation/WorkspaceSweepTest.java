@@ -27,6 +27,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.BeforeEach;
@@ -41,6 +42,8 @@ class WorkspaceSweepTest {
     private final Volumes backend = new Volumes();
     private final WorkspaceSweep sweep = new WorkspaceSweep();
     private final List<Snapshot> recorded = new ArrayList<>();
+    /** Recorded after the pass read the records: found only when asked one by one. */
+    private final Set<String> recordedSince = new HashSet<>();
     private final FakeLeaseStore leaseStore = new FakeLeaseStore();
     private final ControlPlaneInstance me = ControlPlaneInstance.of("cp1", Duration.ofSeconds(30));
 
@@ -53,8 +56,8 @@ class WorkspaceSweepTest {
         boolean unlistable;
 
         @Override
-        public synchronized int sweepHelpers(Instant cutoff) {
-            sweptInOrder.add("helpers before " + cutoff);
+        public synchronized int sweepHelpers(String controlPlane, Instant cutoff) {
+            sweptInOrder.add(controlPlane + "'s helpers before " + cutoff);
             return 0;
         }
 
@@ -115,6 +118,12 @@ class WorkspaceSweepTest {
             public List<Snapshot> snapshots(String userId) {
                 return List.copyOf(recorded);
             }
+
+            @Override
+            public Optional<Snapshot> snapshot(String id) {
+                return recordedSince.contains(id) ? Optional.of(new Snapshot(id, "alice", "s", "rt-1", "local", "img",
+                        "vol", 1, 0, clock.instant())) : recorded.stream().filter(r -> r.id().equals(id)).findFirst();
+            }
         };
         sweep.leases = new Leases(leaseStore, clock, me);
         sweep.journal = Journals.over(runtimes, clock, new RuntimeSecrets());
@@ -162,15 +171,19 @@ class WorkspaceSweepTest {
         captured("snap-dead", "cp0#dead", Duration.ofMinutes(1));
         // this instance's earlier start, killed: its heartbeat may not have expired yet
         captured("snap-earlier-self", "cp1#0123", Duration.ofMinutes(1));
-        // older than any capture takes: its live process failed to remove it
-        captured("snap-stale", other.me(), Duration.ofMinutes(20));
-        captured("snap-stale-unlabelled", null, Duration.ofMinutes(20));
+        // older than any capture takes: its live process's own cleanup failed (its engine stopped)
+        captured("snap-long", other.me(), Duration.ofMinutes(20));
+        // made before processes were named: once older than any capture takes
+        captured("snap-unnamed-old", null, Duration.ofMinutes(20));
+        // its process died just after it recorded it, while the pass ran
+        captured("snap-late", "cp0#dead", Duration.ofMinutes(1));
+        recordedSince.add("snap-late");
 
         sweep.sweep();
 
-        assertEquals(List.of("snap-dead", "snap-earlier-self", "snap-stale", "snap-stale-unlabelled"), backend.removed);
-        assertEquals(List.of("helpers before " + clock.instant().minus(config.reconcilerGrace()), "captures"),
-                backend.sweptInOrder, "a killed process's copier still mounts the volumes: it goes first");
+        assertEquals(List.of("snap-dead", "snap-earlier-self", "snap-long", "snap-unnamed-old"), backend.removed);
+        assertEquals(List.of(config.instance() + "'s helpers before " + clock.instant().minus(config.reconcilerGrace()),
+                "captures"), backend.sweptInOrder, "a killed process's copier still mounts the volumes: it goes first");
     }
 
     @Test

@@ -23,6 +23,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 @ApplicationScoped
 public class FakeProxyTargets implements ProxyTargets {
 
+    /** The runtime whose sandbox runs on, whatever its server does. */
+    public static final String STILL_RUNNING = "rt-00000000000000c8";
+
     /** One traffic report. */
     public record Traffic(String runtimeId, String service, boolean websocket, long bytesIn, long bytesOut) {
     }
@@ -59,11 +62,12 @@ public class FakeProxyTargets implements ProxyTargets {
 
     /**
      * Recorded as a traffic report of no service, so that a test reads it as it reads the rest; the
-     * test's sandboxes are no containers: each counts as stopped, being recovered.
+     * test's sandboxes are no containers: each counts as stopped, being recovered, but
+     * {@link #STILL_RUNNING}'s.
      */
     @Override
     public boolean unanswered(String runtimeId) {
         traffic.add(new Traffic(runtimeId, "unanswered", false, 0, 0));
-        return true;
+        return !runtimeId.equals(STILL_RUNNING);
     }
 }

@@ -122,6 +122,7 @@ class ServiceProxyIT {
         dropper.start();
         URI drops = URI.create("http://127.0.0.1:" + dropping.getLocalPort());
         target(DROPPING, "READY", PUBLIC_A, INTERNAL_A, Map.of("main", drops, "work-1", drops));
+        target(FakeProxyTargets.STILL_RUNNING, "READY", PUBLIC_A, INTERNAL_A, Map.of("main", drops));
         targetsSet = true;
     }
 
@@ -252,6 +253,14 @@ class ServiceProxyIT {
         HttpResponse<String> other = send(get(DROPPING + "/work-1/echo").header("X-Session-API-Key", PUBLIC_A));
         assertEquals(502, other.statusCode(), other.body());
         assertTrue(other.body().contains("Runtime service work-1 failed"), other.body());
+        // a sandbox that runs on after its server dropped the connection: looked at three times, then 502
+        HttpResponse<String> running = send(get(FakeProxyTargets.STILL_RUNNING + "/echo")
+                .header("X-Session-API-Key", PUBLIC_A));
+        assertEquals(502, running.statusCode(), running.body());
+        assertTrue(running.body().contains("Runtime service main failed"), running.body());
+        List<String> reports = send(HttpRequest.newBuilder(base.toURI().resolve("proxy-test/traffic"))).body().lines()
+                .filter(r -> r.startsWith(FakeProxyTargets.STILL_RUNNING + " unanswered ")).toList();
+        assertEquals(3, reports.size(), "asked whether its sandbox stopped three times: " + reports);
     }
 
     @Test
