@@ -7,6 +7,7 @@ import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxNotRunningException;
 import dev.dockyard.backend.SandboxState;
+import dev.dockyard.backend.SnapshotCapture;
 import dev.dockyard.backend.SandboxUsage;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
@@ -52,6 +53,8 @@ public class FakeBackend implements RuntimeBackend {
     private RuntimeException pingFailure;
     private final Set<String> portsTaken = new HashSet<>();
     private final Set<String> addressesLost = new HashSet<>();
+    private RuntimeException unpauseFailure;
+    private SnapshotCapture captured;
 
     public synchronized FakeBackend put(String name, String runtimeId, Instant createdAt, SandboxState.Phase phase) {
         sandboxes.put(name, new Sandbox(name, runtimeId, createdAt, phase, 40000 + sandboxes.size()));
@@ -271,9 +274,31 @@ public class FakeBackend implements RuntimeBackend {
         sandboxes.computeIfPresent(sandboxName, (n, s) -> s.with(SandboxState.Phase.PAUSED));
     }
 
+    /** Acts as a node whose engine refuses every thaw with {@code failure} (null: thaws again). */
+    public synchronized void unpauseFailing(RuntimeException failure) {
+        unpauseFailure = failure;
+    }
+
+    /** Acts as a node that takes snapshots, each answered {@code capture}. */
+    public synchronized void captureAs(SnapshotCapture capture) {
+        captured = capture;
+    }
+
+    @Override
+    public synchronized SnapshotCapture capture(String sandboxName, String snapshotId, Map<String, String> labels) {
+        called("capture " + sandboxName);
+        if (captured == null) {
+            throw new BackendException("backend 'fake' takes no snapshots");
+        }
+        return captured;
+    }
+
     @Override
     public synchronized void unpause(String sandboxName) {
         called("unpause " + sandboxName);
+        if (unpauseFailure != null) {
+            throw unpauseFailure;
+        }
         sandboxes.computeIfPresent(sandboxName, (n, s) -> s.with(SandboxState.Phase.RUNNING));
     }
 

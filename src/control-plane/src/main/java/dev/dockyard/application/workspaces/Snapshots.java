@@ -17,10 +17,12 @@ import dev.dockyard.cluster.Leases;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.jsonp.Jsonp;
+import dev.dockyard.runtime.PauseReason;
 import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.RuntimeGates;
+import dev.dockyard.runtime.provisioning.ProvisioningJournal;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
 import dev.dockyard.runtime.provisioning.WorkspaceRequest;
 import dev.dockyard.tenancy.Accounts;
@@ -31,6 +33,7 @@ import dev.dockyard.workspace.WorkspaceRecords;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -90,6 +93,9 @@ public class Snapshots {
     @Inject
     Leases leases;
 
+    @Inject
+    ProvisioningJournal journal;
+
     public List<Snapshot> list(String userId, boolean admin) {
         return records.snapshots(admin ? null : userId);
     }
@@ -143,7 +149,7 @@ public class Snapshots {
                 capture = backend.capture(now.containerName(), id, labels(now, id));
             } finally {
                 if (!wasPaused) {
-                    backend.unpause(now.containerName());
+                    thawOrRecordAsleep(backend, now);
                 }
             }
         } catch (RuntimeGates.RuntimeBusyException e) {
@@ -168,6 +174,27 @@ public class Snapshots {
         }
         LOG.info("Snapshot " + id + " of " + runtime.id() + ": " + capture.sizeBytes() + " bytes in " + tookMs + " ms");
         return snapshot;
+    }
+
+    /**
+     * Thaws the runtime's sandbox after its capture. One the engine could not thaw (it stopped
+     * answering meanwhile: the soak's node2 cut during a fork, 2026-11-30 23:25) would stay READY
+     * and frozen, every action waiting out its timeout until the reconciler found it a minute later:
+     * it is recorded PAUSED at once, as an idle pause leaves it, and the next action resumes it.
+     */
+    private void thawOrRecordAsleep(RuntimeBackend backend, SandboxRuntime runtime) {
+        try {
+            backend.unpause(runtime.containerName());
+        } catch (RuntimeException e) {
+            try {
+                journal.transitionIf(runtime.id(), EnumSet.of(RuntimeStatus.READY), RuntimeStatus.PAUSED,
+                        "Frozen for a snapshot and not thawed (" + e.getMessage() + "): recorded as paused; the next "
+                                + "action resumes it", r -> r.pausedFor(PauseReason.IDLE));
+            } catch (RuntimeException recording) {
+                e.addSuppressed(recording);
+            }
+            throw e;
+        }
     }
 
     private Map<String, String> labels(SandboxRuntime runtime, String snapshotId) {
