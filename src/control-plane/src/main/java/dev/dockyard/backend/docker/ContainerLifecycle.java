@@ -217,11 +217,22 @@ final class ContainerLifecycle {
     /** Whether the container is frozen now (a 409's meaning); an error asking is the backend's. */
     private boolean frozen(String sandboxName) {
         try {
-            return Boolean.TRUE.equals(docker.inspectContainerCmd(sandboxName).exec().getState().getPaused());
-        } catch (NotFoundException e) {
-            throw new BackendException("container '" + sandboxName + "' is gone", e);
+            return Boolean.TRUE.equals(state(sandboxName).getPaused());
         } catch (DockerException e) {
             throw new BackendException("Docker could not inspect the container: " + DockerErrors.describe(e), e);
+        }
+    }
+
+    /**
+     * The container's state as the engine records it now. A container that is gone is the
+     * backend's error; any other failure to ask is left to the caller, which knows whether its own
+     * failure or the question's stands.
+     */
+    private InspectContainerResponse.ContainerState state(String sandboxName) {
+        try {
+            return docker.inspectContainerCmd(sandboxName).exec().getState();
+        } catch (NotFoundException e) {
+            throw new BackendException("container '" + sandboxName + "' is gone", e);
         }
     }
 
@@ -290,10 +301,8 @@ final class ContainerLifecycle {
      */
     private boolean stoppedNow(String sandboxName) {
         try {
-            InspectContainerResponse.ContainerState state = docker.inspectContainerCmd(sandboxName).exec().getState();
+            InspectContainerResponse.ContainerState state = state(sandboxName);
             return !Boolean.TRUE.equals(state.getRunning()) && !Boolean.TRUE.equals(state.getPaused());
-        } catch (NotFoundException e) {
-            throw new BackendException("container '" + sandboxName + "' is gone", e);
         } catch (DockerException e) {
             // the engine cannot say: the call's own failure stands
             return false;
