@@ -1,6 +1,7 @@
 package dev.dockyard.backend.docker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.github.dockerjava.api.DockerClient;
@@ -121,5 +122,28 @@ class SandboxPortsIT {
             }
         }
         assertEquals(200, page == null ? -1 : page.statusCode(), "the sandbox answers where the start said");
+    }
+
+    /**
+     * A frozen container's port takes connections that nothing answers: an action sent there waited
+     * out its whole timeout (the soak's node cut, 2026-12-01: 150 s). The engine's word is asked, so
+     * a READY runtime whose sandbox is frozen is refused at once, as one being recovered.
+     */
+    @Test
+    void shouldNotTakeAFrozenContainerForOneThatPublishesItsPort() {
+        ExposedPort port = ExposedPort.tcp(8000);
+        docker.createContainerCmd(IMAGE).withName(name).withEntrypoint("python3", "-m", "http.server", "8000")
+                .withExposedPorts(port)
+                .withHostConfig(HostConfig.newHostConfig()
+                        .withPortBindings(new PortBinding(Ports.Binding.bindIp(SandboxAddresses.of(name)), port)))
+                .exec();
+        ContainerLifecycle lifecycle = new ContainerLifecycle(docker, new ContainerViews(docker));
+        URI endpoint = lifecycle.start(name, 8000);
+
+        docker.pauseContainerCmd(name).exec();
+        assertFalse(lifecycle.publishes(name, endpoint), "frozen: nothing answers there");
+
+        docker.unpauseContainerCmd(name).exec();
+        assertTrue(lifecycle.publishes(name, endpoint), "thawed: its own port again");
     }
 }

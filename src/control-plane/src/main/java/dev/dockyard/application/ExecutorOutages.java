@@ -71,6 +71,20 @@ public class ExecutorOutages {
                 + "seconds").retryAfter(RETRY_AFTER_SECONDS);
     }
 
+    /**
+     * The refusal of an action for a READY runtime whose sandbox does not serve at its address now:
+     * it stopped (an engine restart) or is frozen by work that was cut off. The reconciler is asked
+     * for a pass: it starts a stopped sandbox again, and records one frozen for long PAUSED, asleep.
+     */
+    public Refused notServing(String runtimeId) {
+        if (unanswered != null) {
+            unanswered.fireAsync(new SandboxUnanswered(runtimeId));
+        }
+        return new Refused(Refused.Reason.EXECUTOR_UNAVAILABLE, "Runtime " + runtimeId + " cannot be reached: its "
+                + "sandbox does not serve at its address now (it stopped, or is frozen by work that was cut off); "
+                + "Dockyard is recovering it: retry in a few seconds").retryAfter(RETRY_AFTER_SECONDS);
+    }
+
     /** The refusal of a pause or snapshot whose freeze the kernel could not finish in time: nothing changed. */
     public static Refused tooBusyToFreeze(String runtimeId, String doing, SandboxBusyException e) {
         return new Refused(Refused.Reason.CONFLICT, "Runtime " + runtimeId + " could not be " + doing + " now: "

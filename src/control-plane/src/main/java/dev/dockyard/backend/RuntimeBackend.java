@@ -77,8 +77,10 @@ public interface RuntimeBackend {
      * sends the session key nowhere else. A backend whose sandboxes bind host ports themselves
      * (local: the port is picked free, and the executor binds it a moment later, when another
      * process of the host could take it first) checks it, and answers false while nothing listens
-     * there yet or the executor is gone. The default, for ports an engine gives to the sandbox
-     * alone (or a server of this control plane's own), is true.
+     * there yet or the executor is gone. Docker's asks its engine whether the container publishes
+     * there now, running and not frozen (a stopped one's port may be anyone's; a frozen one's takes
+     * connections nothing answers). The default, for ports an engine gives to the sandbox alone (or
+     * a server of this control plane's own), is true.
      *
      * @throws BackendException when another process listens there
      */

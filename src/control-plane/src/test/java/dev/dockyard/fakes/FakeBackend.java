@@ -2,6 +2,7 @@ package dev.dockyard.fakes;
 
 import dev.dockyard.backend.BackendCapabilities;
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.EngineUnreachableException;
 import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxSpec;
@@ -54,6 +55,8 @@ public class FakeBackend implements RuntimeBackend {
     private final Set<String> portsTaken = new HashSet<>();
     private final Set<String> addressesLost = new HashSet<>();
     private RuntimeException unpauseFailure;
+    private RuntimeException pauseAnswerLost;
+    private boolean unanswering;
     private SnapshotCapture captured;
 
     public synchronized FakeBackend put(String name, String runtimeId, Instant createdAt, SandboxState.Phase phase) {
@@ -146,8 +149,16 @@ public class FakeBackend implements RuntimeBackend {
         }
     }
 
+    /** Acts as a node whose engine cannot confirm where its sandboxes publish (it does not answer). */
+    public synchronized void unanswering(boolean cut) {
+        unanswering = cut;
+    }
+
     @Override
     public synchronized boolean listensAt(String sandboxName, URI endpoint) {
+        if (unanswering) {
+            throw new EngineUnreachableException("the engine of node 'fake' does not answer", null);
+        }
         if (portsTaken.contains(sandboxName)) {
             throw new BackendException("another process than the executor of '" + sandboxName + "' listens at "
                     + endpoint);
@@ -272,6 +283,15 @@ public class FakeBackend implements RuntimeBackend {
             throw new SandboxNotRunningException("container '" + sandboxName + "' is not running", null);
         }
         sandboxes.computeIfPresent(sandboxName, (n, s) -> s.with(SandboxState.Phase.PAUSED));
+        if (pauseAnswerLost != null) {
+            // the engine froze it, and its answer never came back (the connection broke)
+            throw pauseAnswerLost;
+        }
+    }
+
+    /** Acts as a node whose engine carries out every freeze and loses its answer with {@code failure} (null: answers again). */
+    public synchronized void pauseAnswerLost(RuntimeException failure) {
+        pauseAnswerLost = failure;
     }
 
     /** Acts as a node whose engine refuses every thaw with {@code failure} (null: thaws again). */

@@ -82,7 +82,8 @@ public class ServiceEndpoints implements ProxyTargets {
 
     /**
      * A READY runtime whose sandbox's server no longer listens (its sandbox stopped with an engine
-     * restart, or its executor exited): the reconciler is asked for a pass now, which starts it again.
+     * restart, or its executor exited) or is frozen by work that was cut off: the reconciler is asked
+     * for a pass now, which starts it again or records it asleep.
      */
     private ProxyTarget.State lostItsServer(SandboxRuntime runtime) {
         outages.fireAsync(new SandboxUnanswered(runtime.id()));

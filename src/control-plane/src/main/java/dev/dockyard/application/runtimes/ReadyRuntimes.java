@@ -156,7 +156,7 @@ public class ReadyRuntimes {
      */
     private Admitted admitted(RuntimeGates.Pass pass, SandboxRuntime runtime) {
         RuntimeBackend backend;
-        String refusal;
+        BackendException refusal;
         boolean listens;
         try {
             backend = nodes.on(runtime.node());
@@ -165,19 +165,20 @@ public class ReadyRuntimes {
         } catch (BackendException e) {
             backend = null;
             listens = false;
-            refusal = e.getMessage();
+            refusal = e;
         } catch (RuntimeException e) {
             pass.close();
             throw e;
         }
         if (refusal == null && !listens) {
-            // gone from its address (its sandbox stopped, its engine restarted): being recovered
+            // gone from its address (its sandbox stopped, its engine restarted) or frozen: being recovered
             pass.close();
-            throw outages.stopped(runtime.id(), "reached");
+            throw outages.notServing(runtime.id());
         }
         if (refusal != null) {
             pass.close();
-            throw new Refused(Refused.Reason.BACKEND_FAILED, "Runtime " + runtime.id() + " cannot be reached: " + refusal);
+            // an engine that does not answer is a 503 with Retry-After, as everywhere
+            throw Refused.ofBackend(refusal, "Runtime " + runtime.id() + " cannot be reached: " + refusal.getMessage());
         }
         return new Admitted(pass, runtime, activity, backend);
     }

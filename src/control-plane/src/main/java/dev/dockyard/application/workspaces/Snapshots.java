@@ -17,11 +17,11 @@ import dev.dockyard.cluster.Leases;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.jsonp.Jsonp;
-import dev.dockyard.runtime.PauseReason;
 import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.RuntimeGates;
+import dev.dockyard.runtime.lifecycle.Freezes;
 import dev.dockyard.runtime.provisioning.ProvisioningJournal;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
 import dev.dockyard.runtime.provisioning.WorkspaceRequest;
@@ -33,7 +33,6 @@ import dev.dockyard.workspace.WorkspaceRecords;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -144,12 +143,17 @@ public class Snapshots {
                         .with("runtimeStatus", Jsonp.createValue(now.status().name()));
             }
             boolean wasPaused = now.status() == RuntimeStatus.PAUSED;
-            backend.pause(now.containerName());
+            if (wasPaused) {
+                backend.pause(now.containerName());
+            } else {
+                Freezes.freeze(backend, journal, now, "a snapshot");
+            }
             try {
                 capture = backend.capture(now.containerName(), id, labels(now, id));
             } finally {
                 if (!wasPaused) {
-                    thawOrRecordAsleep(backend, now);
+                    // one the engine could not thaw (node2 cut during a fork, the soak of 2026-11-30 23:25)
+                    Freezes.thaw(backend, journal, now, "a snapshot");
                 }
             }
         } catch (RuntimeGates.RuntimeBusyException e) {
@@ -174,27 +178,6 @@ public class Snapshots {
         }
         LOG.info("Snapshot " + id + " of " + runtime.id() + ": " + capture.sizeBytes() + " bytes in " + tookMs + " ms");
         return snapshot;
-    }
-
-    /**
-     * Thaws the runtime's sandbox after its capture. One the engine could not thaw (it stopped
-     * answering meanwhile: the soak's node2 cut during a fork, 2026-11-30 23:25) would stay READY
-     * and frozen, every action waiting out its timeout until the reconciler found it a minute later:
-     * it is recorded PAUSED at once, as an idle pause leaves it, and the next action resumes it.
-     */
-    private void thawOrRecordAsleep(RuntimeBackend backend, SandboxRuntime runtime) {
-        try {
-            backend.unpause(runtime.containerName());
-        } catch (RuntimeException e) {
-            try {
-                journal.transitionIf(runtime.id(), EnumSet.of(RuntimeStatus.READY), RuntimeStatus.PAUSED,
-                        "Frozen for a snapshot and not thawed (" + e.getMessage() + "): recorded as paused; the next "
-                                + "action resumes it", r -> r.pausedFor(PauseReason.IDLE));
-            } catch (RuntimeException recording) {
-                e.addSuppressed(recording);
-            }
-            throw e;
-        }
     }
 
     private Map<String, String> labels(SandboxRuntime runtime, String snapshotId) {

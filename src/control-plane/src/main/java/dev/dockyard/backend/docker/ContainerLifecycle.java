@@ -10,6 +10,7 @@ import com.github.dockerjava.api.exception.NotModifiedException;
 import com.github.dockerjava.api.model.ExposedPort;
 import com.github.dockerjava.api.model.Ports;
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.EngineUnreachableException;
 import dev.dockyard.backend.SandboxBusyException;
 import dev.dockyard.backend.SandboxNotRunningException;
 import dev.dockyard.backend.SandboxIsolation;
@@ -125,7 +126,7 @@ final class ContainerLifecycle {
      * Whether {@code endpoint} is where the running container publishes a port now. A recorded
      * endpoint goes stale when its container stops (an engine restart): its port is then free for
      * anyone, and the session key must not follow it there (the soak, 2026-11-30 21:22: keys sent
-     * to another sandbox's executor). False too for a container that is gone or stopped.
+     * to another sandbox's executor). False too for a container that is gone, stopped or frozen.
      */
     boolean publishes(String sandboxName, URI endpoint) {
         // every action asks: a yes holds for a moment, far shorter than a stopped sandbox's port
@@ -135,7 +136,19 @@ final class ContainerLifecycle {
         if (confirmed != null && System.nanoTime() - confirmed < PUBLISHED_FOR_NANOS) {
             return true;
         }
-        boolean publishes = publishedNow(sandboxName, endpoint);
+        boolean publishes;
+        try {
+            publishes = publishedNow(sandboxName, endpoint);
+        } catch (EngineUnreachableException e) {
+            if (!SandboxAddresses.of(sandboxName).equals(endpoint.getHost())) {
+                throw e;
+            }
+            // the engine cannot say (cut off from this control plane, or restarting), and its
+            // sandboxes may run on: the sandbox's own loopback address is published by no other
+            // sandbox, so the call goes there. One that stopped refuses it, which is answered as an
+            // executor being recovered (the soak's node cut, 2026-12-01: every action was a 502 instead)
+            publishes = true;
+        }
         if (publishes) {
             if (published.size() > MAX_PUBLISHED) {
                 published.clear();
@@ -156,8 +169,10 @@ final class ContainerLifecycle {
         } catch (DockerException e) {
             throw new BackendException("Docker could not inspect the container: " + DockerErrors.describe(e), e);
         }
-        if (!Boolean.TRUE.equals(inspect.getState().getRunning()) || inspect.getNetworkSettings() == null
-                || inspect.getNetworkSettings().getPorts() == null) {
+        if (!Boolean.TRUE.equals(inspect.getState().getRunning()) || Boolean.TRUE.equals(inspect.getState().getPaused())
+                || inspect.getNetworkSettings() == null || inspect.getNetworkSettings().getPorts() == null) {
+            // a frozen container's port takes connections that nothing answers: a call sent there
+            // would wait out its whole timeout (the soak's node cut, 2026-12-01: an action, 150 s)
             return false;
         }
         for (Ports.Binding[] bindings : inspect.getNetworkSettings().getPorts().getBindings().values()) {

@@ -124,7 +124,10 @@ public class DockerBackend implements RuntimeBackend {
         return lifecycle.endpoint(sandboxName, executorPort);
     }
 
-    /** Only where the running container publishes a port now: a stopped one's port may be anyone's. */
+    /**
+     * Only where the running, unfrozen container publishes a port now: a stopped one's port may be
+     * anyone's, and a frozen one's answers nothing.
+     */
     @Override
     public boolean listensAt(String sandboxName, URI endpoint) {
         return lifecycle.publishes(sandboxName, endpoint);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.application.Refused;
+import dev.dockyard.backend.EngineUnreachableException;
 import dev.dockyard.backend.SandboxState.Phase;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -61,6 +62,22 @@ class ReadyRuntimesTest {
         assertEquals(Refused.Reason.EXECUTOR_UNAVAILABLE, refused.reason());
         assertEquals(2, refused.retryAfterSeconds());
         l.backend.addressLost(runtime.containerName(), false);
+        try (ReadyRuntimes.Admitted admitted = ready.admit(l.find(runtime.id()))) {
+            assertEquals(RuntimeStatus.READY, admitted.runtime().status(), "the refusal let go of its pass");
+        }
+    }
+
+    /** The soak's node cut (2026-12-01): an engine that could not confirm the address answered 502. */
+    @Test
+    void shouldAskToRetryWhenTheEngineCannotConfirmTheExecutorsAddress() {
+        SandboxRuntime runtime = l.ready(false, 2, 0);
+        l.backend.unanswering(true);
+
+        Refused refused = assertThrows(Refused.class, () -> ready.admit(l.find(runtime.id())));
+
+        assertEquals(Refused.Reason.NODE_UNAVAILABLE, refused.reason(), refused.getMessage());
+        assertEquals(EngineUnreachableException.RETRY_AFTER_SECONDS, refused.retryAfterSeconds());
+        l.backend.unanswering(false);
         try (ReadyRuntimes.Admitted admitted = ready.admit(l.find(runtime.id()))) {
             assertEquals(RuntimeStatus.READY, admitted.runtime().status(), "the refusal let go of its pass");
         }

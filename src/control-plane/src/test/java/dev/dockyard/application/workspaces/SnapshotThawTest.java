@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.backend.EngineUnreachableException;
+import dev.dockyard.application.Refused;
 import dev.dockyard.backend.SnapshotCapture;
 import dev.dockyard.cluster.ControlPlaneInstance;
 import dev.dockyard.cluster.Leases;
@@ -37,6 +38,40 @@ class SnapshotThawTest {
     @Test
     void shouldRecordARuntimeWhoseSandboxCouldNotBeThawedAfterItsCaptureAsAsleep() {
         SandboxRuntime runtime = l.ready(false, 0, 0);
+        wire();
+        l.backend.unpauseFailing(new EngineUnreachableException("the Docker engine of node 'local' does not answer",
+                null));
+
+        RuntimeException thrown = assertThrows(RuntimeException.class,
+                () -> snapshots.capture(l.find(runtime.id()), "before the cut"));
+
+        SandboxRuntime now = l.find(runtime.id());
+        assertEquals(RuntimeStatus.PAUSED, now.status(), now.statusMessage() + "; " + thrown);
+        assertEquals(PauseReason.IDLE, now.pauseReason(), "asleep: the next action resumes it");
+        assertTrue(now.statusMessage().startsWith("Frozen for a snapshot and not thawed"), now.statusMessage());
+    }
+
+    /** The freeze itself carried out with its answer lost: as above, and nothing captured. */
+    @Test
+    void shouldRecordARuntimeAsleepWhenItsSnapshotsFreezeGotNoAnswer() {
+        SandboxRuntime runtime = l.ready(false, 0, 0);
+        wire();
+        l.backend.pauseAnswerLost(new EngineUnreachableException("the Docker engine of node 'local' does not answer",
+                null));
+
+        Refused refused = assertThrows(Refused.class, () -> snapshots.capture(l.find(runtime.id()), "at the cut"));
+
+        assertEquals(Refused.Reason.NODE_UNAVAILABLE, refused.reason(), refused.getMessage());
+        assertEquals(EngineUnreachableException.RETRY_AFTER_SECONDS, refused.retryAfterSeconds());
+        SandboxRuntime now = l.find(runtime.id());
+        assertEquals(RuntimeStatus.PAUSED, now.status(), now.statusMessage());
+        assertEquals(PauseReason.IDLE, now.pauseReason(), "asleep: the next action resumes it");
+        assertTrue(now.statusMessage().startsWith("Frozen for a snapshot with no answer from the engine"),
+                now.statusMessage());
+        assertTrue(l.backend.calls().stream().noneMatch(c -> c.startsWith("capture ")), "nothing captured");
+    }
+
+    private void wire() {
         snapshots.records = new WorkspaceRecords() {
             @Override
             public List<Snapshot> snapshots(String userId) {
@@ -67,15 +102,5 @@ class SnapshotThawTest {
         snapshots.journal = l.journal;
         snapshots.leases = new Leases(new FakeLeaseStore(), l.clock, ControlPlaneInstance.of("cp1", Duration.ofSeconds(30)));
         l.backend.captureAs(new SnapshotCapture("dockyard/snapshot:x", "dockyard-snapshot-x", 1, 0));
-        l.backend.unpauseFailing(new EngineUnreachableException("the Docker engine of node 'local' does not answer",
-                null));
-
-        RuntimeException thrown = assertThrows(RuntimeException.class,
-                () -> snapshots.capture(l.find(runtime.id()), "before the cut"));
-
-        SandboxRuntime now = l.find(runtime.id());
-        assertEquals(RuntimeStatus.PAUSED, now.status(), now.statusMessage() + "; " + thrown);
-        assertEquals(PauseReason.IDLE, now.pauseReason(), "asleep: the next action resumes it");
-        assertTrue(now.statusMessage().startsWith("Frozen for a snapshot and not thawed"), now.statusMessage());
     }
 }

@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dockyard.backend.EngineUnreachableException;
 import dev.dockyard.backend.SandboxState.Phase;
 import dev.dockyard.fakes.FakeBackend;
 import dev.dockyard.fakes.FakeNodes;
 import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.fakes.MutableClock;
+import dev.dockyard.runtime.PauseReason;
 import dev.dockyard.runtime.RuntimeGates;
 import dev.dockyard.runtime.RuntimeSecrets;
 import dev.dockyard.runtime.RuntimeStatus;
@@ -102,5 +104,30 @@ class PauseResumeTest {
             assertEquals(Phase.PAUSED, backend.phase(runtime.containerName()), "the migration's freeze stands");
             assertEquals(RuntimeStatus.READY, runtimes.find(runtime.id()).orElseThrow().status());
         }
+    }
+
+    /**
+     * The soak's node cut (2026-12-01 00:59): a pause reached the engine, which froze the sandbox,
+     * and its answer was lost as the connection broke. The runtime stayed READY and frozen, and an
+     * action waited out its 150 s on it. It is recorded asleep at once, so the next action resumes
+     * it; the pause itself is still the engine's failure (a 503 with Retry-After).
+     */
+    @Test
+    void shouldRecordARuntimeAsleepWhenItsPausesAnswerWasLostAndResumeItOnTheNextWake() {
+        backend.pauseAnswerLost(new EngineUnreachableException("the Docker engine of node 'local' does not answer",
+                null));
+
+        assertThrows(EngineUnreachableException.class, () -> pauses.pause(runtime.id()));
+
+        SandboxRuntime now = runtimes.find(runtime.id()).orElseThrow();
+        assertEquals(RuntimeStatus.PAUSED, now.status(), now.statusMessage());
+        assertEquals(PauseReason.IDLE, now.pauseReason(), "asleep: the next action resumes it");
+        assertTrue(now.statusMessage().startsWith("Frozen for a pause with no answer from the engine"),
+                now.statusMessage());
+        assertEquals(Phase.PAUSED, backend.phase(runtime.containerName()), "the engine did freeze it");
+
+        backend.pauseAnswerLost(null);
+        assertEquals(RuntimeStatus.READY, pauses.resume(runtime.id()).status());
+        assertEquals(Phase.RUNNING, backend.phase(runtime.containerName()));
     }
 }

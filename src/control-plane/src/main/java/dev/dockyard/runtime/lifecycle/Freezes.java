@@ -1,0 +1,62 @@
+package dev.dockyard.runtime.lifecycle;
+
+import dev.dockyard.backend.EngineUnreachableException;
+import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.runtime.PauseReason;
+import dev.dockyard.runtime.RuntimeStatus;
+import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.provisioning.ProvisioningJournal;
+import java.util.EnumSet;
+
+/**
+ * Freezing a READY runtime's sandbox while its engine may stop answering mid-call. A READY runtime
+ * whose sandbox is frozen cannot run anything: every action waits out its timeout on an executor
+ * that cannot answer, until the reconciler has seen the freeze for a minute. So when the engine's
+ * answer to a freeze is lost (it may have frozen the sandbox; the soak's node cut, 2026-12-01
+ * 00:59, left a runtime so and an action waited 150 s) or a thaw fails, the runtime is recorded
+ * PAUSED at once, asleep as an idle pause leaves it: the next action resumes it, which thaws a
+ * frozen sandbox and finds a running one as it is.
+ */
+public final class Freezes {
+
+    private Freezes() {
+    }
+
+    /**
+     * Freezes the runtime's sandbox for {@code doing} ("a pause"); an engine that did not answer is
+     * the caller's failure still, after the runtime was recorded asleep.
+     */
+    public static void freeze(RuntimeBackend backend, ProvisioningJournal journal, SandboxRuntime runtime,
+                              String doing) {
+        try {
+            backend.pause(runtime.containerName());
+        } catch (EngineUnreachableException e) {
+            recordAsleep(journal, runtime, e, "Frozen for " + doing + " with no answer from the engine ("
+                    + e.getMessage() + "), so perhaps frozen: recorded as paused; the next action resumes it");
+            throw e;
+        }
+    }
+
+    /** Thaws the runtime's sandbox after {@code doing}; a thaw that failed is the caller's, the runtime recorded asleep. */
+    public static void thaw(RuntimeBackend backend, ProvisioningJournal journal, SandboxRuntime runtime,
+                            String doing) {
+        try {
+            backend.unpause(runtime.containerName());
+        } catch (RuntimeException e) {
+            recordAsleep(journal, runtime, e, "Frozen for " + doing + " and not thawed (" + e.getMessage()
+                    + "): recorded as paused; the next action resumes it");
+            throw e;
+        }
+    }
+
+    private static void recordAsleep(ProvisioningJournal journal, SandboxRuntime runtime, RuntimeException failure,
+                                     String message) {
+        try {
+            journal.transitionIf(runtime.id(), EnumSet.of(RuntimeStatus.READY), RuntimeStatus.PAUSED, message,
+                    r -> r.pausedFor(PauseReason.IDLE));
+        } catch (RuntimeException recording) {
+            // the database did not answer either: the reconciler finds the frozen sandbox later
+            failure.addSuppressed(recording);
+        }
+    }
+}
