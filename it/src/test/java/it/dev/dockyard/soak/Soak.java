@@ -117,7 +117,7 @@ public final class Soak {
     private static final Pattern API_KEY = Pattern.compile("\"apiKey\":\"([^\"]+)\"");
     private static final Pattern SNAPSHOT_ID = Pattern.compile("\"id\":\"([A-Za-z0-9_.:@-]+)\"");
     /** An observation of a command the shell never completed: no exit code, its shell gone. */
-    private static final Pattern NOT_RUN = Pattern.compile("\"exit_code\":-1\\b");
+    private static final Pattern NOT_RUN = Pattern.compile("\"exit_code\":\\s*-1\\b");
     private static final Pattern SHA = Pattern.compile("([0-9a-f]{64})");
     private static final Set<String> TRANSIENT = Set.of("STARTING_RUNTIME", "BUILDING_RUNTIME", "RUNTIME_STARTED");
     private static final String POOL = "soak";
@@ -1334,6 +1334,7 @@ public final class Soak {
     private static String grownMost(Resources before, Resources after) {
         return after.bytesByClass().entrySet().stream()
                 .map(e -> Map.entry(e.getKey(), e.getValue() - before.bytesByClass().getOrDefault(e.getKey(), 0L)))
+                .filter(e -> e.getValue() > 0)
                 .sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(10)
                 .map(e -> e.getKey() + " +" + e.getValue() / 1024)
                 .collect(Collectors.joining(", "));

@@ -1,5 +1,7 @@
 package dev.dockyard.application;
 
+import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.SandboxBusyException;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -38,6 +40,10 @@ public class ExecutorOutages {
 
     @Inject
     ExecutorClient executors;
+
+    /** Where sandboxes run, asked where an executor publishes before it is probed (none in unit tests). */
+    @Inject
+    BackendNodes nodes;
 
     /** Without a reconciler to tell (unit tests): the answers only. */
     public static ExecutorOutages unobserved() {
@@ -133,6 +139,19 @@ public class ExecutorOutages {
     }
 
     private boolean serving(SandboxRuntime runtime) {
-        return runtime.executorUrl() == null || executors.isServing(runtime, URI.create(runtime.executorUrl()));
+        if (runtime.executorUrl() == null) {
+            return true;
+        }
+        URI executor = URI.create(runtime.executorUrl());
+        try {
+            // the probe carries the session key: only where the sandbox publishes now, and it is asked
+            // exactly when the sandbox may have stopped and its port gone to anyone
+            if (nodes != null && !nodes.on(runtime.node()).listensAt(runtime.containerName(), executor)) {
+                return false;
+            }
+        } catch (BackendException e) {
+            return false;
+        }
+        return executors.isServing(runtime, executor);
     }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dockyard.fakes.FakeNodes;
 import dev.dockyard.fakes.RecordedEvents;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -31,6 +32,7 @@ class RecoveryWaitTest {
     private final Deque<RuntimeStatus> statuses = new ArrayDeque<>();
     private final Deque<Boolean> serving = new ArrayDeque<>();
     private final ExecutorOutages outages = new ExecutorOutages();
+    private int probes;
 
     RecoveryWaitTest() {
         outages.unanswered = events;
@@ -45,6 +47,7 @@ class RecoveryWaitTest {
         outages.executors = new ExecutorClient() {
             @Override
             public boolean isServing(SandboxRuntime runtime, URI endpoint) {
+                probes++;
                 return serving.size() > 1 ? serving.poll() : serving.peek();
             }
         };
@@ -71,6 +74,20 @@ class RecoveryWaitTest {
         serving.clear();
         serving.add(true);
         assertFalse(outages.recovering(runtime(RuntimeStatus.READY)));
+    }
+
+    /** The probe carries the session key: not to an address the sandbox no longer publishes. */
+    @Test
+    void shouldNotProbeAnExecutorWhereItsSandboxNoLongerPublishes() {
+        FakeNodes nodes = new FakeNodes("local");
+        outages.nodes = nodes;
+        SandboxRuntime runtime = runtime(RuntimeStatus.READY);
+        runtime.assignNode("local");
+        nodes.backend("local").addressLost(runtime.containerName(), true);
+        serving.add(true); // what the executor's probe would say: never asked
+
+        assertTrue(outages.recovering(runtime), "its address no longer its sandbox's: being recovered");
+        assertEquals(0, probes, "no probe was sent");
     }
 
     @Test

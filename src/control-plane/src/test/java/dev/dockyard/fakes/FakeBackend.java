@@ -163,7 +163,11 @@ public class FakeBackend implements RuntimeBackend {
             throw new BackendException("another process than the executor of '" + sandboxName + "' listens at "
                     + endpoint);
         }
-        return !addressesLost.contains(sandboxName);
+        // as Docker's engine: a frozen container's port answers nothing (a node that pauses on its own
+        // is a remote control plane, whose address answers and resumes on the next call)
+        Sandbox sandbox = sandboxes.get(sandboxName);
+        boolean frozen = !pausesOnItsOwn && sandbox != null && sandbox.phase() == SandboxState.Phase.PAUSED;
+        return !addressesLost.contains(sandboxName) && !frozen;
     }
 
     @Override

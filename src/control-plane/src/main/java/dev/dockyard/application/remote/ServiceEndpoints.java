@@ -4,6 +4,7 @@ import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.backend.EngineUnreachableException;
 import dev.dockyard.backend.SandboxState;
+import dev.dockyard.runtime.RuntimeGates;
 import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.lifecycle.Activity;
@@ -42,6 +43,9 @@ public class ServiceEndpoints implements ProxyTargets {
     @Inject
     Event<SandboxUnanswered> outages;
 
+    @Inject
+    RuntimeGates gates;
+
     private static final URI NO_ADDRESS = URI.create("http://127.0.0.1:0");
 
     /** runtime id → the sandbox address the ports were read for, and the ports. */
@@ -59,7 +63,8 @@ public class ServiceEndpoints implements ProxyTargets {
         }
         SandboxRuntime runtime = found.get();
         ProxyTarget.State state = switch (runtime.status()) {
-            case READY -> listensAt(runtime) ? ProxyTarget.State.READY : lostItsServer(runtime);
+            // frozen by this process's snapshot or migration for a moment: its requests wait as before
+            case READY -> listensAt(runtime) || held(runtime) ? ProxyTarget.State.READY : lostItsServer(runtime);
             case PAUSED, HIBERNATED -> ProxyTarget.State.PAUSED;
             // the reconciler is starting its stopped sandbox again, or waiting for its node to answer
             case ERROR_RUNTIME_DISCONNECTED -> ProxyTarget.State.RECOVERING;
@@ -110,6 +115,11 @@ public class ServiceEndpoints implements ProxyTargets {
             outages.fireAsync(new SandboxUnanswered(runtimeId));
         }
         return stopped;
+    }
+
+    /** Whether a snapshot or migration of this process holds the runtime (its sandbox frozen meanwhile). */
+    private boolean held(SandboxRuntime runtime) {
+        return gates != null && gates.isMigrating(runtime.id());
     }
 
     /**

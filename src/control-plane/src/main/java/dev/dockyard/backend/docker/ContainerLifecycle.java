@@ -10,7 +10,6 @@ import com.github.dockerjava.api.exception.NotModifiedException;
 import com.github.dockerjava.api.model.ExposedPort;
 import com.github.dockerjava.api.model.Ports;
 import dev.dockyard.backend.BackendException;
-import dev.dockyard.backend.EngineUnreachableException;
 import dev.dockyard.backend.SandboxBusyException;
 import dev.dockyard.backend.SandboxNotRunningException;
 import dev.dockyard.backend.SandboxIsolation;
@@ -136,19 +135,9 @@ final class ContainerLifecycle {
         if (confirmed != null && System.nanoTime() - confirmed < PUBLISHED_FOR_NANOS) {
             return true;
         }
-        boolean publishes;
-        try {
-            publishes = publishedNow(sandboxName, endpoint);
-        } catch (EngineUnreachableException e) {
-            if (!SandboxAddresses.of(sandboxName).equals(endpoint.getHost())) {
-                throw e;
-            }
-            // the engine cannot say (cut off from this control plane, or restarting), and its
-            // sandboxes may run on: the sandbox's own loopback address is published by no other
-            // sandbox, so the call goes there. One that stopped refuses it, which is answered as an
-            // executor being recovered (the soak's node cut, 2026-12-01: every action was a 502 instead)
-            publishes = true;
-        }
+        // an engine that does not answer cannot say, and the key is not sent on a guess: any process
+        // of the host may bind a loopback address's free port once a sandbox stopped
+        boolean publishes = publishedNow(sandboxName, endpoint);
         if (publishes) {
             if (published.size() > MAX_PUBLISHED) {
                 published.clear();

@@ -79,7 +79,8 @@ public class CredentialRenewal {
                 URI executor = URI.create(runtime.executorUrl());
                 // the values and the session key go only to the sandbox's own executor
                 if (!nodes.on(runtime.node()).listensAt(runtime.containerName(), executor)) {
-                    throw new BackendException("its executor no longer listens at " + executor);
+                    throw new BackendException("its executor does not serve at " + executor + " now (its sandbox "
+                            + "stopped, or is frozen)");
                 }
                 configurations.push(executor, runtime, values);
                 pushed++;

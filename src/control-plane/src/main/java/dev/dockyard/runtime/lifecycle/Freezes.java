@@ -14,8 +14,10 @@ import java.util.EnumSet;
  * that cannot answer, until the reconciler has seen the freeze for a minute. So when the engine's
  * answer to a freeze is lost (it may have frozen the sandbox; the soak's node cut, 2026-12-01
  * 00:59, left a runtime so and an action waited 150 s) or a thaw fails, the runtime is recorded
- * PAUSED at once, asleep as an idle pause leaves it: the next action resumes it, which thaws a
- * frozen sandbox and finds a running one as it is.
+ * PAUSED at once. A pause records its own reason (one on request stays paused until resumed); a
+ * snapshot's freeze records it asleep, as an idle pause leaves it, so the next action resumes it.
+ * A resume thaws a frozen sandbox and finds one the engine never froze running, as it is; such a
+ * PAUSED runtime with a running sandbox is the price of not knowing, until it is resumed.
  */
 public final class Freezes {
 
@@ -24,15 +26,16 @@ public final class Freezes {
 
     /**
      * Freezes the runtime's sandbox for {@code doing} ("a pause"); an engine that did not answer is
-     * the caller's failure still, after the runtime was recorded asleep.
+     * the caller's failure still, after the runtime was recorded PAUSED for {@code reason}.
      */
     public static void freeze(RuntimeBackend backend, ProvisioningJournal journal, SandboxRuntime runtime,
-                              String doing) {
+                              String doing, PauseReason reason) {
         try {
             backend.pause(runtime.containerName());
         } catch (EngineUnreachableException e) {
-            recordAsleep(journal, runtime, e, "Frozen for " + doing + " with no answer from the engine ("
-                    + e.getMessage() + "), so perhaps frozen: recorded as paused; the next action resumes it");
+            record(journal, runtime, e, reason, "Frozen for " + doing + " with no answer from the engine ("
+                    + e.getMessage() + "), so perhaps frozen: recorded as paused"
+                    + (reason == PauseReason.IDLE ? "; the next action resumes it" : ""));
             throw e;
         }
     }
@@ -43,17 +46,17 @@ public final class Freezes {
         try {
             backend.unpause(runtime.containerName());
         } catch (RuntimeException e) {
-            recordAsleep(journal, runtime, e, "Frozen for " + doing + " and not thawed (" + e.getMessage()
+            record(journal, runtime, e, PauseReason.IDLE, "Frozen for " + doing + " and not thawed (" + e.getMessage()
                     + "): recorded as paused; the next action resumes it");
             throw e;
         }
     }
 
-    private static void recordAsleep(ProvisioningJournal journal, SandboxRuntime runtime, RuntimeException failure,
-                                     String message) {
+    private static void record(ProvisioningJournal journal, SandboxRuntime runtime, RuntimeException failure,
+                               PauseReason reason, String message) {
         try {
             journal.transitionIf(runtime.id(), EnumSet.of(RuntimeStatus.READY), RuntimeStatus.PAUSED, message,
-                    r -> r.pausedFor(PauseReason.IDLE));
+                    r -> r.pausedFor(reason));
         } catch (RuntimeException recording) {
             // the database did not answer either: the reconciler finds the frozen sandbox later
             failure.addSuppressed(recording);

@@ -22,7 +22,8 @@ import java.util.logging.Logger;
  * Pause and resume (API.md): a paused runtime keeps its container, memory and shell, frozen by
  * the backend (Docker's cgroup freezer: no CPU, nothing runs), and answers no actions; resuming
  * thaws it and answers once its executor is ready again. The backend acts first and the status
- * follows, so a PAUSED runtime is always frozen; a pause that loses a race with a stop is undone.
+ * follows, so a PAUSED runtime is frozen, but for a pause whose answer the engine lost (recorded
+ * PAUSED, frozen or not: see {@link Freezes}); a pause that loses a race with a stop is undone.
  * Neither runs while a migration holds the runtime ({@link RuntimeGates}): a migration freezes
  * its source itself, and a pause or thaw in between would undo that or be undone by it. A pause
  * records its {@link PauseReason}: only the idle lifecycle's own pauses are undone by an action.
@@ -82,7 +83,7 @@ public class PauseResume {
         }
         RuntimeBackend backend = nodes.on(runtime.node());
         long start = System.nanoTime();
-        Freezes.freeze(backend, journal, runtime, "a pause");
+        Freezes.freeze(backend, journal, runtime, "a pause", reason);
         boolean recorded;
         try {
             recorded = journal.transitionIf(runtimeId, EnumSet.of(RuntimeStatus.READY), RuntimeStatus.PAUSED,

@@ -83,6 +83,23 @@ class ReadyRuntimesTest {
         }
     }
 
+    /**
+     * The soak's node cut (2026-12-01): a READY runtime whose sandbox a lost pause had frozen took an
+     * action that waited out its 150 s. A frozen sandbox does not serve: the action is refused at
+     * once as one being recovered, and the reconciler is asked for a pass.
+     */
+    @Test
+    void shouldRefuseAtOnceAnActionForAReadyRuntimeWhoseSandboxIsFrozen() {
+        SandboxRuntime runtime = l.ready(false, 2, 0);
+        l.backend.pause(runtime.containerName());
+
+        Refused refused = assertThrows(Refused.class, () -> ready.admit(l.find(runtime.id())));
+
+        assertEquals(Refused.Reason.EXECUTOR_UNAVAILABLE, refused.reason(), refused.getMessage());
+        assertEquals(2, refused.retryAfterSeconds());
+        assertTrue(refused.getMessage().contains("frozen"), refused.getMessage());
+    }
+
     @Test
     void shouldRefuseARuntimeTheUserPaused() {
         SandboxRuntime runtime = l.ready(false, 2, 0);

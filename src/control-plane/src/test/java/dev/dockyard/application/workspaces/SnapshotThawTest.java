@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.dockyard.backend.EngineUnreachableException;
 import dev.dockyard.application.Refused;
+import dev.dockyard.backend.EngineUnreachableException;
 import dev.dockyard.backend.SnapshotCapture;
 import dev.dockyard.cluster.ControlPlaneInstance;
 import dev.dockyard.cluster.Leases;

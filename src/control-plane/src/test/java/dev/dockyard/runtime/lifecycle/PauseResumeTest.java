@@ -109,11 +109,12 @@ class PauseResumeTest {
     /**
      * The soak's node cut (2026-12-01 00:59): a pause reached the engine, which froze the sandbox,
      * and its answer was lost as the connection broke. The runtime stayed READY and frozen, and an
-     * action waited out its 150 s on it. It is recorded asleep at once, so the next action resumes
-     * it; the pause itself is still the engine's failure (a 503 with Retry-After).
+     * action waited out its 150 s on it. It is recorded PAUSED at once, for the pause's own reason
+     * (one on request stays paused until resumed); the pause itself is still the engine's failure
+     * (a 503 with Retry-After), and a retry finds it paused.
      */
     @Test
-    void shouldRecordARuntimeAsleepWhenItsPausesAnswerWasLostAndResumeItOnTheNextWake() {
+    void shouldRecordARuntimePausedWhenItsPausesAnswerWasLostAndResumeIt() {
         backend.pauseAnswerLost(new EngineUnreachableException("the Docker engine of node 'local' does not answer",
                 null));
 
@@ -121,12 +122,13 @@ class PauseResumeTest {
 
         SandboxRuntime now = runtimes.find(runtime.id()).orElseThrow();
         assertEquals(RuntimeStatus.PAUSED, now.status(), now.statusMessage());
-        assertEquals(PauseReason.IDLE, now.pauseReason(), "asleep: the next action resumes it");
+        assertEquals(PauseReason.REQUEST, now.pauseReason(), "paused on request: no action wakes it");
         assertTrue(now.statusMessage().startsWith("Frozen for a pause with no answer from the engine"),
                 now.statusMessage());
         assertEquals(Phase.PAUSED, backend.phase(runtime.containerName()), "the engine did freeze it");
 
         backend.pauseAnswerLost(null);
+        assertEquals(RuntimeStatus.PAUSED, pauses.pause(runtime.id()).status(), "the client's retry");
         assertEquals(RuntimeStatus.READY, pauses.resume(runtime.id()).status());
         assertEquals(Phase.RUNNING, backend.phase(runtime.containerName()));
     }
