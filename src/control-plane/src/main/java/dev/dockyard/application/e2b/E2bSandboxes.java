@@ -17,6 +17,7 @@ import dev.dockyard.placement.NodeHealth;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.lifecycle.IdleLifecycle;
+import dev.dockyard.runtime.provisioning.ProvisioningCleanup;
 import dev.dockyard.runtime.provisioning.ProvisioningJournal;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
 import dev.dockyard.tenancy.QuotaExceededException;
@@ -187,8 +188,14 @@ public class E2bSandboxes {
             throw new Refused(Refused.Reason.NODE_UNAVAILABLE, "The sandbox could not be started: "
                     + settled.statusMessage()).retryAfter(EngineUnreachableException.RETRY_AFTER_SECONDS);
         }
-        throw new Refused(Refused.Reason.BACKEND_FAILED, "The sandbox could not be started: "
+        Refused failed = new Refused(Refused.Reason.BACKEND_FAILED, "The sandbox could not be started: "
                 + settled.statusMessage());
+        if (ProvisioningCleanup.failedForTheDatabase(settled.statusMessage())) {
+            // the control plane's database stopped answering on the way (the soak's PostgreSQL stop,
+            // 2026-12-01): the same create succeeds once it answers, which the SDK is told to wait for
+            failed.retryAfter(EngineUnreachableException.RETRY_AFTER_SECONDS);
+        }
+        throw failed;
     }
 
     /**

@@ -23,6 +23,9 @@ import java.util.logging.Logger;
 @ApplicationScoped
 public class ProvisioningCleanup {
 
+    private static final String DATABASE_DID_NOT_ANSWER =
+            "the control plane's database did not answer; provision again once it does";
+
     private static final Logger LOG = Logger.getLogger(ProvisioningCleanup.class.getName());
     /** The statuses of a provision under way, which a late failure replaces. */
     private static final Set<RuntimeStatus> STARTING = EnumSet.of(RuntimeStatus.STARTING_RUNTIME,
@@ -67,10 +70,17 @@ public class ProvisioningCleanup {
      */
     public static String failedAt(ProvisioningStep step, RuntimeException failure) {
         if (DatabaseOutage.causes(failure)) {
-            return "Provisioning failed at step '" + step.label() + "': the control plane's database did not "
-                    + "answer; provision again once it does";
+            return "Provisioning failed at step '" + step.label() + "': " + DATABASE_DID_NOT_ANSWER;
         }
         return "Provisioning failed at step '" + step.label() + "': " + failure;
+    }
+
+    /**
+     * Whether a runtime's ERROR {@code statusMessage} says its provision failed because the database
+     * did not answer: nothing was wrong with the request, and the same request succeeds once it does.
+     */
+    public static boolean failedForTheDatabase(String statusMessage) {
+        return statusMessage != null && statusMessage.endsWith(DATABASE_DID_NOT_ANSWER);
     }
 
     /**

@@ -35,12 +35,15 @@ import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.StatusChange;
 import dev.dockyard.runtime.lifecycle.Lifecycles;
+import dev.dockyard.runtime.provisioning.ProvisioningCleanup;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
+import dev.dockyard.runtime.provisioning.ProvisioningStep;
 import dev.dockyard.runtime.provisioning.WorkspaceRequest;
 import dev.dockyard.tenancy.QuotaExceededException;
 import dev.dockyard.tenancy.Role;
 import dev.dockyard.workspace.Snapshot;
 import dev.dockyard.workspace.WorkspaceRecords;
+import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -77,6 +80,7 @@ class E2bSandboxesTest {
     private boolean neverReady;
     /** Whether the next provision ends in ERROR, its node's engine having stopped answering meanwhile. */
     private boolean engineGone;
+    private boolean databaseGone;
 
     @BeforeEach
     void wire() {
@@ -151,6 +155,13 @@ class E2bSandboxesTest {
                 asked.add(request);
                 if (refuseNext != null) {
                     throw refuseNext;
+                }
+                if (databaseGone) {
+                    // as provisioning leaves it when the database stopped answering on the way
+                    SandboxRuntime failed = starting(request);
+                    return l.journal.transition(failed.id(), RuntimeStatus.ERROR, ProvisioningCleanup.failedAt(
+                            ProvisioningStep.TURN, new RuntimeException(new SQLTransientConnectionException(
+                                    "Connection refused", "08001"))));
                 }
                 if (engineGone) {
                     // as provisioning leaves it: ERROR with the engine's words, and its node marked down
@@ -308,6 +319,19 @@ class E2bSandboxesTest {
         assertEquals(Refused.Reason.NODE_UNAVAILABLE, refused.reason());
         assertEquals(5, refused.retryAfterSeconds());
         assertTrue(refused.getMessage().contains("does not answer"), refused.getMessage());
+    }
+
+    /**
+     * The soak's PostgreSQL stop (2026-12-01): a create whose provision failed because the database
+     * did not answer was a 503 without Retry-After, which E2B's SDK takes for a failure for good.
+     */
+    @Test
+    void shouldAskToRetryACreateWhoseProvisionFailedForTheDatabase() {
+        databaseGone = true;
+        Refused refused = assertThrows(Refused.class, () -> create("alice", base(300, Map.of())));
+
+        assertEquals(5, refused.retryAfterSeconds(), refused.getMessage());
+        assertTrue(refused.getMessage().contains("database did not answer"), refused.getMessage());
     }
 
     @Test
