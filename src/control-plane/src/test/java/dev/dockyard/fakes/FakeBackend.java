@@ -2,14 +2,15 @@ package dev.dockyard.fakes;
 
 import dev.dockyard.backend.BackendCapabilities;
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.backend.CapturedSnapshot;
 import dev.dockyard.backend.EngineUnreachableException;
 import dev.dockyard.backend.ManagedSandbox;
 import dev.dockyard.backend.RuntimeBackend;
-import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxNotRunningException;
+import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxState;
-import dev.dockyard.backend.SnapshotCapture;
 import dev.dockyard.backend.SandboxUsage;
+import dev.dockyard.backend.SnapshotCapture;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.net.URI;
@@ -24,6 +25,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * A backend whose sandboxes are entries in a map, labelled with the runtime they serve. Records
@@ -57,6 +59,8 @@ public class FakeBackend implements RuntimeBackend {
     private RuntimeException unpauseFailure;
     private RuntimeException pauseAnswerLost;
     private boolean unanswering;
+    private RuntimeException captureFailure;
+    private final Set<String> leftCaptures = new HashSet<>();
     private SnapshotCapture captured;
 
     public synchronized FakeBackend put(String name, String runtimeId, Instant createdAt, SandboxState.Phase phase) {
@@ -308,9 +312,38 @@ public class FakeBackend implements RuntimeBackend {
         captured = capture;
     }
 
+    /** Acts as a node whose captures fail with {@code failure} after making their parts, which stay (null: as before). */
+    public synchronized void captureFailing(RuntimeException failure) {
+        captureFailure = failure;
+    }
+
+    /** The snapshot ids whose parts a failed capture left here. */
+    public synchronized Set<String> leftCaptures() {
+        return Set.copyOf(leftCaptures);
+    }
+
+    @Override
+    public synchronized int sweepCaptures(String controlPlane, Predicate<CapturedSnapshot> abandoned) {
+        if (unanswering) {
+            throw new EngineUnreachableException("the engine of node 'fake' does not answer", null);
+        }
+        Set<String> swept = new HashSet<>();
+        for (String id : leftCaptures) {
+            if (abandoned.test(new CapturedSnapshot(id, controlPlane, Instant.EPOCH))) {
+                swept.add(id);
+            }
+        }
+        leftCaptures.removeAll(swept);
+        return swept.size();
+    }
+
     @Override
     public synchronized SnapshotCapture capture(String sandboxName, String snapshotId, Map<String, String> labels) {
         called("capture " + sandboxName);
+        if (captureFailure != null) {
+            leftCaptures.add(snapshotId);
+            throw captureFailure;
+        }
         if (captured == null) {
             throw new BackendException("backend 'fake' takes no snapshots");
         }

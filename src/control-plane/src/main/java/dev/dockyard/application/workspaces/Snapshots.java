@@ -26,6 +26,7 @@ import dev.dockyard.runtime.lifecycle.Freezes;
 import dev.dockyard.runtime.provisioning.ProvisioningJournal;
 import dev.dockyard.runtime.provisioning.ProvisioningRequest;
 import dev.dockyard.runtime.provisioning.WorkspaceRequest;
+import dev.dockyard.runtime.reconciliation.CaptureLeftovers;
 import dev.dockyard.tenancy.Accounts;
 import dev.dockyard.tenancy.Role;
 import dev.dockyard.tenancy.UserAccount;
@@ -96,6 +97,9 @@ public class Snapshots {
     @Inject
     ProvisioningJournal journal;
 
+    @Inject
+    CaptureLeftovers leftovers;
+
     public List<Snapshot> list(String userId, boolean admin) {
         return records.snapshots(admin ? null : userId);
     }
@@ -151,6 +155,12 @@ public class Snapshots {
             }
             try {
                 capture = backend.capture(now.containerName(), id, labels(now, id));
+            } catch (EngineUnreachableException e) {
+                // its own removal of what the capture made met the same silence
+                if (leftovers != null) {
+                    leftovers.abandoned(now.node(), id);
+                }
+                throw e;
             } finally {
                 if (!wasPaused) {
                     // one the engine could not thaw (node2 cut during a fork, the soak of 2026-11-30 23:25)

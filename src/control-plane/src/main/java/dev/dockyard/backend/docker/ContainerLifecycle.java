@@ -204,6 +204,9 @@ final class ContainerLifecycle {
         } catch (NotFoundException e) {
             throw new BackendException("container '" + sandboxName + "' is gone", e);
         } catch (InternalServerErrorException e) {
+            if (frozenAlready(DockerErrors.describe(e))) {
+                return;
+            }
             if (stoppedBelow(DockerErrors.describe(e)) || stoppedNow(sandboxName)) {
                 throw new SandboxNotRunningException("container '" + sandboxName + "' is not running, so it cannot be "
                         + "frozen: " + DockerErrors.describe(e), e);
@@ -294,7 +297,16 @@ final class ContainerLifecycle {
      * container the runtime below already runs, containerd's "cannot resume a running container".
      */
     static boolean runningAlready(String dockerSaid) {
-        return dockerSaid.contains("is not paused") || dockerSaid.contains("cannot resume a running container");
+        // containerd's shim says "cannot resume a running process" (its running state's Resume)
+        return dockerSaid.contains("is not paused") || dockerSaid.contains("cannot resume a running");
+    }
+
+    /**
+     * Whether a pause's 500 says the container is frozen already, which is what was asked:
+     * containerd's "cannot pause a paused container", while the engine's record still said running.
+     */
+    static boolean frozenAlready(String dockerSaid) {
+        return dockerSaid.contains("cannot pause a paused container");
     }
 
     /**
@@ -321,7 +333,8 @@ final class ContainerLifecycle {
      */
     static boolean stoppedBelow(String dockerSaid) {
         return dockerSaid.contains("cannot pause a stopped container")
-                || dockerSaid.contains("cannot resume a stopped container");
+                || dockerSaid.contains("cannot resume a stopped container")
+                || dockerSaid.contains("task in created state");
     }
 
     void stop(String sandboxName) {

@@ -68,6 +68,9 @@ public class ReconcilerTimer {
     @Inject
     ProvisioningCleanup cleanup;
 
+    @Inject
+    CaptureLeftovers captureLeftovers;
+
     @PostConstruct
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     void atStartup() {
@@ -120,6 +123,10 @@ public class ReconcilerTimer {
                 cleanup.recordLateFailures();
             } catch (RuntimeException e) {
                 LOG.fine("Late failures not recorded: " + e);
+            }
+            if (captureLeftovers != null) {
+                // and the parts of its failed snapshots its engine did not let it remove
+                captureLeftovers.removeAll();
             }
             if (!leases.hold(Leases.RECONCILER)) {
                 turns.turned();

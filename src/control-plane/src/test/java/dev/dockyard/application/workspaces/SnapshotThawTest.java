@@ -15,6 +15,7 @@ import dev.dockyard.runtime.PauseReason;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.lifecycle.Lifecycles;
+import dev.dockyard.runtime.reconciliation.CaptureLeftovers;
 import dev.dockyard.tenancy.Accounts;
 import dev.dockyard.tenancy.UserAccount;
 import dev.dockyard.workspace.Snapshot;
@@ -69,6 +70,33 @@ class SnapshotThawTest {
         assertTrue(now.statusMessage().startsWith("Frozen for a snapshot with no answer from the engine"),
                 now.statusMessage());
         assertTrue(l.backend.calls().stream().noneMatch(c -> c.startsWith("capture ")), "nothing captured");
+    }
+
+    /**
+     * The soak's node cut (2026-12-01 02:12): a capture cut off by its engine's silence could not
+     * remove its parts either, and they outlived the run by up to the sweep's 15 minutes. This
+     * process notes them and removes them itself once the engine answers.
+     */
+    @Test
+    void shouldRemoveWhatACaptureCutOffByItsEnginesSilenceLeftOnceTheEngineAnswers() {
+        SandboxRuntime runtime = l.ready(false, 0, 0);
+        wire();
+        CaptureLeftovers leftovers = CaptureLeftovers.on(l.nodes, snapshots.config);
+        snapshots.leftovers = leftovers;
+        l.backend.captureFailing(new EngineUnreachableException("the Docker engine of node 'local' does not answer",
+                null));
+
+        assertThrows(Refused.class, () -> snapshots.capture(l.find(runtime.id()), "at the cut"));
+        assertEquals(1, l.backend.leftCaptures().size(), "its parts are there");
+
+        l.backend.unanswering(true);
+        assertEquals(1, leftovers.removeAll(), "still silent: kept for the next tick");
+        assertEquals(1, l.backend.leftCaptures().size());
+
+        l.backend.unanswering(false);
+        assertEquals(0, leftovers.removeAll());
+        assertTrue(l.backend.leftCaptures().isEmpty(), "removed once the engine answered");
+        assertEquals(RuntimeStatus.READY, l.find(runtime.id()).status(), "thawed, and READY as before");
     }
 
     private void wire() {

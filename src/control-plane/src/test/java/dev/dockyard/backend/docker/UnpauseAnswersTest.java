@@ -17,6 +17,21 @@ class UnpauseAnswersTest {
         assertTrue(ContainerLifecycle.runningAlready("Status 500: {\"message\":\"Container 3f2a is not paused\"}"));
         assertTrue(ContainerLifecycle.runningAlready("Status 500: {\"message\":\"Cannot unpause container 3f2a: "
                 + "cannot resume a running container: unknown\"}"));
+        // containerd's shim's own words (its running state's Resume), the soak of 2026-12-01 02:16:
+        // an E2B connect answered 503 without Retry-After
+        assertTrue(ContainerLifecycle.runningAlready("Status 500: {\"message\":\"Cannot unpause container f93c: "
+                + "cannot resume a running process: unknown\"}"));
+    }
+
+    /** containerd's shim's words for the other states a pause or resume can meet. */
+    @Test
+    void shouldReadContainerdsWordsForAFrozenAndANotStartedTask() {
+        assertTrue(ContainerLifecycle.frozenAlready("Status 500: {\"message\":\"Cannot pause container 3f2a: "
+                + "cannot pause a paused container: unknown\"}"));
+        assertFalse(ContainerLifecycle.frozenAlready("Status 500: {\"message\":\"Cannot pause container 3f2a: "
+                + "cannot pause a stopped container: unknown\"}"));
+        assertTrue(ContainerLifecycle.stoppedBelow("Status 500: {\"message\":\"Cannot unpause container 3f2a: "
+                + "cannot resume task in created state: unknown\"}"));
     }
 
     @Test
