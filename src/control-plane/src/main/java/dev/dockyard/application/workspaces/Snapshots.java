@@ -153,20 +153,28 @@ public class Snapshots {
             } else {
                 Freezes.freeze(backend, journal, now, "a snapshot", PauseReason.IDLE);
             }
+            SnapshotCapture made = null;
             try {
-                capture = backend.capture(now.containerName(), id, labels(now, id));
+                made = backend.capture(now.containerName(), id, labels(now, id));
             } catch (EngineUnreachableException e) {
                 // its own removal of what the capture made met the same silence
-                if (leftovers != null) {
-                    leftovers.abandoned(now.node(), id);
-                }
+                leftBehind(now, id);
                 throw e;
             } finally {
                 if (!wasPaused) {
-                    // one the engine could not thaw (node2 cut during a fork, the soak of 2026-11-30 23:25)
-                    Freezes.thaw(backend, journal, now, "a snapshot");
+                    try {
+                        // one the engine could not thaw (node2 cut during a fork, the soak of 2026-11-30 23:25)
+                        Freezes.thaw(backend, journal, now, "a snapshot");
+                    } catch (RuntimeException e) {
+                        if (made != null) {
+                            // captured, and never to be recorded: its parts are removed once the engine answers
+                            leftBehind(now, id);
+                        }
+                        throw e;
+                    }
                 }
             }
+            capture = made;
         } catch (RuntimeGates.RuntimeBusyException e) {
             throw new Refused(e.migrating() ? Refused.Reason.RUNTIME_MIGRATING : Refused.Reason.CONFLICT,
                     "Runtime " + runtime.id() + " cannot be snapshotted now: " + e.getMessage());
@@ -189,6 +197,12 @@ public class Snapshots {
         }
         LOG.info("Snapshot " + id + " of " + runtime.id() + ": " + capture.sizeBytes() + " bytes in " + tookMs + " ms");
         return snapshot;
+    }
+
+    private void leftBehind(SandboxRuntime runtime, String snapshotId) {
+        if (leftovers != null) {
+            leftovers.abandoned(runtime.node(), snapshotId);
+        }
     }
 
     private Map<String, String> labels(SandboxRuntime runtime, String snapshotId) {

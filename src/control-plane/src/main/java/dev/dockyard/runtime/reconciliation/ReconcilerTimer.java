@@ -124,9 +124,11 @@ public class ReconcilerTimer {
             } catch (RuntimeException e) {
                 LOG.fine("Late failures not recorded: " + e);
             }
-            if (captureLeftovers != null) {
+            try {
                 // and the parts of its failed snapshots its engine did not let it remove
                 captureLeftovers.removeAll();
+            } catch (RuntimeException e) {
+                LOG.fine("Leftovers of failed snapshots not removed: " + e);
             }
             if (!leases.hold(Leases.RECONCILER)) {
                 turns.turned();
