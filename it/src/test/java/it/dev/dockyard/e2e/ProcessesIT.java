@@ -1,6 +1,7 @@
 package it.dev.dockyard.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import it.dev.dockyard.support.DockyardApi;
@@ -106,9 +107,20 @@ class ProcessesIT {
         int sleeping = sleeper.get(0).data().getInt("pid");
         assertEquals(204, user.post("runtimes/" + runtime + "/processes/" + sleeping + "/signal",
                 Json.createObjectBuilder().add("signal", "SIGKILL").build()).status());
+        // the signal is sent at once; the process leaves the list when its exit has been seen,
+        // a moment later on a busy machine
+        for (int i = 0; i < 100 && listsPid(sleeping); i++) {
+            Thread.sleep(50);
+        }
+        assertFalse(listsPid(sleeping), "a killed process still listed after 5 s");
         DockyardApi.Answer again = user.post("runtimes/" + runtime + "/processes/" + sleeping + "/signal",
                 Json.createObjectBuilder().add("signal", "SIGKILL").build());
         assertEquals(404, again.status(), "a process gone is not found: " + again.body());
+    }
+
+    private static boolean listsPid(int pid) {
+        return user.get("runtimes/" + runtime + "/processes").json().getJsonArray("processes").stream()
+                .map(JsonValue::asJsonObject).anyMatch(p -> p.getInt("pid") == pid);
     }
 
     @Test
