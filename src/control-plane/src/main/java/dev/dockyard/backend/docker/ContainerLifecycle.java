@@ -45,17 +45,19 @@ final class ContainerLifecycle {
 
     private final DockerClient docker;
     private final ContainerViews views;
+    private final ContainerReplacement replacement;
     private final Map<String, Long> published = new ConcurrentHashMap<>();
 
     ContainerLifecycle(DockerClient docker, ContainerViews views) {
         this.docker = docker;
         this.views = views;
+        this.replacement = new ContainerReplacement(docker);
     }
 
     /** Starts the container and returns where its executor answers; a container that dies at once says why. */
     URI start(String sandboxName, int executorPort) {
         try {
-            startTakingAFreePort(sandboxName);
+            startReplacingAStaleOne(sandboxName);
         } catch (NotModifiedException e) {
             // already running: starting is idempotent
         } catch (NotFoundException e) {
@@ -76,6 +78,24 @@ final class ContainerLifecycle {
                     + (state.logTail().isBlank() ? "" : "; its last output:\n" + state.logTail()));
         }
         return publishedEndpoint(inspect, executorPort);
+    }
+
+    /**
+     * Starts the container; one its engine can no longer start (a task left over by a start that
+     * containerd's going away cut off) is replaced by a copy first ({@link ContainerReplacement}).
+     */
+    private void startReplacingAStaleOne(String sandboxName) {
+        try {
+            startTakingAFreePort(sandboxName);
+        } catch (InternalServerErrorException e) {
+            if (!ContainerReplacement.staleTask(DockerErrors.describe(e))) {
+                throw e;
+            }
+            LOG.info("The engine refused to start " + sandboxName + " (" + DockerErrors.describe(e)
+                    + "); replacing its container");
+            replacement.replace(sandboxName);
+            startTakingAFreePort(sandboxName);
+        }
     }
 
     /**

@@ -39,6 +39,7 @@ final class SandboxRemoval {
 
     void remove(String sandboxName) {
         removeContainer(sandboxName);
+        ContainerReplacement.removeKeptLayer(docker, sandboxName);
         // named volumes outlive their container: its own ones go explicitly (a mounted kept one stays)
         removeWorkspaceQuietly(SandboxWorkspace.ownVolume(sandboxName));
         removeHomeQuietly(sandboxName);
@@ -59,6 +60,7 @@ final class SandboxRemoval {
             volume = SandboxWorkspace.ownVolume(sandboxName);
         }
         removeContainer(sandboxName);
+        ContainerReplacement.removeKeptLayer(docker, sandboxName);
         networks.remove(sandboxName);
         // the home goes with the sandbox, as a writable root's layer does: only the workspace is kept
         removeHomeQuietly(sandboxName);
