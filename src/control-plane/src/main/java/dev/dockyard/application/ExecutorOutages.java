@@ -55,9 +55,7 @@ public class ExecutorOutages {
         if (!e.executorGone()) {
             return new Refused(Refused.Reason.EXECUTOR_FAILED, e.getMessage());
         }
-        if (unanswered != null) {
-            unanswered.fireAsync(new SandboxUnanswered(runtime.id()));
-        }
+        askForARecovery(runtime.id());
         return new Refused(Refused.Reason.EXECUTOR_UNAVAILABLE, "The sandbox's executor is not answering (its "
                 + "process is gone or starting again; a request it had taken may have run in part); Dockyard is "
                 + "recovering the runtime: retry in a few seconds")
@@ -69,9 +67,7 @@ public class ExecutorOutages {
      * the sandbox's main process with it): the same recovery, asked for now.
      */
     public Refused stopped(String runtimeId, String doing) {
-        if (unanswered != null) {
-            unanswered.fireAsync(new SandboxUnanswered(runtimeId));
-        }
+        askForARecovery(runtimeId);
         return new Refused(Refused.Reason.EXECUTOR_UNAVAILABLE, "Runtime " + runtimeId + " could not be " + doing
                 + ": its sandbox has stopped (its executor exited); Dockyard is starting it again: retry in a few "
                 + "seconds").retryAfter(RETRY_AFTER_SECONDS);
@@ -83,12 +79,17 @@ public class ExecutorOutages {
      * for a pass: it starts a stopped sandbox again, and records one frozen for long PAUSED, asleep.
      */
     public Refused notServing(String runtimeId) {
-        if (unanswered != null) {
-            unanswered.fireAsync(new SandboxUnanswered(runtimeId));
-        }
+        askForARecovery(runtimeId);
         return new Refused(Refused.Reason.EXECUTOR_UNAVAILABLE, "Runtime " + runtimeId + " cannot be reached: its "
                 + "sandbox does not serve at its address now (it stopped, or is frozen by work that was cut off); "
                 + "Dockyard is recovering it: retry in a few seconds").retryAfter(RETRY_AFTER_SECONDS);
+    }
+
+    /** Asks the reconciler for a pass over the runtime now, rather than at its next tick. */
+    private void askForARecovery(String runtimeId) {
+        if (unanswered != null) {
+            unanswered.fireAsync(new SandboxUnanswered(runtimeId));
+        }
     }
 
     /** The refusal of a pause or snapshot whose freeze the kernel could not finish in time: nothing changed. */
@@ -119,9 +120,7 @@ public class ExecutorOutages {
      *         passed), or what the recovery made of it (PAUSED, ERROR)
      */
     public SandboxRuntime awaitRecovered(String runtimeId, Duration limit) {
-        if (unanswered != null) {
-            unanswered.fireAsync(new SandboxUnanswered(runtimeId));
-        }
+        askForARecovery(runtimeId);
         long deadline = System.nanoTime() + limit.toNanos();
         while (true) {
             SandboxRuntime now = journal.find(runtimeId).orElseThrow(() ->

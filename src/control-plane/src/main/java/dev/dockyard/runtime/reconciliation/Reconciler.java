@@ -57,6 +57,9 @@ import java.util.logging.Logger;
  *   <li>A READY runtime whose sandbox stays frozen for over a minute while nothing holds it (the
  *       pause, snapshot or migration that froze it was cut off) is recorded PAUSED, asleep: the
  *       next action thaws it.</li>
+ *   <li>A PAUSED runtime whose sandbox runs, not frozen, for over a minute while nothing holds it
+ *       (a pause whose answer was lost before the engine froze anything, a resume cut off after its
+ *       thaw) has its sandbox frozen again, as it is recorded.</li>
  *   <li>A disconnected runtime whose sandbox stopped (an engine restart stops every container, a
  *       killed executor stops its own) is started again, its key handed anew, in the pass that
  *       disconnects it and in every later one while it stays stopped; one whose sandbox runs and answers {@code /ready}
@@ -133,6 +136,9 @@ public class Reconciler {
     /** READY runtimes whose sandbox a pass found frozen, since that first pass. */
     private final Map<String, Instant> frozenSince = new ConcurrentHashMap<>();
 
+    /** PAUSED runtimes whose sandbox a pass found running, not frozen, since that first pass. */
+    private final Map<String, Instant> runningSince = new ConcurrentHashMap<>();
+
     /** Nodes whose list failed, since when (a backend's {@link RuntimeBackend#disconnectAfter}). */
     private final Map<String, Instant> unlistedSince = new ConcurrentHashMap<>();
 
@@ -175,6 +181,7 @@ public class Reconciler {
         Set<String> liveIds = new HashSet<>();
         live.forEach(r -> liveIds.add(r.id()));
         frozenSince.keySet().retainAll(liveIds);
+        runningSince.keySet().retainAll(liveIds);
         Report total = Report.NOTHING;
         for (String node : nodes.names()) {
             total = total.plus(pass(node, live.stream().filter(r -> node.equals(nodes.named(r.node()))).toList(), members,
@@ -238,6 +245,8 @@ public class Reconciler {
                         }
                     } else if (frozenWhileReady(runtime, sandbox, backend, now)) {
                         report = report.plus(new Report(0, 0, 0, 0, 1, 0, false));
+                    } else {
+                        runningWhilePaused(runtime, sandbox, backend, now);
                     }
                 } else if (runtime.status() == RuntimeStatus.HIBERNATED) {
                     if (sandbox == null && disconnect(runtime, null, node, backend)) {
@@ -430,6 +439,50 @@ public class Reconciler {
                 LOG.info("Runtime " + runtime.id() + " was READY with its sandbox frozen; recorded PAUSED (asleep)");
             }
             return recorded;
+        }
+    }
+
+    /**
+     * A PAUSED runtime whose sandbox runs, not frozen: a resume thaws before it records READY, so a
+     * pass may see this for a moment. Seen for longer than {@link #FROZEN_WHILE_READY} and held by
+     * nothing in this process, a pause recorded PAUSED though its freeze never happened (its answer
+     * was lost before the engine froze anything, 2026-12-01), or a resume cut off after its thaw:
+     * the sandbox spends what its pause was to save. It is frozen again, as it is recorded; the next
+     * action resumes it as any paused one.
+     */
+    private void runningWhilePaused(SandboxRuntime runtime, ManagedSandbox sandbox, RuntimeBackend backend,
+                                    Instant now) {
+        if (runtime.status() != RuntimeStatus.PAUSED || sandbox == null || !sandbox.running() || sandbox.paused()
+                || backend.capabilities().pausesOnItsOwn()) {
+            runningSince.remove(runtime.id());
+            return;
+        }
+        Instant since = runningSince.computeIfAbsent(runtime.id(), id -> now);
+        if (!since.plus(FROZEN_WHILE_READY).isBefore(now)) {
+            return;
+        }
+        Optional<RuntimeGates.Pass> held = gates.enterSleepIfIdle(runtime.id());
+        if (held.isEmpty()) {
+            return;
+        }
+        try (RuntimeGates.Pass pass = held.get()) {
+            if (backend.inspect(runtime.containerName()).phase() != SandboxState.Phase.RUNNING
+                    || journal.find(runtime.id()).map(SandboxRuntime::status).orElse(null) != RuntimeStatus.PAUSED) {
+                // frozen, resumed or stopped since this pass listed it: nothing cut off
+                runningSince.remove(runtime.id());
+                return;
+            }
+            try {
+                backend.pause(runtime.containerName());
+            } catch (RuntimeException e) {
+                // its processes would not all freeze, or the engine failed: the next pass tries again
+                LOG.info("Runtime " + runtime.id() + " is PAUSED with its sandbox running; could not freeze it "
+                        + "again yet: " + e.getMessage());
+                return;
+            }
+            runningSince.remove(runtime.id());
+            LOG.info("Runtime " + runtime.id() + " was PAUSED with its sandbox running for over "
+                    + Duration.between(since, now).toSeconds() + " s; froze it again");
         }
     }
 

@@ -156,6 +156,31 @@ class ReconcilerTest {
     }
 
     @Test
+    void shouldFreezeAgainARuntimeRecordedPausedWhoseSandboxRunsForOverAMinute() {
+        // a pause whose answer was lost before the engine froze anything was recorded PAUSED
+        // (2026-12-01): the sandbox ran on, spending what the pause was to save
+        SandboxRuntime runtime = runtime(RuntimeStatus.RUNTIME_STARTED, RuntimeStatus.READY, RuntimeStatus.PAUSED);
+        backend.put(runtime.containerName(), runtime.id(), clock.instant(), Phase.RUNNING);
+
+        reconciler.pass();
+        clock.advance(Duration.ofSeconds(45));
+        reconciler.pass();
+        assertEquals(Phase.RUNNING, backend.inspect(runtime.containerName()).phase(),
+                "running under a minute may be a resume at work");
+
+        clock.advance(Duration.ofSeconds(20));
+        try (RuntimeGates.Pass resuming = reconciler.gates.enterLifecycle(runtime.id())) {
+            reconciler.pass();
+        }
+        assertEquals(Phase.RUNNING, backend.inspect(runtime.containerName()).phase(), "a resume holds it");
+
+        reconciler.pass();
+
+        assertEquals(Phase.PAUSED, backend.inspect(runtime.containerName()).phase(), "frozen, as it is recorded");
+        assertEquals(RuntimeStatus.PAUSED, statusOf(runtime));
+    }
+
+    @Test
     void shouldLeaveAFrozenReadyRuntimeAloneWhileSomethingHoldsItOrOnceItThawed() {
         SandboxRuntime snapshotted = ready();
         SandboxRuntime thawed = ready();
