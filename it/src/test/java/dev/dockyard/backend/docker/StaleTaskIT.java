@@ -9,57 +9,65 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.github.dockerjava.api.DockerClient;
 import com.github.dockerjava.api.command.InspectContainerResponse;
 import com.github.dockerjava.api.exception.NotFoundException;
-import com.github.dockerjava.api.model.Bind;
 import com.github.dockerjava.api.model.Container;
-import com.github.dockerjava.api.model.ExposedPort;
-import com.github.dockerjava.api.model.HostConfig;
-import com.github.dockerjava.api.model.PortBinding;
-import com.github.dockerjava.api.model.Ports;
-import com.github.dockerjava.api.model.Volume;
+import dev.dockyard.backend.SandboxSpec;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
+import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A container its engine can no longer start, on the real engine: containerd kept the state
- * directory of a start it was cut off in (the soak of 2026-12-01 02:45: after an engine restart a
- * runtime's start was refused every 10 s, "task &lt;id&gt;: already exists", until it was released
- * and its files with it). The test leaves such a directory itself, an empty one named after the
- * container it made, in the engine's own runtime directory, which is what a start cut off leaves;
- * the start then replaces the container by a copy that runs with everything the old one kept.
+ * A sandbox its engine can no longer start, on the real engine with the sandbox image: containerd
+ * kept the state of a start it was cut off in (the soak of 2026-12-01 02:45: after an engine
+ * restart a runtime's start was refused every 10 s, "task &lt;id&gt;: already exists", until it was
+ * released and its files with it). The test leaves what such a start leaves, an empty directory
+ * named after the container it made, in the engine's own runtime directory; the revive that
+ * follows replaces the container by a copy whose executor takes the new key, with the sandbox's
+ * confinement, files and workspace.
  */
 class StaleTaskIT {
 
-    private static final String IMAGE = "dockyard/sandbox-base:bookworm";
     /** Where the engine of docker/ensure-engine.sh keeps its containers' task directories. */
     private static final Path TASKS = Path.of("/run/docker/containerd/daemon/io.containerd.runtime.v2.task/moby");
-    private static final String KEY_DIR = "/opt/dockyard/run";
+    private static final int PORT = 8000;
+    private static final String RUN = HexFormat.of().formatHex(new byte[] {
+            (byte) ThreadLocalRandom.current().nextInt(), (byte) ThreadLocalRandom.current().nextInt(),
+            (byte) ThreadLocalRandom.current().nextInt()});
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2)).build();
+    private final List<Path> staleDirectories = new ArrayList<>();
+    private final List<String> keptVolumes = new ArrayList<>();
     private DockerClient docker;
+    private DockerBackend backend;
     private String name;
-    private Path staleDirectory;
 
     @BeforeEach
     void connect() {
-        assumeTrue(Files.isDirectory(TASKS), "the engine is not docker/ensure-engine.sh's: no " + TASKS);
+        assumeTrue(Files.isWritable(TASKS), "not the engine of docker/ensure-engine.sh on this host: " + TASKS);
         docker = DockerNodeFactory.client("stale-task-it", Optional.empty(), Duration.ofSeconds(60), 4);
-        name = "dockyard-it-stale-" + HexFormat.of().formatHex(new byte[] {
-                (byte) ThreadLocalRandom.current().nextInt(), (byte) ThreadLocalRandom.current().nextInt(),
-                (byte) ThreadLocalRandom.current().nextInt(), (byte) ThreadLocalRandom.current().nextInt()});
+        name = "dockyard-it-stale-" + RUN + "-" + ThreadLocalRandom.current().nextInt(1000);
     }
 
     @AfterEach
@@ -67,132 +75,157 @@ class StaleTaskIT {
         if (docker == null) {
             return;
         }
-        // the sandbox, and an old container parked under another name if a replacement failed
-        for (Container container : docker.listContainersCmd().withShowAll(true).withNameFilter(List.of(name)).exec()) {
-            docker.removeContainerCmd(container.getId()).withForce(true).withRemoveVolumes(true).exec();
-        }
-        ContainerReplacement.removeKeptLayer(docker, name);
-        for (String leftover : new String[] {"network", "volume"}) {
-            try {
-                if (leftover.equals("network")) {
-                    docker.removeNetworkCmd(name + "-extra").exec();
-                } else {
-                    docker.removeVolumeCmd(name + "-data").exec();
-                }
-            } catch (RuntimeException e) {
-                // never made
+        try {
+            // the sandbox, with what was made for it; any container a replacement set aside
+            backend.remove(name);
+            for (Container left : docker.listContainersCmd().withShowAll(true).withNameFilter(List.of(name)).exec()) {
+                docker.removeContainerCmd(left.getId()).withForce(true).withRemoveVolumes(true).exec();
             }
+            ContainerReplacement.removeKeptLayer(docker, name);
+            keptVolumes.forEach(v -> docker.removeVolumeCmd(v).exec());
+        } finally {
+            for (Path directory : staleDirectories) {
+                Files.deleteIfExists(directory);
+            }
+            docker.close();
         }
-        if (staleDirectory != null) {
-            Files.deleteIfExists(staleDirectory);
-        }
-        docker.close();
     }
 
     /**
-     * A read-only root (the default): the copy mounts the named volume again, carries over what the
-     * anonymous key directory held (the sandbox below serves only when it finds its key there), is on
-     * the same extra network with the same labels, and the old container and its volume are gone.
+     * A read-only root (the default): the copy has the old one's confinement and labels, mounts its
+     * workspace and home again, and its executor takes the key the revive handed the old container
+     * (an anonymous volume's, carried over); the old container and its volume are gone.
      */
     @Test
-    void shouldReplaceAReadOnlyRootedContainerItsEngineCannotStart() throws Exception {
-        docker.createVolumeCmd().withName(name + "-data").exec();
-        docker.createNetworkCmd().withName(name + "-extra").exec();
-        ExposedPort port = ExposedPort.tcp(8000);
-        String old = docker.createContainerCmd(IMAGE).withName(name)
-                .withLabels(Map.of("dockyard.it", "stale-task"))
-                .withEntrypoint("sh", "-c", "test -s " + KEY_DIR + "/key && exec python3 -m http.server 8000 "
-                        + "--directory /data")
-                .withExposedPorts(port)
-                .withVolumes(new Volume(KEY_DIR))
-                .withHostConfig(HostConfig.newHostConfig().withReadonlyRootfs(true)
-                        .withBinds(new Bind(name + "-data", new Volume("/data")))
-                        .withPortBindings(new PortBinding(Ports.Binding.bindIp(SandboxAddresses.of(name)), port)))
-                .exec().getId();
-        docker.connectToNetworkCmd().withContainerId(old).withNetworkId(name + "-extra").exec();
-        put(name, KEY_DIR, "key", "a session key");
-        put(name, "/data", "page.txt", "kept in the workspace");
-        String anonymous = docker.inspectContainerCmd(old).exec().getMounts().stream()
-                .filter(m -> m.getDestination().getPath().equals(KEY_DIR)).findFirst().orElseThrow().getName();
-        leaveStaleTask(old);
+    void shouldReplaceAReadOnlyRootedSandboxItsEngineCannotStart() throws Exception {
+        backend = backend(new SandboxHostSettings(true, Map.of("/tmp", "64m"), 0, null, 0));
+        InspectContainerResponse old = createStartAndStop("the first key");
+        backend.restore(name, "/workspace", tar("kept.txt", "in the workspace"));
+        String keyVolume = old.getMounts().stream()
+                .filter(m -> m.getDestination().getPath().equals(ContainerFiles.KEY_DIR)).findFirst().orElseThrow()
+                .getName();
+        leaveStaleTask(old.getId());
 
-        URI endpoint = new ContainerLifecycle(docker, new ContainerViews(docker)).start(name, 8000);
+        URI revived = backend.revive(name, "the second key", "1000", PORT);
 
-        assertEquals("kept in the workspace", fetch(endpoint.resolve("/page.txt")), "served: key and volume there");
+        assertTrue(takesKey(revived, "the second key"), "the copy's executor boots with the new key");
         InspectContainerResponse copy = docker.inspectContainerCmd(name).exec();
-        assertNotEquals(old, copy.getId(), "a new container");
-        assertEquals("stale-task", copy.getConfig().getLabels().get("dockyard.it"));
-        assertTrue(copy.getHostConfig().getReadonlyRootfs(), "the same confinement");
-        assertTrue(copy.getNetworkSettings().getNetworks().containsKey(name + "-extra"), "on the extra network");
-        assertThrows(NotFoundException.class, () -> docker.inspectContainerCmd(old).exec(), "the old one is gone");
-        assertThrows(NotFoundException.class, () -> docker.inspectVolumeCmd(anonymous).exec(),
+        assertNotEquals(old.getId(), copy.getId(), "a new container");
+        assertEquals(old.getHostConfig().getReadonlyRootfs(), copy.getHostConfig().getReadonlyRootfs());
+        assertEquals(old.getHostConfig().getTmpFs(), copy.getHostConfig().getTmpFs());
+        assertEquals(List.of(old.getHostConfig().getBinds()), List.of(copy.getHostConfig().getBinds()));
+        assertEquals(old.getHostConfig().getNetworkMode(), copy.getHostConfig().getNetworkMode());
+        assertEquals(List.of(old.getHostConfig().getCapDrop()), List.of(copy.getHostConfig().getCapDrop()));
+        assertEquals(old.getHostConfig().getSecurityOpts(), copy.getHostConfig().getSecurityOpts());
+        assertEquals(old.getHostConfig().getMemory(), copy.getHostConfig().getMemory());
+        assertEquals(old.getHostConfig().getPidsLimit(), copy.getHostConfig().getPidsLimit());
+        assertEquals(old.getHostConfig().getInit(), copy.getHostConfig().getInit());
+        assertEquals(old.getConfig().getLabels(), copy.getConfig().getLabels());
+        assertEquals(old.getConfig().getUser(), copy.getConfig().getUser());
+        assertEquals("in the workspace", read(name, "/workspace/kept.txt"));
+        assertThrows(NotFoundException.class, () -> docker.inspectContainerCmd(old.getId()).exec(), "the old one is gone");
+        assertThrows(NotFoundException.class, () -> docker.inspectVolumeCmd(keyVolume).exec(),
                 "with its anonymous volume");
+        assertEquals(1, docker.listContainersCmd().withShowAll(true).withNameFilter(List.of(name)).exec().size(),
+                "nothing set aside");
     }
 
     /**
-     * A writable root: what was written into it is in the copy (committed to an image that goes with
-     * the sandbox's removal).
+     * A writable root: what was written into it is in the copy, through an image that holds no
+     * session key (blanked before the commit) and goes when the sandbox is removed keeping its
+     * workspace (whose move runs that image first).
      */
     @Test
-    void shouldCarryAWritableRootsFilesOverAndRemoveTheirImageWithTheSandbox() throws Exception {
-        ExposedPort port = ExposedPort.tcp(8000);
-        String old = docker.createContainerCmd(IMAGE).withName(name)
-                .withEntrypoint("python3", "-m", "http.server", "8000", "--directory", "/srv")
-                .withExposedPorts(port)
-                .withHostConfig(HostConfig.newHostConfig()
-                        .withPortBindings(new PortBinding(Ports.Binding.bindIp(SandboxAddresses.of(name)), port)))
-                .exec().getId();
-        put(name, "/srv", "written.txt", "written into the root");
-        leaveStaleTask(old);
+    void shouldCarryAWritableRootOverWithoutItsKeyAndRemoveItsImageWithTheSandbox() throws Exception {
+        backend = backend(SandboxHostSettings.ENGINE_DEFAULTS);
+        InspectContainerResponse old = createStartAndStop("the first key");
+        backend.restore(name, "/opt", tar("marker.txt", "written into the root"));
+        backend.restore(name, "/workspace", tar("kept.txt", "in the workspace"));
+        leaveStaleTask(old.getId());
 
-        URI endpoint = new ContainerLifecycle(docker, new ContainerViews(docker)).start(name, 8000);
+        URI revived = backend.revive(name, "the second key", "1000", PORT);
 
-        assertEquals("written into the root", fetch(endpoint.resolve("/written.txt")));
+        assertTrue(takesKey(revived, "the second key"), "the copy's executor boots with the new key");
+        assertEquals("written into the root", read(name, "/opt/marker.txt"));
         String image = ContainerReplacement.imageOf(name);
         assertEquals(docker.inspectImageCmd(image).exec().getId(), docker.inspectContainerCmd(name).exec().getImageId(),
                 "the copy runs the committed layer");
-        docker.removeContainerCmd(name).withForce(true).withRemoveVolumes(true).exec();
-        ContainerReplacement.removeKeptLayer(docker, name);
+        String scratch = docker.createContainerCmd(image).exec().getId();
+        try {
+            assertEquals("", read(scratch, ContainerFiles.KEY_DIR + "/" + ContainerFiles.KEY_FILE),
+                    "the image holds the key file emptied");
+        } finally {
+            docker.removeContainerCmd(scratch).withForce(true).exec();
+        }
+
+        String kept = name + "-kept";
+        keptVolumes.add(kept);
+        assertEquals(kept, backend.keepWorkspace(name, kept, Map.of("dockyard.it", "stale-task")));
+        docker.inspectVolumeCmd(kept).exec();
         assertThrows(NotFoundException.class, () -> docker.inspectImageCmd(image).exec(), "removed with its sandbox");
+    }
+
+    private DockerBackend backend(SandboxHostSettings settings) {
+        return new DockerBackend(docker, new WorkspaceVolumes(docker, null, 0, Clock.systemUTC()), settings,
+                DockerBackend.DEFAULT_EGRESS_HELPER);
+    }
+
+    /** A sandbox created, booted with {@code key} (so its executor has deleted its key file), and stopped. */
+    private InspectContainerResponse createStartAndStop(String key) throws Exception {
+        backend.create(new SandboxSpec("rt-stale-" + RUN, "conv-stale-" + RUN, "stale-task-it-" + RUN, name,
+                "dockyard/sandbox:latest", 1, 0, 512, 256, "1000", PORT, key, List.of(), null, List.of()));
+        assertTrue(takesKey(backend.start(name, PORT), key), "booted");
+        backend.stop(name);
+        return docker.inspectContainerCmd(name).exec();
     }
 
     /** What a start that containerd's going away cut off leaves: the task's directory, named by the container's id. */
     private void leaveStaleTask(String containerId) throws IOException {
-        staleDirectory = Files.createDirectory(TASKS.resolve(containerId));
+        staleDirectories.add(Files.createDirectory(TASKS.resolve(containerId)));
     }
 
-    /** Writes one file into the (stopped) container, as the control plane hands a key. */
-    private void put(String container, String directory, String file, String content) throws IOException {
-        Path local = Files.createTempDirectory("stale-task-it");
-        try {
-            Path written = Files.writeString(local.resolve(file), content);
-            docker.copyArchiveToContainerCmd(container).withHostResource(written.toString()).withRemotePath(directory)
-                    .exec();
-        } finally {
-            try (var files = Files.walk(local)) {
-                files.sorted((a, b) -> b.getNameCount() - a.getNameCount()).forEach(p -> p.toFile().delete());
-            }
-        }
-    }
-
-    private String fetch(URI uri) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (true) {
+    /** Whether the executor at {@code endpoint} answers {@code /ready} with {@code key}, asked for at most a minute. */
+    private boolean takesKey(URI endpoint, String key) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
             try {
-                HttpResponse<String> page = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
-                        HttpResponse.BodyHandlers.ofString());
-                if (page.statusCode() == 200) {
-                    return page.body();
+                HttpResponse<Void> answer = http.send(HttpRequest.newBuilder(endpoint.resolve("/ready"))
+                        .header("X-Session-API-Key", key).timeout(Duration.ofSeconds(5)).GET().build(),
+                        HttpResponse.BodyHandlers.discarding());
+                if (answer.statusCode() == 200) {
+                    return true;
                 }
-                if (System.nanoTime() > deadline) {
-                    return page.statusCode() + ": " + page.body();
+                if (answer.statusCode() == 401 || answer.statusCode() == 403) {
+                    return false;
                 }
-            } catch (IOException e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
+            } catch (IOException notYet) {
+                // not listening yet
             }
-            Thread.sleep(200);
+            Thread.sleep(100);
+        }
+        return false;
+    }
+
+    private static InputStream tar(String file, String content) throws IOException {
+        byte[] bytes = content.getBytes(StandardCharsets.UTF_8);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (TarArchiveOutputStream tar = new TarArchiveOutputStream(out)) {
+            TarArchiveEntry entry = new TarArchiveEntry(file);
+            entry.setSize(bytes.length);
+            entry.setMode(0100644);
+            tar.putArchiveEntry(entry);
+            tar.write(bytes);
+            tar.closeArchiveEntry();
+        }
+        return new ByteArrayInputStream(out.toByteArray());
+    }
+
+    /** The content of one file of a container, through the engine. */
+    private String read(String container, String path) throws IOException {
+        try (TarArchiveInputStream tar = new TarArchiveInputStream(
+                docker.copyArchiveFromContainerCmd(container, path).exec())) {
+            tar.getNextEntry();
+            return new String(tar.readAllBytes(), StandardCharsets.UTF_8);
         }
     }
 }

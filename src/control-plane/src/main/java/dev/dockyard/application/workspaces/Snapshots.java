@@ -17,7 +17,6 @@ import dev.dockyard.cluster.Leases;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.jsonp.Jsonp;
-import dev.dockyard.runtime.PauseReason;
 import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -151,7 +150,7 @@ public class Snapshots {
             if (wasPaused) {
                 backend.pause(now.containerName());
             } else {
-                Freezes.freeze(backend, journal, now, "a snapshot", PauseReason.IDLE);
+                Freezes.freeze(backend, journal, now, "a snapshot");
             }
             SnapshotCapture made = null;
             try {

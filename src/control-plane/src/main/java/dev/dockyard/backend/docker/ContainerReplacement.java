@@ -10,14 +10,22 @@ import com.github.dockerjava.api.model.ContainerNetwork;
 import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.Volume;
 import dev.dockyard.backend.BackendException;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Logger;
 import java.util.regex.Pattern;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
+import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
 
 /**
  * A stopped container its engine can no longer start, replaced by a copy that it can: the same
@@ -30,13 +38,21 @@ import java.util.regex.Pattern;
  * shim: mkdir …: file exists", until the host's runtime directory is cleared. Docker's API has no
  * call that removes it (measured on Debian's docker.io 20.10 with its own containerd, and in the
  * soak of 2026-12-01 02:45: a runtime disconnected for five minutes, its start refused every 10 s).
- * A new container gets a new id, so a new directory.
+ * A new container gets a new id, so a new directory. Where the left task still ran a process, no
+ * Docker call reaches it either: the engine's record says the container stopped.
  *
  * <p>Nothing the sandbox kept is lost: named volumes (the workspace, the home) are mounted again by
- * name; anonymous ones (the executor's key directory, an image's declared volumes) are copied over;
- * a writable root's layer is committed to an image ({@link #IMAGE_REPOSITORY}, tagged with the
- * sandbox's name) that the new container runs and that goes when the sandbox is removed
- * ({@link SandboxRemoval}). A read-only root (the default) has no layer worth keeping.
+ * name; anonymous ones (a read-only root's key directory, an image's declared volumes) are copied
+ * over; a writable root's layer is committed to an image ({@link #IMAGE_REPOSITORY}, tagged with the
+ * sandbox's name) that the copy runs and that goes when the sandbox is removed ({@link
+ * SandboxRemoval}). The files the control plane hands in (the session key, a program's environment)
+ * are blanked in the old container before that commit and written into the copy, so no image holds
+ * them. A read-only root (the default) has no layer worth keeping.
+ *
+ * <p>The copy is made complete under a name of its own, and only then do the two swap names, so the
+ * sandbox's name always names one of them. Both names end in a marker ({@link #aside}) by which the
+ * backend's list reports them as belonging to no runtime: one left by a failure is an orphan the
+ * reconciler removes.
  */
 final class ContainerReplacement {
 
@@ -45,10 +61,19 @@ final class ContainerReplacement {
     /** Where a replaced writable root's layer is kept, tagged with its sandbox's name. */
     static final String IMAGE_REPOSITORY = "dockyard/replaced";
 
+    /** The files the control plane hands into a sandbox, which no image may hold. */
+    private static final List<String> HANDED_IN = List.of(ContainerFiles.KEY_DIR, "/" + ProcessLaunch.DIRECTORY);
+
+    /** At most this much of them is kept in memory while the layer is committed. */
+    private static final int MAX_HANDED_IN_BYTES = 1024 * 1024;
+
     private static final Pattern STALE_TASK = Pattern.compile(
             "task [0-9a-f]{64}: already exists|failed to start shim: mkdir \\S+: file exists");
 
+    private static final Pattern ASIDE = Pattern.compile(".+-(replaced|replacing)-[0-9a-f]{12}");
+
     private final DockerClient docker;
+    private final Map<String, Object> replacing = new ConcurrentHashMap<>();
 
     ContainerReplacement(DockerClient docker) {
         this.docker = docker;
@@ -57,6 +82,11 @@ final class ContainerReplacement {
     /** Whether a start's refusal says the engine keeps a task left over by an earlier, cut-off start. */
     static boolean staleTask(String dockerSaid) {
         return STALE_TASK.matcher(dockerSaid).find();
+    }
+
+    /** Whether {@code containerName} is an old container parked, or a copy being made, by a replacement. */
+    static boolean aside(String containerName) {
+        return ASIDE.matcher(containerName).matches();
     }
 
     /** The image a replaced writable root's layer is kept in. */
@@ -73,59 +103,116 @@ final class ContainerReplacement {
             docker.removeImageCmd(imageOf(sandboxName)).withForce(false).exec();
         } catch (NotFoundException e) {
             // never replaced, or a read-only root: the common case
-        } catch (DockerException e) {
+        } catch (RuntimeException e) {
             LOG.warning("Could not remove the image " + imageOf(sandboxName) + " of a replaced container: "
                     + DockerErrors.describe(e));
         }
     }
 
     /**
-     * Replaces the stopped container {@code sandboxName} by a copy under the same name, not started.
-     * When the copy cannot be made, the old container keeps its name and the failure is thrown.
+     * Replaces the stopped container {@code sandboxName} by a copy under the same name, not started;
+     * one replaced meanwhile by another caller is left as it is. When the copy cannot be made, the
+     * old container keeps its name and its files, and the failure is thrown.
      */
     void replace(String sandboxName) {
-        InspectContainerResponse old = docker.inspectContainerCmd(sandboxName).exec();
-        ContainerConfig config = old.getConfig();
-        HostConfig host = old.getHostConfig();
-        String image = Boolean.TRUE.equals(host.getReadonlyRootfs()) ? old.getImageId()
-                : docker.commitCmd(old.getId()).withRepository(IMAGE_REPOSITORY).withTag(sandboxName)
-                        .withPause(false).exec();
-        // the name is the sandbox's address for everyone: the old container gives it up only for the copy
-        String parked = sandboxName + "-replaced-" + old.getId().substring(0, 12);
-        docker.renameContainerCmd(old.getId()).withName(parked).exec();
-        String id;
-        try {
-            id = create(sandboxName, image, config, host);
-        } catch (RuntimeException e) {
-            docker.renameContainerCmd(old.getId()).withName(sandboxName).exec();
-            throw new BackendException("Docker could not replace the container '" + sandboxName
-                    + "' it cannot start again: " + describe(e), e);
+        synchronized (replacing.computeIfAbsent(sandboxName, n -> new Object())) {
+            try {
+                InspectContainerResponse old = docker.inspectContainerCmd(sandboxName).exec();
+                String error = old.getState().getError();
+                if (Boolean.TRUE.equals(old.getState().getRunning()) || error == null || error.isBlank()) {
+                    // started, or replaced (a copy never started has no error), by another caller
+                    // since this one was refused
+                    return;
+                }
+                replaceStopped(sandboxName, old);
+            } finally {
+                replacing.remove(sandboxName);
+            }
         }
-        try {
-            attachOtherNetworks(id, old, host.getNetworkMode());
-            copyAnonymousVolumes(old, id);
-        } catch (RuntimeException e) {
-            // the copy is incomplete: the old container takes its name back, and the copy goes
-            docker.removeContainerCmd(id).withForce(true).withRemoveVolumes(true).exec();
-            docker.renameContainerCmd(old.getId()).withName(sandboxName).exec();
-            throw new BackendException("Docker could not replace the container '" + sandboxName
-                    + "' it cannot start again: " + describe(e), e);
-        }
-        try {
-            docker.removeContainerCmd(old.getId()).withForce(true).withRemoveVolumes(true).exec();
-        } catch (NotFoundException e) {
-            // gone already
-        } catch (DockerException e) {
-            // its labels are the sandbox's: the reconciler's sweep of unrecorded sandboxes takes it
-            LOG.warning("Could not remove the replaced container " + parked + ": " + DockerErrors.describe(e));
-        }
-        LOG.info("Replaced the container of " + sandboxName + " (" + old.getId().substring(0, 12) + " → "
-                + id.substring(0, 12) + "): its engine kept a task of an earlier start and refused to start it");
     }
 
-    private String create(String sandboxName, String image, ContainerConfig config, HostConfig host) {
+    private void replaceStopped(String sandboxName, InspectContainerResponse old) {
+        String oldId = old.getId();
+        String shortId = oldId.substring(0, 12);
+        boolean writable = !Boolean.TRUE.equals(old.getHostConfig().getReadonlyRootfs());
+        Map<String, byte[]> handedIn = writable ? handedIn(oldId) : Map.of();
+        // a layer kept by an earlier replacement, which the old container runs: its tag moves to the new commit
+        String previous = writable ? keptLayer(sandboxName) : null;
+        String image = old.getImageId();
+        String committed = null;
+        String copy = null;
+        try {
+            if (writable) {
+                blank(oldId, handedIn);
+                committed = docker.commitCmd(oldId).withRepository(IMAGE_REPOSITORY).withTag(sandboxName)
+                        .withPause(false).exec();
+                image = committed;
+            }
+            copy = create(sandboxName + "-replacing-" + shortId, image, old.getConfig(), old.getHostConfig());
+            attachOtherNetworks(copy, old, old.getHostConfig().getNetworkMode());
+            copyAnonymousVolumes(old, copy);
+            for (Map.Entry<String, byte[]> files : handedIn.entrySet()) {
+                put(docker, copy, files.getKey(), files.getValue());
+            }
+            docker.renameContainerCmd(oldId).withName(sandboxName + "-replaced-" + shortId).exec();
+            try {
+                docker.renameContainerCmd(copy).withName(sandboxName).exec();
+            } catch (RuntimeException e) {
+                docker.renameContainerCmd(oldId).withName(sandboxName).exec();
+                throw e;
+            }
+        } catch (RuntimeException e) {
+            undo(sandboxName, oldId, copy, committed, previous, handedIn, e);
+            throw new BackendException("Docker could not replace the container '" + sandboxName
+                    + "' it cannot start again: " + (e instanceof BackendException ? e.getMessage()
+                    : DockerErrors.describe(e)), e);
+        }
+        try {
+            docker.removeContainerCmd(oldId).withForce(true).withRemoveVolumes(true).exec();
+            if (previous != null) {
+                removeImageQuietly(previous, sandboxName);
+            }
+        } catch (NotFoundException e) {
+            // gone already
+        } catch (RuntimeException e) {
+            // named aside: the reconciler removes it as an orphan
+            LOG.warning("Could not remove the replaced container " + shortId + " of " + sandboxName + ": "
+                    + DockerErrors.describe(e));
+        }
+        LOG.info("Replaced the container of " + sandboxName + " (" + shortId + " → " + copy.substring(0, 12)
+                + "): its engine kept a task of an earlier start and refused to start it");
+    }
+
+    /**
+     * Puts things back as they were before the failed replacement: the copy and its image go, the
+     * old keeps its files and an earlier layer its tag. Each step is tried; what fails is added to
+     * {@code failure}.
+     */
+    private void undo(String sandboxName, String oldId, String copy, String committed, String previous,
+                      Map<String, byte[]> handedIn, RuntimeException failure) {
+        List<Runnable> steps = new ArrayList<>();
+        if (copy != null) {
+            steps.add(() -> docker.removeContainerCmd(copy).withForce(true).withRemoveVolumes(true).exec());
+        }
+        if (committed != null) {
+            steps.add(() -> docker.removeImageCmd(committed).withForce(false).exec());
+        }
+        if (committed != null && previous != null) {
+            steps.add(() -> docker.tagImageCmd(previous, IMAGE_REPOSITORY, sandboxName).exec());
+        }
+        handedIn.forEach((directory, tar) -> steps.add(() -> put(docker, oldId, directory, tar)));
+        for (Runnable step : steps) {
+            try {
+                step.run();
+            } catch (RuntimeException e) {
+                failure.addSuppressed(e);
+            }
+        }
+    }
+
+    private String create(String name, String image, ContainerConfig config, HostConfig host) {
         // docker-java takes no null for an array: what the old container did not set stays unset
-        CreateContainerCmd create = docker.createContainerCmd(image).withName(sandboxName)
+        CreateContainerCmd create = docker.createContainerCmd(image).withName(name)
                 .withHostConfig(host)
                 .withLabels(config.getLabels())
                 .withUser(config.getUser())
@@ -154,30 +241,34 @@ final class ContainerReplacement {
     }
 
     /** Attaches the copy to the networks the old container had besides the one it was created on. */
-    private void attachOtherNetworks(String id, InspectContainerResponse old, String created) {
+    private void attachOtherNetworks(String copy, InspectContainerResponse old, String created) {
         Map<String, ContainerNetwork> networks = old.getNetworkSettings() == null ? null
                 : old.getNetworkSettings().getNetworks();
         if (networks == null) {
             return;
         }
+        String createdOn = "default".equals(created) ? "bridge" : created;
         networks.forEach((network, endpoint) -> {
-            if (!network.equals(created)) {
-                docker.connectToNetworkCmd().withContainerId(id).withNetworkId(network)
-                        .withContainerNetwork(new ContainerNetwork().withAliases(aliases(endpoint))).exec();
+            if (!network.equals(createdOn)) {
+                docker.connectToNetworkCmd().withContainerId(copy).withNetworkId(network)
+                        .withContainerNetwork(new ContainerNetwork().withAliases(aliases(endpoint, old))).exec();
             }
         });
     }
 
-    private static List<String> aliases(ContainerNetwork endpoint) {
-        return endpoint.getAliases() == null ? List.of() : new ArrayList<>(endpoint.getAliases());
+    /** The old endpoint's own aliases; the engine adds the copy's short id itself. */
+    private static List<String> aliases(ContainerNetwork endpoint, InspectContainerResponse old) {
+        List<String> aliases = endpoint.getAliases() == null ? new ArrayList<>() : new ArrayList<>(endpoint.getAliases());
+        aliases.remove(old.getId().substring(0, 12));
+        return aliases;
     }
 
     /**
      * Copies what the old container's anonymous volumes hold into the copy's new ones at the same
-     * places: the executor's key directory (a revive hands the key to the stopped container before it
-     * starts), an image's declared volumes.
+     * places: the executor's key directory of a read-only root (a revive hands the key to the
+     * stopped container before it starts), an image's declared volumes.
      */
-    private void copyAnonymousVolumes(InspectContainerResponse old, String id) {
+    private void copyAnonymousVolumes(InspectContainerResponse old, String copy) {
         List<String> named = old.getHostConfig().getBinds() == null ? List.of()
                 : Arrays.stream(old.getHostConfig().getBinds()).map(b -> b.getVolume().getPath()).toList();
         for (InspectContainerResponse.Mount mount : old.getMounts() == null
@@ -188,14 +279,85 @@ final class ContainerReplacement {
             }
             // the directory's contents, unpacked into the same directory of the copy
             try (InputStream tar = docker.copyArchiveFromContainerCmd(old.getId(), path + "/.").exec()) {
-                docker.copyArchiveToContainerCmd(id).withTarInputStream(tar).withRemotePath(path).exec();
+                docker.copyArchiveToContainerCmd(copy).withTarInputStream(tar).withRemotePath(path).exec();
             } catch (IOException e) {
                 throw new BackendException("the contents of " + path + " broke off: " + e.getMessage(), e);
             }
         }
     }
 
-    private static String describe(RuntimeException e) {
-        return e instanceof BackendException ? e.getMessage() : DockerErrors.describe(e);
+    /**
+     * The handed-in directories of a writable root as tar archives (directory's parent → archive of
+     * the directory), those it has.
+     */
+    private Map<String, byte[]> handedIn(String container) {
+        Map<String, byte[]> archives = new LinkedHashMap<>();
+        for (String directory : HANDED_IN) {
+            try (InputStream tar = docker.copyArchiveFromContainerCmd(container, directory).exec()) {
+                byte[] bytes = tar.readNBytes(MAX_HANDED_IN_BYTES + 1);
+                if (bytes.length > MAX_HANDED_IN_BYTES) {
+                    throw new BackendException(directory + " holds more than " + MAX_HANDED_IN_BYTES + " bytes");
+                }
+                archives.put(parentOf(directory), bytes);
+            } catch (NotFoundException e) {
+                // not there: an executor sandbox has no program environment, a program no key directory
+            } catch (IOException e) {
+                throw new BackendException("the contents of " + directory + " broke off: " + e.getMessage(), e);
+            }
+        }
+        return archives;
+    }
+
+    /** Writes each handed-in file of the old container over with nothing, so that its commit holds none. */
+    private void blank(String container, Map<String, byte[]> handedIn) {
+        handedIn.forEach((parent, tar) -> put(docker, container, parent, blanked(tar)));
+    }
+
+    /** The archive with every regular file's content emptied, names, owners and modes kept. */
+    static byte[] blanked(byte[] tar) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (TarArchiveInputStream in = new TarArchiveInputStream(new ByteArrayInputStream(tar));
+             TarArchiveOutputStream blank = new TarArchiveOutputStream(out)) {
+            blank.setLongFileMode(TarArchiveOutputStream.LONGFILE_POSIX);
+            for (TarArchiveEntry entry = in.getNextEntry(); entry != null; entry = in.getNextEntry()) {
+                if (entry.isFile()) {
+                    // read past the content first: the stream finds the next entry by this one's size
+                    in.transferTo(OutputStream.nullOutputStream());
+                    entry.setSize(0);
+                }
+                blank.putArchiveEntry(entry);
+                blank.closeArchiveEntry();
+            }
+        } catch (IOException e) {
+            throw new BackendException("could not read the handed-in files' archive: " + e.getMessage(), e);
+        }
+        return out.toByteArray();
+    }
+
+    private static void put(DockerClient docker, String container, String parent, byte[] tar) {
+        docker.copyArchiveToContainerCmd(container).withTarInputStream(new ByteArrayInputStream(tar))
+                .withRemotePath(parent).exec();
+    }
+
+    private static String parentOf(String directory) {
+        int slash = directory.lastIndexOf('/');
+        return slash <= 0 ? "/" : directory.substring(0, slash);
+    }
+
+    /** The id of the layer an earlier replacement kept for the sandbox, or null. */
+    private String keptLayer(String sandboxName) {
+        try {
+            return docker.inspectImageCmd(imageOf(sandboxName)).exec().getId();
+        } catch (NotFoundException e) {
+            return null;
+        }
+    }
+
+    private void removeImageQuietly(String image, String sandboxName) {
+        try {
+            docker.removeImageCmd(image).withForce(false).exec();
+        } catch (RuntimeException e) {
+            LOG.warning("Could not remove an earlier replaced layer of " + sandboxName + ": " + DockerErrors.describe(e));
+        }
     }
 }

@@ -1,6 +1,7 @@
 package dev.dockyard.backend.docker;
 
 import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.model.Container;
 import com.github.dockerjava.api.command.InspectContainerResponse;
 import com.github.dockerjava.api.exception.DockerException;
 import com.github.dockerjava.api.exception.NotFoundException;
@@ -70,17 +71,26 @@ final class ContainerViews {
             return docker.listContainersCmd().withShowAll(true)
                     .withLabelFilter(Map.of(Labels.MANAGED, "true", Labels.CONTROL_PLANE, controlPlane)).exec()
                     .stream()
-                    .map(c -> new ManagedSandbox(
-                            c.getNames() != null && c.getNames().length > 0 ? c.getNames()[0].replaceFirst("^/", "") : c.getId(),
-                            c.getLabels().get(Labels.RUNTIME_ID), c.getLabels().get(Labels.CONVERSATION_ID),
-                            Instant.ofEpochSecond(c.getCreated() == null ? 0 : c.getCreated()),
-                            phaseOf(c.getState())))
+                    .map(ContainerViews::managed)
                     .toList();
         } catch (EngineUnreachableException e) {
             throw e;
         } catch (RuntimeException e) {
             throw new BackendException("Docker could not list the managed containers: " + DockerErrors.describe(e), e);
         }
+    }
+
+    /**
+     * A listed container as a sandbox. One a replacement set aside (the old one it could not remove,
+     * or a copy it did not finish) carries the sandbox's labels but is no runtime's: listed as
+     * nobody's, it is an orphan the reconciler removes, never taken for the runtime's own.
+     */
+    private static ManagedSandbox managed(Container c) {
+        String name = c.getNames() != null && c.getNames().length > 0 ? c.getNames()[0].replaceFirst("^/", "") : c.getId();
+        boolean aside = ContainerReplacement.aside(name);
+        return new ManagedSandbox(name, aside ? null : c.getLabels().get(Labels.RUNTIME_ID),
+                aside ? null : c.getLabels().get(Labels.CONVERSATION_ID),
+                Instant.ofEpochSecond(c.getCreated() == null ? 0 : c.getCreated()), phaseOf(c.getState()));
     }
 
     /** Docker's list state: a paused container is alive (frozen), only exited/dead ones stopped. */

@@ -39,11 +39,11 @@ final class SandboxRemoval {
 
     void remove(String sandboxName) {
         removeContainer(sandboxName);
-        ContainerReplacement.removeKeptLayer(docker, sandboxName);
         // named volumes outlive their container: its own ones go explicitly (a mounted kept one stays)
         removeWorkspaceQuietly(SandboxWorkspace.ownVolume(sandboxName));
         removeHomeQuietly(sandboxName);
         networks.remove(sandboxName);
+        ContainerReplacement.removeKeptLayer(docker, sandboxName);
     }
 
     /**
@@ -60,21 +60,25 @@ final class SandboxRemoval {
             volume = SandboxWorkspace.ownVolume(sandboxName);
         }
         removeContainer(sandboxName);
-        ContainerReplacement.removeKeptLayer(docker, sandboxName);
         networks.remove(sandboxName);
         // the home goes with the sandbox, as a writable root's layer does: only the workspace is kept
         removeHomeQuietly(sandboxName);
-        if (volume == null || volume.equals(keptVolume)) {
-            return volume;
-        }
         try {
-            docker.inspectVolumeCmd(volume).exec();
-        } catch (NotFoundException e) {
-            return null;
+            if (volume == null || volume.equals(keptVolume)) {
+                return volume;
+            }
+            try {
+                docker.inspectVolumeCmd(volume).exec();
+            } catch (NotFoundException e) {
+                return null;
+            }
+            Map<String, String> all = new HashMap<>(labels);
+            // the move's copier runs the sandbox's image: a replaced layer goes only after it
+            workspaces.move(volume, keptVolume, image == null ? "dockyard/sandbox:latest" : image, all);
+            return keptVolume;
+        } finally {
+            ContainerReplacement.removeKeptLayer(docker, sandboxName);
         }
-        Map<String, String> all = new HashMap<>(labels);
-        workspaces.move(volume, keptVolume, image == null ? "dockyard/sandbox:latest" : image, all);
-        return keptVolume;
     }
 
     /** Removes the container and its anonymous volumes; one already gone (or going) is fine. */

@@ -14,8 +14,11 @@ import java.util.EnumSet;
  * that cannot answer, until the reconciler has seen the freeze for a minute. So when the engine's
  * answer to a freeze is lost (it may have frozen the sandbox; the soak's node cut, 2026-12-01
  * 00:59, left a runtime so and an action waited 150 s) or a thaw fails, the runtime is recorded
- * PAUSED at once. A pause records its own reason (one on request stays paused until resumed); a
- * snapshot's freeze records it asleep, as an idle pause leaves it, so the next action resumes it.
+ * PAUSED at once, asleep, as an idle pause leaves it: the caller was answered a failure (a 503),
+ * so it may go on acting, and the next action resumes it; one that retries a pause on request
+ * finds it paused, and from then on paused on request (the soak of 2026-12-01 03:45: a pause on
+ * request whose answer was lost stayed paused under an agent that had moved on, its actions refused
+ * until the end).
  * A resume thaws a frozen sandbox and finds one the engine never froze running, as it is; such a
  * PAUSED runtime with a running sandbox is the price of not knowing, until it is resumed.
  */
@@ -26,16 +29,15 @@ public final class Freezes {
 
     /**
      * Freezes the runtime's sandbox for {@code doing} ("a pause"); an engine that did not answer is
-     * the caller's failure still, after the runtime was recorded PAUSED for {@code reason}.
+     * the caller's failure still, after the runtime was recorded PAUSED, asleep.
      */
     public static void freeze(RuntimeBackend backend, ProvisioningJournal journal, SandboxRuntime runtime,
-                              String doing, PauseReason reason) {
+                              String doing) {
         try {
             backend.pause(runtime.containerName());
         } catch (EngineUnreachableException e) {
-            record(journal, runtime, e, reason, "Frozen for " + doing + " with no answer from the engine ("
-                    + e.getMessage() + "), so perhaps frozen: recorded as paused"
-                    + (reason == PauseReason.IDLE ? "; the next action resumes it" : ""));
+            record(journal, runtime, e, PauseReason.IDLE, "Frozen for " + doing + " with no answer from the engine ("
+                    + e.getMessage() + "), so perhaps frozen: recorded as paused; the next action resumes it");
             throw e;
         }
     }

@@ -83,7 +83,7 @@ public class PauseResume {
         }
         RuntimeBackend backend = nodes.on(runtime.node());
         long start = System.nanoTime();
-        Freezes.freeze(backend, journal, runtime, "a pause", reason);
+        Freezes.freeze(backend, journal, runtime, "a pause");
         boolean recorded;
         try {
             recorded = journal.transitionIf(runtimeId, EnumSet.of(RuntimeStatus.READY), RuntimeStatus.PAUSED,

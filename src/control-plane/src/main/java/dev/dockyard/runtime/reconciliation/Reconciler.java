@@ -300,7 +300,7 @@ public class Reconciler {
      * sandbox on node2, registered through the other control plane while the pass worked for 24 s).
      */
     private boolean liveHereNow(String runtimeId, String node) {
-        return journal.find(runtimeId).filter(r -> r.status().isLive() && r.isOwnedBy(config.instance())
+        return runtimeId != null && journal.find(runtimeId).filter(r -> r.status().isLive() && r.isOwnedBy(config.instance())
                 && node.equals(nodes.named(r.node()))).isPresent();
     }
 

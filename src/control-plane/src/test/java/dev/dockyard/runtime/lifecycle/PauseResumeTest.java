@@ -109,9 +109,10 @@ class PauseResumeTest {
     /**
      * The soak's node cut (2026-12-01 00:59): a pause reached the engine, which froze the sandbox,
      * and its answer was lost as the connection broke. The runtime stayed READY and frozen, and an
-     * action waited out its 150 s on it. It is recorded PAUSED at once, for the pause's own reason
-     * (one on request stays paused until resumed); the pause itself is still the engine's failure
-     * (a 503 with Retry-After), and a retry finds it paused.
+     * action waited out its 150 s on it. It is recorded PAUSED at once, asleep: the pause itself is
+     * still the engine's failure (a 503 with Retry-After), so an agent may go on acting, and its
+     * next action resumes it (the soak of 2026-12-01 03:45: recorded paused on request, its agent's
+     * actions were refused until the end); a retry finds it paused, then paused on request.
      */
     @Test
     void shouldRecordARuntimePausedWhenItsPausesAnswerWasLostAndResumeIt() {
@@ -122,13 +123,15 @@ class PauseResumeTest {
 
         SandboxRuntime now = runtimes.find(runtime.id()).orElseThrow();
         assertEquals(RuntimeStatus.PAUSED, now.status(), now.statusMessage());
-        assertEquals(PauseReason.REQUEST, now.pauseReason(), "paused on request: no action wakes it");
+        assertEquals(PauseReason.IDLE, now.pauseReason(), "asleep: the next action resumes it");
         assertTrue(now.statusMessage().startsWith("Frozen for a pause with no answer from the engine"),
                 now.statusMessage());
         assertEquals(Phase.PAUSED, backend.phase(runtime.containerName()), "the engine did freeze it");
 
         backend.pauseAnswerLost(null);
-        assertEquals(RuntimeStatus.PAUSED, pauses.pause(runtime.id()).status(), "the client's retry");
+        SandboxRuntime retried = pauses.pause(runtime.id());
+        assertEquals(RuntimeStatus.PAUSED, retried.status(), "the client's retry");
+        assertEquals(PauseReason.REQUEST, retried.pauseReason(), "from the retry on, paused on request");
         assertEquals(RuntimeStatus.READY, pauses.resume(runtime.id()).status());
         assertEquals(Phase.RUNNING, backend.phase(runtime.containerName()));
     }

@@ -384,6 +384,24 @@ class ReconcilerTest {
     }
 
     /**
+     * A container a replacement set aside (the old one it could not remove) carries the sandbox's
+     * labels, but the backend lists it as nobody's: it is removed, and the runtime's own sandbox,
+     * READY beside it, is left alone.
+     */
+    @Test
+    void shouldRemoveAContainerListedAsNobodysAndLeaveTheRuntimesOwn() {
+        SandboxRuntime runtime = ready();
+        backend.put(runtime.containerName() + "-replaced-166834d70fa7", null, clock.instant(), Phase.EXITED);
+        clock.advance(config.reconcilerGrace.plusSeconds(1));
+
+        assertEquals(1, reconciler.pass().orphansRemoved());
+
+        assertEquals(Phase.MISSING, backend.phase(runtime.containerName() + "-replaced-166834d70fa7"));
+        assertEquals(Phase.RUNNING, backend.phase(runtime.containerName()));
+        assertEquals(RuntimeStatus.READY, statusOf(runtime));
+    }
+
+    /**
      * The pass reads the live runtimes once, then lists each node: a runtime registered in between
      * (through another control plane, while this pass started stopped sandboxes for longer than
      * the grace) is looked up again before its sandbox is taken for an orphan. The soak's engine
