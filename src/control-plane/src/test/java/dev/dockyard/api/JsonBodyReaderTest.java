@@ -5,12 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
+import jakarta.json.JsonReader;
 import jakarta.json.JsonValue;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -31,6 +34,22 @@ class JsonBodyReaderTest {
     void shouldReadAnObject() throws IOException {
         JsonObject body = (JsonObject) read(JsonObject.class, "{\"a\": [1, {\"b\": null}], \"c\": 1.5e3}");
         assertEquals(1500.0, body.getJsonNumber("c").doubleValue());
+    }
+
+    /** Built in the same pass that checks it: the very value a JSON-P reader gives, members in order. */
+    @Test
+    void shouldBuildTheValueAReaderWould() throws IOException {
+        String body = "{\"action\": \"run\", \"args\": {\"command\": \"ls \\\"a b\\\"\", \"timeout\": 30, "
+                + "\"blocking\": true, \"is_input\": false, \"thought\": null, \"limits\": [1, -2.5, 1e2, "
+                + "12345678901234567890, [], {}, [{\"x\": \"\\u00e9\"}]]}, \"z\": {}}";
+        JsonValue built = read(JsonObject.class, body);
+        try (JsonReader json = Json.createReader(new StringReader(body))) {
+            JsonValue read = json.readValue();
+            assertEquals(read, built);
+            assertEquals(read.toString(), built.toString());
+        }
+        assertEquals(JsonValue.ValueType.NUMBER, ((JsonObject) built).getJsonObject("args").get("timeout").getValueType());
+        assertTrue(((JsonObject) built).getJsonObject("args").getJsonNumber("timeout").isIntegral());
     }
 
     @Test

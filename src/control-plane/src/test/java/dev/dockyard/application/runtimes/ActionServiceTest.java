@@ -39,5 +39,9 @@ class ActionServiceTest {
         assertEquals(2, ActionService.exitCode("{\"content\":\"x\",\"extras\":{\"metadata\":{\"exit_code\": 2}}}"));
         assertEquals(-1, ActionService.exitCode("{\"extras\":{\"exit_code\":-1}}"));
         assertNull(ActionService.exitCode("{\"content\":\"\\\"exit_code\\\": 7\"}"));
+        // the output's own text first, the observation's member after it
+        assertEquals(0, ActionService.exitCode("{\"content\":\"\\\"exit_code\\\": 7\",\"extras\":{\"exit_code\":0}}"));
+        assertNull(ActionService.exitCode("{\"extras\":{\"exit_code\":99999999999999}}"), "no int: none");
+        assertNull(ActionService.exitCode("{\"extras\":{\"exit_code\":null}}"));
     }
 }
