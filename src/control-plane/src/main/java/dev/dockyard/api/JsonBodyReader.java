@@ -38,9 +38,10 @@ import java.util.Set;
  * application's own provider wins over Liberty's built-in JSON-P one). It reads at most
  * {@link InputLimits#maxBodyBytes()} (413 past that, judged first on Content-Length, then while
  * reading), insists on UTF-8, walks the tokens once with a bounded nesting depth, refuses
- * duplicate member names (which of two values a check saw would be ambiguous) and absurd numbers,
- * and only then builds the value, which must be of the declared type ({@code [1,2,3]} where an
- * object is expected is a 400, not a ClassCastException). Every refusal is a problem, never a 500.
+ * duplicate member names (which of two values a check saw would be ambiguous) and absurd numbers
+ * as it builds the value, which is answered only once the whole body passed and must be of the
+ * declared type ({@code [1,2,3]} where an object is expected is a 400, not a ClassCastException).
+ * Every refusal is a problem, never a 500.
  */
 @Provider
 @Consumes({MediaType.APPLICATION_JSON, "application/*+json", "text/json"})

@@ -48,6 +48,14 @@ class JsonBodyReaderTest {
             assertEquals(read, built);
             assertEquals(read.toString(), built.toString());
         }
+        for (String other : new String[] {"[1, [2, {\"a\": [true]}], {}]", "\"text\"", "42", "-0.5e-3", "true", "null"}) {
+            try (JsonReader json = Json.createReader(new StringReader(other))) {
+                assertEquals(json.readValue(), read(JsonValue.class, other), other);
+            }
+        }
+        for (String cut : new String[] {"{\"a\":[1", "{\"a\":", "[1,", "{\"a\":1}}", "{} {}", "[1] 2"}) {
+            assertEquals("The body is not valid JSON", refusal(JsonValue.class, cut).detail(), cut);
+        }
         assertEquals(JsonValue.ValueType.NUMBER, ((JsonObject) built).getJsonObject("args").get("timeout").getValueType());
         assertTrue(((JsonObject) built).getJsonObject("args").getJsonNumber("timeout").isIntegral());
     }

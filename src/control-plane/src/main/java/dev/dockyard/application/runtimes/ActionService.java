@@ -155,14 +155,14 @@ public class ActionService {
                 i++;
             }
             int digits = i;
-            while (i < length && i - digits < 10 && observation.charAt(i) >= '0' && observation.charAt(i) <= '9') {
+            while (i < length && observation.charAt(i) >= '0' && observation.charAt(i) <= '9') {
                 i++;
             }
-            if (i > digits) {
+            if (i > digits && i - digits <= 10) {
                 try {
                     return Integer.valueOf(observation.substring(start, i));
-                } catch (NumberFormatException e) {
-                    return null;
+                } catch (NumberFormatException outOfRange) {
+                    // no int: not an exit code, as the pattern before could not read one either
                 }
             }
         }

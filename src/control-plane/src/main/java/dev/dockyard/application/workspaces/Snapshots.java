@@ -17,6 +17,7 @@ import dev.dockyard.cluster.Leases;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.images.ExtraDependencies;
 import dev.dockyard.jsonp.Jsonp;
+import dev.dockyard.runtime.PauseReason;
 import dev.dockyard.runtime.RuntimeRepository;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
@@ -150,7 +151,7 @@ public class Snapshots {
             if (wasPaused) {
                 backend.pause(now.containerName());
             } else {
-                Freezes.freeze(backend, journal, now, "a snapshot");
+                Freezes.freeze(backend, journal, now, "a snapshot", PauseReason.IDLE);
             }
             SnapshotCapture made = null;
             try {

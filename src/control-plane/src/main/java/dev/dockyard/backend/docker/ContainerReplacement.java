@@ -115,19 +115,17 @@ final class ContainerReplacement {
      * old container keeps its name and its files, and the failure is thrown.
      */
     void replace(String sandboxName) {
+        // one lock per name for good: removed, a third caller could take a new one while the second
+        // waits on the first's (a name is replaced rarely, so they are few)
         synchronized (replacing.computeIfAbsent(sandboxName, n -> new Object())) {
-            try {
-                InspectContainerResponse old = docker.inspectContainerCmd(sandboxName).exec();
-                String error = old.getState().getError();
-                if (Boolean.TRUE.equals(old.getState().getRunning()) || error == null || error.isBlank()) {
-                    // started, or replaced (a copy never started has no error), by another caller
-                    // since this one was refused
-                    return;
-                }
-                replaceStopped(sandboxName, old);
-            } finally {
-                replacing.remove(sandboxName);
+            InspectContainerResponse old = docker.inspectContainerCmd(sandboxName).exec();
+            String error = old.getState().getError();
+            if (Boolean.TRUE.equals(old.getState().getRunning()) || error == null || error.isBlank()) {
+                // started, or replaced (a copy never started has no error), by another caller since
+                // this one was refused
+                return;
             }
+            replaceStopped(sandboxName, old);
         }
     }
 
@@ -136,7 +134,8 @@ final class ContainerReplacement {
         String shortId = oldId.substring(0, 12);
         boolean writable = !Boolean.TRUE.equals(old.getHostConfig().getReadonlyRootfs());
         Map<String, byte[]> handedIn = writable ? handedIn(oldId) : Map.of();
-        // a layer kept by an earlier replacement, which the old container runs: its tag moves to the new commit
+        // a layer kept by an earlier replacement, which the old container runs: its tag moves to the
+        // new commit, whose parent it is (removed with it, untagged, when the sandbox goes)
         String previous = writable ? keptLayer(sandboxName) : null;
         String image = old.getImageId();
         String committed = null;
@@ -158,9 +157,25 @@ final class ContainerReplacement {
             try {
                 docker.renameContainerCmd(copy).withName(sandboxName).exec();
             } catch (RuntimeException e) {
-                docker.renameContainerCmd(oldId).withName(sandboxName).exec();
+                try {
+                    docker.renameContainerCmd(oldId).withName(sandboxName).exec();
+                } catch (RuntimeException back) {
+                    // neither holds the name: both are kept, the copy whole, for whoever looks
+                    e.addSuppressed(back);
+                    LOG.severe("The container of " + sandboxName + " is left as " + sandboxName + "-replaced-"
+                            + shortId + " and its copy as " + sandboxName + "-replacing-" + shortId
+                            + ": neither could take the name back (" + DockerErrors.describe(e) + ")");
+                    throw new NameLost("Docker could not give the sandbox '" + sandboxName
+                            + "' its name back after a failed replacement: " + DockerErrors.describe(e), e);
+                }
                 throw e;
             }
+        } catch (NameLost e) {
+            throw e;
+        } catch (BackendException e) {
+            undo(sandboxName, oldId, copy, committed, previous, handedIn, e);
+            throw new BackendException("Docker could not replace the container '" + sandboxName
+                    + "' it cannot start again: " + e.getMessage(), e);
         } catch (RuntimeException e) {
             undo(sandboxName, oldId, copy, committed, previous, handedIn, e);
             throw new BackendException("Docker could not replace the container '" + sandboxName
@@ -169,9 +184,6 @@ final class ContainerReplacement {
         }
         try {
             docker.removeContainerCmd(oldId).withForce(true).withRemoveVolumes(true).exec();
-            if (previous != null) {
-                removeImageQuietly(previous, sandboxName);
-            }
         } catch (NotFoundException e) {
             // gone already
         } catch (RuntimeException e) {
@@ -194,11 +206,12 @@ final class ContainerReplacement {
         if (copy != null) {
             steps.add(() -> docker.removeContainerCmd(copy).withForce(true).withRemoveVolumes(true).exec());
         }
+        if (committed != null && previous != null) {
+            // first: removing the commit untagged would take its parent with it
+            steps.add(() -> docker.tagImageCmd(previous, IMAGE_REPOSITORY, sandboxName).exec());
+        }
         if (committed != null) {
             steps.add(() -> docker.removeImageCmd(committed).withForce(false).exec());
-        }
-        if (committed != null && previous != null) {
-            steps.add(() -> docker.tagImageCmd(previous, IMAGE_REPOSITORY, sandboxName).exec());
         }
         handedIn.forEach((directory, tar) -> steps.add(() -> put(docker, oldId, directory, tar)));
         for (Runnable step : steps) {
@@ -207,6 +220,13 @@ final class ContainerReplacement {
             } catch (RuntimeException e) {
                 failure.addSuppressed(e);
             }
+        }
+    }
+
+    /** A failed replacement after which neither container holds the sandbox's name: nothing is undone. */
+    private static final class NameLost extends BackendException {
+        NameLost(String message, Throwable cause) {
+            super(message, cause);
         }
     }
 
@@ -350,14 +370,6 @@ final class ContainerReplacement {
             return docker.inspectImageCmd(imageOf(sandboxName)).exec().getId();
         } catch (NotFoundException e) {
             return null;
-        }
-    }
-
-    private void removeImageQuietly(String image, String sandboxName) {
-        try {
-            docker.removeImageCmd(image).withForce(false).exec();
-        } catch (RuntimeException e) {
-            LOG.warning("Could not remove an earlier replaced layer of " + sandboxName + ": " + DockerErrors.describe(e));
         }
     }
 }

@@ -14,13 +14,15 @@ import java.util.EnumSet;
  * that cannot answer, until the reconciler has seen the freeze for a minute. So when the engine's
  * answer to a freeze is lost (it may have frozen the sandbox; the soak's node cut, 2026-12-01
  * 00:59, left a runtime so and an action waited 150 s) or a thaw fails, the runtime is recorded
- * PAUSED at once, asleep, as an idle pause leaves it: the caller was answered a failure (a 503),
- * so it may go on acting, and the next action resumes it; one that retries a pause on request
- * finds it paused, and from then on paused on request (the soak of 2026-12-01 03:45: a pause on
- * request whose answer was lost stayed paused under an agent that had moved on, its actions refused
- * until the end).
+ * PAUSED at once. A pause on request is recorded asleep, as an idle pause leaves it: its caller was
+ * answered a failure (a 503), so it may go on acting, and the next action resumes it; one that
+ * retries the pause through {@code /api/v1} finds it paused, and from then on paused on request
+ * (the soak of 2026-12-01 03:45: a pause on request whose answer was lost stayed paused under an
+ * agent that had moved on, its actions refused until the end). The idle lifecycle's own pauses,
+ * which no caller waits for, keep their reason (an end time's pause is not woken by an action).
  * A resume thaws a frozen sandbox and finds one the engine never froze running, as it is; such a
- * PAUSED runtime with a running sandbox is the price of not knowing, until it is resumed.
+ * PAUSED runtime with a running sandbox is the price of not knowing, until it is resumed or the
+ * reconciler, seeing it so for a minute, freezes it again.
  */
 public final class Freezes {
 
@@ -28,16 +30,19 @@ public final class Freezes {
     }
 
     /**
-     * Freezes the runtime's sandbox for {@code doing} ("a pause"); an engine that did not answer is
-     * the caller's failure still, after the runtime was recorded PAUSED, asleep.
+     * Freezes the runtime's sandbox for {@code doing} ("a pause") for {@code reason}; an engine that
+     * did not answer is the caller's failure still, after the runtime was recorded PAUSED (asleep,
+     * for a pause on request).
      */
     public static void freeze(RuntimeBackend backend, ProvisioningJournal journal, SandboxRuntime runtime,
-                              String doing) {
+                              String doing, PauseReason reason) {
         try {
             backend.pause(runtime.containerName());
         } catch (EngineUnreachableException e) {
-            record(journal, runtime, e, PauseReason.IDLE, "Frozen for " + doing + " with no answer from the engine ("
-                    + e.getMessage() + "), so perhaps frozen: recorded as paused; the next action resumes it");
+            PauseReason recorded = reason == PauseReason.REQUEST ? PauseReason.IDLE : reason;
+            record(journal, runtime, e, recorded, "Frozen for " + doing + " with no answer from the engine ("
+                    + e.getMessage() + "), so perhaps frozen: recorded as paused"
+                    + (recorded == PauseReason.IDLE ? "; the next action resumes it" : ""));
             throw e;
         }
     }

@@ -83,7 +83,7 @@ public class PauseResume {
         }
         RuntimeBackend backend = nodes.on(runtime.node());
         long start = System.nanoTime();
-        Freezes.freeze(backend, journal, runtime, "a pause");
+        Freezes.freeze(backend, journal, runtime, "a pause", reason);
         boolean recorded;
         try {
             recorded = journal.transitionIf(runtimeId, EnumSet.of(RuntimeStatus.READY), RuntimeStatus.PAUSED,
@@ -98,7 +98,11 @@ public class PauseResume {
         if (!recorded) {
             SandboxRuntime now = current(runtimeId);
             if (now.status() == RuntimeStatus.PAUSED) {
-                // a concurrent pause recorded it first: the container is frozen as it should be
+                // a concurrent pause recorded it first: the container is frozen as it should be;
+                // asleep (one whose answer was lost), it is the user's own pause from now on
+                if (reason == PauseReason.REQUEST && now.pauseReason() != PauseReason.REQUEST) {
+                    return journal.update(runtimeId, r -> r.pausedFor(PauseReason.REQUEST));
+                }
                 return now;
             }
             // it changed meanwhile (stopped, disconnected): do not leave it frozen behind that change

@@ -93,9 +93,17 @@ public class Reconciler {
      * off: a pause records within milliseconds, and a snapshot or migration of this process holds
      * the runtime's gate; this covers one of another process of the same deployment, whose gate this
      * one cannot see, for its first minute (one longer is recorded asleep and thawed by its end or
-     * by the next action's resume either way).
+     * by the next action's resume either way). The same for a PAUSED runtime's sandbox seen running:
+     * a resume thaws before it records READY, within seconds.
      */
     static final Duration FROZEN_WHILE_READY = Duration.ofSeconds(60);
+
+    /**
+     * A sighting older than this is not taken for the same state seen since: the runtime was not
+     * looked at in between (its node skipped, the lease held by another process), so a resume may
+     * have come and gone.
+     */
+    static final Duration SIGHTINGS_APART = Duration.ofSeconds(30);
 
     @Inject
     BackendNodes nodes;
@@ -136,8 +144,12 @@ public class Reconciler {
     /** READY runtimes whose sandbox a pass found frozen, since that first pass. */
     private final Map<String, Instant> frozenSince = new ConcurrentHashMap<>();
 
-    /** PAUSED runtimes whose sandbox a pass found running, not frozen, since that first pass. */
-    private final Map<String, Instant> runningSince = new ConcurrentHashMap<>();
+    /** PAUSED runtimes whose sandbox passes found running, not frozen: first and last seen so. */
+    private final Map<String, Sighting> runningSince = new ConcurrentHashMap<>();
+
+    /** When a state was first seen, and last, by passes one after another. */
+    private record Sighting(Instant first, Instant last) {
+    }
 
     /** Nodes whose list failed, since when (a backend's {@link RuntimeBackend#disconnectAfter}). */
     private final Map<String, Instant> unlistedSince = new ConcurrentHashMap<>();
@@ -453,11 +465,14 @@ public class Reconciler {
     private void runningWhilePaused(SandboxRuntime runtime, ManagedSandbox sandbox, RuntimeBackend backend,
                                     Instant now) {
         if (runtime.status() != RuntimeStatus.PAUSED || sandbox == null || !sandbox.running() || sandbox.paused()
-                || backend.capabilities().pausesOnItsOwn()) {
+                || backend.capabilities().pausesOnItsOwn() || !backend.capabilities().freezes()) {
+            // a node that cannot freeze (Kubernetes) hibernates its paused runtimes instead
             runningSince.remove(runtime.id());
             return;
         }
-        Instant since = runningSince.computeIfAbsent(runtime.id(), id -> now);
+        Sighting seen = runningSince.merge(runtime.id(), new Sighting(now, now), (before, again) ->
+                before.last().plus(SIGHTINGS_APART).isBefore(now) ? again : new Sighting(before.first(), now));
+        Instant since = seen.first();
         if (!since.plus(FROZEN_WHILE_READY).isBefore(now)) {
             return;
         }

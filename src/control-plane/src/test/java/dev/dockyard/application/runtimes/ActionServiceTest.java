@@ -42,6 +42,8 @@ class ActionServiceTest {
         // the output's own text first, the observation's member after it
         assertEquals(0, ActionService.exitCode("{\"content\":\"\\\"exit_code\\\": 7\",\"extras\":{\"exit_code\":0}}"));
         assertNull(ActionService.exitCode("{\"extras\":{\"exit_code\":99999999999999}}"), "no int: none");
+        assertNull(ActionService.exitCode("{\"extras\":{\"exit_code\":12345678901}}"), "11 digits: none, not 10 of them");
+        assertEquals(2147483647, ActionService.exitCode("{\"extras\":{\"exit_code\":2147483647}}"));
         assertNull(ActionService.exitCode("{\"extras\":{\"exit_code\":null}}"));
     }
 }

@@ -135,4 +135,18 @@ class PauseResumeTest {
         assertEquals(RuntimeStatus.READY, pauses.resume(runtime.id()).status());
         assertEquals(Phase.RUNNING, backend.phase(runtime.containerName()));
     }
+
+    /** The idle lifecycle's own pauses have no caller told of a failure: an end time's keeps its reason. */
+    @Test
+    void shouldKeepAnEndTimesReasonWhenItsPausesAnswerWasLost() {
+        backend.pauseAnswerLost(new EngineUnreachableException("the Docker engine of node 'local' does not answer",
+                null));
+
+        assertThrows(EngineUnreachableException.class, () -> pauses.pauseAdmitted(runtime.id(), PauseReason.END,
+                "Paused at its end time"));
+
+        SandboxRuntime now = runtimes.find(runtime.id()).orElseThrow();
+        assertEquals(RuntimeStatus.PAUSED, now.status(), now.statusMessage());
+        assertEquals(PauseReason.END, now.pauseReason(), "no action wakes a runtime past its end time");
+    }
 }

@@ -162,13 +162,14 @@ class ReconcilerTest {
         SandboxRuntime runtime = runtime(RuntimeStatus.RUNTIME_STARTED, RuntimeStatus.READY, RuntimeStatus.PAUSED);
         backend.put(runtime.containerName(), runtime.id(), clock.instant(), Phase.RUNNING);
 
-        reconciler.pass();
-        clock.advance(Duration.ofSeconds(45));
-        reconciler.pass();
+        for (int pass = 0; pass < 4; pass++) {
+            reconciler.pass();
+            clock.advance(Duration.ofSeconds(15));
+        }
         assertEquals(Phase.RUNNING, backend.inspect(runtime.containerName()).phase(),
                 "running under a minute may be a resume at work");
 
-        clock.advance(Duration.ofSeconds(20));
+        clock.advance(Duration.ofSeconds(5));
         try (RuntimeGates.Pass resuming = reconciler.gates.enterLifecycle(runtime.id())) {
             reconciler.pass();
         }
@@ -178,6 +179,45 @@ class ReconcilerTest {
 
         assertEquals(Phase.PAUSED, backend.inspect(runtime.containerName()).phase(), "frozen, as it is recorded");
         assertEquals(RuntimeStatus.PAUSED, statusOf(runtime));
+    }
+
+    /**
+     * Sightings a pass apart only: one seen a while ago (the lease held by another process since, or
+     * the node skipped) and again now may have been resumed in between; a node that cannot freeze
+     * (Kubernetes) hibernates its paused runtimes, so a running sandbox there is none of this.
+     */
+    @Test
+    void shouldCountAPausedRuntimesRunningSandboxOnlyOverPassesOneAfterAnotherAndOnlyWhereItFreezes() {
+        SandboxRuntime runtime = runtime(RuntimeStatus.RUNTIME_STARTED, RuntimeStatus.READY, RuntimeStatus.PAUSED);
+        backend.put(runtime.containerName(), runtime.id(), clock.instant(), Phase.RUNNING);
+
+        reconciler.pass();
+        clock.advance(Duration.ofSeconds(65));
+        reconciler.pass();
+        assertEquals(Phase.RUNNING, backend.inspect(runtime.containerName()).phase(),
+                "seen 65 s ago and now, with no pass in between: counted from now");
+
+        clock.advance(Duration.ofSeconds(20));
+        reconciler.pass();
+        clock.advance(Duration.ofSeconds(20));
+        reconciler.pass();
+        clock.advance(Duration.ofSeconds(25));
+        reconciler.pass();
+        assertEquals(Phase.PAUSED, backend.inspect(runtime.containerName()).phase(), "65 s over passes 20-25 s apart");
+    }
+
+    @Test
+    void shouldNotFreezeAgainWhereTheNodeCannotFreeze() {
+        backend.withoutFreezer();
+        SandboxRuntime runtime = runtime(RuntimeStatus.RUNTIME_STARTED, RuntimeStatus.READY, RuntimeStatus.PAUSED);
+        backend.put(runtime.containerName(), runtime.id(), clock.instant(), Phase.RUNNING);
+
+        for (int pass = 0; pass < 8; pass++) {
+            reconciler.pass();
+            clock.advance(Duration.ofSeconds(10));
+        }
+
+        assertFalse(backend.calls().contains("pause " + runtime.containerName()), backend.calls().toString());
     }
 
     @Test
