@@ -45,6 +45,8 @@ public class NodeHealth {
     DockyardConfig config;
 
     private final Map<String, NodeReport> reports = new ConcurrentHashMap<>();
+    /** When each node last failed a probe. */
+    private final Map<String, Instant> lastFailed = new ConcurrentHashMap<>();
     private final Set<String> probing = ConcurrentHashMap.newKeySet();
 
     /** Probes {@code node} now and records the result. */
@@ -57,6 +59,9 @@ public class NodeHealth {
             report = new NodeReport(false, clock.instant(), describe(e));
         }
         NodeReport before = reports.put(node, report);
+        if (!report.healthy()) {
+            lastFailed.put(node, report.checkedAt());
+        }
         if (before == null ? !report.healthy() : before.healthy() != report.healthy()) {
             LOG.warning(report.healthy() ? "Backend node '" + node + "' is healthy again"
                     : "Backend node '" + node + "' fails its health check; it takes no new runtimes: "
@@ -115,6 +120,16 @@ public class NodeHealth {
     public boolean knownDown(String node) {
         NodeReport last = reports.get(node);
         return last != null && !last.healthy();
+    }
+
+    /**
+     * Whether a probe of {@code node} failed at or after {@code since}: its engine was away for a
+     * while since then, though it may answer again now (an engine restarted while a provision on it
+     * was under way). Never probes.
+     */
+    public boolean failedSince(String node, Instant since) {
+        Instant failed = lastFailed.get(node);
+        return failed != null && !failed.isBefore(since);
     }
 
     /** How old the last probe may be before its node counts as failing: three intervals, at least 30 s. */

@@ -181,10 +181,15 @@ public class E2bSandboxes {
                     + READY_WAIT.toSeconds() + " s (" + settled.status() + ": " + settled.statusMessage()
                     + "); it was removed").retryAfter(EngineUnreachableException.RETRY_AFTER_SECONDS);
         }
-        if (settled.node() != null && (health.knownDown(settled.node()) || !health.probe(settled.node()).healthy())) {
+        if (ProvisioningCleanup.failedForTheEngine(settled.statusMessage()) || settled.node() != null
+                && (health.knownDown(settled.node()) || health.failedSince(settled.node(), settled.createdAt())
+                || !health.probe(settled.node()).healthy())) {
             // its node's engine stopped answering while it was provisioned (restarting, cut off; asked
-            // now if no probe said so yet, as an engine that stops kills the boot before its next probe):
-            // nothing is wrong with the request, and a create a moment later goes to another node, or finds it back
+            // now if no probe said so yet, as an engine that stops kills the boot before its next probe;
+            // or back already, after a probe failed during the provision: the soak of 2026-12-01 04:55,
+            // a boot stopped by the engine's restart, "container exited with code 143", and a provision
+            // whose engine call found node2 being cut off while its probe still answered): nothing is
+            // wrong with the request, and a create a moment later goes to another node, or finds it back
             throw new Refused(Refused.Reason.NODE_UNAVAILABLE, "The sandbox could not be started: "
                     + settled.statusMessage()).retryAfter(EngineUnreachableException.RETRY_AFTER_SECONDS);
         }

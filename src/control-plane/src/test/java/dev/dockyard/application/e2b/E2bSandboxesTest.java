@@ -80,6 +80,9 @@ class E2bSandboxesTest {
     private boolean neverReady;
     /** Whether the next provision ends in ERROR, its node's engine having stopped answering meanwhile. */
     private boolean engineGone;
+    private boolean engineRestarted;
+    private boolean engineCutMidCall;
+    private boolean bootFails;
     private boolean databaseGone;
 
     @BeforeEach
@@ -171,6 +174,26 @@ class E2bSandboxesTest {
                     sandboxes.health.probe("local");
                     return l.journal.transition(failed.id(), RuntimeStatus.ERROR, "Provisioning failed at step "
                             + "'create': the Docker engine of node 'local' does not answer (SocketException)");
+                }
+                if (engineCutMidCall) {
+                    SandboxRuntime failed = starting(request);
+                    return l.journal.transition(failed.id(), RuntimeStatus.ERROR, ProvisioningCleanup.failedAt(
+                            ProvisioningStep.IMAGE, new EngineUnreachableException("the Docker engine of node 'local' "
+                                    + "does not answer (NoHttpResponseException)", null)));
+                }
+                if (engineRestarted || bootFails) {
+                    // as provisioning leaves a boot stopped below it; with the engine restarted, a
+                    // probe failed on the way and the next one answers again
+                    SandboxRuntime failed = starting(request);
+                    if (engineRestarted) {
+                        l.backend.pingFails(new EngineUnreachableException("the Docker engine of node 'local' "
+                                + "does not answer (SocketException)", null));
+                        sandboxes.health.probe("local");
+                        l.backend.pingFails(null);
+                    }
+                    return l.journal.transition(failed.id(), RuntimeStatus.ERROR, "Provisioning failed at step "
+                            + "'readiness': the sandbox stopped before it was ready (container exited with code "
+                            + (engineRestarted ? 143 : 1) + ")");
                 }
                 return neverReady ? starting(request) : registered(request);
             }
@@ -319,6 +342,45 @@ class E2bSandboxesTest {
         assertEquals(Refused.Reason.NODE_UNAVAILABLE, refused.reason());
         assertEquals(5, refused.retryAfterSeconds());
         assertTrue(refused.getMessage().contains("does not answer"), refused.getMessage());
+    }
+
+    /**
+     * The soak of 2026-12-01 04:55: the engine's restart stopped a boot ("container exited with code
+     * 143"), and the engine answered again by the time the create answered: a 503 without
+     * Retry-After. A probe that failed during the provision says its node was away: retried.
+     */
+    @Test
+    void shouldAskToRetryACreateWhoseNodesEngineWasAwayDuringItsProvisionThoughItAnswersNow() {
+        engineRestarted = true;
+        Refused refused = assertThrows(Refused.class, () -> create("alice", base(300, Map.of())));
+
+        assertEquals(Refused.Reason.NODE_UNAVAILABLE, refused.reason());
+        assertEquals(5, refused.retryAfterSeconds(), refused.getMessage());
+        assertTrue(refused.getMessage().contains("exited with code 143"), refused.getMessage());
+    }
+
+    /**
+     * The same soak: a provision's engine call found node2 being cut off, and the node's probe still
+     * answered (the cut's first moment): the failure's own words say the engine did not answer.
+     */
+    @Test
+    void shouldAskToRetryACreateWhoseProvisionFoundTheEngineSilentThoughItsProbeAnswers() {
+        engineCutMidCall = true;
+        Refused refused = assertThrows(Refused.class, () -> create("alice", base(300, Map.of())));
+
+        assertEquals(Refused.Reason.NODE_UNAVAILABLE, refused.reason());
+        assertEquals(5, refused.retryAfterSeconds(), refused.getMessage());
+        assertTrue(refused.getMessage().contains("does not answer"), refused.getMessage());
+    }
+
+    /** A boot that failed on its own, on a node that never was away, is the backend's failure: no retry asked. */
+    @Test
+    void shouldNotAskToRetryACreateWhoseBootFailedOnANodeThatStayed() {
+        bootFails = true;
+        Refused refused = assertThrows(Refused.class, () -> create("alice", base(300, Map.of())));
+
+        assertEquals(Refused.Reason.BACKEND_FAILED, refused.reason());
+        assertEquals(0, refused.retryAfterSeconds(), refused.getMessage());
     }
 
     /**
