@@ -5,10 +5,6 @@ import dev.dockyard.backend.AbstractRuntimeBackendContractTest;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.backend.SandboxSpec;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HexFormat;
@@ -30,8 +26,6 @@ class DockerBackendContractIT extends AbstractRuntimeBackendContractTest {
             (byte) ThreadLocalRandom.current().nextInt()});
     private static final Duration BOOT = Duration.ofSeconds(60);
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2)).build();
     private DockerClient docker;
     private DockerBackend backend;
 
@@ -61,23 +55,8 @@ class DockerBackendContractIT extends AbstractRuntimeBackendContractTest {
      */
     @Override
     protected boolean takesKey(String sandboxName, String key) throws Exception {
-        URI ready = backend.endpoint(sandboxName, EXECUTOR_PORT).resolve("/ready");
-        long deadline = System.nanoTime() + BOOT.toNanos();
-        while (System.nanoTime() < deadline) {
-            try {
-                HttpResponse<Void> answer = http.send(HttpRequest.newBuilder(ready).header("X-Session-API-Key", key)
-                        .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.discarding());
-                if (answer.statusCode() == 200) {
-                    return true;
-                }
-                if (answer.statusCode() == 401 || answer.statusCode() == 403) {
-                    return false;
-                }
-            } catch (IOException notYet) {
-                // the executor is not listening yet
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("the executor of " + sandboxName + " answered /ready neither 200 nor 401 within " + BOOT);
+        return ExecutorKeys.takes(backend.endpoint(sandboxName, EXECUTOR_PORT), key, BOOT).orElseThrow(() ->
+                new AssertionError("the executor of " + sandboxName + " answered /ready neither 200 nor 401 within "
+                        + BOOT));
     }
 }

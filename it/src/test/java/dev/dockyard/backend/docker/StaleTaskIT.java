@@ -16,9 +16,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,8 +52,6 @@ class StaleTaskIT {
             (byte) ThreadLocalRandom.current().nextInt(), (byte) ThreadLocalRandom.current().nextInt(),
             (byte) ThreadLocalRandom.current().nextInt()});
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2)).build();
     private final List<Path> staleDirectories = new ArrayList<>();
     private final List<String> keptVolumes = new ArrayList<>();
     private DockerClient docker;
@@ -184,26 +179,9 @@ class StaleTaskIT {
         staleDirectories.add(Files.createDirectory(TASKS.resolve(containerId)));
     }
 
-    /** Whether the executor at {@code endpoint} answers {@code /ready} with {@code key}, asked for at most a minute. */
-    private boolean takesKey(URI endpoint, String key) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (System.nanoTime() < deadline) {
-            try {
-                HttpResponse<Void> answer = http.send(HttpRequest.newBuilder(endpoint.resolve("/ready"))
-                        .header("X-Session-API-Key", key).timeout(Duration.ofSeconds(5)).GET().build(),
-                        HttpResponse.BodyHandlers.discarding());
-                if (answer.statusCode() == 200) {
-                    return true;
-                }
-                if (answer.statusCode() == 401 || answer.statusCode() == 403) {
-                    return false;
-                }
-            } catch (IOException notYet) {
-                // not listening yet
-            }
-            Thread.sleep(100);
-        }
-        return false;
+    /** Whether the executor at {@code endpoint} takes {@code key}, asked for at most a minute. */
+    private static boolean takesKey(URI endpoint, String key) throws InterruptedException {
+        return ExecutorKeys.takes(endpoint, key, Duration.ofSeconds(60)).orElse(false);
     }
 
     private static InputStream tar(String file, String content) throws IOException {
