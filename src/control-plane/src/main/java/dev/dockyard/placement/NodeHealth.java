@@ -60,7 +60,7 @@ public class NodeHealth {
         }
         NodeReport before = reports.put(node, report);
         if (!report.healthy()) {
-            lastFailed.put(node, report.checkedAt());
+            failedAt(node, report.checkedAt());
         }
         if (before == null ? !report.healthy() : before.healthy() != report.healthy()) {
             LOG.warning(report.healthy() ? "Backend node '" + node + "' is healthy again"
@@ -123,9 +123,22 @@ public class NodeHealth {
     }
 
     /**
-     * Whether a probe of {@code node} failed at or after {@code since}: its engine was away for a
-     * while since then, though it may answer again now (an engine restarted while a provision on it
-     * was under way). Never probes.
+     * Records that a call found {@code node}'s engine not answering now, whatever its next probe says
+     * (a connection cut mid-call while a fresh one still answers, the first moment of a cut).
+     */
+    public void sawUnreachable(String node) {
+        failedAt(node, clock.instant());
+    }
+
+    private void failedAt(String node, Instant when) {
+        // probes of one node may run at once (the timer's, a request's): the latest failure stands
+        lastFailed.merge(node, when, (before, now) -> before.isAfter(now) ? before : now);
+    }
+
+    /**
+     * Whether a probe of {@code node}, or a call ({@link #sawUnreachable}), found its engine not
+     * answering at or after {@code since}: it was away for a while since then, though it may answer
+     * again now (an engine restarted while a provision on it was under way). Never probes.
      */
     public boolean failedSince(String node, Instant since) {
         Instant failed = lastFailed.get(node);

@@ -103,6 +103,7 @@ public class Placement {
      * provision placed there failed within a second, its client's retry placed there again.
      */
     public void unreachable(String node) {
+        health.sawUnreachable(node);
         health.probe(node);
     }
 

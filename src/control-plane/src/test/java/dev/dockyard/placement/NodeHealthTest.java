@@ -35,6 +35,29 @@ class NodeHealthTest {
         assertFalse(health.report("b").healthy(), "the last probe stands until the next one");
     }
 
+    /**
+     * Whether a node was away since a moment: a failed probe, or a call that found its engine silent
+     * while its probe still answered (the first moment of a cut); the latest such time stands.
+     */
+    @Test
+    void shouldSayWhetherANodeWasAwaySinceAMomentThoughItAnswersNow() {
+        Instant created = NOW.plusSeconds(10);
+        assertFalse(health.failedSince("b", NOW), "never failed");
+        nodes.backend("b").pingFails(new BackendException("Cannot connect to the Docker daemon"));
+        health.probe("b");
+        nodes.backend("b").pingFails(null);
+        clock.advance(Duration.ofSeconds(20));
+        health.probe("b");
+
+        assertTrue(health.report("b").healthy());
+        assertTrue(health.failedSince("b", NOW), "a failure at the moment counts");
+        assertFalse(health.failedSince("b", created), "one before the moment does not");
+
+        health.sawUnreachable("b");
+        assertTrue(health.failedSince("b", created), "a call's, though the probe answers");
+        assertTrue(health.report("b").healthy(), "the probe's word on now stands");
+    }
+
     @Test
     void shouldProbeANodeACallFoundUnansweringAtOnceAndKeepItDownUntilAProbeAnswers() {
         assertTrue(health.report("b").healthy());

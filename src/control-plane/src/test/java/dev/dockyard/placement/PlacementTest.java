@@ -99,6 +99,20 @@ class PlacementTest {
         assertEquals("b", place(null, 512, n -> n), "b again once its probe answers");
     }
 
+    /**
+     * A call that found the engine silent while a fresh probe answers (the first moment of a cut,
+     * the soak of 2026-12-01 04:55): the node keeps taking runtimes, but that it was away stays
+     * known, so an E2B create whose provision met it asks its client to retry.
+     */
+    @Test
+    void shouldKeepThatAProvisionFoundTheEngineSilentThoughItsProbeAnswers() {
+        Instant before = clock.instant();
+        placement.unreachable("b");
+
+        assertFalse(placement.health.knownDown("b"), "its probe answered");
+        assertTrue(placement.health.failedSince("b", before));
+    }
+
     @Test
     void shouldCountWarmMembersMemoryButNoRuntimeSlot() {
         Placement withMembers = Placements.over(nodes, runtimes, () -> Map.of("a", 1024L), clock,

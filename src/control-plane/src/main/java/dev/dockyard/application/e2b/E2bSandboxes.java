@@ -181,14 +181,13 @@ public class E2bSandboxes {
                     + READY_WAIT.toSeconds() + " s (" + settled.status() + ": " + settled.statusMessage()
                     + "); it was removed").retryAfter(EngineUnreachableException.RETRY_AFTER_SECONDS);
         }
-        if (ProvisioningCleanup.failedForTheEngine(settled.statusMessage()) || settled.node() != null
-                && (health.knownDown(settled.node()) || health.failedSince(settled.node(), settled.createdAt())
-                || !health.probe(settled.node()).healthy())) {
+        if (nodeWasAway(settled)) {
             // its node's engine stopped answering while it was provisioned (restarting, cut off; asked
             // now if no probe said so yet, as an engine that stops kills the boot before its next probe;
             // or back already, after a probe failed during the provision: the soak of 2026-12-01 04:55,
             // a boot stopped by the engine's restart, "container exited with code 143", and a provision
-            // whose engine call found node2 being cut off while its probe still answered): nothing is
+            // whose engine call found node2 being cut off while its probe still answered, which the
+            // provision recorded as the node's failure): nothing is
             // wrong with the request, and a create a moment later goes to another node, or finds it back
             throw new Refused(Refused.Reason.NODE_UNAVAILABLE, "The sandbox could not be started: "
                     + settled.statusMessage()).retryAfter(EngineUnreachableException.RETRY_AFTER_SECONDS);
@@ -201,6 +200,13 @@ public class E2bSandboxes {
             failed.retryAfter(EngineUnreachableException.RETRY_AFTER_SECONDS);
         }
         throw failed;
+    }
+
+    /** Whether the runtime's node's engine did not answer at some time since it was created, or does not now. */
+    private boolean nodeWasAway(SandboxRuntime runtime) {
+        String node = runtime.node();
+        return node != null && (health.knownDown(node) || health.failedSince(node, runtime.createdAt())
+                || !health.probe(node).healthy());
     }
 
     /**

@@ -1,6 +1,5 @@
 package dev.dockyard.runtime.provisioning;
 
-import dev.dockyard.backend.EngineUnreachableException;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.persistence.DatabaseOutage;
 import dev.dockyard.runtime.IllegalTransitionException;
@@ -26,7 +25,6 @@ public class ProvisioningCleanup {
 
     private static final String DATABASE_DID_NOT_ANSWER =
             "the control plane's database did not answer; provision again once it does";
-    private static final String ENGINE_DID_NOT_ANSWER = "; provision again once it answers";
 
     private static final Logger LOG = Logger.getLogger(ProvisioningCleanup.class.getName());
     /** The statuses of a provision under way, which a late failure replaces. */
@@ -74,20 +72,9 @@ public class ProvisioningCleanup {
         if (DatabaseOutage.causes(failure)) {
             return "Provisioning failed at step '" + step.label() + "': " + DATABASE_DID_NOT_ANSWER;
         }
-        if (EngineUnreachableException.in(failure)) {
-            return "Provisioning failed at step '" + step.label() + "': " + failure + ENGINE_DID_NOT_ANSWER;
-        }
         return "Provisioning failed at step '" + step.label() + "': " + failure;
     }
 
-    /**
-     * Whether a runtime's ERROR {@code statusMessage} says its provision failed because its node's
-     * engine did not answer (restarting, cut off): the same request succeeds once it does, or on
-     * another node.
-     */
-    public static boolean failedForTheEngine(String statusMessage) {
-        return statusMessage != null && statusMessage.endsWith(ENGINE_DID_NOT_ANSWER);
-    }
 
     /**
      * Whether a runtime's ERROR {@code statusMessage} says its provision failed because the database

@@ -82,6 +82,7 @@ class E2bSandboxesTest {
     private boolean engineGone;
     private boolean engineRestarted;
     private boolean engineCutMidCall;
+    private boolean failedBefore;
     private boolean bootFails;
     private boolean databaseGone;
 
@@ -176,10 +177,24 @@ class E2bSandboxesTest {
                             + "'create': the Docker engine of node 'local' does not answer (SocketException)");
                 }
                 if (engineCutMidCall) {
+                    // as cold provisioning leaves it: the call's failure recorded as the node's
+                    // (Placement.unreachable), whose probe still answers
                     SandboxRuntime failed = starting(request);
-                    return l.journal.transition(failed.id(), RuntimeStatus.ERROR, ProvisioningCleanup.failedAt(
-                            ProvisioningStep.IMAGE, new EngineUnreachableException("the Docker engine of node 'local' "
-                                    + "does not answer (NoHttpResponseException)", null)));
+                    sandboxes.health.sawUnreachable("local");
+                    return l.journal.transition(failed.id(), RuntimeStatus.ERROR, "Provisioning failed at step "
+                            + "'image': the Docker engine of node 'local' does not answer (NoHttpResponseException)");
+                }
+                if (failedBefore) {
+                    // the node failed a probe before this provision, and its boot failed on its own
+                    l.backend.pingFails(new EngineUnreachableException("the Docker engine of node 'local' "
+                            + "does not answer (SocketException)", null));
+                    sandboxes.health.probe("local");
+                    l.backend.pingFails(null);
+                    l.clock.advance(Duration.ofSeconds(30));
+                    sandboxes.health.probe("local");
+                    SandboxRuntime failed = starting(request);
+                    return l.journal.transition(failed.id(), RuntimeStatus.ERROR, "Provisioning failed at step "
+                            + "'readiness': the sandbox stopped before it was ready (container exited with code 1)");
                 }
                 if (engineRestarted || bootFails) {
                     // as provisioning leaves a boot stopped below it; with the engine restarted, a
@@ -373,7 +388,10 @@ class E2bSandboxesTest {
         assertTrue(refused.getMessage().contains("does not answer"), refused.getMessage());
     }
 
-    /** A boot that failed on its own, on a node that never was away, is the backend's failure: no retry asked. */
+    /**
+     * A boot that failed on its own, on a node that never was away or was away only before the
+     * provision began, is the backend's failure: no retry asked.
+     */
     @Test
     void shouldNotAskToRetryACreateWhoseBootFailedOnANodeThatStayed() {
         bootFails = true;
@@ -381,6 +399,11 @@ class E2bSandboxesTest {
 
         assertEquals(Refused.Reason.BACKEND_FAILED, refused.reason());
         assertEquals(0, refused.retryAfterSeconds(), refused.getMessage());
+
+        bootFails = false;
+        failedBefore = true;
+        Refused after = assertThrows(Refused.class, () -> create("alice", base(300, Map.of())));
+        assertEquals(Refused.Reason.BACKEND_FAILED, after.reason(), after.getMessage());
     }
 
     /**
