@@ -73,10 +73,12 @@ final class ContainerReplacement {
     private static final Pattern ASIDE = Pattern.compile(".+-(replaced|replacing)-[0-9a-f]{12}");
 
     private final DockerClient docker;
+    private final ContainerFiles files;
     private final Map<String, Object> replacing = new ConcurrentHashMap<>();
 
     ContainerReplacement(DockerClient docker) {
         this.docker = docker;
+        this.files = new ContainerFiles(docker);
     }
 
     /** Whether a start's refusal says the engine keeps a task left over by an earlier, cut-off start. */
@@ -150,8 +152,8 @@ final class ContainerReplacement {
             copy = create(sandboxName + "-replacing-" + shortId, image, old.getConfig(), old.getHostConfig());
             attachOtherNetworks(copy, old, old.getHostConfig().getNetworkMode());
             copyAnonymousVolumes(old, copy);
-            for (Map.Entry<String, byte[]> files : handedIn.entrySet()) {
-                put(docker, copy, files.getKey(), files.getValue());
+            for (Map.Entry<String, byte[]> archive : handedIn.entrySet()) {
+                put(copy, archive.getKey(), archive.getValue());
             }
             docker.renameContainerCmd(oldId).withName(sandboxName + "-replaced-" + shortId).exec();
             try {
@@ -213,7 +215,7 @@ final class ContainerReplacement {
         if (committed != null) {
             steps.add(() -> docker.removeImageCmd(committed).withForce(false).exec());
         }
-        handedIn.forEach((directory, tar) -> steps.add(() -> put(docker, oldId, directory, tar)));
+        handedIn.forEach((directory, tar) -> steps.add(() -> put(oldId, directory, tar)));
         for (Runnable step : steps) {
             try {
                 step.run();
@@ -298,8 +300,8 @@ final class ContainerReplacement {
                 continue;
             }
             // the directory's contents, unpacked into the same directory of the copy
-            try (InputStream tar = docker.copyArchiveFromContainerCmd(old.getId(), path + "/.").exec()) {
-                docker.copyArchiveToContainerCmd(copy).withTarInputStream(tar).withRemotePath(path).exec();
+            try (InputStream tar = files.archive(old.getId(), path + "/.")) {
+                files.restore(copy, path, tar);
             } catch (IOException e) {
                 throw new BackendException("the contents of " + path + " broke off: " + e.getMessage(), e);
             }
@@ -330,7 +332,7 @@ final class ContainerReplacement {
 
     /** Writes each handed-in file of the old container over with nothing, so that its commit holds none. */
     private void blank(String container, Map<String, byte[]> handedIn) {
-        handedIn.forEach((parent, tar) -> put(docker, container, parent, blanked(tar)));
+        handedIn.forEach((parent, tar) -> put(container, parent, blanked(tar)));
     }
 
     /** The archive with every regular file's content emptied, names, owners and modes kept. */
@@ -354,9 +356,8 @@ final class ContainerReplacement {
         return out.toByteArray();
     }
 
-    private static void put(DockerClient docker, String container, String parent, byte[] tar) {
-        docker.copyArchiveToContainerCmd(container).withTarInputStream(new ByteArrayInputStream(tar))
-                .withRemotePath(parent).exec();
+    private void put(String container, String parent, byte[] tar) {
+        files.restore(container, parent, new ByteArrayInputStream(tar));
     }
 
     private static String parentOf(String directory) {

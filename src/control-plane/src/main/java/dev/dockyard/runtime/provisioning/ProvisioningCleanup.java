@@ -75,7 +75,6 @@ public class ProvisioningCleanup {
         return "Provisioning failed at step '" + step.label() + "': " + failure;
     }
 
-
     /**
      * Whether a runtime's ERROR {@code statusMessage} says its provision failed because the database
      * did not answer: nothing was wrong with the request, and the same request succeeds once it does.
