@@ -28,6 +28,10 @@ planes=()
 node2_host=unix:///var/run/dockyard-node2.sock
 pg=""
 
+# every log a server writes is kept (0: no limit), the harness's restarts' too: a failure is read in
+# the log of the run it happened in, which Liberty's default would drop at the second restart
+export DOCKYARD_LOG_MAX_FILES=0
+
 # One control plane: Liberty's server script with its own output directory; the settings they
 # share are exported, its own are given here (the harness gives the same to a restart).
 start_plane() { # id port output-dir [instance-id]

@@ -2,6 +2,7 @@ package dev.dockyard.proxy;
 
 import dev.dockyard.application.remote.ProxyTarget;
 import dev.dockyard.application.remote.ProxyTargets;
+import dev.dockyard.persistence.DatabaseOutage;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
@@ -96,6 +97,12 @@ public class ProxyRuntimes {
             Thread.currentThread().interrupt();
             return unreachable;
         } catch (RuntimeException e) {
+            if (DatabaseOutage.causes(e)) {
+                // the database away (or its connections not yet renewed after its return, the soak's
+                // PostgreSQL stop, 2026-12-01): the client's to send again, as for any request then
+                DatabaseOutage.note(e);
+                return new Admission.Refused(503, DatabaseOutage.ANSWER, DatabaseOutage.RETRY_AFTER_SECONDS);
+            }
             LOG.log(Level.FINE, "Asking whether " + route.runtimeId() + " is being recovered failed", e);
             return unreachable;
         }

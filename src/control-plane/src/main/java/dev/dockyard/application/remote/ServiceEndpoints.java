@@ -18,6 +18,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * The proxy's view of runtimes: read from the runtime's row on every request (so a pause, a
@@ -45,6 +47,8 @@ public class ServiceEndpoints implements ProxyTargets {
 
     @Inject
     RuntimeGates gates;
+
+    private static final Logger LOG = Logger.getLogger(ServiceEndpoints.class.getName());
 
     private static final URI NO_ADDRESS = URI.create("http://127.0.0.1:0");
 
@@ -135,6 +139,11 @@ public class ServiceEndpoints implements ProxyTargets {
                     .listensAt(runtime.containerName(), URI.create(runtime.executorUrl()));
         } catch (BackendException e) {
             return false;
+        } catch (RuntimeException e) {
+            // the engine could not say (an answer that did not come in time, one it could not read):
+            // the request waits for a recovery, a 503 with Retry-After, rather than a 500 to the client
+            LOG.log(Level.WARNING, "Asking node '" + runtime.node() + "' where " + runtime.id() + " listens failed", e);
+            return false;
         }
     }
 
@@ -155,6 +164,7 @@ public class ServiceEndpoints implements ProxyTargets {
             return known.services();
         }
         Map<String, URI> services = new LinkedHashMap<>();
+        boolean[] definite = {true};
         runtime.servicePorts().forEach((name, port) -> {
             if (name.equals(ProxyTarget.MAIN)) {
                 // only runtimes that asked for it (the Remote Runtime API's, E2B's) expose their main port:
@@ -165,12 +175,22 @@ public class ServiceEndpoints implements ProxyTargets {
             try {
                 services.put(name, nodes.on(nodes.named(runtime.node()))
                         .endpoint(runtime.containerName(), port));
+            } catch (EngineUnreachableException e) {
+                // the engine could not say now: absent for this request, asked again on the next
+                definite[0] = false;
             } catch (BackendException e) {
                 // not published (a sandbox from before the port was asked for): that service is absent
+            } catch (RuntimeException e) {
+                // an answer that did not come in time, or one that could not be read: as above
+                LOG.log(Level.WARNING, "Asking node '" + runtime.node() + "' for port " + port + " of "
+                        + runtime.id() + " failed", e);
+                definite[0] = false;
             }
         });
         Ports read = new Ports(main, Map.copyOf(services));
-        ports.put(runtime.id(), read);
+        if (definite[0]) {
+            ports.put(runtime.id(), read);
+        }
         return read.services();
     }
 

@@ -131,8 +131,9 @@ final class ContainerLifecycle {
     }
 
     private static URI publishedEndpoint(InspectContainerResponse inspect, int executorPort) {
-        Ports.Binding[] bindings = inspect.getNetworkSettings().getPorts().getBindings()
-                .get(ExposedPort.tcp(executorPort));
+        // a container that stopped has no network settings' ports to read: no port, not a NullPointerException
+        Ports.Binding[] bindings = inspect.getNetworkSettings() == null || inspect.getNetworkSettings().getPorts() == null
+                ? null : inspect.getNetworkSettings().getPorts().getBindings().get(ExposedPort.tcp(executorPort));
         if (bindings == null || bindings.length == 0 || bindings[0].getHostPortSpec() == null) {
             throw new BackendException("Docker published no host port for the executor (container state: "
                     + inspect.getState().getStatus() + ")");

@@ -1,0 +1,104 @@
+package dev.dockyard.application.remote;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.dockyard.backend.EngineUnreachableException;
+import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.fakes.FakeBackend;
+import dev.dockyard.fakes.FakeNodes;
+import dev.dockyard.fakes.FakeRuntimes;
+import dev.dockyard.fakes.RecordedEvents;
+import dev.dockyard.runtime.RuntimeStatus;
+import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.StatusChange;
+import dev.dockyard.runtime.reconciliation.SandboxUnanswered;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.time.Instant;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The proxy's view of a runtime when its node's engine does not answer as it should. */
+class ServiceEndpointsTest {
+
+    private final FakeRuntimes rows = new FakeRuntimes();
+    private final Engine engine = new Engine();
+    private final ServiceEndpoints endpoints = new ServiceEndpoints();
+
+    ServiceEndpointsTest() {
+        endpoints.runtimes = rows;
+        endpoints.nodes = new FakeNodes("local") {
+            @Override
+            public RuntimeBackend on(String node) {
+                return engine;
+            }
+        };
+        endpoints.outages = new RecordedEvents<SandboxUnanswered>();
+    }
+
+    /** A node whose engine may fail its answers in the ways a real one does, not only by refusing. */
+    private static final class Engine extends FakeBackend {
+        RuntimeException listening;
+        RuntimeException ports;
+        int portsAsked;
+
+        @Override
+        public synchronized boolean listensAt(String sandboxName, URI endpoint) {
+            if (listening != null) {
+                throw listening;
+            }
+            return true;
+        }
+
+        @Override
+        public synchronized URI endpoint(String sandboxName, int port) {
+            portsAsked++;
+            if (ports != null) {
+                throw ports;
+            }
+            return URI.create("http://127.0.0.1:" + (30000 + port));
+        }
+    }
+
+    private SandboxRuntime ready() {
+        SandboxRuntime runtime = new SandboxRuntime("s1", "alice", "local", "img", 1.0, 512, 60, Instant.EPOCH);
+        runtime.useServiceKey("service-key");
+        runtime.publishesPorts(Map.of(ProxyTarget.MAIN, 8000, "work-1", 12000));
+        runtime.transitionTo(RuntimeStatus.RUNTIME_STARTED, "t", Instant.EPOCH);
+        runtime.reachableAt("http://127.0.0.1:40000");
+        runtime.transitionTo(RuntimeStatus.READY, "t", Instant.EPOCH);
+        rows.add(runtime, new StatusChange(runtime.id(), runtime.status(), "requested", Instant.EPOCH));
+        return runtime;
+    }
+
+    @Test
+    void anEngineWhoseAnswerCouldNotBeReadMakesTheRuntimeRecoveringNotALookUpFailure() {
+        SandboxRuntime runtime = ready();
+        engine.listening = new RuntimeException(new SocketTimeoutException("Read timed out"));
+
+        ProxyTarget target = endpoints.find(runtime.id()).orElseThrow();
+
+        // a 503 with Retry-After to the client (Admission), where the exception made a 500 before
+        assertEquals(ProxyTarget.State.RECOVERING, target.state());
+    }
+
+    @Test
+    void aServicePortTheEngineCouldNotTellIsAskedAgainOnTheNextRequest() {
+        SandboxRuntime runtime = ready();
+        engine.ports = new EngineUnreachableException("the Docker engine of node 'local' does not answer", null);
+
+        ProxyTarget during = endpoints.find(runtime.id()).orElseThrow();
+        engine.ports = null;
+        ProxyTarget after = endpoints.find(runtime.id()).orElseThrow();
+        ProxyTarget later = endpoints.find(runtime.id()).orElseThrow();
+
+        assertFalse(during.services().containsKey("work-1"));
+        // before, the absence was kept for as long as the sandbox kept its address
+        assertEquals(URI.create("http://127.0.0.1:42000"), after.services().get("work-1"));
+        assertEquals(URI.create("http://127.0.0.1:42000"), later.services().get("work-1"));
+        assertEquals(2, engine.portsAsked, "asked once during the outage, once after; then known");
+        assertTrue(after.services().containsKey(ProxyTarget.MAIN));
+    }
+}
