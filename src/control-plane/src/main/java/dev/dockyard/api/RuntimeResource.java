@@ -34,6 +34,7 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.container.AsyncResponse;
 import jakarta.ws.rs.container.Suspended;
 import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.StreamingOutput;
@@ -254,8 +255,11 @@ public class RuntimeResource {
     @POST
     @Path("{id}/actions")
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response act(@PathParam("id") String id, JsonObject actionDict,
-                        @HeaderParam(ExecutorClient.REQUEST_ID_HEADER) String requestId) {
+    public Response act(@PathParam("id") String id, @HeaderParam(HttpHeaders.CONTENT_LENGTH) String contentLength,
+                        InputStream body, @HeaderParam(ExecutorClient.REQUEST_ID_HEADER) String requestId)
+            throws IOException {
+        // read here rather than by the JSON reader: the dict goes on to the executor as the bytes it came as
+        JsonBodyReader.ObjectBody actionDict = new JsonBodyReader(limits).readObject(contentLength, body);
         if (actionDict == null) {
             throw Problem.of(Problem.Kind.INVALID_ACTION, "An action dict is required, e.g. {\"action\": \"run\", "
                     + "\"args\": {\"command\": \"ls\"}}").toException();
@@ -265,7 +269,8 @@ public class RuntimeResource {
             throw Problem.of(Problem.Kind.VALIDATION, ExecutorClient.REQUEST_ID_HEADER + " must be 1 to 200 visible "
                     + "ASCII characters").toException();
         }
-        String observation = actions.act(caller.userId(), visible(id), actionDict, requestId);
+        byte[] observation = actions.act(caller.userId(), visible(id), actionDict.object(), actionDict.utf8(),
+                requestId);
         return Response.ok(observation, MediaType.APPLICATION_JSON_TYPE).build();
     }
 

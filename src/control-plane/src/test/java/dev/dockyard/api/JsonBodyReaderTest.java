@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -120,6 +121,36 @@ class JsonBodyReaderTest {
         Problem p = assertThrows(Problem.ProblemException.class,
                 () -> reader.read(JsonObject.class, null, new ByteArrayInputStream(bad))).problem();
         assertEquals("The body is not valid UTF-8", p.detail());
+    }
+
+    /** With a Content-Length, the body read as that many bytes: kept as they came for the resource that asks. */
+    @Test
+    void shouldReadADeclaredLengthAndKeepTheBytesAsTheyCame() throws IOException {
+        byte[] body = "{\"action\": \"write\", \"args\": {\"content\": \"Grüße \\u00e9\"}}".getBytes(StandardCharsets.UTF_8);
+        JsonBodyReader.ObjectBody read = reader.readObject(String.valueOf(body.length), new ByteArrayInputStream(body));
+        assertEquals("Grüße é", read.object().getJsonObject("args").getString("content"));
+        assertTrue(Arrays.equals(body, read.utf8()), "the bytes as sent, escapes and spacing kept");
+        assertNull(reader.readObject("0", InputStream.nullInputStream()));
+        assertEquals("The body must be a JSON object, not an array", assertThrows(Problem.ProblemException.class,
+                () -> reader.readObject("3", new ByteArrayInputStream("[1]".getBytes(StandardCharsets.UTF_8))))
+                .problem().detail());
+    }
+
+    @Test
+    void shouldRefuseABodyThatGoesOnPastItsDeclaredLength() {
+        byte[] body = "{\"a\":1}".getBytes(StandardCharsets.UTF_8);
+        assertEquals("The body is longer than its Content-Length", assertThrows(Problem.ProblemException.class,
+                () -> reader.read(JsonObject.class, "3", new ByteArrayInputStream(body))).problem().detail());
+    }
+
+    /** ASCII is read as it is; anything else through the strict decoder, as before. */
+    @Test
+    void shouldReadAsciiAndUtf8AlikeAndRefuseWhatIsNeither() {
+        assertEquals("plain", JsonBodyReader.utf8("plain".getBytes(StandardCharsets.UTF_8)));
+        assertEquals("Grüße, 世界 😀", JsonBodyReader.utf8("Grüße, 世界 😀".getBytes(StandardCharsets.UTF_8)));
+        byte[] latin1 = "Grüße".getBytes(StandardCharsets.ISO_8859_1);
+        assertEquals("The body is not valid UTF-8", assertThrows(Problem.ProblemException.class,
+                () -> JsonBodyReader.utf8(latin1)).problem().detail());
     }
 
     @Test

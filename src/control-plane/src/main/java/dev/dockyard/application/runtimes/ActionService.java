@@ -23,6 +23,7 @@ import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.io.StringReader;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 
@@ -35,7 +36,7 @@ import java.time.Duration;
 public class ActionService {
 
     /** The observation's member, unescaped: inside output text its quotes would be escaped. */
-    private static final String EXIT_CODE = "\"exit_code\":";
+    private static final byte[] EXIT_CODE = "\"exit_code\":".getBytes(StandardCharsets.US_ASCII);
 
     @Inject
     DockyardConfig config;
@@ -65,19 +66,22 @@ public class ActionService {
     ExecutorOutages outages = ExecutorOutages.unobserved();
 
     /**
-     * Runs one action dict for {@code userId} in {@code runtime} and answers the observation.
+     * Runs one action dict for {@code userId} in {@code runtime} and answers the observation's
+     * bytes. {@code actionJson} is the dict as its client sent it (UTF-8): it goes on to the
+     * executor as it came, the dict parsed from it is what is checked and rated.
      *
      * @throws Refused when the action is invalid, too long, blocked, unconfirmed, or the runtime or
      *                 its executor cannot take it
      */
-    public String act(String userId, SandboxRuntime runtime, JsonObject actionDict, String requestId) {
+    public byte[] act(String userId, SandboxRuntime runtime, JsonObject actionDict, byte[] actionJson,
+                      String requestId) {
         Action action = ProtocolJson.actionFromJson(actionDict);
         long received = System.nanoTime();
         try {
             Duration timeout = timeout(action.timeout(), config.actionTimeout(), config.maxActionTimeout());
             try (ReadyRuntimes.Admitted admitted = ready.admit(runtime)) {
                 // the admitted runtime: woken if it slept, its executor perhaps at a new address
-                return run(userId, admitted, action, actionDict, timeout, requestId);
+                return run(userId, admitted, action, actionDict, actionJson, timeout, requestId);
             }
         } finally {
             metrics.action(action.type(), Duration.ofNanos(System.nanoTime() - received));
@@ -85,19 +89,19 @@ public class ActionService {
     }
 
     /** Within the runtime's gate: policy, audit, forward. */
-    private String run(String userId, ReadyRuntimes.Admitted admitted, Action action, JsonObject actionDict,
-                       Duration timeout, String requestId) {
+    private byte[] run(String userId, ReadyRuntimes.Admitted admitted, Action action, JsonObject actionDict,
+                       byte[] actionJson, Duration timeout, String requestId) {
         SandboxRuntime runtime = admitted.runtime();
         Assessment assessment = analyzer.assess(action, actionDict);
         AuditEntry.Decision decision = decide(userId, runtime, action, actionDict, assessment);
-        ExecutorClient.ExecutorAnswer answer;
+        ExecutorClient.RawAnswer answer;
         long started = System.nanoTime();
         try {
-            answer = executors.execute(URI.create(runtime.executorUrl()), runtime.sessionKey(), actionDict, timeout,
+            answer = executors.execute(URI.create(runtime.executorUrl()), runtime.sessionKey(), actionJson, timeout,
                     requestId);
             if (admitted.resumedAfterRefusal(answer.status())) {
                 // its node had paused it (a remote node): refused before anything ran, so sent once more
-                answer = executors.execute(URI.create(runtime.executorUrl()), runtime.sessionKey(), actionDict, timeout,
+                answer = executors.execute(URI.create(runtime.executorUrl()), runtime.sessionKey(), actionJson, timeout,
                         requestId);
             }
         } catch (ExecutorClient.ExecutorUnreachableException e) {
@@ -109,13 +113,13 @@ public class ActionService {
             throw refused;
         }
         audit(userId, runtime, action, assessment, decision, answer.status(), exitCode(answer.body()),
-                (System.nanoTime() - started) / 1_000_000, answer.body().length());
+                (System.nanoTime() - started) / 1_000_000, answer.body().length);
         return switch (answer.status()) {
             case 200 -> answer.body();
-            case 400 -> throw new Refused(Refused.Reason.INVALID_ACTION, detail(answer.body()));
-            case 409 -> throw new Refused(Refused.Reason.REQUEST_ID_REUSED, detail(answer.body()));
+            case 400 -> throw new Refused(Refused.Reason.INVALID_ACTION, detail(answer.text()));
+            case 409 -> throw new Refused(Refused.Reason.REQUEST_ID_REUSED, detail(answer.text()));
             default -> throw new Refused(Refused.Reason.EXECUTOR_FAILED, "The executor answered " + answer.status()
-                    + ": " + detail(answer.body()));
+                    + ": " + detail(answer.text()));
         };
     }
 
@@ -138,35 +142,56 @@ public class ActionService {
     }
 
     /** The observation's exit code, if it has one (inside output text the key would be escaped). */
-    static Integer exitCode(String observation) {
-        // String.indexOf rather than a regular expression: a read's answer holds the whole file, and
-        // a look-behind pattern tried at each of its characters took 20-50 ms for 1 MB (2026-12-01)
-        int length = observation.length();
-        for (int at = observation.indexOf(EXIT_CODE); at >= 0; at = observation.indexOf(EXIT_CODE, at + 1)) {
-            if (at > 0 && observation.charAt(at - 1) == '\\') {
+    static Integer exitCode(byte[] observation) {
+        // a scan of the bytes rather than a regular expression over a string: a read's answer holds the
+        // whole file, and a look-behind pattern tried at each of its characters took 20-50 ms for 1 MB
+        // (2026-12-01); the member's name is ASCII, and UTF-8 never has an ASCII byte inside a character
+        int length = observation.length;
+        for (int at = indexOf(observation, EXIT_CODE, 0); at >= 0; at = indexOf(observation, EXIT_CODE, at + 1)) {
+            if (at > 0 && observation[at - 1] == '\\') {
                 continue;
             }
-            int i = at + EXIT_CODE.length();
-            while (i < length && Character.isWhitespace(observation.charAt(i))) {
+            int i = at + EXIT_CODE.length;
+            while (i < length && (observation[i] == ' ' || observation[i] == '\t' || observation[i] == '\n'
+                    || observation[i] == '\r')) {
                 i++;
             }
             int start = i;
-            if (i < length && observation.charAt(i) == '-') {
+            if (i < length && observation[i] == '-') {
                 i++;
             }
             int digits = i;
-            while (i < length && observation.charAt(i) >= '0' && observation.charAt(i) <= '9') {
+            while (i < length && observation[i] >= '0' && observation[i] <= '9') {
                 i++;
             }
             if (i > digits && i - digits <= 10) {
                 try {
-                    return Integer.valueOf(observation.substring(start, i));
+                    return Integer.valueOf(new String(observation, start, i - start, StandardCharsets.US_ASCII));
                 } catch (NumberFormatException outOfRange) {
                     // no int: not an exit code, as the pattern before could not read one either
                 }
             }
         }
         return null;
+    }
+
+    /** Where {@code part} first is in {@code bytes} from {@code from} on, or -1. */
+    private static int indexOf(byte[] bytes, byte[] part, int from) {
+        byte first = part[0];
+        int last = bytes.length - part.length;
+        for (int i = from; i <= last; i++) {
+            if (bytes[i] != first) {
+                continue;
+            }
+            int j = 1;
+            while (j < part.length && bytes[i + j] == part[j]) {
+                j++;
+            }
+            if (j == part.length) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** OpenHands' confirmation: {@code "confirmation_state": "confirmed"} on the action or in its args. */

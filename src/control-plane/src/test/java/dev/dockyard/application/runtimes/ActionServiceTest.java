@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.dockyard.application.Refused;
 import jakarta.json.JsonNumber;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -36,14 +37,29 @@ class ActionServiceTest {
 
     @Test
     void shouldReadExitCodeOnlyOutsideOutputText() {
-        assertEquals(2, ActionService.exitCode("{\"content\":\"x\",\"extras\":{\"metadata\":{\"exit_code\": 2}}}"));
-        assertEquals(-1, ActionService.exitCode("{\"extras\":{\"exit_code\":-1}}"));
-        assertNull(ActionService.exitCode("{\"content\":\"\\\"exit_code\\\": 7\"}"));
+        assertEquals(2, exitCode("{\"content\":\"x\",\"extras\":{\"metadata\":{\"exit_code\": 2}}}"));
+        assertEquals(-1, exitCode("{\"extras\":{\"exit_code\":-1}}"));
+        assertNull(exitCode("{\"content\":\"\\\"exit_code\\\": 7\"}"));
         // the output's own text first, the observation's member after it
-        assertEquals(0, ActionService.exitCode("{\"content\":\"\\\"exit_code\\\": 7\",\"extras\":{\"exit_code\":0}}"));
-        assertNull(ActionService.exitCode("{\"extras\":{\"exit_code\":99999999999999}}"), "no int: none");
-        assertNull(ActionService.exitCode("{\"extras\":{\"exit_code\":12345678901}}"), "11 digits: none, not 10 of them");
-        assertEquals(2147483647, ActionService.exitCode("{\"extras\":{\"exit_code\":2147483647}}"));
-        assertNull(ActionService.exitCode("{\"extras\":{\"exit_code\":null}}"));
+        assertEquals(0, exitCode("{\"content\":\"\\\"exit_code\\\": 7\",\"extras\":{\"exit_code\":0}}"));
+        assertNull(exitCode("{\"extras\":{\"exit_code\":99999999999999}}"), "no int: none");
+        assertNull(exitCode("{\"extras\":{\"exit_code\":12345678901}}"), "11 digits: none, not 10 of them");
+        assertEquals(2147483647, exitCode("{\"extras\":{\"exit_code\":2147483647}}"));
+        assertNull(exitCode("{\"extras\":{\"exit_code\":null}}"));
+        assertNull(exitCode("{\"extras\":{\"exit_code\":"), "the answer ends at the name");
+        assertNull(exitCode("\"exit_code\""));
+    }
+
+    @Test
+    void shouldReadTheExitCodeAfterAMegabyteOfTextInAnyScript() {
+        // the observation's bytes as they came: multibyte UTF-8 before the member, and a read's megabyte
+        assertEquals(3, exitCode("{\"content\":\"Grüße, 世界 \\\"exit_code\\\": 5\",\"extras\":{\"exit_code\":3}}"));
+        String megabyte = "x".repeat(1023) + "\\n";
+        assertEquals(0, exitCode("{\"content\":\"" + megabyte.repeat(1024) + "\",\"extras\":{\"exit_code\":0}}"));
+        assertNull(exitCode("{\"content\":\"" + megabyte.repeat(1024) + "\",\"observation\":\"read\"}"));
+    }
+
+    private static Integer exitCode(String observation) {
+        return ActionService.exitCode(observation.getBytes(StandardCharsets.UTF_8));
     }
 }
