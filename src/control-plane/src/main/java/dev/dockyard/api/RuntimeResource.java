@@ -51,6 +51,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 
 /**
  * Runtimes: provision, list, look at, delete, and act in (API.md). Each method parses, checks the
@@ -255,7 +256,7 @@ public class RuntimeResource {
     @POST
     @Path("{id}/actions")
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response act(@PathParam("id") String id, @HeaderParam(HttpHeaders.CONTENT_LENGTH) String contentLength,
+    public Response act(@PathParam("id") String id, @Parameter(hidden = true) @HeaderParam(HttpHeaders.CONTENT_LENGTH) String contentLength,
                         InputStream body, @HeaderParam(ExecutorClient.REQUEST_ID_HEADER) String requestId)
             throws IOException {
         // read here rather than by the JSON reader: the dict goes on to the executor as the bytes it came as

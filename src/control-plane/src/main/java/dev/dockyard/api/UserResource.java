@@ -28,6 +28,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.Locale;
 import java.util.Set;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 
 /** Users and their keys (admins only), and quota overrides. */
 @Path("users")
@@ -73,7 +74,7 @@ public class UserResource {
     @Path("{userId}/keys")
     @Consumes(MediaType.WILDCARD)
     public Response rotateKey(@PathParam("userId") String userId,
-                              @HeaderParam(HttpHeaders.CONTENT_LENGTH) String contentLength, InputStream body)
+                              @Parameter(hidden = true) @HeaderParam(HttpHeaders.CONTENT_LENGTH) String contentLength, InputStream body)
             throws IOException {
         if (!caller.isAdmin() && !caller.userId().equals(userId)) {
             throw Problem.of(Problem.Kind.FORBIDDEN, "Only admins rotate other users' keys").toException();

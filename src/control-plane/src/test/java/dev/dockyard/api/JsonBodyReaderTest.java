@@ -1,5 +1,6 @@
 package dev.dockyard.api;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -137,10 +138,26 @@ class JsonBodyReaderTest {
     }
 
     @Test
-    void shouldRefuseABodyThatGoesOnPastItsDeclaredLength() {
+    void shouldRefuseABodyThatGoesOnPastItsDeclaredLengthOrEndsBeforeIt() {
         byte[] body = "{\"a\":1}".getBytes(StandardCharsets.UTF_8);
         assertEquals("The body is longer than its Content-Length", assertThrows(Problem.ProblemException.class,
                 () -> reader.read(JsonObject.class, "3", new ByteArrayInputStream(body))).problem().detail());
+        assertEquals("The body is shorter than its Content-Length", assertThrows(Problem.ProblemException.class,
+                () -> reader.read(JsonObject.class, "20", new ByteArrayInputStream(body))).problem().detail());
+        assertEquals(1, ((JsonObject) assertDoesNotThrow(() -> reader.read(JsonObject.class, "7,7",
+                new ByteArrayInputStream(body)))).getInt("a"), "a length sent twice, as HTTP/2 may give it");
+    }
+
+    /** An escaped surrogate pair is a character; a lone one is none, and every reader may take it differently. */
+    @Test
+    void shouldRefuseALoneSurrogateAndTakeAPair() throws IOException {
+        assertEquals("😀", ((JsonObject) read(JsonObject.class, "{\"a\": \"\\ud83d\\ude00\"}")).getString("a"));
+        assertEquals("A string in the body holds a lone surrogate (\\ud800), which is no character",
+                refusal(JsonObject.class, "{\"command\": \"/bin/r\\ud800 -rf /\"}").detail());
+        assertEquals("A string in the body holds a lone surrogate (\\ude00), which is no character",
+                refusal(JsonObject.class, "{\"\\ude00\": 1}").detail(), "in a name too");
+        assertTrue(refusal(JsonObject.class, "{\"a\": [\"x\\ud83d\"]}").detail().contains("lone surrogate"),
+                "a high one at the end");
     }
 
     /** ASCII is read as it is; anything else through the strict decoder, as before. */

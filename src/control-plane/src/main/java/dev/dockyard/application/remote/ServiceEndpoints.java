@@ -17,6 +17,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -49,11 +51,15 @@ public class ServiceEndpoints implements ProxyTargets {
     RuntimeGates gates;
 
     private static final Logger LOG = Logger.getLogger(ServiceEndpoints.class.getName());
+    private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     private static final URI NO_ADDRESS = URI.create("http://127.0.0.1:0");
 
     /** runtime id → the sandbox address the ports were read for, and the ports. */
     private final Map<String, Ports> ports = new ConcurrentHashMap<>();
+
+    /** When an engine's unexpected failure was last logged with its trace (nanoTime, offset so that the first one is). */
+    private final AtomicLong lastWarned = new AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
 
     private record Ports(String mainAddress, Map<String, URI> services) {
     }
@@ -74,11 +80,18 @@ public class ServiceEndpoints implements ProxyTargets {
             case ERROR_RUNTIME_DISCONNECTED -> ProxyTarget.State.RECOVERING;
             default -> ProxyTarget.State.NOT_READY;
         };
+        Map<String, URI> services = null;
+        if (state == ProxyTarget.State.READY) {
+            services = services(runtime);
+            if (services == null) {
+                // its engine could not say where its services listen now: a 503 with Retry-After, asked again then
+                state = ProxyTarget.State.RECOVERING;
+            }
+        }
         // a runtime that cannot take traffic still names its services: the proxy answers 503 or 502 for
         // them (OpenHands' clients resume on a 503), not 404
-        Map<String, URI> services = state == ProxyTarget.State.READY ? services(runtime) : named(runtime);
         return Optional.of(new ProxyTarget(runtime.id(), runtime.userId(), state, runtime.serviceKey(),
-                runtime.sessionKey(), services));
+                runtime.sessionKey(), services == null ? named(runtime) : services));
     }
 
     @Override
@@ -142,7 +155,7 @@ public class ServiceEndpoints implements ProxyTargets {
         } catch (RuntimeException e) {
             // the engine could not say (an answer that did not come in time, one it could not read):
             // the request waits for a recovery, a 503 with Retry-After, rather than a 500 to the client
-            LOG.log(Level.WARNING, "Asking node '" + runtime.node() + "' where " + runtime.id() + " listens failed", e);
+            warnAtMostEvery30s("Asking node '" + runtime.node() + "' where " + runtime.id() + " listens failed", e);
             return false;
         }
     }
@@ -154,6 +167,10 @@ public class ServiceEndpoints implements ProxyTargets {
         return services;
     }
 
+    /**
+     * The services' addresses; null when the engine could not say (it does not answer, or its
+     * answer could not be read). Kept for the sandbox's address only when every port was found.
+     */
     private Map<String, URI> services(SandboxRuntime runtime) {
         String main = runtime.executorUrl();
         if (main == null) {
@@ -164,7 +181,8 @@ public class ServiceEndpoints implements ProxyTargets {
             return known.services();
         }
         Map<String, URI> services = new LinkedHashMap<>();
-        boolean[] definite = {true};
+        boolean[] complete = {true};
+        boolean[] unanswered = {false};
         runtime.servicePorts().forEach((name, port) -> {
             if (name.equals(ProxyTarget.MAIN)) {
                 // only runtimes that asked for it (the Remote Runtime API's, E2B's) expose their main port:
@@ -173,25 +191,42 @@ public class ServiceEndpoints implements ProxyTargets {
                 return;
             }
             try {
-                services.put(name, nodes.on(nodes.named(runtime.node()))
-                        .endpoint(runtime.containerName(), port));
+                services.put(name, nodes.on(nodes.named(runtime.node())).endpoint(runtime.containerName(), port));
             } catch (EngineUnreachableException e) {
-                // the engine could not say now: absent for this request, asked again on the next
-                definite[0] = false;
+                unanswered[0] = true;
             } catch (BackendException e) {
-                // not published (a sandbox from before the port was asked for): that service is absent
+                // not published (a sandbox from before the port was asked for, or one that stopped a
+                // moment ago): that service is absent for this request
+                complete[0] = false;
             } catch (RuntimeException e) {
-                // an answer that did not come in time, or one that could not be read: as above
-                LOG.log(Level.WARNING, "Asking node '" + runtime.node() + "' for port " + port + " of "
-                        + runtime.id() + " failed", e);
-                definite[0] = false;
+                // an answer that did not come in time, or one that could not be read
+                warnAtMostEvery30s("Asking node '" + runtime.node() + "' for port " + port + " of " + runtime.id()
+                        + " failed", e);
+                unanswered[0] = true;
             }
         });
-        Ports read = new Ports(main, Map.copyOf(services));
-        if (definite[0]) {
-            ports.put(runtime.id(), read);
+        if (unanswered[0]) {
+            return null;
         }
-        return read.services();
+        Map<String, URI> read = Map.copyOf(services);
+        if (complete[0]) {
+            ports.put(runtime.id(), new Ports(main, read));
+        }
+        return read;
+    }
+
+    /**
+     * Logs an engine's unexpected failure with its trace, at most every half minute: during an
+     * outage every proxied request meets it.
+     */
+    private void warnAtMostEvery30s(String what, RuntimeException e) {
+        long now = System.nanoTime();
+        long last = lastWarned.get();
+        if (now - last >= WARN_EVERY_NANOS && lastWarned.compareAndSet(last, now)) {
+            LOG.log(Level.WARNING, what + " (logged at most every 30 s)", e);
+        } else {
+            LOG.log(Level.FINE, what, e);
+        }
     }
 
     @Override

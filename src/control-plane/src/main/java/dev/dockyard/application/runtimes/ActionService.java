@@ -68,7 +68,8 @@ public class ActionService {
     /**
      * Runs one action dict for {@code userId} in {@code runtime} and answers the observation's
      * bytes. {@code actionJson} is the dict as its client sent it (UTF-8): it goes on to the
-     * executor as it came, the dict parsed from it is what is checked and rated.
+     * executor as it came, and {@code actionDict} must be what was parsed from exactly those bytes
+     * (the API's checked reader gives both), since the dict is what is checked and rated.
      *
      * @throws Refused when the action is invalid, too long, blocked, unconfirmed, or the runtime or
      *                 its executor cannot take it

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.logging.Logger;
 
 /**
@@ -126,33 +127,91 @@ final class LoopDisks {
      * frozen; when a sandbox uses it ({@code inUse}) its file system is frozen here too (at
      * {@code mountpoint}, where its engine mounts it), so what it holds in memory is on the disk
      * first.
+     *
+     * <p>The freeze, the copy and the thaw run in one shell of their own: a control plane killed
+     * during the copy (the soak's kill of the lease holder, 2026-12-01 08:02) leaves that shell to
+     * copy and thaw. Before, the file system stayed frozen: the sandbox's next write hung in the
+     * kernel, its executor never answered, and its engine could not kill it.
      */
     void copy(String source, String target, String mountpoint, boolean inUse) {
         if (Files.exists(image(target))) {
             throw new BackendException("workspace disk " + image(target) + " exists already");
         }
         boolean frozen = inUse && mountpoint != null && isMounted(mountpoint);
+        String from = image(source).toString();
+        String to = image(target).toString();
         try {
             if (frozen) {
-                run("fsfreeze", "-f", mountpoint);
-            } else if (inUse) {
-                // mounted where this process cannot see it (another mount namespace): flush every file system
-                run("sync");
+                run("sh", "-c", FREEZE_COPY_THAW, "freeze-copy-thaw", which("fsfreeze").map(Path::toString)
+                        .orElse("fsfreeze"), mountpoint, from, to);
+            } else {
+                if (inUse) {
+                    // mounted where this process cannot see it (another mount namespace): flush every file system
+                    run("sync");
+                }
+                run("cp", "--sparse=always", from, to);
             }
-            run("cp", "--sparse=always", image(source).toString(), image(target).toString());
         } catch (RuntimeException e) {
+            if (frozen) {
+                // the shell thaws on its way out, but not when it was killed (a copy past COMMAND_SECONDS)
+                thawQuietly(mountpoint);
+            }
             deleteQuietly(target);
             throw e;
-        } finally {
-            if (frozen) {
-                run("fsfreeze", "-u", mountpoint);
-            }
         }
         try {
             attach(target);
         } catch (RuntimeException e) {
             deleteQuietly(target);
             throw e;
+        }
+    }
+
+    /**
+     * Freezes $2 with $1, copies $3 to $4 sparsely, and thaws whatever happens to the copy or to
+     * the shell's parent; a shell signalled to stop thaws first.
+     */
+    private static final String FREEZE_COPY_THAW = "\"$1\" -f \"$2\" || exit 1\n"
+            + "trap '\"$1\" -u \"$2\"' EXIT\n"
+            + "trap 'exit 143' HUP INT TERM\n"
+            + "cp --sparse=always \"$3\" \"$4\"\n";
+
+    /**
+     * Thaws the volume's file system wherever this host mounts it, if it is frozen: a sandbox whose
+     * workspace was left frozen has a process stuck in a write, and its engine cannot kill it until
+     * the file system thaws. Whether any mount was thawed.
+     */
+    boolean thaw(String volume) {
+        String device = device(volume).toString();
+        Optional<String> loop = attachedDevice(volume);
+        boolean thawed = false;
+        for (String mountpoint : mountpoints(m -> m.equals(device) || loop.isPresent() && m.equals(loop.get()))) {
+            thawed |= thawQuietly(mountpoint);
+        }
+        return thawed;
+    }
+
+    /** Whether {@code fsfreeze -u} thawed it; false for a file system that was not frozen, or any failure. */
+    private static boolean thawQuietly(String mountpoint) {
+        try {
+            run("fsfreeze", "-u", mountpoint);
+            LOG.warning("Thawed the frozen file system at " + mountpoint);
+            return true;
+        } catch (RuntimeException notFrozen) {
+            return false;
+        }
+    }
+
+    /** The mount points of this host's mounts whose source {@code device} accepts. */
+    private static List<String> mountpoints(Predicate<String> device) {
+        try {
+            return Files.readAllLines(Path.of("/proc/self/mounts")).stream()
+                    .map(line -> line.split(" "))
+                    .filter(f -> f.length > 1 && device.test(f[0]))
+                    .map(f -> f[1])
+                    .toList();
+        } catch (IOException e) {
+            return List.of();
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.dockyard.backend.docker;
 
 import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.command.InspectContainerResponse;
 import com.github.dockerjava.api.exception.ConflictException;
 import com.github.dockerjava.api.exception.DockerException;
 import com.github.dockerjava.api.exception.NotFoundException;
@@ -8,6 +9,7 @@ import com.github.dockerjava.api.exception.NotModifiedException;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.SandboxWorkspace;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.logging.Logger;
 
@@ -84,15 +86,51 @@ final class SandboxRemoval {
     /** Removes the container and its anonymous volumes; one already gone (or going) is fine. */
     void removeContainer(String sandboxName) {
         try {
+            forceRemove(sandboxName);
+        } catch (DockerException e) {
+            // a process stuck writing to a frozen disk outlives every kill ("did not receive an exit
+            // event"): thawed, it dies, and the removal goes through
+            if (!thawDisks(sandboxName)) {
+                throw new BackendException("Docker could not remove container '" + sandboxName + "': "
+                        + DockerErrors.describe(e), e);
+            }
+            try {
+                forceRemove(sandboxName);
+            } catch (DockerException again) {
+                throw new BackendException("Docker could not remove container '" + sandboxName + "': "
+                        + DockerErrors.describe(again), again);
+            }
+        }
+    }
+
+    private void forceRemove(String sandboxName) {
+        try {
             docker.removeContainerCmd(sandboxName).withForce(true).withRemoveVolumes(true).exec();
         } catch (NotFoundException | NotModifiedException e) {
             // already gone
         } catch (ConflictException e) {
             // removal already in progress: Docker finishes it
-        } catch (DockerException e) {
-            throw new BackendException("Docker could not remove container '" + sandboxName + "': "
-                    + DockerErrors.describe(e), e);
         }
+    }
+
+    /** Thaws the disks the container mounts where any is frozen; whether one was. */
+    private boolean thawDisks(String sandboxName) {
+        LoopDisks disks = workspaces.disks();
+        if (disks == null) {
+            return false;
+        }
+        boolean thawed = false;
+        try {
+            List<InspectContainerResponse.Mount> mounts = docker.inspectContainerCmd(sandboxName).exec().getMounts();
+            for (InspectContainerResponse.Mount mount : mounts == null ? List.<InspectContainerResponse.Mount>of() : mounts) {
+                if (mount.getName() != null) {
+                    thawed |= disks.thaw(mount.getName());
+                }
+            }
+        } catch (DockerException e) {
+            return false;
+        }
+        return thawed;
     }
 
     void removeWorkspaceQuietly(String volume) {

@@ -1,6 +1,7 @@
 package dev.dockyard.runtime.executor;
 
 import dev.dockyard.backend.BackendException;
+import dev.dockyard.http.DeclaredBodies;
 import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.runtime.SandboxRuntime;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -35,6 +36,8 @@ public class ExecutorClient {
 
     /** How an action's body to the executor begins: {@code {"action": <the dict>}}. */
     private static final byte[] ACTION_PREFIX = "{\"action\":".getBytes(StandardCharsets.US_ASCII);
+    /** The longest answer given one allocation of its announced length (larger ones are read as they come). */
+    private static final int PRESIZED_ANSWER = 16 * 1024 * 1024;
     /** What {@link #begun} reads ahead of a download's client. */
     private static final int BEGUN_BYTES = 64 * 1024;
     private static final Duration TRANSFER_TIMEOUT = Duration.ofMinutes(30);
@@ -168,16 +171,15 @@ public class ExecutorClient {
         }
     }
 
-    /** An answer of declared length into one array of that length (a read's megabyte: no growing copies). */
+    /**
+     * The answer, in one array when its length is announced: a read's megabyte without growing
+     * copies. The sandbox is not trusted with more than {@link #PRESIZED_ANSWER} for one allocation.
+     */
     private static byte[] readAnswer(InputStream in, long declared) throws IOException {
         if (declared < 0 || declared > Integer.MAX_VALUE - 8) {
             return in.readAllBytes();
         }
-        byte[] answer = in.readNBytes((int) declared);
-        if (answer.length < declared) {
-            throw new IOException("the executor's answer ended after " + answer.length + " of " + declared + " bytes");
-        }
-        return answer;
+        return DeclaredBodies.read(in, (int) declared, PRESIZED_ANSWER);
     }
 
     /**

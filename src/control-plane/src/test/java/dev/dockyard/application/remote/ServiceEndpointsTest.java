@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.EngineUnreachableException;
 import dev.dockyard.backend.RuntimeBackend;
 import dev.dockyard.fakes.FakeBackend;
@@ -85,20 +86,38 @@ class ServiceEndpointsTest {
     }
 
     @Test
-    void aServicePortTheEngineCouldNotTellIsAskedAgainOnTheNextRequest() {
+    void aServicePortTheEngineCouldNotTellIsARecoveryAskedAgainOnTheNextRequest() {
         SandboxRuntime runtime = ready();
         engine.ports = new EngineUnreachableException("the Docker engine of node 'local' does not answer", null);
-
-        ProxyTarget during = endpoints.find(runtime.id()).orElseThrow();
+        ProxyTarget unreachable = endpoints.find(runtime.id()).orElseThrow();
+        engine.ports = new RuntimeException(new SocketTimeoutException("Read timed out"));
+        ProxyTarget slow = endpoints.find(runtime.id()).orElseThrow();
         engine.ports = null;
         ProxyTarget after = endpoints.find(runtime.id()).orElseThrow();
         ProxyTarget later = endpoints.find(runtime.id()).orElseThrow();
 
-        assertFalse(during.services().containsKey("work-1"));
+        // a 503 with Retry-After for the request, not a 404 for a service it has (nor a 500)
+        assertEquals(ProxyTarget.State.RECOVERING, unreachable.state());
+        assertTrue(unreachable.services().containsKey("work-1"));
+        assertEquals(ProxyTarget.State.RECOVERING, slow.state());
         // before, the absence was kept for as long as the sandbox kept its address
+        assertEquals(ProxyTarget.State.READY, after.state());
         assertEquals(URI.create("http://127.0.0.1:42000"), after.services().get("work-1"));
         assertEquals(URI.create("http://127.0.0.1:42000"), later.services().get("work-1"));
-        assertEquals(2, engine.portsAsked, "asked once during the outage, once after; then known");
+        assertEquals(3, engine.portsAsked, "asked at each of the three requests until it answered; then known");
         assertTrue(after.services().containsKey(ProxyTarget.MAIN));
+    }
+
+    @Test
+    void aPortNotPublishedIsAbsentForTheRequestAndAskedAgain() {
+        SandboxRuntime runtime = ready();
+        engine.ports = new BackendException("Docker published no host port for the executor (container state: exited)");
+        ProxyTarget stopped = endpoints.find(runtime.id()).orElseThrow();
+        engine.ports = null;
+        ProxyTarget started = endpoints.find(runtime.id()).orElseThrow();
+
+        assertEquals(ProxyTarget.State.READY, stopped.state());
+        assertFalse(stopped.services().containsKey("work-1"));
+        assertEquals(URI.create("http://127.0.0.1:42000"), started.services().get("work-1"), "not kept absent");
     }
 }

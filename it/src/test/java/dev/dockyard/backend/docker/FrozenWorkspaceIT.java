@@ -1,0 +1,165 @@
+package dev.dockyard.backend.docker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.github.dockerjava.api.DockerClient;
+import com.github.dockerjava.api.async.ResultCallback;
+import com.github.dockerjava.api.command.InspectExecResponse;
+import com.github.dockerjava.api.exception.NotFoundException;
+import com.github.dockerjava.api.model.Frame;
+import dev.dockyard.backend.SandboxSpec;
+import dev.dockyard.backend.SandboxWorkspace;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A sandbox whose bounded workspace disk was left frozen, on the real engine with loop disks: a
+ * snapshot freezes the file system for its copy, and the soak of 2026-12-01 08:02 killed the
+ * control plane during one. The sandbox's next write hung in the kernel, its executor never
+ * answered, and the engine could not remove it ("tried to kill container, but did not receive an
+ * exit event"); its volumes stayed. Now the freeze, copy and thaw run in a shell of their own that
+ * outlives its caller, and a removal that fails thaws the sandbox's disks and tries again.
+ */
+class FrozenWorkspaceIT {
+
+    private static final int PORT = 8000;
+    private static final String RUN = HexFormat.of().formatHex(new byte[] {
+            (byte) ThreadLocalRandom.current().nextInt(), (byte) ThreadLocalRandom.current().nextInt()});
+
+    private final List<String> frozen = new ArrayList<>();
+    private final List<String> volumes = new ArrayList<>();
+    private Path disksDir;
+    private DockerClient docker;
+    private WorkspaceVolumes workspaces;
+    private DockerBackend backend;
+    private String name;
+
+    @BeforeEach
+    void connect() throws IOException {
+        disksDir = Files.createTempDirectory("dockyard-frozen-it-");
+        Optional<String> impossible = LoopDisks.probe(disksDir, System.getenv("DOCKER_HOST"));
+        assumeTrue(impossible.isEmpty(), "no loop disks here: " + impossible.orElse(""));
+        assumeTrue(Files.isExecutable(Path.of("/usr/sbin/fsfreeze")) || Files.isExecutable(Path.of("/sbin/fsfreeze")),
+                "no fsfreeze (util-linux)");
+        docker = DockerNodeFactory.client("frozen-it", Optional.empty(), Duration.ofSeconds(60), 4);
+        workspaces = new WorkspaceVolumes(docker, new LoopDisks(disksDir), 64, Clock.systemUTC());
+        backend = new DockerBackend(docker, workspaces, SandboxHostSettings.ENGINE_DEFAULTS,
+                DockerBackend.DEFAULT_EGRESS_HELPER);
+        name = "dockyard-it-frozen-" + RUN + "-" + ThreadLocalRandom.current().nextInt(1000);
+    }
+
+    @AfterEach
+    void remove() throws Exception {
+        if (docker == null) {
+            return;
+        }
+        try {
+            // whatever a failed test left frozen first: a frozen disk's sandbox cannot be removed
+            for (String mountpoint : frozen) {
+                command("fsfreeze", "-u", mountpoint);
+            }
+            backend.remove(name);
+            for (String volume : volumes) {
+                workspaces.remove(volume);
+            }
+        } finally {
+            docker.close();
+            try (var left = Files.list(disksDir)) {
+                left.forEach(p -> p.toFile().delete());
+            }
+            Files.deleteIfExists(disksDir);
+        }
+    }
+
+    @Test
+    void shouldRemoveASandboxWhoseProcessIsStuckWritingToAFrozenWorkspace() throws Exception {
+        String workspace = started();
+        String mountpoint = docker.inspectVolumeCmd(workspace).exec().getMountpoint();
+        assertEquals(0, command("fsfreeze", "-f", mountpoint), "frozen as a copy cut off leaves it");
+        frozen.add(mountpoint);
+        String writer = exec("mkdir /workspace/stuck");
+        Thread.sleep(500);
+        assertTrue(docker.inspectExecCmd(writer).exec().isRunning(), "the write hangs on the frozen disk");
+
+        backend.remove(name);
+
+        assertThrows(NotFoundException.class, () -> docker.inspectContainerCmd(name).exec(), "the sandbox is gone");
+        assertThrows(NotFoundException.class, () -> docker.inspectVolumeCmd(workspace).exec(), "with its workspace");
+        assertTrue(Files.notExists(disksDir.resolve(workspace + ".img")), "and the workspace's disk");
+    }
+
+    @Test
+    void shouldLeaveAWorkspaceInUseWritableAfterCopyingIt() throws Exception {
+        String workspace = started();
+        assertEquals(0, exitOf(exec("echo before > /workspace/copied.txt")));
+        String copy = name + "-copy";
+        volumes.add(copy);
+
+        workspaces.copy(workspace, copy, "dockyard/sandbox:latest", Map.of("dockyard.it", "frozen"), true);
+
+        assertEquals(0, exitOf(exec("echo after > /workspace/after.txt")), "a write goes through at once");
+        String mountpoint = docker.inspectVolumeCmd(workspace).exec().getMountpoint();
+        assertEquals(1, command("fsfreeze", "-u", mountpoint), "not frozen: nothing to thaw");
+        assertTrue(Files.size(disksDir.resolve(copy + ".img")) > 0, "the copy's disk is there");
+    }
+
+    /** The sandbox created and booted; its workspace volume. */
+    private String started() throws Exception {
+        backend.create(new SandboxSpec("rt-frozen-" + RUN, "conv-frozen-" + RUN, "frozen-it-" + RUN, name,
+                "dockyard/sandbox:latest", 1, 0, 512, 256, "1000", PORT, "a key", List.of(), null, List.of()));
+        URI endpoint = backend.start(name, PORT);
+        assertTrue(ExecutorKeys.takes(endpoint, "a key", Duration.ofSeconds(60)).orElse(false), "booted");
+        String workspace = SandboxWorkspace.ownVolume(name);
+        assertTrue(docker.inspectContainerCmd(name).exec().getMounts().stream()
+                .anyMatch(m -> workspace.equals(m.getName())), "its workspace is a disk of its own");
+        return workspace;
+    }
+
+    /** Starts {@code script} in the sandbox as its user, detached; the exec's id. */
+    private String exec(String script) throws InterruptedException {
+        String id = docker.execCreateCmd(name).withUser("1000").withCmd("sh", "-c", script).exec().getId();
+        docker.execStartCmd(id).withDetach(true).exec(new ResultCallback.Adapter<Frame>()).awaitCompletion(5,
+                TimeUnit.SECONDS);
+        return id;
+    }
+
+    /** The exit code of an exec, waited for at most 10 s. */
+    private int exitOf(String exec) throws InterruptedException {
+        for (int i = 0; i < 100; i++) {
+            InspectExecResponse state = docker.inspectExecCmd(exec).exec();
+            if (!Boolean.TRUE.equals(state.isRunning())) {
+                return state.getExitCodeLong().intValue();
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("the exec did not end within 10 s");
+    }
+
+    private static int command(String... line) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder(line).redirectErrorStream(true).start();
+        process.getInputStream().transferTo(OutputStream.nullOutputStream());
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            return -1;
+        }
+        return process.exitValue();
+    }
+}
