@@ -93,8 +93,12 @@ class FrozenWorkspaceIT {
     void shouldRemoveASandboxWhoseProcessIsStuckWritingToAFrozenWorkspace() throws Exception {
         String workspace = started();
         String mountpoint = docker.inspectVolumeCmd(workspace).exec().getMountpoint();
-        assertEquals(0, command("fsfreeze", "-f", mountpoint), "frozen as a copy cut off leaves it");
+        // fsfreeze freezes whatever file system holds the path: only ever the sandbox's own disk
+        assertTrue(Files.readAllLines(Path.of("/proc/self/mounts")).stream().map(l -> l.split(" "))
+                .anyMatch(f -> f.length > 1 && f[1].equals(mountpoint) && f[0].contains(workspace)),
+                "the workspace's disk is mounted at " + mountpoint);
         frozen.add(mountpoint);
+        assertEquals(0, command("fsfreeze", "-f", mountpoint), "frozen as a copy cut off leaves it");
         String writer = exec("mkdir /workspace/stuck");
         Thread.sleep(500);
         assertTrue(docker.inspectExecCmd(writer).exec().isRunning(), "the write hangs on the frozen disk");
@@ -112,6 +116,8 @@ class FrozenWorkspaceIT {
         assertEquals(0, exitOf(exec("echo before > /workspace/copied.txt")));
         String copy = name + "-copy";
         volumes.add(copy);
+        // thawed after the test whatever the copy left
+        frozen.add(docker.inspectVolumeCmd(workspace).exec().getMountpoint());
 
         workspaces.copy(workspace, copy, "dockyard/sandbox:latest", Map.of("dockyard.it", "frozen"), true);
 

@@ -234,8 +234,10 @@ class HostileInputIT {
         String[] badIds = {"../etc/passwd", "a/b", "a..b", "\\u202Egnp.exe", "bidi\\u2066isolate", "lrm\\u200F",
             "nul\\u0000", "new\\nline", "with space", "", "\\ud800", "x".repeat(201), ".hidden", "-dash", "caf\\u00e9"};
         for (String bad : badIds) {
+            // a lone surrogate is refused by the body's reader, before any member is read (I-JSON)
             c.add(json("conversationId " + printable(bad), "POST", rt, "{\"conversationId\":\"" + bad + "\"}", 400,
-                    bad.isEmpty() ? "conversationId" : "conversationId must be an id"));
+                    bad.isEmpty() ? "conversationId" : bad.equals("\\ud800") ? "lone surrogate"
+                            : "conversationId must be an id"));
         }
         c.add(raw("conversationId invalid UTF-8", "POST", rt, "application/json",
                 bytes("{\"conversationId\":\"", new byte[] {(byte) 0xC0, (byte) 0xAF}, "\"}"), 400, "not valid UTF-8"));
