@@ -256,7 +256,8 @@ public class RuntimeResource {
     @POST
     @Path("{id}/actions")
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response act(@PathParam("id") String id, @Parameter(hidden = true) @HeaderParam(HttpHeaders.CONTENT_LENGTH) String contentLength,
+    public Response act(@PathParam("id") String id,
+                        @Parameter(hidden = true) @HeaderParam(HttpHeaders.CONTENT_LENGTH) String contentLength,
                         InputStream body, @HeaderParam(ExecutorClient.REQUEST_ID_HEADER) String requestId)
             throws IOException {
         // read here rather than by the JSON reader: the dict goes on to the executor as the bytes it came as

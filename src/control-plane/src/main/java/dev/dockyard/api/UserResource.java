@@ -74,7 +74,8 @@ public class UserResource {
     @Path("{userId}/keys")
     @Consumes(MediaType.WILDCARD)
     public Response rotateKey(@PathParam("userId") String userId,
-                              @Parameter(hidden = true) @HeaderParam(HttpHeaders.CONTENT_LENGTH) String contentLength, InputStream body)
+                              @Parameter(hidden = true) @HeaderParam(HttpHeaders.CONTENT_LENGTH) String contentLength,
+                              InputStream body)
             throws IOException {
         if (!caller.isAdmin() && !caller.userId().equals(userId)) {
             throw Problem.of(Problem.Kind.FORBIDDEN, "Only admins rotate other users' keys").toException();

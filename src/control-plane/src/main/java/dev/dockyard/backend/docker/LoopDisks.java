@@ -153,7 +153,7 @@ final class LoopDisks {
             }
         } catch (RuntimeException e) {
             if (frozen) {
-                // the shell thaws on its way out, but not when it was killed (a copy past COMMAND_SECONDS)
+                // the shell thaws on its way out, but not when it was killed outright (SIGKILL)
                 thawQuietly(mountpoint);
             }
             deleteQuietly(target);
@@ -204,24 +204,22 @@ final class LoopDisks {
 
     /** The mount points of this host's mounts whose source {@code device} accepts. */
     private static List<String> mountpoints(Predicate<String> device) {
-        try {
-            return Files.readAllLines(Path.of("/proc/self/mounts")).stream()
-                    .map(line -> line.split(" "))
-                    .filter(f -> f.length > 1 && device.test(f[0]))
-                    .map(f -> f[1])
-                    .toList();
-        } catch (IOException e) {
-            return List.of();
-        }
+        return mounts().stream().filter(f -> device.test(f[0])).map(f -> f[1]).toList();
     }
 
     private static boolean isMounted(String mountpoint) {
+        return mounts().stream().anyMatch(f -> f[1].equals(mountpoint));
+    }
+
+    /** This host's mounts as {@code /proc/self/mounts} lists them (source, mount point, …); none when unreadable. */
+    private static List<String[]> mounts() {
         try {
             return Files.readAllLines(Path.of("/proc/self/mounts")).stream()
                     .map(line -> line.split(" "))
-                    .anyMatch(f -> f.length > 1 && f[1].equals(mountpoint));
+                    .filter(f -> f.length > 1)
+                    .toList();
         } catch (IOException e) {
-            return false;
+            return List.of();
         }
     }
 

@@ -91,16 +91,19 @@ final class SandboxRemoval {
             // a process stuck writing to a frozen disk outlives every kill ("did not receive an exit
             // event"): thawed, it dies, and the removal goes through
             if (!thawDisks(sandboxName)) {
-                throw new BackendException("Docker could not remove container '" + sandboxName + "': "
-                        + DockerErrors.describe(e), e);
+                throw removalFailed(sandboxName, e);
             }
             try {
                 forceRemove(sandboxName);
             } catch (DockerException again) {
-                throw new BackendException("Docker could not remove container '" + sandboxName + "': "
-                        + DockerErrors.describe(again), again);
+                throw removalFailed(sandboxName, again);
             }
         }
+    }
+
+    private static BackendException removalFailed(String sandboxName, DockerException e) {
+        return new BackendException("Docker could not remove container '" + sandboxName + "': "
+                + DockerErrors.describe(e), e);
     }
 
     private void forceRemove(String sandboxName) {
