@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import it.dev.dockyard.support.ConsolePage;
 import it.dev.dockyard.support.DockyardApi;
 import jakarta.json.Json;
 import java.io.File;
@@ -134,9 +135,7 @@ class ConsoleIT {
 
     private static void logIn(String key) {
         browser.get(BASE + "/console/");
-        if (!browser.findElements(By.id("logout")).isEmpty() && browser.findElement(By.id("logout")).isDisplayed()) {
-            browser.findElement(By.id("logout")).click();
-        }
+        ConsolePage.signedOut(browser, Duration.ofSeconds(20));
         WebElement field = shown("api-key");
         field.clear();
         field.sendKeys(key);

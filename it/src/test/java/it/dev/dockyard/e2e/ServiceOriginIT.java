@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import it.dev.dockyard.support.ConsolePage;
 import it.dev.dockyard.support.DockyardApi;
 import it.dev.dockyard.support.RuntimeApi;
 import it.dev.dockyard.support.ThroughUrl;
@@ -136,9 +137,7 @@ class ServiceOriginIT {
 
     private static void signInToTheConsole() {
         browser.get(CONSOLE + "/console/");
-        if (!browser.findElements(By.id("logout")).isEmpty() && browser.findElement(By.id("logout")).isDisplayed()) {
-            browser.findElement(By.id("logout")).click();
-        }
+        ConsolePage.signedOut(browser, Duration.ofSeconds(20));
         WebElement field = new WebDriverWait(browser, Duration.ofSeconds(20))
                 .until(ExpectedConditions.visibilityOfElementLocated(By.id("api-key")));
         field.clear();
