@@ -10,6 +10,7 @@ import com.github.dockerjava.api.async.ResultCallback;
 import com.github.dockerjava.api.command.InspectExecResponse;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.Frame;
+import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.SandboxSpec;
 import dev.dockyard.backend.SandboxWorkspace;
 import java.io.IOException;
@@ -99,9 +100,9 @@ class FrozenWorkspaceIT {
                 "the workspace's disk is mounted at " + mountpoint);
         frozen.add(mountpoint);
         assertEquals(0, command("fsfreeze", "-f", mountpoint), "frozen as a copy cut off leaves it");
-        String writer = exec("mkdir /workspace/stuck");
-        Thread.sleep(500);
-        assertTrue(docker.inspectExecCmd(writer).exec().isRunning(), "the write hangs on the frozen disk");
+        // not through a shell: the exec's own process is the one that writes
+        String writer = run("mkdir", "/workspace/stuck");
+        assertTrue(stuckInTheKernel(writer), "the write hangs on the frozen disk");
 
         backend.remove(name);
 
@@ -127,6 +128,45 @@ class FrozenWorkspaceIT {
         assertTrue(Files.size(disksDir.resolve(copy + ".img")) > 0, "the copy's disk is there");
     }
 
+    @Test
+    void shouldLeaveAFreezeItDidNotMakeWhenItCannotFreeze() throws Exception {
+        String workspace = started();
+        String mountpoint = docker.inspectVolumeCmd(workspace).exec().getMountpoint();
+        assertTrue(Files.readAllLines(Path.of("/proc/self/mounts")).stream().map(l -> l.split(" "))
+                .anyMatch(f -> f.length > 1 && f[1].equals(mountpoint) && f[0].contains(workspace)),
+                "the workspace's disk is mounted at " + mountpoint);
+        frozen.add(mountpoint);
+        // another copy's freeze, held for its copy
+        assertEquals(0, command("fsfreeze", "-f", mountpoint));
+        String copy = name + "-copy";
+        volumes.add(copy);
+
+        assertThrows(BackendException.class, () -> workspaces.copy(workspace, copy, "dockyard/sandbox:latest",
+                Map.of("dockyard.it", "frozen"), true), "a file system frozen already cannot be frozen");
+
+        assertEquals(0, command("fsfreeze", "-u", mountpoint), "the other copy's freeze is still held");
+        assertTrue(Files.notExists(disksDir.resolve(copy + ".img")), "and no half copy is left");
+    }
+
+    /**
+     * Whether the exec's process is waiting in the kernel (state D), looked for during 10 s: a
+     * write to a frozen file system blocks there until the thaw.
+     */
+    private boolean stuckInTheKernel(String exec) throws Exception {
+        for (int i = 0; i < 100; i++) {
+            InspectExecResponse state = docker.inspectExecCmd(exec).exec();
+            Long pid = state.getPidLong();
+            if (!Boolean.TRUE.equals(state.isRunning())) {
+                return false;
+            }
+            if (pid != null && pid > 0 && Files.readString(Path.of("/proc/" + pid + "/stat")).matches("(?s).*\\) D .*")) {
+                return true;
+            }
+            Thread.sleep(100);
+        }
+        return false;
+    }
+
     /** The sandbox created and booted; its workspace volume. */
     private String started() throws Exception {
         backend.create(new SandboxSpec("rt-frozen-" + RUN, "conv-frozen-" + RUN, "frozen-it-" + RUN, name,
@@ -141,7 +181,12 @@ class FrozenWorkspaceIT {
 
     /** Starts {@code script} in the sandbox as its user, detached; the exec's id. */
     private String exec(String script) throws InterruptedException {
-        String id = docker.execCreateCmd(name).withUser("1000").withCmd("sh", "-c", script).exec().getId();
+        return run("sh", "-c", script);
+    }
+
+    /** Starts the command in the sandbox as its user, detached; the exec's id. */
+    private String run(String... command) throws InterruptedException {
+        String id = docker.execCreateCmd(name).withUser("1000").withCmd(command).exec().getId();
         docker.execStartCmd(id).withDetach(true).exec(new ResultCallback.Adapter<Frame>()).awaitCompletion(5,
                 TimeUnit.SECONDS);
         return id;

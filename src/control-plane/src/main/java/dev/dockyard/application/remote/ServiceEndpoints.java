@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -52,8 +53,13 @@ public class ServiceEndpoints implements ProxyTargets {
 
     private static final Logger LOG = Logger.getLogger(ServiceEndpoints.class.getName());
     private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(30);
+    /** How long ports read with one missing are used before the engine is asked again. */
+    private static final long INCOMPLETE_KEPT_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private static final URI NO_ADDRESS = URI.create("http://127.0.0.1:0");
+
+    /** The monotonic clock the ports' age is read on (a test's own in tests). */
+    LongSupplier nanoClock = System::nanoTime;
 
     /** runtime id → the sandbox address the ports were read for, and the ports. */
     private final Map<String, Ports> ports = new ConcurrentHashMap<>();
@@ -61,7 +67,12 @@ public class ServiceEndpoints implements ProxyTargets {
     /** When an engine's unexpected failure was last logged with its trace (nanoTime, offset so that the first one is). */
     private final AtomicLong lastWarned = new AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
 
-    private record Ports(String mainAddress, Map<String, URI> services) {
+    /** Ports read for a sandbox address; {@code complete} false when one was not published, read again after a while. */
+    private record Ports(String mainAddress, Map<String, URI> services, boolean complete, long readAt) {
+
+        boolean usableFor(String address, long now) {
+            return mainAddress.equals(address) && (complete || now - readAt < INCOMPLETE_KEPT_NANOS);
+        }
     }
 
     @Override
@@ -169,7 +180,9 @@ public class ServiceEndpoints implements ProxyTargets {
 
     /**
      * The services' addresses; null when the engine could not say (it does not answer, or its
-     * answer could not be read). Kept for the sandbox's address only when every port was found.
+     * answer could not be read). Kept for the sandbox's address; when a port was not published,
+     * only for a few seconds (it may be a moment from being published), so that a service that
+     * never is does not cost an engine call on every request.
      */
     private Map<String, URI> services(SandboxRuntime runtime) {
         String main = runtime.executorUrl();
@@ -177,7 +190,7 @@ public class ServiceEndpoints implements ProxyTargets {
             return Map.of();
         }
         Ports known = ports.get(runtime.id());
-        if (known != null && known.mainAddress().equals(main)) {
+        if (known != null && known.usableFor(main, nanoClock.getAsLong())) {
             return known.services();
         }
         Map<String, URI> services = new LinkedHashMap<>();
@@ -209,9 +222,7 @@ public class ServiceEndpoints implements ProxyTargets {
             return null;
         }
         Map<String, URI> read = Map.copyOf(services);
-        if (complete[0]) {
-            ports.put(runtime.id(), new Ports(main, read));
-        }
+        ports.put(runtime.id(), new Ports(main, read, complete[0], nanoClock.getAsLong()));
         return read;
     }
 

@@ -2,7 +2,6 @@ package dev.dockyard.backend.docker;
 
 import dev.dockyard.backend.BackendException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -36,6 +35,7 @@ final class LoopDisks {
 
     private static final Logger LOG = Logger.getLogger(LoopDisks.class.getName());
     private static final long COMMAND_SECONDS = 60;
+    private static final int OUTPUT_KEPT = 64 * 1024;
 
     private final Path dir;
 
@@ -151,11 +151,16 @@ final class LoopDisks {
                 }
                 run("cp", "--sparse=always", from, to);
             }
-        } catch (RuntimeException e) {
-            if (frozen) {
-                // the shell thaws on its way out, but not when it was killed outright (SIGKILL)
+        } catch (CommandFailed e) {
+            if (frozen && e.killed()) {
+                // the shell thaws on its way out, but not when it was killed outright (SIGKILL, or
+                // by run's time limit); any other failure thawed already, or never froze, and a
+                // thaw here could thaw a freeze another copy holds
                 thawQuietly(mountpoint);
             }
+            deleteQuietly(target);
+            throw e;
+        } catch (RuntimeException e) {
             deleteQuietly(target);
             throw e;
         }
@@ -169,11 +174,14 @@ final class LoopDisks {
 
     /**
      * Freezes $2 with $1, copies $3 to $4 sparsely, and thaws whatever happens to the copy or to
-     * the shell's parent; a shell signalled to stop thaws first.
+     * the shell's parent; a shell signalled to stop thaws first (exit 98). Signals are ignored
+     * until the thaw is set up, so none can leave the disk frozen in between; a freeze that fails
+     * (exit 97: another copy holds one) thaws nothing.
      */
-    private static final String FREEZE_COPY_THAW = "\"$1\" -f \"$2\" || exit 1\n"
+    private static final String FREEZE_COPY_THAW = "trap '' HUP INT TERM\n"
+            + "\"$1\" -f \"$2\" || exit 97\n"
             + "trap '\"$1\" -u \"$2\"' EXIT\n"
-            + "trap 'exit 143' HUP INT TERM\n"
+            + "trap 'exit 98' HUP INT TERM\n"
             + "cp --sparse=always \"$3\" \"$4\"\n";
 
     /**
@@ -341,28 +349,67 @@ final class LoopDisks {
     }
 
     /** Runs a host command; its output, or a BackendException naming what it said. */
+    /**
+     * Runs a host command to its end, or for at most {@link #COMMAND_SECONDS}; its output. The
+     * output goes to a file, not a pipe: a pipe read to its end would wait for every process that
+     * holds it, and the time limit would never be reached.
+     */
     private static String run(String... command) {
         List<String> line = new ArrayList<>(List.of(command));
         line.set(0, which(command[0]).map(Path::toString).orElse(command[0]));
+        Path output = null;
         try {
-            Process process = new ProcessBuilder(line).redirectErrorStream(true).start();
-            String output;
-            try (InputStream in = process.getInputStream()) {
-                output = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            }
+            output = Files.createTempFile("dockyard-command-", ".out");
+            Process process = new ProcessBuilder(line).redirectErrorStream(true).redirectOutput(output.toFile())
+                    .start();
             if (!process.waitFor(COMMAND_SECONDS, TimeUnit.SECONDS)) {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
                 process.destroyForcibly();
-                throw new BackendException(command[0] + " did not finish within " + COMMAND_SECONDS + " s");
+                throw new CommandFailed(command[0] + " did not finish within " + COMMAND_SECONDS + " s", true);
             }
-            if (process.exitValue() != 0) {
-                throw new BackendException(command[0] + " failed (exit " + process.exitValue() + "): " + output.strip());
+            String said = tail(output);
+            int exit = process.exitValue();
+            if (exit != 0) {
+                // Java reports a process ended by a signal as 128 + the signal
+                throw new CommandFailed(command[0] + " failed (exit " + exit + "): " + said.strip(), exit > 128);
             }
-            return output;
+            return said;
         } catch (IOException e) {
             throw new BackendException("could not run " + command[0] + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new BackendException("interrupted while running " + command[0], e);
+        } finally {
+            if (output != null) {
+                output.toFile().delete();
+            }
+        }
+    }
+
+    /** A command's output, its last {@link #OUTPUT_KEPT} bytes at most. */
+    private static String tail(Path output) throws IOException {
+        try (RandomAccessFile file = new RandomAccessFile(output.toFile(), "r")) {
+            long from = Math.max(0, file.length() - OUTPUT_KEPT);
+            byte[] kept = new byte[(int) (file.length() - from)];
+            file.seek(from);
+            file.readFully(kept);
+            return new String(kept, StandardCharsets.UTF_8);
+        }
+    }
+
+    /** A host command that failed; {@code killed} when it ended by a signal or at the time limit. */
+    private static final class CommandFailed extends BackendException {
+
+        private static final long serialVersionUID = 1L;
+        private final boolean killed;
+
+        CommandFailed(String message, boolean killed) {
+            super(message);
+            this.killed = killed;
+        }
+
+        boolean killed() {
+            return killed;
         }
     }
 }

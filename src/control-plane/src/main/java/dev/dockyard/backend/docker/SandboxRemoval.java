@@ -130,7 +130,9 @@ final class SandboxRemoval {
                     thawed |= disks.thaw(mount.getName());
                 }
             }
-        } catch (DockerException e) {
+        } catch (RuntimeException e) {
+            // the engine's failure to say (a DockerException, or its transport's own): the removal's
+            // first failure is the one reported
             return false;
         }
         return thawed;

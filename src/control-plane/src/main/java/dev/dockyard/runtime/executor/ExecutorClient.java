@@ -36,8 +36,12 @@ public class ExecutorClient {
 
     /** How an action's body to the executor begins: {@code {"action": <the dict>}}. */
     private static final byte[] ACTION_PREFIX = "{\"action\":".getBytes(StandardCharsets.US_ASCII);
-    /** The longest answer given one allocation of its announced length (larger ones are read as they come). */
-    private static final int PRESIZED_ANSWER = 16 * 1024 * 1024;
+    /**
+     * The longest answer given one allocation of its announced length (larger ones are read as they
+     * come): a 1 MB file read answers about 1.1 MB, and a sandbox that announces more than it sends
+     * holds no more than this per action.
+     */
+    private static final int PRESIZED_ANSWER = 4 * 1024 * 1024;
     /** What {@link #begun} reads ahead of a download's client. */
     private static final int BEGUN_BYTES = 64 * 1024;
     private static final Duration TRANSFER_TIMEOUT = Duration.ofMinutes(30);

@@ -19,6 +19,7 @@ import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.time.Instant;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** The proxy's view of a runtime when its node's engine does not answer as it should. */
@@ -37,7 +38,10 @@ class ServiceEndpointsTest {
             }
         };
         endpoints.outages = new RecordedEvents<SandboxUnanswered>();
+        endpoints.nanoClock = () -> now;
     }
+
+    private long now = 1_000_000_000L;
 
     /** A node whose engine may fail its answers in the ways a real one does, not only by refusing. */
     private static final class Engine extends FakeBackend {
@@ -109,15 +113,20 @@ class ServiceEndpointsTest {
     }
 
     @Test
-    void aPortNotPublishedIsAbsentForTheRequestAndAskedAgain() {
+    void aPortNotPublishedIsAbsentForAFewSecondsThenAskedAgain() {
         SandboxRuntime runtime = ready();
         engine.ports = new BackendException("Docker published no host port for the executor (container state: exited)");
         ProxyTarget stopped = endpoints.find(runtime.id()).orElseThrow();
         engine.ports = null;
+        now += TimeUnit.SECONDS.toNanos(4);
+        ProxyTarget soon = endpoints.find(runtime.id()).orElseThrow();
+        now += TimeUnit.SECONDS.toNanos(1);
         ProxyTarget started = endpoints.find(runtime.id()).orElseThrow();
 
         assertEquals(ProxyTarget.State.READY, stopped.state());
         assertFalse(stopped.services().containsKey("work-1"));
+        assertFalse(soon.services().containsKey("work-1"), "the engine is not asked at every request");
         assertEquals(URI.create("http://127.0.0.1:42000"), started.services().get("work-1"), "not kept absent");
+        assertEquals(2, engine.portsAsked, "asked at the first request and again 5 s later");
     }
 }
