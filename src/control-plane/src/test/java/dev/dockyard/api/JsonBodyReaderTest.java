@@ -178,6 +178,22 @@ class JsonBodyReaderTest {
         assertEquals("The body is not valid JSON", refusal(JsonObject.class, "{\"a\":1,}").detail());
         assertTrue(refusal(JsonObject.class, "{\"a\":1e999999999}").detail().contains("out of range"));
         assertTrue(refusal(JsonObject.class, "{\"a\":" + "9".repeat(50) + "}").detail().contains("characters"));
+        assertEquals("A number in the body is out of range", refusal(JsonObject.class, "{\"a\":1e99999999999}").detail(),
+                "an exponent past an int's range");
+        assertTrue(refusal(JsonObject.class, "{\"a\":{\"b\":1,\"b\":2}}").detail().contains("'b' appears twice"),
+                "in a nested object");
+    }
+
+    /** Which rule a body broke is said though it breaks the grammar too, as a reader of the decoded text said. */
+    @Test
+    void shouldSayABodyIsNotUtf8BeforeAnythingElseItBreaks() {
+        byte[] body = "{\"a\":1,\"a\":\"Gr\u00fc\u00dfe\"}".getBytes(StandardCharsets.ISO_8859_1);
+        assertEquals("The body is not valid UTF-8", assertThrows(Problem.ProblemException.class,
+                () -> reader.read(JsonObject.class, null, new ByteArrayInputStream(body))).problem().detail());
+        byte[] outside = "{\u00ff}".getBytes(StandardCharsets.ISO_8859_1);
+        assertEquals("The body is not valid UTF-8", assertThrows(Problem.ProblemException.class,
+                () -> reader.read(JsonObject.class, null, new ByteArrayInputStream(outside))).problem().detail());
+        assertEquals("The body is not valid JSON", refusal(JsonObject.class, "{\u00e9}").detail());
     }
 
     @Test

@@ -14,7 +14,9 @@ import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * JSON-P values to and from UTF-8 bytes in one pass over a byte array.
@@ -34,6 +36,12 @@ import java.util.Map;
  * and strings are {@link JsonString}s equal to JSON-P's, so everything downstream
  * ({@link ProtocolJson}) reads them as before. Escapes are written as JSON-P's generator writes
  * them.
+ *
+ * <p>A {@linkplain #read(byte[], int, Strictness) strict read} refuses, in the same pass, what
+ * the control plane's API refuses in a body beyond the grammar: malformed UTF-8, a lone surrogate,
+ * a member name twice in one object, nesting past a limit, and numbers too long or out of range.
+ * The executor reads leniently, as JSON-P does; the API strictly, because two readers of an
+ * ambiguous body (a check and the sandbox) could each take it a different way.
  *
  * <p>Longer than the house's 500 lines on purpose: a one-pass reader and writer of one grammar,
  * sharing its escape and UTF-8 rules and the array and position they walk.
@@ -58,6 +66,54 @@ public final class JsonBytes {
         }
     }
 
+    /**
+     * What a strict read refuses beyond the grammar: nesting deeper than {@code maxDepth}
+     * containers, a number literal longer than {@code maxNumberChars}, one whose decimal exponent
+     * is past {@code maxNumberScale} either way; and always malformed UTF-8, a lone surrogate and
+     * a member name twice in one object.
+     */
+    public record Strictness(int maxDepth, int maxNumberChars, int maxNumberScale) {
+    }
+
+    /** A body a strict read refuses though it may follow the grammar: why, and what it concerns. */
+    public static final class RefusedJsonException extends InvalidActionException {
+        private static final long serialVersionUID = 1L;
+
+        /** Why a body was refused. */
+        public enum Reason {
+            /** Bytes that are not UTF-8 inside a string. */
+            MALFORMED_UTF8,
+            /** A surrogate escape without its other half; the subject is its four hex digits. */
+            LONE_SURROGATE,
+            /** A member name twice in one object; the subject is the name. */
+            DUPLICATE_NAME,
+            /** Containers nested past the limit; the subject is the limit (at most the lenient one). */
+            TOO_DEEP,
+            /** A number literal longer than the limit. */
+            NUMBER_TOO_LONG,
+            /** A number whose exponent is past the limit. */
+            NUMBER_OUT_OF_RANGE
+        }
+
+        private final Reason reason;
+        private final transient String subject;
+
+        RefusedJsonException(Reason reason, String subject, int offset) {
+            super("The body is refused: " + reason + " at byte " + offset);
+            this.reason = reason;
+            this.subject = subject;
+        }
+
+        public Reason reason() {
+            return reason;
+        }
+
+        /** The name or escape concerned; empty when the reason says all. */
+        public String subject() {
+            return subject;
+        }
+    }
+
     // ------------------------------------------------------------------ reading
 
     /**
@@ -65,7 +121,15 @@ public final class JsonBytes {
      * string values are views of it ({@link #text}), their escapes resolved within it.
      */
     public static JsonValue read(byte[] bytes, int length) {
-        Reader reader = new Reader(bytes, length);
+        return read(bytes, length, null);
+    }
+
+    /**
+     * Parses {@code bytes[0, length)} as {@link #read(byte[], int)} does, refusing also what
+     * {@code strictness} says ({@link RefusedJsonException}); null reads leniently.
+     */
+    public static JsonValue read(byte[] bytes, int length, Strictness strictness) {
+        Reader reader = new Reader(bytes, length, strictness);
         reader.skipByteOrderMark();
         reader.skipWhitespace();
         JsonValue value = reader.value(0);
@@ -83,14 +147,19 @@ public final class JsonBytes {
     private static final class Reader {
         private final byte[] b;
         private final int end;
+        /** Null when lenient. */
+        private final Strictness strict;
+        private final int maxDepth;
         private int pos;
 
-        Reader(byte[] bytes, int length) {
+        Reader(byte[] bytes, int length, Strictness strictness) {
             if (length < 0 || length > bytes.length) {
                 throw new IllegalArgumentException("length " + length + " outside the array");
             }
             this.b = bytes;
             this.end = length;
+            this.strict = strictness;
+            this.maxDepth = strictness == null ? MAX_DEPTH : Math.min(MAX_DEPTH, strictness.maxDepth());
         }
 
         void skipByteOrderMark() {
@@ -111,6 +180,10 @@ public final class JsonBytes {
 
         MalformedJsonException fail(String message) {
             return new MalformedJsonException(message, pos);
+        }
+
+        RefusedJsonException refuse(RefusedJsonException.Reason reason, String subject) {
+            return new RefusedJsonException(reason, subject, pos);
         }
 
         JsonValue value(int depth) {
@@ -137,12 +210,17 @@ public final class JsonBytes {
                 pos++;
                 return builder.build();
             }
+            // leniently the last of two equal names wins, as in JSON-P's reader
+            Set<String> names = strict == null ? null : new HashSet<>();
             while (true) {
                 skipWhitespace();
                 if (pos >= end || b[pos] != '"') {
                     throw fail("expected a member name in quotes");
                 }
                 String name = text().toString();
+                if (names != null && !names.add(name)) {
+                    throw refuse(RefusedJsonException.Reason.DUPLICATE_NAME, name);
+                }
                 skipWhitespace();
                 expect(':');
                 skipWhitespace();
@@ -180,8 +258,9 @@ public final class JsonBytes {
         }
 
         private void checkDepth(int depth) {
-            if (depth > MAX_DEPTH) {
-                throw fail("nested deeper than " + MAX_DEPTH + " levels");
+            if (depth > maxDepth) {
+                throw strict != null ? refuse(RefusedJsonException.Reason.TOO_DEEP, String.valueOf(maxDepth))
+                        : fail("nested deeper than " + maxDepth + " levels");
             }
         }
 
@@ -228,14 +307,23 @@ public final class JsonBytes {
                 }
                 if (b[pos] == '"') {
                     pos++;
-                    return Utf8Bytes.isWellFormed(b, start, n) ? Utf8Text.wellFormed(b, start, n - start)
-                            : Utf8Text.of(new String(b, start, n - start, StandardCharsets.UTF_8));
+                    if (Utf8Bytes.isWellFormed(b, start, n)) {
+                        return Utf8Text.wellFormed(b, start, n - start);
+                    }
+                    if (strict != null) {
+                        throw refuse(RefusedJsonException.Reason.MALFORMED_UTF8, "");
+                    }
+                    return Utf8Text.of(new String(b, start, n - start, StandardCharsets.UTF_8));
                 }
                 if (b[pos] != '\\') {
                     throw fail("control character in a string");
                 }
                 int mark = pos;
                 int codePoint = escape();
+                if (codePoint < 0 && strict != null) {
+                    pos = mark + 2;
+                    throw refuse(RefusedJsonException.Reason.LONE_SURROGATE, Integer.toHexString(hex4()));
+                }
                 if (codePoint < 0) {
                     // a lone surrogate has no UTF-8 form: the rest of this string is built from chars
                     return Utf8Text.of(charString(new String(b, start, n - start, StandardCharsets.UTF_8), mark));
@@ -394,12 +482,26 @@ public final class JsonBytes {
                 digits();
                 integral = false;
             }
+            if (strict != null && pos - start > strict.maxNumberChars()) {
+                throw refuse(RefusedJsonException.Reason.NUMBER_TOO_LONG, "");
+            }
             String text = new String(b, start, pos - start, StandardCharsets.ISO_8859_1);
             // as JSON-P's reader: an integer that fits is a long, everything else a BigDecimal
             if (integral && pos - start <= 18) {
                 return JSON.createValue(Long.parseLong(text));
             }
-            return JSON.createValue(new BigDecimal(text));
+            BigDecimal number;
+            try {
+                number = new BigDecimal(text);
+            } catch (NumberFormatException e) {
+                // an exponent past an int's range
+                throw strict != null ? refuse(RefusedJsonException.Reason.NUMBER_OUT_OF_RANGE, "")
+                        : fail("number out of range");
+            }
+            if (strict != null && Math.abs((long) number.scale()) > strict.maxNumberScale()) {
+                throw refuse(RefusedJsonException.Reason.NUMBER_OUT_OF_RANGE, "");
+            }
+            return JSON.createValue(number);
         }
 
         private void requireDigit() {

@@ -211,4 +211,59 @@ class JsonBytesTest {
         byte[] doc = "{\"a\":1}garbage".getBytes(StandardCharsets.UTF_8);
         assertEquals(Json.createObjectBuilder().add("a", 1).build(), JsonBytes.read(doc, 7));
     }
+
+    private static final JsonBytes.Strictness STRICT = new JsonBytes.Strictness(8, 40, 400);
+
+    private static JsonBytes.RefusedJsonException.Reason refusedStrictly(String doc) {
+        byte[] bytes = doc.getBytes(StandardCharsets.ISO_8859_1);
+        return assertThrows(JsonBytes.RefusedJsonException.class, () -> JsonBytes.read(bytes, bytes.length, STRICT),
+                doc).reason();
+    }
+
+    /** Strict or not, a document within the rules is the same value: the API's and the executor's reads agree. */
+    @Test
+    void shouldReadTheSameValueStrictlyWhereTheRulesAllow() {
+        for (String doc : DOCUMENTS) {
+            if (doc.contains("dup") || doc.contains("lone")) {
+                continue;
+            }
+            byte[] bytes = doc.getBytes(StandardCharsets.UTF_8);
+            assertEquals(JsonBytes.read(bytes.clone()), JsonBytes.read(bytes, bytes.length, STRICT), doc);
+        }
+    }
+
+    /**
+     * What the API refuses beyond the grammar, each in the one pass (the reasons it names): read
+     * leniently, as the executor does, each is a value.
+     */
+    @Test
+    void shouldRefuseStrictlyWhatIsAmbiguousOrAbsurdAndTakeItLeniently() {
+        assertEquals(JsonBytes.RefusedJsonException.Reason.DUPLICATE_NAME, refusedStrictly("{\"a\":{\"b\":1,\"b\":2}}"));
+        assertEquals(JsonBytes.RefusedJsonException.Reason.LONE_SURROGATE, refusedStrictly("[\"/bin/r\\ud800\"]"));
+        assertEquals(JsonBytes.RefusedJsonException.Reason.LONE_SURROGATE, refusedStrictly("{\"\\ud83d\\u0041\":1}"));
+        assertEquals(JsonBytes.RefusedJsonException.Reason.MALFORMED_UTF8, refusedStrictly("[\"a\u00ffb\"]"));
+        assertEquals(JsonBytes.RefusedJsonException.Reason.TOO_DEEP, refusedStrictly("[".repeat(9) + "]".repeat(9)));
+        assertEquals(JsonBytes.RefusedJsonException.Reason.NUMBER_TOO_LONG, refusedStrictly("[" + "9".repeat(41) + "]"));
+        assertEquals(JsonBytes.RefusedJsonException.Reason.NUMBER_OUT_OF_RANGE, refusedStrictly("[1e401]"));
+        assertEquals(JsonBytes.RefusedJsonException.Reason.NUMBER_OUT_OF_RANGE, refusedStrictly("[1.5e-400]"));
+        assertEquals("b", assertThrows(JsonBytes.RefusedJsonException.class, () -> JsonBytes.read(
+                "{\"b\":1,\"b\":2}".getBytes(StandardCharsets.UTF_8), 13, STRICT)).subject());
+        assertEquals("d800", assertThrows(JsonBytes.RefusedJsonException.class, () -> JsonBytes.read(
+                "\"\\ud800\"".getBytes(StandardCharsets.UTF_8), 8, STRICT)).subject());
+
+        assertEquals(Json.createObjectBuilder().add("b", 2).build(), JsonBytes.read("{\"b\":1,\"b\":2}".getBytes(StandardCharsets.UTF_8)));
+        assertEquals(JsonValue.ValueType.ARRAY, JsonBytes.read(("[" + "9".repeat(41) + ", 1e401]").getBytes(StandardCharsets.UTF_8))
+                .getValueType());
+        String limit = "[".repeat(8) + "]".repeat(8);
+        assertEquals(JsonValue.ValueType.ARRAY, JsonBytes.read(limit.getBytes(StandardCharsets.UTF_8), limit.length(), STRICT)
+                .getValueType());
+    }
+
+    /** An exponent past an int's range is malformed to the lenient reader and out of range to the strict one, never a NumberFormatException. */
+    @Test
+    void shouldRefuseAnExponentPastAnIntsRangeAsAnyMalformedDocument() {
+        byte[] doc = "[1e99999999999]".getBytes(StandardCharsets.UTF_8);
+        assertThrows(JsonBytes.MalformedJsonException.class, () -> JsonBytes.read(doc.clone()));
+        assertEquals(JsonBytes.RefusedJsonException.Reason.NUMBER_OUT_OF_RANGE, refusedStrictly("[1e99999999999]"));
+    }
 }
