@@ -149,6 +149,45 @@ class FrozenWorkspaceIT {
     }
 
     /**
+     * A process in the kernel for a reason the removal cannot end: the engine's kill gives up on it
+     * after 12 s ("did not receive an exit event"), and it dies only later, once its I/O ends (a
+     * loop disk's under load, in the soak of 2026-12-02 00:54: 2 deletes and a stop answered
+     * {@code 502}). Here the disk stays frozen past the engine's 12 s, and a removal that cannot thaw
+     * it (no loop disks of its own) waits for the container's exit and removes it; it failed with
+     * the soak's words before.
+     */
+    @Test
+    void shouldRemoveASandboxWhoseProcessDiesOnlyAfterTheEnginesKillGaveUp() throws Exception {
+        String workspace = started();
+        String mountpoint = docker.inspectVolumeCmd(workspace).exec().getMountpoint();
+        frozen.add(mountpoint);
+        assertEquals(0, command("fsfreeze", "-f", mountpoint));
+        String writer = run("mkdir", "/workspace/stuck");
+        assertTrue(stuckInTheKernel(writer), "the write hangs on the frozen disk");
+        SandboxRemoval cannotThaw = new SandboxRemoval(docker, new WorkspaceVolumes(docker, null, 64, Clock.systemUTC()),
+                null, null, null, Duration.ofSeconds(40));
+        Thread thaw = new Thread(() -> {
+            try {
+                // past the engine's 12 s of waiting for the kill
+                Thread.sleep(20_000);
+                command("fsfreeze", "-u", mountpoint);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        thaw.start();
+        try {
+            long started = System.nanoTime();
+            cannotThaw.removeContainer(name);
+            assertTrue(System.nanoTime() - started > TimeUnit.SECONDS.toNanos(15), "the engine's kill gave up first");
+        } finally {
+            thaw.join();
+        }
+
+        assertThrows(NotFoundException.class, () -> docker.inspectContainerCmd(name).exec(), "the sandbox is gone");
+    }
+
+    /**
      * Whether the exec's process is waiting in the kernel (state D), looked for during 10 s: a
      * write to a frozen file system blocks there until the thaw.
      */

@@ -1784,6 +1784,7 @@ public final class Soak {
             return Optional.empty();
         }
         runtimeIds.add(id.group(1));
+        long askedAt = System.nanoTime() - startedAt;
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
         while (System.nanoTime() < deadline) {
             Answer runtime = send("runtime", HttpRequest.newBuilder(URI.create(base + "/runtime-api/runtime/" + id.group(1)))
@@ -1798,7 +1799,8 @@ public final class Soak {
             }
             sleep(serverDown ? 1000 : 250);
         }
-        failures.add("/runtime-api/start of " + session + " not ready within 3 min");
+        failures.add("/runtime-api/start of " + session + " (" + id.group(1) + ", started at " + secondsOf(askedAt)
+                + " s) not ready within 3 min: " + runtimeMessage(id.group(1)));
         stopRemote(id.group(1));
         return Optional.empty();
     }
@@ -1877,6 +1879,7 @@ public final class Soak {
             return Optional.empty();
         }
         runtimeIds.add(id.group(1));
+        long askedAt = System.nanoTime() - startedAt;
         String status = awaitStatus(id.group(1), Set.of("READY", "ERROR", "STOPPED"), Duration.ofMinutes(3));
         if (status.equals("READY")) {
             return Optional.of(id.group(1));
@@ -1885,7 +1888,8 @@ public final class Soak {
         if (status.equals("ERROR") && !message.isBlank()) {
             notes.add("provision of " + conversation + " ended in ERROR: " + message);
         } else {
-            failures.add("provision of " + conversation + " is " + status + " after 3 min (" + message + ")");
+            failures.add("provision of " + conversation + " (" + id.group(1) + ", asked at " + secondsOf(askedAt)
+                    + " s) is " + status + " after 3 min (" + message + ")");
         }
         delete(id.group(1));
         return Optional.empty();

@@ -85,6 +85,42 @@ public class ExecutorOutages {
                 + "Dockyard is recovering it: retry in a few seconds").retryAfter(RETRY_AFTER_SECONDS);
     }
 
+    /**
+     * How long an executor's server error is watched for its sandbox going: an engine that stops
+     * its containers (a restart) ends the executor's shell a moment before its server, which
+     * answers the request it held with a {@code 500} as it goes.
+     */
+    static final Duration STOPPING_WATCH = Duration.ofSeconds(2);
+
+    /**
+     * The refusal of an executor's own server error ({@code status} 5xx): the outage's {@code 503}
+     * with {@code Retry-After} when its sandbox stops serving within {@link #STOPPING_WATCH} (the
+     * soak of 2026-12-02 00:54: an action and a read answered {@code 502} "The executor answered
+     * 500" as the engine restarted), else the executor's failure, a {@code 502}.
+     */
+    public Refused serverError(SandboxRuntime runtime, int status, String detail) {
+        if (executors != null && runtime.status() == RuntimeStatus.READY && runtime.executorUrl() != null) {
+            long deadline = System.nanoTime() + STOPPING_WATCH.toNanos();
+            while (serving(runtime)) {
+                if (System.nanoTime() >= deadline) {
+                    return failed(status, detail);
+                }
+                try {
+                    Thread.sleep(LOOK_EVERY_MS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return failed(status, detail);
+                }
+            }
+            return notServing(runtime.id());
+        }
+        return failed(status, detail);
+    }
+
+    private static Refused failed(int status, String detail) {
+        return new Refused(Refused.Reason.EXECUTOR_FAILED, "The executor answered " + status + ": " + detail);
+    }
+
     /** Asks the reconciler for a pass over the runtime now, rather than at its next tick. */
     private void askForARecovery(String runtimeId) {
         if (unanswered != null) {

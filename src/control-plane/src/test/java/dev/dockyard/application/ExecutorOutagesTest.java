@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.net.httpserver.HttpServer;
 import dev.dockyard.fakes.RecordedEvents;
 import dev.dockyard.jsonp.Jsonp;
+import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.executor.ExecutorClient;
 import dev.dockyard.runtime.executor.ExecutorClient.ExecutorUnreachableException;
@@ -16,6 +18,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -139,6 +142,56 @@ class ExecutorOutagesTest {
         try (InputStream empty = ExecutorClient.begun(new ByteArrayInputStream(new byte[0]))) {
             assertEquals(-1, empty.read());
         }
+    }
+
+    @Test
+    void shouldAnswer503ForAnExecutorsServerErrorWhenItsSandboxStopsServing() throws Exception {
+        outages.executors = new ExecutorClient();
+        int port;
+        try (ServerSocket closed = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = closed.getLocalPort();
+        }
+        // its 500 answered, the executor went with its sandbox (an engine restart stops them all)
+        SandboxRuntime ready = readyAt("http://127.0.0.1:" + port);
+
+        Refused refused = outages.serverError(ready, 500, "Internal Server Error");
+
+        assertEquals(Refused.Reason.EXECUTOR_UNAVAILABLE, refused.reason());
+        assertEquals(2, refused.retryAfterSeconds());
+        assertEquals(List.of(new SandboxUnanswered(ready.id())), events.fired());
+    }
+
+    @Test
+    void shouldStayA502ForAnExecutorsServerErrorWhileItGoesOnServing() throws Exception {
+        outages.executors = new ExecutorClient();
+        HttpServer executor = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        executor.createContext("/ready", exchange -> {
+            exchange.sendResponseHeaders(200, -1);
+            exchange.close();
+        });
+        executor.start();
+        try {
+            SandboxRuntime ready = readyAt("http://127.0.0.1:" + executor.getAddress().getPort());
+            long started = System.nanoTime();
+
+            Refused refused = outages.serverError(ready, 500, "Internal Server Error");
+
+            assertEquals(Refused.Reason.EXECUTOR_FAILED, refused.reason());
+            assertEquals("The executor answered 500: Internal Server Error", refused.getMessage());
+            assertTrue(System.nanoTime() - started >= ExecutorOutages.STOPPING_WATCH.toNanos(), "watched first");
+            assertEquals(List.of(), events.fired());
+        } finally {
+            executor.stop(0);
+        }
+    }
+
+    private SandboxRuntime readyAt(String executorUrl) {
+        SandboxRuntime ready = new SandboxRuntime("c2", "alice", "docker", "dockyard/sandbox:latest", 1.0, 512, 60,
+                Instant.now());
+        ready.transitionTo(RuntimeStatus.RUNTIME_STARTED, "test", Instant.now());
+        ready.transitionTo(RuntimeStatus.READY, "test", Instant.now());
+        ready.reachableAt(executorUrl);
+        return ready;
     }
 
     @Test

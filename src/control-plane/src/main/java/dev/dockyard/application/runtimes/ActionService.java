@@ -119,7 +119,8 @@ public class ActionService {
             case 200 -> answer.body();
             case 400 -> throw new Refused(Refused.Reason.INVALID_ACTION, detail(answer.text()));
             case 409 -> throw new Refused(Refused.Reason.REQUEST_ID_REUSED, detail(answer.text()));
-            default -> throw new Refused(Refused.Reason.EXECUTOR_FAILED, "The executor answered " + answer.status()
+            default -> throw answer.status() >= 500 ? outages.serverError(runtime, answer.status(), detail(answer.text()))
+                    : new Refused(Refused.Reason.EXECUTOR_FAILED, "The executor answered " + answer.status()
                     + ": " + detail(answer.text()));
         };
     }

@@ -66,7 +66,9 @@ public class SandboxFiles {
             case 200 -> answer.body();
             case 400 -> throw new Refused(Refused.Reason.VALIDATION, ActionService.detail(answer.body()));
             case 413 -> throw new Refused(Refused.Reason.PAYLOAD_TOO_LARGE, ActionService.detail(answer.body()));
-            default -> throw new Refused(Refused.Reason.EXECUTOR_FAILED, "The executor answered " + answer.status()
+            default -> throw answer.status() >= 500
+                    ? outages.serverError(runtime, answer.status(), ActionService.detail(answer.body()))
+                    : new Refused(Refused.Reason.EXECUTOR_FAILED, "The executor answered " + answer.status()
                     + ": " + ActionService.detail(answer.body()));
         };
     }

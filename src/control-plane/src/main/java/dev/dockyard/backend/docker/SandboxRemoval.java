@@ -8,6 +8,7 @@ import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.exception.NotModifiedException;
 import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.SandboxWorkspace;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,14 +25,27 @@ final class SandboxRemoval {
 
     private static final Logger LOG = Logger.getLogger(SandboxRemoval.class.getName());
 
+    /**
+     * How long a removal waits, after the engine's kill gave up, for the container's last process
+     * to end: a delete answered late beats one refused with its sandbox left running.
+     */
+    static final Duration EXIT_WAIT = Duration.ofSeconds(30);
+
     private final DockerClient docker;
     private final WorkspaceVolumes workspaces;
     private final HomeVolumes homes;
     private final SandboxNetworks networks;
     private final ContainerViews views;
+    private final Duration exitWait;
 
     SandboxRemoval(DockerClient docker, WorkspaceVolumes workspaces, HomeVolumes homes, SandboxNetworks networks,
                    ContainerViews views) {
+        this(docker, workspaces, homes, networks, views, EXIT_WAIT);
+    }
+
+    SandboxRemoval(DockerClient docker, WorkspaceVolumes workspaces, HomeVolumes homes, SandboxNetworks networks,
+                   ContainerViews views, Duration exitWait) {
+        this.exitWait = exitWait;
         this.docker = docker;
         this.workspaces = workspaces;
         this.homes = homes;
@@ -89,14 +103,52 @@ final class SandboxRemoval {
             forceRemove(sandboxName);
         } catch (DockerException e) {
             // a process stuck writing to a frozen disk outlives every kill ("did not receive an exit
-            // event"): thawed, it dies, and the removal goes through
-            if (!thawDisks(sandboxName)) {
+            // event"): thawed, it dies, and the removal goes through. One in the kernel for another
+            // reason (a loop disk's I/O on a machine under load) dies once that I/O ends, later than
+            // the engine's 12 s of waiting for it
+            if (!thawDisks(sandboxName) && !(killedLate(e) && exited(sandboxName, exitWait))) {
                 throw removalFailed(sandboxName, e);
             }
             try {
                 forceRemove(sandboxName);
             } catch (DockerException again) {
                 throw removalFailed(sandboxName, again);
+            }
+        }
+    }
+
+    /** Whether the engine killed the container but gave up waiting for its processes to end. */
+    private static boolean killedLate(DockerException e) {
+        return DockerErrors.describe(e).contains("did not receive an exit event");
+    }
+
+    /**
+     * Whether the container stopped running (or went) within {@code wait}, looked at every half
+     * second: the engine's kill was sent, and its exit is recorded once the last process ends.
+     */
+    private boolean exited(String sandboxName, Duration wait) {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (true) {
+            try {
+                if (!Boolean.TRUE.equals(docker.inspectContainerCmd(sandboxName).exec().getState().getRunning())) {
+                    return true;
+                }
+            } catch (NotFoundException e) {
+                return true;
+            } catch (RuntimeException e) {
+                // the engine's failure to say: the removal's first failure is the one reported
+                return false;
+            }
+            if (System.nanoTime() >= deadline) {
+                LOG.warning("Container " + sandboxName + " still runs " + wait.toSeconds()
+                        + " s after the engine's kill gave up on it");
+                return false;
+            }
+            try {
+                Thread.sleep(500);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
             }
         }
     }
