@@ -93,16 +93,7 @@ class FrozenWorkspaceIT {
     @Test
     void shouldRemoveASandboxWhoseProcessIsStuckWritingToAFrozenWorkspace() throws Exception {
         String workspace = started();
-        String mountpoint = docker.inspectVolumeCmd(workspace).exec().getMountpoint();
-        // fsfreeze freezes whatever file system holds the path: only ever the sandbox's own disk
-        assertTrue(Files.readAllLines(Path.of("/proc/self/mounts")).stream().map(l -> l.split(" "))
-                .anyMatch(f -> f.length > 1 && f[1].equals(mountpoint) && f[0].contains(workspace)),
-                "the workspace's disk is mounted at " + mountpoint);
-        frozen.add(mountpoint);
-        assertEquals(0, command("fsfreeze", "-f", mountpoint), "frozen as a copy cut off leaves it");
-        // not through a shell: the exec's own process is the one that writes
-        String writer = run("mkdir", "/workspace/stuck");
-        assertTrue(stuckInTheKernel(writer), "the write hangs on the frozen disk");
+        frozenWithAStuckWriter(workspace);
 
         backend.remove(name);
 
@@ -131,13 +122,8 @@ class FrozenWorkspaceIT {
     @Test
     void shouldLeaveAFreezeItDidNotMakeWhenItCannotFreeze() throws Exception {
         String workspace = started();
-        String mountpoint = docker.inspectVolumeCmd(workspace).exec().getMountpoint();
-        assertTrue(Files.readAllLines(Path.of("/proc/self/mounts")).stream().map(l -> l.split(" "))
-                .anyMatch(f -> f.length > 1 && f[1].equals(mountpoint) && f[0].contains(workspace)),
-                "the workspace's disk is mounted at " + mountpoint);
-        frozen.add(mountpoint);
         // another copy's freeze, held for its copy
-        assertEquals(0, command("fsfreeze", "-f", mountpoint));
+        String mountpoint = freeze(workspace);
         String copy = name + "-copy";
         volumes.add(copy);
 
@@ -158,12 +144,7 @@ class FrozenWorkspaceIT {
      */
     @Test
     void shouldRemoveASandboxWhoseProcessDiesOnlyAfterTheEnginesKillGaveUp() throws Exception {
-        String workspace = started();
-        String mountpoint = docker.inspectVolumeCmd(workspace).exec().getMountpoint();
-        frozen.add(mountpoint);
-        assertEquals(0, command("fsfreeze", "-f", mountpoint));
-        String writer = run("mkdir", "/workspace/stuck");
-        assertTrue(stuckInTheKernel(writer), "the write hangs on the frozen disk");
+        String mountpoint = frozenWithAStuckWriter(started());
         SandboxRemoval cannotThaw = new SandboxRemoval(docker, new WorkspaceVolumes(docker, null, 64, Clock.systemUTC()),
                 null, null, null, Duration.ofSeconds(40));
         Thread thaw = new Thread(() -> {
@@ -185,6 +166,27 @@ class FrozenWorkspaceIT {
         }
 
         assertThrows(NotFoundException.class, () -> docker.inspectContainerCmd(name).exec(), "the sandbox is gone");
+    }
+
+    /** Freezes the workspace's disk and has a process of the sandbox stuck writing to it; its mountpoint. */
+    private String frozenWithAStuckWriter(String workspace) throws Exception {
+        String mountpoint = freeze(workspace);
+        // not through a shell: the exec's own process is the one that writes
+        String writer = run("mkdir", "/workspace/stuck");
+        assertTrue(stuckInTheKernel(writer), "the write hangs on the frozen disk");
+        return mountpoint;
+    }
+
+    /** Freezes the workspace's disk, as a copy cut off leaves it (thawed after the test); its mountpoint. */
+    private String freeze(String workspace) throws Exception {
+        String mountpoint = docker.inspectVolumeCmd(workspace).exec().getMountpoint();
+        // fsfreeze freezes whatever file system holds the path: only ever the sandbox's own disk
+        assertTrue(Files.readAllLines(Path.of("/proc/self/mounts")).stream().map(l -> l.split(" "))
+                .anyMatch(f -> f.length > 1 && f[1].equals(mountpoint) && f[0].contains(workspace)),
+                "the workspace's disk is mounted at " + mountpoint);
+        frozen.add(mountpoint);
+        assertEquals(0, command("fsfreeze", "-f", mountpoint), "frozen");
+        return mountpoint;
     }
 
     /**
