@@ -137,8 +137,11 @@ class GitWorkspaceIT {
             assertEquals(url, run(user, id, "git -C /workspace/repo remote get-url origin"));
 
             // the token: only in the helper's file; not in the environment, processes, git config or anywhere else
-            assertEquals("/opt/dockyard/run/git-token", run(user, id, "grep -rlF -f /opt/dockyard/run/git-token / "
-                    + "--exclude-dir=proc --exclude-dir=sys --exclude-dir=dev 2>/dev/null; true"));
+            // blocking: the search of the whole disk printed nothing for over 10 s on a busy CI machine,
+            // and an ordinary command is answered "still running" with empty output after that
+            assertEquals("/opt/dockyard/run/git-token", user.act(id, DockyardApi.runBlocking(
+                    "grep -rlF -f /opt/dockyard/run/git-token / --exclude-dir=proc --exclude-dir=sys "
+                    + "--exclude-dir=dev 2>/dev/null; true", 300)).getString("content").strip());
             assertEquals("0 0 unset", run(user, id, "echo $(env | grep -cF -f /opt/dockyard/run/git-token) "
                     + "$(ps -eo args | grep -cF -f /opt/dockyard/run/git-token) ${GIT_TOKEN:-unset}"));
             // git offers it to the repository's server only

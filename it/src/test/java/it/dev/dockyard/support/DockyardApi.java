@@ -243,4 +243,15 @@ public final class DockyardApi {
         return Json.createObjectBuilder().add("action", "run")
                 .add("args", Json.createObjectBuilder().add("command", command)).build();
     }
+
+    /**
+     * A command that may stay silent for longer than the 10 s an ordinary one gets before it is
+     * answered "still running" with what it printed so far (a search of the whole disk on a busy
+     * machine): it is waited for up to {@code timeoutSeconds}.
+     */
+    public static JsonObject runBlocking(String command, int timeoutSeconds) {
+        return Json.createObjectBuilder().add("action", "run")
+                .add("args", Json.createObjectBuilder().add("command", command).add("blocking", true))
+                .add("timeout", timeoutSeconds).build();
+    }
 }
