@@ -62,9 +62,12 @@ public class FakeBackend implements RuntimeBackend {
     private RuntimeException captureFailure;
     private final Set<String> leftCaptures = new HashSet<>();
     private SnapshotCapture captured;
+    private int nextPort = 40000;
 
     public synchronized FakeBackend put(String name, String runtimeId, Instant createdAt, SandboxState.Phase phase) {
-        sandboxes.put(name, new Sandbox(name, runtimeId, createdAt, phase, 40000 + sandboxes.size()));
+        // a sandbox put again keeps its port, and no two sandboxes share one
+        Sandbox before = sandboxes.get(name);
+        sandboxes.put(name, new Sandbox(name, runtimeId, createdAt, phase, before != null ? before.port() : nextPort++));
         return this;
     }
 

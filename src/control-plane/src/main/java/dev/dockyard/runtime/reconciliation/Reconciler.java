@@ -141,6 +141,9 @@ public class Reconciler {
     @Inject
     RuntimeGates gates;
 
+    @Inject
+    SandboxRevivals revivals = SandboxRevivals.atOnce();
+
     /** READY runtimes whose sandbox a pass found frozen, since that first pass. */
     private final Map<String, Instant> frozenSince = new ConcurrentHashMap<>();
 
@@ -543,17 +546,39 @@ public class Reconciler {
                 "Reconnected: the sandbox answers again");
     }
 
+    /**
+     * Starts the stopped sandbox of a disconnected runtime again once its node has a turn to boot
+     * ({@link SandboxRevivals}), and records the runtime reconnected as soon as it serves.
+     */
     private void revive(SandboxRuntime runtime, ManagedSandbox sandbox, RuntimeBackend backend) {
-        try {
-            backend.revive(sandbox.name(), runtime.sessionKey(),
-                    runtime.program().map(SandboxProgram::user).orElse(config.sandboxUser()),
-                    runtime.mainPort(config.executorPort()));
-            LOG.info("Started the stopped sandbox of disconnected runtime " + runtime.id() + " again");
-        } catch (BackendException e) {
-            // the message may quote the sandbox's last output, which may print its secrets
-            LOG.warning("Could not start the sandbox of disconnected runtime " + runtime.id() + " again: "
-                    + secrets.redact(runtime, e.getMessage()));
-        }
+        int port = runtime.mainPort(config.executorPort());
+        revivals.revive(runtime.id(), nodes.named(runtime.node()), new SandboxRevivals.Revival() {
+            @Override
+            public void start() {
+                try {
+                    backend.revive(sandbox.name(), runtime.sessionKey(),
+                            runtime.program().map(SandboxProgram::user).orElse(config.sandboxUser()), port);
+                    LOG.info("Started the stopped sandbox of disconnected runtime " + runtime.id() + " again");
+                } catch (BackendException e) {
+                    // the message may quote the sandbox's last output, which may print its secrets
+                    LOG.warning("Could not start the sandbox of disconnected runtime " + runtime.id() + " again: "
+                            + secrets.redact(runtime, e.getMessage()));
+                }
+            }
+
+            @Override
+            public boolean reconnected() {
+                try {
+                    URI endpoint = backend.endpoint(sandbox.name(), port);
+                    // the key goes only to the sandbox's own executor
+                    return backend.listensAt(sandbox.name(), endpoint) && executors.isServing(runtime, endpoint)
+                            && journal.reconnect(runtime.id(), RuntimeStatus.READY, endpoint.toString(),
+                            "Reconnected: the sandbox answers again");
+                } catch (RuntimeException e) {
+                    return false;
+                }
+            }
+        });
     }
 
     /** Disconnected for longer than the grace: the runtime ends and lets its conversation and quota go. */

@@ -14,6 +14,7 @@ import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.fakes.MutableClock;
 import dev.dockyard.fakes.NoPools;
 import dev.dockyard.fakes.TestConfig;
+import dev.dockyard.placement.BootTurns;
 import dev.dockyard.placement.Placements;
 import dev.dockyard.runtime.PauseReason;
 import dev.dockyard.runtime.RuntimeGates;
@@ -30,6 +31,10 @@ import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -41,7 +46,7 @@ class ReconcilerTest {
     private final FakeNodes nodes = new FakeNodes("local");
     private final FakeBackend backend = nodes.backend("local");
     private final TestConfig config = new TestConfig();
-    private final Set<URI> answering = new HashSet<>();
+    private final Set<URI> answering = ConcurrentHashMap.newKeySet();
     private final Set<String> inFlight = new HashSet<>();
     private final Reconciler reconciler = new Reconciler();
 
@@ -321,6 +326,62 @@ class ReconcilerTest {
         assertEquals(RuntimeStatus.READY, back.status());
         assertEquals(endpoint.toString(), back.executorUrl());
         assertTrue(back.statusMessage().startsWith("Reconnected"), back.statusMessage());
+    }
+
+    @Test
+    void shouldStartStoppedSandboxesAgainInTurnWithTheNodesBootsAndReconnectEachAsSoonAsItServes() throws Exception {
+        // an engine restart stopped three sandboxes of a node that boots one sandbox at a time: started
+        // all at once, their executors would starve one another and the provisions in line (soak 02:13)
+        config.maxConcurrentBoots = 1;
+        BootTurns turns = Placements.turns(config);
+        ExecutorService threads = Executors.newCachedThreadPool();
+        reconciler.revivals = new SandboxRevivals(turns, threads, Duration.ofSeconds(30));
+        try {
+            List<SandboxRuntime> stopped = List.of(ready(), ready(), ready());
+            stopped.forEach(r -> backend.put(r.containerName(), r.id(), clock.instant(), Phase.EXITED));
+
+            assertEquals(3, reconciler.pass().disconnected());
+            assertTrue(eventually(() -> revived().size() == 1), backend.calls().toString());
+            Thread.sleep(300);
+            assertEquals(1, revived().size(), "the others wait for the first one's turn: " + backend.calls());
+            assertEquals(1, turns.booting("local"));
+
+            // a pass meanwhile starts none of them twice
+            reconciler.pass();
+            assertEquals(1, revived().size(), backend.calls().toString());
+
+            // the first serves: reconnected at once, without a pass, and its turn goes to the next one
+            String first = revived().get(0);
+            SandboxRuntime firstRuntime = stopped.stream().filter(r -> r.containerName().equals(first)).findFirst()
+                    .orElseThrow();
+            answering.add(backend.endpoint(first, 8000));
+            assertTrue(eventually(() -> statusOf(firstRuntime) == RuntimeStatus.READY), statusOf(firstRuntime).name());
+            assertTrue(eventually(() -> revived().size() == 2), backend.calls().toString());
+
+            stopped.forEach(r -> answering.add(backend.endpoint(r.containerName(), 8000)));
+            assertTrue(eventually(() -> stopped.stream().allMatch(r -> statusOf(r) == RuntimeStatus.READY)),
+                    stopped.stream().map(r -> statusOf(r).name()).toList().toString());
+            assertTrue(eventually(() -> turns.booting("local") == 0));
+            assertEquals(3, revived().size(), "each started once: " + backend.calls());
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    /** The sandboxes started again so far, in order. */
+    private List<String> revived() {
+        return backend.calls().stream().filter(c -> c.startsWith("revive ")).map(c -> c.substring(7)).toList();
+    }
+
+    /** Whether {@code condition} holds within 5 s. */
+    private static boolean eventually(BooleanSupplier condition) throws InterruptedException {
+        for (int i = 0; i < 100; i++) {
+            if (condition.getAsBoolean()) {
+                return true;
+            }
+            Thread.sleep(50);
+        }
+        return condition.getAsBoolean();
     }
 
     @Test
