@@ -567,13 +567,20 @@ public class Reconciler {
             }
 
             @Override
-            public boolean reconnected() {
+            public boolean over() {
                 try {
+                    if (journal.find(runtime.id()).map(SandboxRuntime::status).orElse(null)
+                            != RuntimeStatus.ERROR_RUNTIME_DISCONNECTED) {
+                        return true;
+                    }
                     URI endpoint = backend.endpoint(sandbox.name(), port);
                     // the key goes only to the sandbox's own executor
-                    return backend.listensAt(sandbox.name(), endpoint) && executors.isServing(runtime, endpoint)
-                            && journal.reconnect(runtime.id(), RuntimeStatus.READY, endpoint.toString(),
+                    if (!backend.listensAt(sandbox.name(), endpoint) || !executors.isServing(runtime, endpoint)) {
+                        return false;
+                    }
+                    journal.reconnect(runtime.id(), RuntimeStatus.READY, endpoint.toString(),
                             "Reconnected: the sandbox answers again");
+                    return true;
                 } catch (RuntimeException e) {
                     return false;
                 }

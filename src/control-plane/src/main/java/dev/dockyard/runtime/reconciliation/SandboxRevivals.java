@@ -70,8 +70,12 @@ public class SandboxRevivals {
         /** Starts the stopped sandbox again (its failures are its own to log). */
         void start();
 
-        /** True once the sandbox serves and its runtime is recorded as reconnected. */
-        boolean reconnected();
+        /**
+         * True once the revival is over: the sandbox serves and its runtime is recorded as
+         * reconnected, or the runtime no longer waits for it (a pass reconnected it, it was
+         * deleted or released), so that nobody's turn is held for nothing.
+         */
+        boolean over();
     }
 
     /**
@@ -108,7 +112,7 @@ public class SandboxRevivals {
         try {
             revival.start();
             long deadline = System.nanoTime() + hold.toNanos();
-            while (!revival.reconnected() && System.nanoTime() - deadline < 0) {
+            while (!revival.over() && System.nanoTime() - deadline < 0) {
                 Thread.sleep(CHECK_MILLIS);
             }
         } catch (InterruptedException e) {

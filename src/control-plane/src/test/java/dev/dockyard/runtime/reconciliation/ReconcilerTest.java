@@ -368,6 +368,30 @@ class ReconcilerTest {
         }
     }
 
+    @Test
+    void shouldGiveTheBootTurnOnOnceARevivedRuntimeNoLongerWaitsForItsSandbox() throws Exception {
+        config.maxConcurrentBoots = 1;
+        BootTurns turns = Placements.turns(config);
+        ExecutorService threads = Executors.newCachedThreadPool();
+        reconciler.revivals = new SandboxRevivals(turns, threads, Duration.ofSeconds(30));
+        try {
+            List<SandboxRuntime> stopped = List.of(ready(), ready());
+            stopped.forEach(r -> backend.put(r.containerName(), r.id(), clock.instant(), Phase.EXITED));
+            assertEquals(2, reconciler.pass().disconnected());
+            assertTrue(eventually(() -> revived().size() == 1), backend.calls().toString());
+
+            // the first one's sandbox never answers, but its runtime is deleted meanwhile: the other one
+            // gets the turn at once, not when the first one's 30 s are over
+            String first = revived().get(0);
+            SandboxRuntime deleted = runtimes.find(stopped.stream().filter(r -> r.containerName().equals(first))
+                    .findFirst().orElseThrow().id()).orElseThrow();
+            runtimes.record(deleted.transitionTo(RuntimeStatus.STOPPED, "Deleted", clock.instant()));
+            assertTrue(eventually(() -> revived().size() == 2), backend.calls().toString());
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
     /** The sandboxes started again so far, in order. */
     private List<String> revived() {
         return backend.calls().stream().filter(c -> c.startsWith("revive ")).map(c -> c.substring(7)).toList();
