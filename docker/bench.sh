@@ -6,6 +6,8 @@
 #     sandbox, then an echo to each one after another
 #   docker/bench.sh throughput [seconds=30] [connections=10]   echo actions as fast as they go to 10
 #     READY runtimes, each client on a kept-alive connection: actions/s, latency, CPU per action
+#   docker/bench.sh claims [n=40]   n warm claims (and an echo each) one after another from a full pool:
+#     wall time, and the CPU per claim of the claimed sandbox, the control plane, the engine and refills
 #   docker/bench.sh executor [echoes=100] [nmt]   the executor alone (no control plane): boot,
 #     memory after boot and after a working session, echo, 1 MB write+read; "nmt" adds the JVM's
 #     own figures (heap, metaspace, code cache, thread stacks) from a sandbox run with NMT
@@ -55,7 +57,7 @@ if [ "${1:-}" = throughput ] && ! command -v wrk >/dev/null; then
 fi
 # the phases' own defaults (in Bench) apply to what is not given
 case "${1:-}" in
-  density|throughput) args=("$@") ;;
+  density|throughput|claims) args=("$@") ;;
   *) args=("${1:-5}" "${2:-100}" "${3:-100}") ;;
 esac
 java "$root/it/src/test/java/it/dev/dockyard/bench/Bench.java" "http://127.0.0.1:$HTTP_PORT/api/v1" \

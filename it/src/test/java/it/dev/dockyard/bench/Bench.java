@@ -18,8 +18,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -79,6 +81,10 @@ public final class Bench {
             // Bench <api-url> <admin-key> throughput [seconds] [connections]: echo actions as fast as they go
             measure(bench, () -> bench.throughput(args.length > 3 ? Integer.parseInt(args[3]) : 30,
                     args.length > 4 ? Integer.parseInt(args[4]) : 10));
+        }
+        if (args.length > 2 && args[2].equals("claims")) {
+            // Bench <api-url> <admin-key> claims [n]: n warm claims one after another, where each one's CPU goes
+            measure(bench, () -> bench.claimCosts(args.length > 3 ? Integer.parseInt(args[3]) : 40));
         }
         int provisions = args.length > 2 ? Integer.parseInt(args[2]) : 5;
         int echoes = args.length > 3 ? Integer.parseInt(args[3]) : 100;
@@ -796,6 +802,129 @@ public final class Bench {
             mib.add(used.endsWith("GiB") ? value * 1024 : used.endsWith("KiB") ? value / 1024 : value);
         }
         return mib;
+    }
+
+    /**
+     * Where a warm claim's CPU goes: {@code n} claims one after another from a full pool, each
+     * followed by an {@code echo}, after {@code n} of warm-up. Per claim: the wall time of the
+     * POST and of the echo, the CPU of the claimed sandbox (its cgroup, in microseconds), and
+     * over the whole round the mean CPU per claim of the control plane, the engine's processes
+     * (dockerd, containerd, their shims and proxies) and new sandboxes (refills the claims set
+     * off). The pool is twice {@code n}, so no claim waits for a refill.
+     */
+    private void claimCosts(int n) throws Exception {
+        String pool = "bench-" + UUID.randomUUID().toString().substring(0, 6);
+        putPool(pool, 2 * n, 4);
+        try {
+            progress("filling a pool of " + 2 * n);
+            awaitPool(pool, 2 * n);
+            progress(n + " claims of warm-up");
+            List<Claim> warmUp = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                warmUp.add(claim("echo hello"));
+            }
+            deleteAll(warmUp);
+            awaitPoolOf(pool, 2 * n);
+            Thread.sleep(3000);
+            progress(n + " claims measured");
+            List<Double> claimMs = new ArrayList<>();
+            List<Double> echoMs = new ArrayList<>();
+            List<Double> sandboxMs = new ArrayList<>();
+            List<Claim> measured = new ArrayList<>();
+            Map<String, Long> before = containerCpuNanos();
+            long server = serverCpuNanos();
+            long engine = engineCpuNanos();
+            for (int i = 0; i < n; i++) {
+                Map<String, Long> sandboxes = containerCpuNanos();
+                String body = "{\"conversationId\":\"bench-claim-" + UUID.randomUUID() + "\"}";
+                long start = System.nanoTime();
+                HttpResponse<String> answer = send(post("runtimes", body).header("Prefer", "wait=120"));
+                long claimed = System.nanoTime();
+                String id = find(ID, answer.body());
+                if (answer.statusCode() != 201 || !answer.body().contains("\"status\":\"READY\"")) {
+                    throw new IllegalStateException("provision: " + answer.statusCode() + " " + answer.body());
+                }
+                expect(send(post("runtimes/" + id + "/actions", "{\"action\":\"run\",\"args\":{\"command\":\"echo hello\"}}")),
+                        "hello");
+                long echoed = System.nanoTime();
+                claimMs.add((claimed - start) / 1e6);
+                echoMs.add((echoed - claimed) / 1e6);
+                measured.add(new Claim(id, (echoed - start) / 1e6));
+                // the claimed sandbox is the member whose CPU moved most
+                long most = 0;
+                for (Map.Entry<String, Long> now : containerCpuNanos().entrySet()) {
+                    Long was = sandboxes.get(now.getKey());
+                    if (was != null) {
+                        most = Math.max(most, now.getValue() - was);
+                    }
+                }
+                sandboxMs.add(most / 1e6);
+            }
+            long serverUsed = serverCpuNanos() - server;
+            long engineUsed = engineCpuNanos() - engine;
+            long refills = 0;
+            for (Map.Entry<String, Long> now : containerCpuNanos().entrySet()) {
+                if (!before.containsKey(now.getKey())) {
+                    refills += now.getValue();
+                }
+            }
+            row("warm claim: POST → READY answered", claimMs, "ms");
+            row("warm claim: then echo answered", echoMs, "ms");
+            row("warm claim + echo: CPU of the claimed sandbox", sandboxMs, "ms");
+            if (server >= 0) {
+                row("warm claim + echo: control plane CPU, mean", List.of(serverUsed / 1e6 / n), "ms");
+            }
+            row("warm claim + echo: engine CPU, mean", List.of(engineUsed / 1e6 / n), "ms");
+            row("warm claim + echo: refills' CPU meanwhile, mean", List.of(refills / 1e6 / n), "ms");
+            deleteAll(measured);
+        } finally {
+            send(request("pools/" + pool).DELETE());
+        }
+    }
+
+    /** Every container's CPU so far by its cgroup directory (v1 or v2, the cgroupfs driver), by id. */
+    private static Map<String, Long> containerCpuNanos() throws IOException {
+        Map<String, Long> cpu = new HashMap<>();
+        Path v1 = Path.of("/sys/fs/cgroup/cpuacct/docker");
+        Path v2 = Path.of("/sys/fs/cgroup/docker");
+        boolean versionOne = Files.isDirectory(v1);
+        if (!versionOne && !Files.isDirectory(v2)) {
+            return cpu;
+        }
+        try (var dirs = Files.list(versionOne ? v1 : v2)) {
+            for (Path dir : dirs.filter(Files::isDirectory).toList()) {
+                try {
+                    if (versionOne) {
+                        // nanoseconds
+                        cpu.put(dir.getFileName().toString(),
+                                Long.parseLong(Files.readString(dir.resolve("cpuacct.usage")).strip()));
+                        continue;
+                    }
+                    for (String line : Files.readAllLines(dir.resolve("cpu.stat"))) {
+                        if (line.startsWith("usage_usec ")) {
+                            cpu.put(dir.getFileName().toString(),
+                                    Long.parseLong(line.substring("usage_usec ".length()).strip()) * 1000);
+                        }
+                    }
+                } catch (IOException gone) {
+                    // removed meanwhile
+                }
+            }
+        }
+        return cpu;
+    }
+
+    /** CPU so far of the engine's processes: dockerd, containerd, their shims and port proxies. */
+    private static long engineCpuNanos() {
+        long total = 0;
+        for (ProcessHandle p : ProcessHandle.allProcesses().toList()) {
+            String command = p.info().command().orElse("");
+            String name = command.substring(command.lastIndexOf('/') + 1);
+            if (name.equals("dockerd") || name.startsWith("containerd") || name.equals("docker-proxy")) {
+                total += p.info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+            }
+        }
+        return total;
     }
 
     /** One measured runtime: its id (deleted after the phase) and its milliseconds. */

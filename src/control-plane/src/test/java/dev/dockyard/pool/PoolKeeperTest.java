@@ -193,6 +193,30 @@ class PoolKeeperTest {
     }
 
     @Test
+    void shouldRunNoPassAfterEachClaimWhileTheRefillHoldsBackButOneWhenItMayBoot() {
+        config.poolRefillDelay = Duration.ofMillis(1500);
+        define("p", 5, 5);
+        keeper.tend();
+        assertEquals(5, members(PoolMember.Status.READY).size());
+        long listed = backend.calls().stream().filter("list"::equals).count();
+
+        // three claims in a row: the refill would wait for them to pause, so no pass lists the node now
+        for (int i = 0; i < 3; i++) {
+            ledger.drop(pools.next("p").orElseThrow().id(), null);
+            keeper.claimedFrom("p");
+            clock.advance(Duration.ofMillis(100));
+        }
+        assertEquals(listed, backend.calls().stream().filter("list"::equals).count(), backend.calls().toString());
+        assertEquals(List.of(1510L), scheduledMillis, "one pass, for when the delay after the first claim is over");
+
+        // the last member claimed: claims are going cold, the refill boots at once
+        ledger.drop(pools.next("p").orElseThrow().id(), null);
+        ledger.drop(pools.next("p").orElseThrow().id(), null);
+        keeper.claimedFrom("p");
+        assertEquals(5, members(PoolMember.Status.READY).size());
+    }
+
+    @Test
     void shouldBootAtOnceAfterAClaimWhenThePoolHasNothingQueued() {
         config.poolRefillDelay = Duration.ofMillis(1500);
         define("p", 1, 1);

@@ -179,7 +179,7 @@ public class WarmClaims {
                     continue;
                 }
                 pools.claimed(candidate.get());
-                keeper.tendSoon();
+                keeper.claimedFrom(pool.get());
                 return Optional.of(warmUp(runtime, candidate.get(), settled, started));
             }
             return Optional.empty();
