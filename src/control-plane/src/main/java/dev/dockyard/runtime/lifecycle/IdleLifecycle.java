@@ -3,6 +3,7 @@ package dev.dockyard.runtime.lifecycle;
 import dev.dockyard.backend.BackendNodes;
 import dev.dockyard.config.DockyardConfig;
 import dev.dockyard.runtime.EndAction;
+import dev.dockyard.runtime.IllegalTransitionException;
 import dev.dockyard.runtime.PauseReason;
 import dev.dockyard.runtime.RuntimeGates;
 import dev.dockyard.runtime.RuntimeStatus;
@@ -249,8 +250,15 @@ public class IdleLifecycle {
                 return runtime;
             }
             long asleepFor = Duration.between(runtime.updatedAt(), clock.instant()).toSeconds();
-            return pauses.resumeAdmitted(runtimeId, "Woken by an action after " + asleepFor
-                    + " s paused for idleness: resumed", "Woken by an action");
+            try {
+                return pauses.resumeAdmitted(runtimeId, "Woken by an action after " + asleepFor
+                        + " s paused for idleness: resumed", "Woken by an action");
+            } catch (IllegalTransitionException e) {
+                // it changed since it was read (the reconciler disconnected it as its engine restarted, a
+                // delete stopped it): answered as it is now, which the caller refuses as not ready (the
+                // soak of 2026-12-02 08:27 met a 500 here)
+                return journal.find(runtimeId).orElseThrow(() -> e);
+            }
         }
     }
 }

@@ -15,8 +15,10 @@ import dev.dockyard.runtime.PauseReason;
 import dev.dockyard.runtime.RuntimeGates;
 import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.provisioning.ProvisioningJournal;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -146,6 +148,34 @@ class IdleLifecycleTest {
         assertEquals(Phase.RUNNING, l.backend.phase(runtime.containerName()));
         assertTrue(!l.activity.isAsleep(runtime.id()));
         assertEquals(l.clock.instant(), l.activity.lastActive(woken), "waking is activity: not paused again at once");
+    }
+
+    @Test
+    void shouldAnswerAnAsleepRuntimeAsItIsWhenItWasDisconnectedAsTheActionWokeIt() {
+        SandboxRuntime runtime = l.ready(false, 60, 0);
+        after(60);
+        l.idle.sweep();
+        ProvisioningJournal journal = l.pauses.journal;
+        // the reconciler disconnects it (its engine restarted) after the action found it asleep, before
+        // the resume reads it again
+        l.pauses.journal = new ProvisioningJournal() {
+            private boolean disconnected;
+
+            @Override
+            public Optional<SandboxRuntime> find(String id) {
+                if (!disconnected) {
+                    disconnected = true;
+                    l.runtimes.record(journal.find(id).orElseThrow().transitionTo(
+                            RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, "lost", l.clock.instant()));
+                }
+                return journal.find(id);
+            }
+        };
+
+        // before: IllegalTransitionException, a 500 at the action (the soak of 2026-12-02 08:27)
+        SandboxRuntime answered = l.idle.wakeForAction(runtime.id());
+
+        assertEquals(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, answered.status(), "answered as it is now");
     }
 
     @Test
