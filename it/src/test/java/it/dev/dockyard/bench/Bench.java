@@ -51,6 +51,7 @@ public final class Bench {
     private static final Pattern STATUS = Pattern.compile("\"status\":\"([A-Z_]+)\"");
     private static final Pattern CREATED = Pattern.compile("\"createdAt\":\"([^\"]+)\"");
     private static final Pattern READY = Pattern.compile("\"readyAt\":\"([^\"]+)\"");
+    private static final Pattern STATUS_MESSAGE = Pattern.compile("\"statusMessage\":\"([^\"]*)\"");
 
     private final String api;
     private final String key;
@@ -146,6 +147,10 @@ public final class Bench {
                 throw new IllegalStateException("provision did not become READY: " + answer.statusCode() + " " + runtime);
             }
             clientMs.add(elapsed);
+            // where the server's time went ("Ready in 566 ms (create 47, start 176, …)"): the first one
+            // after the server's start is the slow one
+            progress("cold provision " + (i + 1) + ": " + Math.round(elapsed) + " ms at the client; "
+                    + find(STATUS_MESSAGE, runtime));
             serverMs.add((double) Duration.between(Instant.parse(find(CREATED, runtime)),
                     Instant.parse(find(READY, runtime))).toMillis());
             send(request("runtimes/" + id).DELETE());
