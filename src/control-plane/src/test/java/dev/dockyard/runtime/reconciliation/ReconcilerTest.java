@@ -29,6 +29,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -337,8 +338,7 @@ class ReconcilerTest {
         ExecutorService threads = Executors.newCachedThreadPool();
         reconciler.revivals = new SandboxRevivals(turns, threads, Duration.ofSeconds(30));
         try {
-            List<SandboxRuntime> stopped = List.of(ready(), ready(), ready());
-            stopped.forEach(r -> backend.put(r.containerName(), r.id(), clock.instant(), Phase.EXITED));
+            List<SandboxRuntime> stopped = stoppedByTheEngine(3);
 
             assertEquals(3, reconciler.pass().disconnected());
             assertTrue(eventually(() -> revived().size() == 1), backend.calls().toString());
@@ -371,12 +371,10 @@ class ReconcilerTest {
     @Test
     void shouldGiveTheBootTurnOnOnceARevivedRuntimeNoLongerWaitsForItsSandbox() throws Exception {
         config.maxConcurrentBoots = 1;
-        BootTurns turns = Placements.turns(config);
         ExecutorService threads = Executors.newCachedThreadPool();
-        reconciler.revivals = new SandboxRevivals(turns, threads, Duration.ofSeconds(30));
+        reconciler.revivals = new SandboxRevivals(Placements.turns(config), threads, Duration.ofSeconds(30));
         try {
-            List<SandboxRuntime> stopped = List.of(ready(), ready());
-            stopped.forEach(r -> backend.put(r.containerName(), r.id(), clock.instant(), Phase.EXITED));
+            List<SandboxRuntime> stopped = stoppedByTheEngine(2);
             assertEquals(2, reconciler.pass().disconnected());
             assertTrue(eventually(() -> revived().size() == 1), backend.calls().toString());
 
@@ -390,6 +388,17 @@ class ReconcilerTest {
         } finally {
             threads.shutdownNow();
         }
+    }
+
+    /** {@code n} READY runtimes whose sandboxes an engine's restart stopped. */
+    private List<SandboxRuntime> stoppedByTheEngine(int n) {
+        List<SandboxRuntime> stopped = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            SandboxRuntime runtime = ready();
+            backend.put(runtime.containerName(), runtime.id(), clock.instant(), Phase.EXITED);
+            stopped.add(runtime);
+        }
+        return stopped;
     }
 
     /** The sandboxes started again so far, in order. */
