@@ -34,6 +34,10 @@ public final class NoPools {
             @Override
             public void tendSoon() {
             }
+
+            @Override
+            public void claimedFrom(String pool) {
+            }
         };
     }
 }
