@@ -684,31 +684,33 @@ public final class Bench {
     private static long cgroupCpuNanos(List<String> containers) throws Exception {
         long total = 0;
         for (String name : containers) {
-            String id = docker("inspect", "-f", "{{.Id}}", name).strip();
-            Path usage = Path.of("/sys/fs/cgroup/cpuacct/docker", id, "cpuacct.usage");
-            if (Files.isReadable(usage)) {
-                // cgroup v1: nanoseconds
-                total += Long.parseLong(Files.readString(usage).strip());
-                continue;
-            }
-            Path stat = null;
-            for (Path candidate : List.of(Path.of("/sys/fs/cgroup/docker", id, "cpu.stat"),
-                    Path.of("/sys/fs/cgroup/system.slice", "docker-" + id + ".scope", "cpu.stat"))) {
-                if (Files.isReadable(candidate)) {
-                    stat = candidate;
-                    break;
-                }
-            }
-            if (stat == null) {
+            long used = cgroupCpuNanos(docker("inspect", "-f", "{{.Id}}", name).strip());
+            if (used < 0) {
                 return -1;
             }
-            for (String line : Files.readAllLines(stat)) {
-                if (line.startsWith("usage_usec ")) {
-                    total += Long.parseLong(line.substring("usage_usec ".length()).strip()) * 1000;
+            total += used;
+        }
+        return total;
+    }
+
+    /** CPU time so far of the container with this full id, from its cgroup (v1 or v2, either driver); -1 when not found. */
+    private static long cgroupCpuNanos(String id) throws IOException {
+        Path usage = Path.of("/sys/fs/cgroup/cpuacct/docker", id, "cpuacct.usage");
+        if (Files.isReadable(usage)) {
+            // cgroup v1: nanoseconds
+            return Long.parseLong(Files.readString(usage).strip());
+        }
+        for (Path stat : List.of(Path.of("/sys/fs/cgroup/docker", id, "cpu.stat"),
+                Path.of("/sys/fs/cgroup/system.slice", "docker-" + id + ".scope", "cpu.stat"))) {
+            if (Files.isReadable(stat)) {
+                for (String line : Files.readAllLines(stat)) {
+                    if (line.startsWith("usage_usec ")) {
+                        return Long.parseLong(line.substring("usage_usec ".length()).strip()) * 1000;
+                    }
                 }
             }
         }
-        return total;
+        return -1;
     }
 
     /** Waits (bounded: 10 min) until every runtime is READY; any other end fails the phase. */
@@ -887,34 +889,26 @@ public final class Bench {
         }
     }
 
-    /** Every container's CPU so far by its cgroup directory (v1 or v2, the cgroupfs driver), by id. */
+    /** Every container's CPU so far by its id, from the cgroups of the cgroupfs driver (v1 or v2); empty elsewhere. */
     private static Map<String, Long> containerCpuNanos() throws IOException {
         Map<String, Long> cpu = new HashMap<>();
-        Path v1 = Path.of("/sys/fs/cgroup/cpuacct/docker");
-        Path v2 = Path.of("/sys/fs/cgroup/docker");
-        boolean versionOne = Files.isDirectory(v1);
-        if (!versionOne && !Files.isDirectory(v2)) {
-            return cpu;
-        }
-        try (var dirs = Files.list(versionOne ? v1 : v2)) {
-            for (Path dir : dirs.filter(Files::isDirectory).toList()) {
-                try {
-                    if (versionOne) {
-                        // nanoseconds
-                        cpu.put(dir.getFileName().toString(),
-                                Long.parseLong(Files.readString(dir.resolve("cpuacct.usage")).strip()));
-                        continue;
-                    }
-                    for (String line : Files.readAllLines(dir.resolve("cpu.stat"))) {
-                        if (line.startsWith("usage_usec ")) {
-                            cpu.put(dir.getFileName().toString(),
-                                    Long.parseLong(line.substring("usage_usec ".length()).strip()) * 1000);
+        for (Path root : List.of(Path.of("/sys/fs/cgroup/cpuacct/docker"), Path.of("/sys/fs/cgroup/docker"))) {
+            if (!Files.isDirectory(root)) {
+                continue;
+            }
+            try (var dirs = Files.list(root)) {
+                for (Path dir : dirs.filter(Files::isDirectory).toList()) {
+                    try {
+                        long used = cgroupCpuNanos(dir.getFileName().toString());
+                        if (used >= 0) {
+                            cpu.put(dir.getFileName().toString(), used);
                         }
+                    } catch (IOException | NumberFormatException gone) {
+                        // removed meanwhile
                     }
-                } catch (IOException gone) {
-                    // removed meanwhile
                 }
             }
+            return cpu;
         }
         return cpu;
     }

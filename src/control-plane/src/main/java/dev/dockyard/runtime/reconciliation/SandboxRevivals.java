@@ -123,9 +123,4 @@ public class SandboxRevivals {
             underWay.remove(runtimeId);
         }
     }
-
-    /** Whether a revival of {@code runtimeId} waits for its turn or boots now (for tests). */
-    boolean isUnderWay(String runtimeId) {
-        return underWay.contains(runtimeId);
-    }
 }
