@@ -55,9 +55,19 @@ public class HttpForwarding {
 
     @PostConstruct
     void start() {
-        client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+        client = newClient(Duration.ofSeconds(connectTimeoutSeconds));
+    }
+
+    /**
+     * The proxy's client. Its pool closes a connection idle for {@code jdk.httpclient.keepalive.timeout}
+     * seconds, which the server's jvm.options sets well below the executors' own idle limit (30 s):
+     * were both to close the same connection at the same moment, a request sent on it as the
+     * executor closed it would be dropped unanswered, and a POST is never sent twice.
+     */
+    static HttpClient newClient(Duration connectTimeout) {
+        return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .followRedirects(HttpClient.Redirect.NEVER)
-                .connectTimeout(Duration.ofSeconds(connectTimeoutSeconds)).build();
+                .connectTimeout(connectTimeout).build();
     }
 
     /**
