@@ -26,6 +26,9 @@ wlp="$root/src/control-plane/target/liberty/wlp"
 bash "$root/docker/ensure-engine.sh"
 bash "$root/docker/build-base-image.sh"
 bash "$root/docker/build-sandbox-image.sh" "$root/src/executor/target/executor-bundle"
+# as the start script does: without it each open sandbox's provision tried to install the default
+# bridge's link-local refusal and failed (no helper image), which is not what a user's server does
+bash "$root/docker/build-egress-helper-image.sh"
 
 export WLP_OUTPUT_DIR="$(mktemp -d /tmp/dockyard-bench.XXXXXX)"
 export HTTP_PORT=19280 DOCKYARD_PROXY_PORT=20280

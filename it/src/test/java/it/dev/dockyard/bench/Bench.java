@@ -74,6 +74,7 @@ public final class Bench {
             System.exit(2);
         }
         Bench bench = new Bench(args[0], args[1]);
+        bench.awaitReady();
         if (args.length > 2 && args[2].equals("density")) {
             // Bench <api-url> <admin-key> density [n]: n idle READY sandboxes at once, nothing else
             measure(bench, () -> bench.density(args.length > 3 ? Integer.parseInt(args[3]) : 300));
@@ -90,6 +91,35 @@ public final class Bench {
         int provisions = args.length > 2 ? Integer.parseInt(args[2]) : 5;
         int echoes = args.length > 3 ? Integer.parseInt(args[3]) : 100;
         measure(bench, () -> bench.run(provisions, echoes, args.length > 4 ? Integer.parseInt(args[4]) : 100));
+    }
+
+    /**
+     * Waits for {@code /health/ready}, as a load balancer would before it sends the server an agent:
+     * {@code server start} returns once the application has started, while its warm-up
+     * ({@code warmup.StartupWarmUp}) still runs, which the first cold provision would then share
+     * two cores with.
+     */
+    private void awaitReady() throws Exception {
+        URI ready = URI.create(api).resolve("/health/ready");
+        long start = System.nanoTime();
+        long deadline = start + Duration.ofMinutes(3).toNanos();
+        HttpResponse<String> last = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                last = HTTP.send(HttpRequest.newBuilder(ready).timeout(Duration.ofSeconds(10)).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                if (last.statusCode() == 200) {
+                    progress("server ready after " + (System.nanoTime() - start) / 1_000_000 + " ms of waiting; "
+                            + "warm-up " + find(Pattern.compile("\"tookMs\":([0-9]+)"), last.body()) + " ms");
+                    return;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            }
+            Thread.sleep(250);
+        }
+        throw new IllegalStateException("the server was not ready within 3 minutes: "
+                + (last == null ? "no answer" : last.statusCode() + " " + last.body()));
     }
 
     /** One way of measuring, as a lambda may throw it. */

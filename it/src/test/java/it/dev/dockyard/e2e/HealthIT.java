@@ -108,6 +108,18 @@ class HealthIT {
     }
 
     @Test
+    void shouldBeReadyOnlyOnceTheStartsWarmUpIsDone() throws Exception {
+        // the disposable control plane was awaited ready: its warm-up (nodes readied, the API's first
+        // requests answered) had run by then, and says how long it took
+        Health ready = health("ready");
+        JsonObject warmUp = ready.check("warm-up").orElseThrow(() -> new AssertionError(ready.body().toString()));
+        assertEquals("UP", warmUp.getString("status"), warmUp.toString());
+        assertTrue(warmUp.getJsonObject("data").getJsonNumber("tookMs").longValue() >= 0, warmUp.toString());
+        // its three requests reached this server's API over loopback and were refused their unknown key
+        assertEquals(3, warmUp.getJsonObject("data").getJsonNumber("apiRequestsAnswered").intValue(), warmUp.toString());
+    }
+
+    @Test
     void shouldReportTheReconcilersLastPassOnItsLeaseHolder() throws Exception {
         Health live = health("live");
         assertEquals(200, live.status(), live.body().toString());

@@ -88,6 +88,16 @@ public interface RuntimeBackend {
         return true;
     }
 
+    /**
+     * Readies the node for its first sandbox, once at the control plane's start: what the first
+     * provision would otherwise do itself happens now (on Docker, the default bridge's link-local
+     * refusal, installed by the egress helper, whose run also loads and compiles the engine
+     * client's paths a provision takes). Never fails: a node that cannot be readied now is readied
+     * by its first provision, as without this. The default has nothing to do.
+     */
+    default void prepare() {
+    }
+
     /** Creates the sandbox, not yet started, and hands the session key to it. Returns its backend id. */
     String create(SandboxSpec spec);
 

@@ -125,6 +125,18 @@ public class FakeBackend implements RuntimeBackend {
                 Optional.ofNullable(disconnectAfter));
     }
 
+    /** How many times {@link #prepare} ran; what it throws, if anything. */
+    public int prepared;
+    public RuntimeException prepareFailure;
+
+    @Override
+    public void prepare() {
+        prepared++;
+        if (prepareFailure != null) {
+            throw prepareFailure;
+        }
+    }
+
     @Override
     public String name() {
         return type;

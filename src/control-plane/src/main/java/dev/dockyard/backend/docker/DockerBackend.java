@@ -85,6 +85,11 @@ public class DockerBackend implements RuntimeBackend {
     }
 
     @Override
+    public void prepare() {
+        networks.prepare();
+    }
+
+    @Override
     public String create(SandboxSpec spec) {
         return creation.create(spec);
     }

@@ -185,6 +185,14 @@ final class SandboxNetworks {
                 .isBefore(cutoff.minusSeconds(2L * EgressHelper.TIMEOUT_SECONDS));
     }
 
+    /**
+     * The default bridge's link-local refusal, at the control plane's start: in place before the
+     * node's first open sandbox, which would otherwise wait for the helper's run.
+     */
+    void prepare() {
+        ensureOpenRules();
+    }
+
     /** The default bridge's link-local refusal: once per node, again after a failure (logged, not fatal). */
     private void ensureOpenRules() {
         if (openRulesInstalled) {

@@ -1,0 +1,111 @@
+package dev.dockyard.warmup;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.dockyard.fakes.FakeNodes;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class StartupWarmUpTest {
+
+    /** What the fake API saw: method, path, key, body. */
+    private record Seen(String method, String path, String key, String body) {
+    }
+
+    private final List<Seen> seen = new CopyOnWriteArrayList<>();
+    private HttpServer api;
+
+    @AfterEach
+    void stop() {
+        if (api != null) {
+            api.stop(0);
+        }
+    }
+
+    /** A loopback API that answers 404 to its first {@code notStarted} requests (the application not started yet), then {@code status}. */
+    private URI api(int notStarted, int status) throws IOException {
+        AtomicInteger requests = new AtomicInteger();
+        api = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        api.createContext("/", exchange -> answer(exchange, requests.incrementAndGet() <= notStarted ? 404 : status));
+        api.start();
+        return StartupWarmUp.apiBase("127.0.0.1", api.getAddress().getPort());
+    }
+
+    private void answer(HttpExchange exchange, int status) throws IOException {
+        String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+        if (status != 404) {
+            seen.add(new Seen(exchange.getRequestMethod(), exchange.getRequestURI().getPath(),
+                    exchange.getRequestHeaders().getFirst(StartupWarmUp.KEY_HEADER), body));
+        }
+        exchange.sendResponseHeaders(status, -1);
+        exchange.close();
+    }
+
+    @Test
+    void shouldSendAProvisionsRequestsWithAKeyNobodyHasOnceTheApiServes() throws Exception {
+        URI base = api(2, 401);
+
+        int answered = new StartupWarmUp.ApiRequests(base).send();
+
+        assertEquals(StartupWarmUp.ApiRequests.COUNT, answered);
+        assertEquals(List.of("GET /api/v1/runtimes", "POST /api/v1/runtimes", "GET /api/v1/runtimes/warm-up"),
+                seen.stream().map(s -> s.method() + " " + s.path()).toList());
+        assertEquals("{\"conversationId\":\"warm-up\"}", seen.get(1).body());
+        String key = seen.get(0).key();
+        assertNotNull(key);
+        assertTrue(key.matches("[0-9a-f]{32}"), key);
+        assertTrue(seen.stream().allMatch(s -> key.equals(s.key())), "one key for the three");
+        seen.clear();
+        new StartupWarmUp.ApiRequests(base).send();
+        assertNotEquals(key, seen.get(0).key(), "a fresh key at each start");
+    }
+
+    @Test
+    void shouldSendNoMoreOnceSomethingElseAnswersThere() throws Exception {
+        URI base = api(0, 200);
+
+        assertEquals(0, new StartupWarmUp.ApiRequests(base).send());
+        assertEquals(1, seen.size(), seen.toString());
+    }
+
+    @Test
+    void shouldReadyEveryNodeThoughOneFailsThenWarmTheApi() throws Exception {
+        URI base = api(0, 401);
+        FakeNodes nodes = new FakeNodes("node1", "node2", "node3");
+        nodes.backend("node2").prepareFailure = new IllegalStateException("engine away");
+        StartupWarmUp warmUp = new StartupWarmUp();
+        warmUp.nodes = nodes;
+        warmUp.httpHost = "*";
+        warmUp.httpPort = base.getPort();
+
+        warmUp.warmUp();
+
+        assertEquals(List.of(1, 1, 1), List.of(nodes.backend("node1").prepared, nodes.backend("node2").prepared,
+                nodes.backend("node3").prepared));
+        assertEquals(3, seen.size(), seen.toString());
+        assertNotNull(warmUp.tookMillis(), "done: /health/ready's warm-up check is UP");
+        assertEquals(StartupWarmUp.ApiRequests.COUNT, warmUp.apiAnswered());
+    }
+
+    @Test
+    void shouldSendToItsOwnListener() {
+        assertEquals(URI.create("http://127.0.0.1:9080/api/v1/"), StartupWarmUp.apiBase("*", 9080));
+        assertEquals(URI.create("http://127.0.0.1:9080/api/v1/"), StartupWarmUp.apiBase("0.0.0.0", 9080));
+        assertEquals(URI.create("http://127.0.0.1:9080/api/v1/"), StartupWarmUp.apiBase("localhost", 9080));
+        assertEquals(URI.create("http://10.1.2.3:19280/api/v1/"), StartupWarmUp.apiBase("10.1.2.3", 19280));
+        assertEquals(URI.create("http://[::1]:9080/api/v1/"), StartupWarmUp.apiBase("::1", 9080));
+    }
+}

@@ -1,0 +1,34 @@
+package dev.dockyard.warmup;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.time.Duration;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.junit.jupiter.api.Test;
+
+class WarmUpReadinessTest {
+
+    private static final Duration LIMIT = Duration.ofSeconds(30);
+
+    @Test
+    void shouldBeDownWhileTheWarmUpRuns() {
+        HealthCheckResponse r = WarmUpReadiness.check(null, 0, Duration.ofSeconds(3), LIMIT);
+        assertEquals(HealthCheckResponse.Status.DOWN, r.getStatus());
+        assertEquals("under way", r.getData().orElseThrow().get("state"));
+    }
+
+    @Test
+    void shouldBeUpOnceItIsDoneWithItsTime() {
+        HealthCheckResponse r = WarmUpReadiness.check(1234L, 3, Duration.ofSeconds(3), LIMIT);
+        assertEquals(HealthCheckResponse.Status.UP, r.getStatus());
+        assertEquals(1234L, r.getData().orElseThrow().get("tookMs"));
+        assertEquals(3L, r.getData().orElseThrow().get("apiRequestsAnswered"));
+    }
+
+    @Test
+    void shouldNotKeepTheServerOutOfALoadBalancerPastItsLimit() {
+        HealthCheckResponse r = WarmUpReadiness.check(null, 0, LIMIT, LIMIT);
+        assertEquals(HealthCheckResponse.Status.UP, r.getStatus());
+        assertEquals("still under way after 30 s: not waited for", r.getData().orElseThrow().get("state"));
+    }
+}
