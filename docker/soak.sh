@@ -19,6 +19,9 @@ command -v jcmd >/dev/null || { echo "soak: jcmd (the JDK's) is needed to read t
 bash "$root/docker/ensure-engine.sh"
 bash "$root/docker/build-base-image.sh"
 bash "$root/docker/build-sandbox-image.sh" "$root/src/executor/target/executor-bundle"
+# as the start script does: the default bridge's link-local refusal (and the servers' start's warm-up)
+# runs it; without it, every open sandbox's provision tried and failed to install that rule
+bash "$root/docker/build-egress-helper-image.sh"
 
 export DOCKYARD_INSTANCE=soak
 export DOCKYARD_POOLS_TEND_INTERVAL=1
@@ -117,7 +120,7 @@ DOCKYARD_DB_PASSWORD="$(cat "$pg/password")"
 export DOCKYARD_DB_PASSWORD
 DOCKYARD_SECRETS_KEY="$(head -c 32 /dev/urandom | base64)"
 export DOCKYARD_SECRETS_KEY
-bash "$root/docker/ensure-extra-engine.sh" node2 dockyard/sandbox:latest
+bash "$root/docker/ensure-extra-engine.sh" node2 dockyard/sandbox:latest dockyard/egress-helper:latest
 export DOCKYARD_NODES=local,node2 DOCKYARD_NODE_NODE2_DOCKER_HOST=tcp://127.0.0.1:19390
 # capacities on both, so that placement spreads the runtimes (the most free slots first)
 export DOCKYARD_NODE_LOCAL_MAX_RUNTIMES=80 DOCKYARD_NODE_NODE2_MAX_RUNTIMES=80

@@ -12,7 +12,7 @@ import org.eclipse.microprofile.health.Readiness;
  * {@code /health/ready}'s {@code warm-up} check: DOWN while {@link StartupWarmUp} runs, UP once it is
  * done (its time in {@code tookMs}, and how many of the API's three requests were answered 401 as
  * they should be in {@code apiRequestsAnswered}), and UP anyway once {@code dockyard.warm-up.readiness-limit}
- * seconds (default 30) have passed since the start: a warm-up held up by a node that does not
+ * seconds (default 10) have passed since the start: a warm-up held up by a node that does not
  * answer must not keep the server out of a load balancer.
  */
 @Readiness
@@ -25,7 +25,7 @@ public class WarmUpReadiness implements HealthCheck {
     StartupWarmUp warmUp;
 
     @Inject
-    @ConfigProperty(name = "dockyard.warm-up.readiness-limit", defaultValue = "30")
+    @ConfigProperty(name = "dockyard.warm-up.readiness-limit", defaultValue = "10")
     int limitSeconds;
 
     @Override

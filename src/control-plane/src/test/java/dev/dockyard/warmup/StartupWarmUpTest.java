@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.dockyard.backend.RuntimeBackend;
+import dev.dockyard.fakes.FakeBackend;
 import dev.dockyard.fakes.FakeNodes;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -15,6 +17,10 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -91,12 +97,65 @@ class StartupWarmUpTest {
         warmUp.httpHost = "*";
         warmUp.httpPort = base.getPort();
 
-        warmUp.warmUp();
+        ExecutorService nodesOn = Executors.newCachedThreadPool();
+        try {
+            warmUp.warmUp(nodesOn);
+        } finally {
+            nodesOn.shutdownNow();
+        }
 
         assertEquals(List.of(1, 1, 1), List.of(nodes.backend("node1").prepared, nodes.backend("node2").prepared,
                 nodes.backend("node3").prepared));
         assertEquals(3, seen.size(), seen.toString());
         assertNotNull(warmUp.tookMillis(), "done: /health/ready's warm-up check is UP");
+        assertEquals(StartupWarmUp.ApiRequests.COUNT, warmUp.apiAnswered());
+    }
+
+    @Test
+    void shouldReadyTheNodesWhileItSendsTheApiItsRequests() throws Exception {
+        URI base = api(0, 401);
+        // a node whose readying ends only once the API has had its three requests: one after the
+        // other, the warm-up would wait for it first and never send them
+        CountDownLatch apiWarmed = new CountDownLatch(1);
+        FakeNodes nodes = new FakeNodes("node1") {
+            @Override
+            public RuntimeBackend on(String node) {
+                FakeBackend backend = backend("node1");
+                return new FakeBackend() {
+                    @Override
+                    public void prepare() {
+                        try {
+                            backend.prepared += apiWarmed.await(10, TimeUnit.SECONDS) ? 1 : 0;
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                };
+            }
+        };
+        StartupWarmUp warmUp = new StartupWarmUp();
+        warmUp.nodes = nodes;
+        warmUp.httpHost = "127.0.0.1";
+        warmUp.httpPort = base.getPort();
+        ExecutorService nodesOn = Executors.newCachedThreadPool();
+        try {
+            Thread release = new Thread(() -> {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (seen.size() < StartupWarmUp.ApiRequests.COUNT && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+                if (seen.size() >= StartupWarmUp.ApiRequests.COUNT) {
+                    apiWarmed.countDown();
+                }
+            });
+            release.start();
+            warmUp.warmUp(nodesOn);
+            release.join();
+        } finally {
+            nodesOn.shutdownNow();
+        }
+
+        assertEquals(1, nodes.backend("node1").prepared, "readied once the API had its requests");
         assertEquals(StartupWarmUp.ApiRequests.COUNT, warmUp.apiAnswered());
     }
 
