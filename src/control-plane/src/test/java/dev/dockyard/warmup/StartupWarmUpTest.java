@@ -92,17 +92,9 @@ class StartupWarmUpTest {
         URI base = api(0, 401);
         FakeNodes nodes = new FakeNodes("node1", "node2", "node3");
         nodes.backend("node2").prepareFailure = new IllegalStateException("engine away");
-        StartupWarmUp warmUp = new StartupWarmUp();
-        warmUp.nodes = nodes;
-        warmUp.httpHost = "*";
-        warmUp.httpPort = base.getPort();
+        StartupWarmUp warmUp = warmUp(nodes, "*", base);
 
-        ExecutorService nodesOn = Executors.newCachedThreadPool();
-        try {
-            warmUp.warmUp(nodesOn);
-        } finally {
-            nodesOn.shutdownNow();
-        }
+        warmUpOnThreads(warmUp, () -> { });
 
         assertEquals(List.of(1, 1, 1), List.of(nodes.backend("node1").prepared, nodes.backend("node2").prepared,
                 nodes.backend("node3").prepared));
@@ -133,30 +125,46 @@ class StartupWarmUpTest {
                 };
             }
         };
-        StartupWarmUp warmUp = new StartupWarmUp();
-        warmUp.nodes = nodes;
-        warmUp.httpHost = "127.0.0.1";
-        warmUp.httpPort = base.getPort();
-        ExecutorService nodesOn = Executors.newCachedThreadPool();
-        try {
-            Thread release = new Thread(() -> {
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                while (seen.size() < StartupWarmUp.ApiRequests.COUNT && System.nanoTime() < deadline) {
-                    Thread.onSpinWait();
-                }
-                if (seen.size() >= StartupWarmUp.ApiRequests.COUNT) {
-                    apiWarmed.countDown();
-                }
-            });
-            release.start();
-            warmUp.warmUp(nodesOn);
-            release.join();
-        } finally {
-            nodesOn.shutdownNow();
-        }
+        StartupWarmUp warmUp = warmUp(nodes, "127.0.0.1", base);
+        Thread release = new Thread(() -> {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (seen.size() < StartupWarmUp.ApiRequests.COUNT && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            if (seen.size() >= StartupWarmUp.ApiRequests.COUNT) {
+                apiWarmed.countDown();
+            }
+        });
+        release.start();
+
+        warmUpOnThreads(warmUp, release::join);
 
         assertEquals(1, nodes.backend("node1").prepared, "readied once the API had its requests");
         assertEquals(StartupWarmUp.ApiRequests.COUNT, warmUp.apiAnswered());
+    }
+
+    private static StartupWarmUp warmUp(FakeNodes nodes, String host, URI api) {
+        StartupWarmUp warmUp = new StartupWarmUp();
+        warmUp.nodes = nodes;
+        warmUp.httpHost = host;
+        warmUp.httpPort = api.getPort();
+        return warmUp;
+    }
+
+    /** Something to do once the warm-up is done, before its threads go. */
+    private interface After {
+        void run() throws InterruptedException;
+    }
+
+    /** Runs the warm-up with its nodes readied on threads of a pool, as the server's managed executor does. */
+    private static void warmUpOnThreads(StartupWarmUp warmUp, After after) throws InterruptedException {
+        ExecutorService nodesOn = Executors.newCachedThreadPool();
+        try {
+            warmUp.warmUp(nodesOn);
+            after.run();
+        } finally {
+            nodesOn.shutdownNow();
+        }
     }
 
     @Test
