@@ -34,8 +34,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 /**
  * Once at the control plane's start, on a managed thread: readies every node for its first sandbox
  * ({@code RuntimeBackend#prepare}: on Docker the default bridge's link-local refusal, which the first
- * open sandbox used to wait for), then sends the API a few requests over loopback with a key nobody
- * has, each answered 401 after the key's look-up in the database. The first provision after a
+ * open sandbox used to wait for) and, meanwhile, sends the API a few requests over loopback with a
+ * key nobody has, each answered 401 after the key's look-up in the database. The first provision after a
  * start used to pay for what the server loads and compiles on first use: its first request of any
  * kind took 0.6 s against 20 ms for the next (measured 2026-12-02 on this machine), and the first
  * provision 1 s more than the next at the client.
