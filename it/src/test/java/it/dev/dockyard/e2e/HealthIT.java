@@ -115,7 +115,8 @@ class HealthIT {
         JsonObject warmUp = ready.check("warm-up").orElseThrow(() -> new AssertionError(ready.body().toString()));
         assertEquals("UP", warmUp.getString("status"), warmUp.toString());
         assertTrue(warmUp.getJsonObject("data").getJsonNumber("tookMs").longValue() >= 0, warmUp.toString());
-        // its three requests reached this server's API over loopback and were refused their unknown key
+        // its three requests (a listing, a provision, a look-up: StartupWarmUp.ApiRequests.CALLS) reached this
+        // server's API over loopback and were refused their unknown key
         assertEquals(3, warmUp.getJsonObject("data").getJsonNumber("apiRequestsAnswered").intValue(), warmUp.toString());
     }
 

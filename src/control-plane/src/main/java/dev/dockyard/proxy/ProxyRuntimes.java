@@ -54,9 +54,9 @@ public class ProxyRuntimes {
     /**
      * The refusal for a request whose service refused the connection or did not take it in time. The
      * main service of a READY runtime is its sandbox's own server: gone with its sandbox (stopped,
-     * or its engine restarting), the runtime is being recovered (a 503 with {@code Retry-After}, and
-     * the reconciler told). A sandbox that runs without its server, or any other port (the sandbox
-     * program's, which may simply not listen yet), is a 502.
+     * or its engine restarting, or stopping with its server already gone), the runtime is being
+     * recovered (a 503 with {@code Retry-After}, and the reconciler told). A sandbox whose server
+     * still answers, or any other port (the sandbox program's, which may simply not listen yet), is a 502.
      */
     public Admission.Refused unreachable(ProxyExchange exchange) {
         return recoveringElse(exchange, "is unreachable", 1);
@@ -66,9 +66,10 @@ public class ProxyRuntimes {
      * The refusal for a request whose service took the connection and dropped it without an answer:
      * the engine's port forwarder does so for a sandbox that has stopped while the forwarder lives on
      * (an engine stopping its containers: the soak's engine restart, 2026-11-30, 104 such 502s at
-     * envd's routes). When the sandbox is found stopped or its engine gone, the runtime is being
+     * envd's routes), and so does a server that begins to stop before its sandbox is recorded
+     * stopped. When the sandbox is found stopped, stopping or its engine gone, the runtime is being
      * recovered, as for a refused connection, and the request, which may have run in part, is the
-     * client's to send again; otherwise a 502.
+     * client's to send again; otherwise (the server answers on) a 502.
      */
     public Admission.Refused dropped(ProxyExchange exchange) {
         // a killed executor drops its connections a moment before its sandbox stops (the soak's

@@ -97,7 +97,7 @@ public class StartupWarmUp {
         return tookMillis;
     }
 
-    /** How many of the API's warm-up requests were answered as they should be (401), of {@link ApiRequests#COUNT}. */
+    /** How many of the API's warm-up requests were answered as they should be (401), of {@link ApiRequests#CALLS}. */
     public int apiAnswered() {
         return apiAnswered;
     }
@@ -160,7 +160,15 @@ public class StartupWarmUp {
      */
     static final class ApiRequests {
 
-        static final int COUNT = 3;
+        /** A request of the warm-up: its method, its path under the API and its JSON body, if any. */
+        record Call(String method, String path, String body) {
+        }
+
+        /** The warm-up's requests, in the order a client's first provision sends them. */
+        static final List<Call> CALLS = List.of(
+                new Call("GET", "runtimes", null),
+                new Call("POST", "runtimes", "{\"conversationId\":\"warm-up\"}"),
+                new Call("GET", "runtimes/warm-up", null));
 
         private final URI base;
         private final String key = HexFormat.of().formatHex(randomKey());
@@ -178,13 +186,9 @@ public class StartupWarmUp {
 
         /** Sends them; how many the API answered 401, as it should. */
         int send() {
-            List<HttpRequest> requests = List.of(
-                    request("runtimes").GET().build(),
-                    request("runtimes").header("Content-Type", "application/json")
-                            .POST(HttpRequest.BodyPublishers.ofString("{\"conversationId\":\"warm-up\"}")).build(),
-                    request("runtimes/warm-up").GET().build());
             int answered = 0;
-            for (HttpRequest r : requests) {
+            for (Call call : CALLS) {
+                HttpRequest r = request(call);
                 Integer status = untilServed(r);
                 if (status == null) {
                     return answered;
@@ -200,8 +204,14 @@ public class StartupWarmUp {
             return answered;
         }
 
-        private HttpRequest.Builder request(String path) {
-            return HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(10)).header(KEY_HEADER, key);
+        private HttpRequest request(Call call) {
+            HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(call.path())).timeout(Duration.ofSeconds(10))
+                    .header(KEY_HEADER, key);
+            if (call.body() == null) {
+                return b.method(call.method(), HttpRequest.BodyPublishers.noBody()).build();
+            }
+            return b.header("Content-Type", "application/json")
+                    .method(call.method(), HttpRequest.BodyPublishers.ofString(call.body())).build();
         }
 
         /** The status, once the API serves (not before the application has started: 404, or no listener); null if it never did. */

@@ -66,7 +66,7 @@ class StartupWarmUpTest {
 
         int answered = new StartupWarmUp.ApiRequests(base).send();
 
-        assertEquals(StartupWarmUp.ApiRequests.COUNT, answered);
+        assertEquals(StartupWarmUp.ApiRequests.CALLS.size(), answered);
         assertEquals(List.of("GET /api/v1/runtimes", "POST /api/v1/runtimes", "GET /api/v1/runtimes/warm-up"),
                 seen.stream().map(s -> s.method() + " " + s.path()).toList());
         assertEquals("{\"conversationId\":\"warm-up\"}", seen.get(1).body());
@@ -100,7 +100,7 @@ class StartupWarmUpTest {
                 nodes.backend("node3").prepared));
         assertEquals(3, seen.size(), seen.toString());
         assertNotNull(warmUp.tookMillis(), "done: /health/ready's warm-up check is UP");
-        assertEquals(StartupWarmUp.ApiRequests.COUNT, warmUp.apiAnswered());
+        assertEquals(StartupWarmUp.ApiRequests.CALLS.size(), warmUp.apiAnswered());
     }
 
     @Test
@@ -128,10 +128,10 @@ class StartupWarmUpTest {
         StartupWarmUp warmUp = warmUp(nodes, "127.0.0.1", base);
         Thread release = new Thread(() -> {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (seen.size() < StartupWarmUp.ApiRequests.COUNT && System.nanoTime() < deadline) {
+            while (seen.size() < StartupWarmUp.ApiRequests.CALLS.size() && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
             }
-            if (seen.size() >= StartupWarmUp.ApiRequests.COUNT) {
+            if (seen.size() >= StartupWarmUp.ApiRequests.CALLS.size()) {
                 apiWarmed.countDown();
             }
         });
@@ -140,7 +140,7 @@ class StartupWarmUpTest {
         warmUpOnThreads(warmUp, release::join);
 
         assertEquals(1, nodes.backend("node1").prepared, "readied once the API had its requests");
-        assertEquals(StartupWarmUp.ApiRequests.COUNT, warmUp.apiAnswered());
+        assertEquals(StartupWarmUp.ApiRequests.CALLS.size(), warmUp.apiAnswered());
     }
 
     private static StartupWarmUp warmUp(FakeNodes nodes, String host, URI api) {

@@ -26,8 +26,10 @@ public interface ProxyTargets {
     /**
      * A request found the runtime's main service refusing connections while the runtime was READY.
      * Whether the runtime is being recovered: its sandbox stopped or is gone, or its engine does not
-     * answer, and the reconciler is asked for a pass now rather than at its next tick; false when
-     * the sandbox runs and only its server does not listen, which no recovery restarts.
+     * answer, or Dockyard's executor no longer answers in a sandbox that still runs (it is the
+     * sandbox's first process: the sandbox is stopping), and the reconciler is asked for a pass now
+     * rather than at its next tick. False when the sandbox runs and its server answers, or the
+     * program of another image does not listen, which no recovery restarts.
      */
     boolean unanswered(String runtimeId);
 }

@@ -6,7 +6,9 @@ import dev.dockyard.backend.EngineUnreachableException;
 import dev.dockyard.backend.SandboxState;
 import dev.dockyard.runtime.RuntimeGates;
 import dev.dockyard.runtime.RuntimeRepository;
+import dev.dockyard.runtime.RuntimeStatus;
 import dev.dockyard.runtime.SandboxRuntime;
+import dev.dockyard.runtime.executor.ExecutorClient;
 import dev.dockyard.runtime.lifecycle.Activity;
 import dev.dockyard.runtime.reconciliation.SandboxUnanswered;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -50,6 +52,10 @@ public class ServiceEndpoints implements ProxyTargets {
 
     @Inject
     RuntimeGates gates;
+
+    /** Asks a sandbox whose server dropped a request whether it still serves (none: not asked). */
+    @Inject
+    ExecutorClient executors;
 
     private static final Logger LOG = Logger.getLogger(ServiceEndpoints.class.getName());
     private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(30);
@@ -133,7 +139,8 @@ public class ServiceEndpoints implements ProxyTargets {
         try {
             SandboxState.Phase phase = nodes.on(nodes.named(runtime.get().node()))
                     .inspect(runtime.get().containerName()).phase();
-            stopped = phase != SandboxState.Phase.RUNNING && phase != SandboxState.Phase.PAUSED;
+            stopped = phase != SandboxState.Phase.RUNNING && phase != SandboxState.Phase.PAUSED
+                    || phase == SandboxState.Phase.RUNNING && stopping(runtime.get());
         } catch (EngineUnreachableException e) {
             stopped = true; // the engine restarting: it stopped every sandbox, and starts them again
         } catch (BackendException e) {
@@ -143,6 +150,23 @@ public class ServiceEndpoints implements ProxyTargets {
             outages.fireAsync(new SandboxUnanswered(runtimeId));
         }
         return stopped;
+    }
+
+    /**
+     * Whether a READY runtime's running sandbox no longer serves: Dockyard's executor is the sandbox's
+     * first process, so a sandbox that runs without it is one on its way to stopping (the program
+     * of another image is not asked: it may run without serving, and nothing would recover it). An engine stopping
+     * its containers (a restart) signals them all at once, and a server closes its connections as
+     * it begins to stop, seconds before the engine records the sandbox stopped (the soak of
+     * 2026-12-02 11:37: two envd calls answered 502 "failed" as the engine restarted).
+     */
+    private boolean stopping(SandboxRuntime runtime) {
+        if (executors == null || runtime.status() != RuntimeStatus.READY || runtime.program().isPresent()
+                || runtime.executorUrl() == null) {
+            return false;
+        }
+        // the probe carries the session key: only to where this sandbox publishes now
+        return listensAt(runtime) && !executors.isServing(runtime, URI.create(runtime.executorUrl()));
     }
 
     /** Whether a snapshot or migration of this process holds the runtime (its sandbox frozen meanwhile). */

@@ -11,13 +11,18 @@ import dev.dockyard.fakes.FakeBackend;
 import dev.dockyard.fakes.FakeNodes;
 import dev.dockyard.fakes.FakeRuntimes;
 import dev.dockyard.fakes.RecordedEvents;
+import dev.dockyard.backend.SandboxState;
 import dev.dockyard.runtime.RuntimeStatus;
+import dev.dockyard.runtime.SandboxProgram;
 import dev.dockyard.runtime.SandboxRuntime;
 import dev.dockyard.runtime.StatusChange;
+import dev.dockyard.runtime.executor.ExecutorClient;
 import dev.dockyard.runtime.reconciliation.SandboxUnanswered;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -28,6 +33,7 @@ class ServiceEndpointsTest {
     private final FakeRuntimes rows = new FakeRuntimes();
     private final Engine engine = new Engine();
     private final ServiceEndpoints endpoints = new ServiceEndpoints();
+    private final RecordedEvents<SandboxUnanswered> passesAsked = new RecordedEvents<>();
 
     ServiceEndpointsTest() {
         endpoints.runtimes = rows;
@@ -37,7 +43,7 @@ class ServiceEndpointsTest {
                 return engine;
             }
         };
-        endpoints.outages = new RecordedEvents<SandboxUnanswered>();
+        endpoints.outages = passesAsked;
         endpoints.nanoClock = () -> now;
     }
 
@@ -128,5 +134,53 @@ class ServiceEndpointsTest {
         assertFalse(soon.services().containsKey("work-1"), "the engine is not asked at every request");
         assertEquals(URI.create("http://127.0.0.1:42000"), started.services().get("work-1"), "not kept absent");
         assertEquals(2, engine.portsAsked, "asked at the first request and again 5 s later");
+    }
+
+    /**
+     * An engine restart signals every sandbox at once; each executor closes its connections as it
+     * begins to stop, seconds before the engine records its sandbox stopped (the soak of 2026-12-02
+     * 11:37: two envd calls answered 502 "failed" then). A running sandbox whose executor no longer
+     * answers is stopping: recovered, as one found stopped.
+     */
+    @Test
+    void aRunningSandboxWhoseExecutorNoLongerAnswersIsBeingRecovered() {
+        SandboxRuntime runtime = ready();
+        engine.put(runtime.containerName(), runtime.id(), Instant.EPOCH, SandboxState.Phase.RUNNING);
+        List<URI> asked = new ArrayList<>();
+        boolean[] serving = {true};
+        endpoints.executors = new ExecutorClient() {
+            @Override
+            public boolean isServing(SandboxRuntime r, URI endpoint) {
+                asked.add(endpoint);
+                return serving[0];
+            }
+        };
+
+        boolean whileServing = endpoints.unanswered(runtime.id());
+        serving[0] = false;
+        boolean once = endpoints.unanswered(runtime.id());
+
+        assertFalse(whileServing, "a server that answers dropped one request: the proxy's 502");
+        assertTrue(once);
+        assertEquals(List.of(URI.create("http://127.0.0.1:40000"), URI.create("http://127.0.0.1:40000")), asked,
+                "asked at its own address");
+        assertEquals(List.of(new SandboxUnanswered(runtime.id())),
+                passesAsked.fired(), "the reconciler asked for a pass");
+    }
+
+    @Test
+    void theProgramOfAnotherImageIsNotAskedWhetherItServes() {
+        SandboxRuntime runtime = ready();
+        runtime.runsProgram(new SandboxProgram(List.of("/app/serve"), null, Map.of(), null, null, 8000, null));
+        engine.put(runtime.containerName(), runtime.id(), Instant.EPOCH, SandboxState.Phase.RUNNING);
+        endpoints.executors = new ExecutorClient() {
+            @Override
+            public boolean isServing(SandboxRuntime r, URI endpoint) {
+                throw new AssertionError("asked " + endpoint);
+            }
+        };
+
+        // it may run without serving, and nothing would recover it: the 502 stays
+        assertFalse(endpoints.unanswered(runtime.id()));
     }
 }
