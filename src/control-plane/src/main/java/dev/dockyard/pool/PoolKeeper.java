@@ -37,8 +37,11 @@ import java.util.logging.Logger;
  * longer fits (pool deleted or redefined, image rebuilt, sandbox gone or stopped, boot interrupted
  * by a restart), queues the READY members for claims, and boots what is missing, no more than a
  * pool's {@code maxBooting} at once. A node that cannot be listed is left alone for the pass: an
- * incomplete view must not look like dead members. Passes run outside any transaction (the
- * {@link PoolTimer}'s, or soon after a claim or a definition changed).
+ * incomplete view must not look like dead members. Passes run outside any transaction: the
+ * {@link PoolTimer}'s, which ask the engines and renew the keeper's lease, and the quick ones soon
+ * after a boot ended, a claim or a definition changed ({@link #tendSoon()}), which read the ledger
+ * only: a pool of a hundred boots a hundred members, and a pass after each that listed every
+ * container of the node made its fill cost the engine quadratic work.
  *
  * <p>The pass decides; others do: {@link MemberDrain} drains a member, {@link MemberBoots} boots
  * one (its row written before its container exists and after it answers), {@link PoolImages}
@@ -91,8 +94,12 @@ public class PoolKeeper {
     private final AtomicBoolean passScheduled = new AtomicBoolean();
     private final ReentrantLock tending = new ReentrantLock();
     private final AtomicBoolean again = new AtomicBoolean();
-    /** Whether this control plane keeps the pools now (the pool keeper's lease, from PoolTimer); always until told. */
+    /** Whether a pass asked for while one ran was the timer's, which asks the engines. */
+    private final AtomicBoolean againWithEngines = new AtomicBoolean();
+    /** Whether this control plane keeps the pools now (the pool keeper's lease, from PoolTimer), renewing it; always until told. */
     private volatile BooleanSupplier keeping = () -> true;
+    /** The same without renewing it (no write): for the quick passes between the timer's. */
+    private volatile BooleanSupplier stillKeeping = () -> true;
 
     /** What one pass did. */
     public record Report(int drained, int boots, boolean skippedSomewhere) {
@@ -104,15 +111,32 @@ public class PoolKeeper {
         boots.whenBootEnds(this::tendSoon);
     }
 
-    /** Tends the pools only while {@code gate} says so: among several control planes, where the lease is. */
-    public void keepOnlyWhile(BooleanSupplier gate) {
+    /**
+     * Tends the pools only while {@code gate} says so: among several control planes, where the
+     * lease is. The timer's passes ask {@code gate}, which renews the lease; the quick passes
+     * between them ask {@code held}, whether it is still fresh.
+     */
+    public void keepOnlyWhile(BooleanSupplier gate, BooleanSupplier held) {
         keeping = gate;
+        stillKeeping = held;
     }
 
-    /** A pass soon, on a managed thread (after a claim took a member, after a definition changed). */
-    public void tendSoon() {
+    /** The timer's kind of pass soon, on a managed thread: at the start, before the timer's first. */
+    public void checkSoon() {
         try {
             executor.execute(this::tend);
+        } catch (RejectedExecutionException e) {
+            // the timer's first pass will do it
+        }
+    }
+
+    /**
+     * A quick pass soon, on a managed thread (after a boot ended, a claim took a member, a definition
+     * changed): the ledger only, as the members' sandboxes were at the timer's last pass.
+     */
+    public void tendSoon() {
+        try {
+            executor.execute(this::tendQuickly);
         } catch (RejectedExecutionException e) {
             // the timer's next pass will do it
         }
@@ -136,21 +160,34 @@ public class PoolKeeper {
     }
 
     /**
-     * One pass now; asked for while one runs, it runs once more right after (bounded), so no
-     * request for a top-up is lost and none waits for a lock.
+     * The timer's pass now: the engines are asked whether the members' sandboxes still run. Asked
+     * for while one runs, it runs once more right after (bounded), so no request for a top-up is
+     * lost and none waits for a lock.
      */
     public Report tend() {
-        if (!keeping.getAsBoolean()) {
+        return tend(true);
+    }
+
+    /** A quick pass now: the ledger only (see {@link #tendSoon()}). */
+    Report tendQuickly() {
+        return tend(false);
+    }
+
+    private Report tend(boolean withEngines) {
+        if (!(withEngines ? keeping : stillKeeping).getAsBoolean()) {
             return null;
         }
         if (!tending.tryLock()) {
+            if (withEngines) {
+                againWithEngines.set(true);
+            }
             again.set(true);
             return null;
         }
         try {
-            Report report = tendOnce();
+            Report report = tendOnce(withEngines);
             for (int i = 0; i < 3 && again.getAndSet(false); i++) {
-                report = tendOnce();
+                report = tendOnce(againWithEngines.getAndSet(false));
             }
             return report;
         } finally {
@@ -158,7 +195,7 @@ public class PoolKeeper {
         }
     }
 
-    private Report tendOnce() {
+    private Report tendOnce(boolean withEngines) {
         List<PoolDefinition> definitions;
         List<PoolMember> members;
         try {
@@ -188,7 +225,7 @@ public class PoolKeeper {
                 if (!boots.isBooting(member.id()) && member.createdAt().plus(config.reconcilerGrace()).isBefore(now)) {
                     why = "its boot was interrupted (the control plane restarted)";
                 }
-            } else {
+            } else if (withEngines) {
                 Optional<Map<String, ManagedSandbox>> listing = listings.computeIfAbsent(member.node(), this::list);
                 if (listing.isEmpty()) {
                     skipped = true;
@@ -241,7 +278,11 @@ public class PoolKeeper {
         pools.forgetHandedOutExcept(rows);
         int booted = 0;
         for (PoolDefinition pool : definitions) {
-            pools.retain(pool.name(), current.getOrDefault(pool.name(), List.of()));
+            if (withEngines) {
+                pools.retain(pool.name(), current.getOrDefault(pool.name(), List.of()));
+            } else {
+                pools.keepOnly(pool.name(), current.getOrDefault(pool.name(), List.of()));
+            }
             int missing = pool.size() - alive.getOrDefault(pool.name(), 0);
             long bootingNow = boots.bootingIn(pool.name());
             int start = (int) Math.min(missing, pool.maxBooting() - bootingNow);
@@ -272,7 +313,7 @@ public class PoolKeeper {
         try {
             scheduler.schedule(() -> {
                 passScheduled.set(false);
-                tend();
+                tendQuickly();
             }, Math.max(1, delay.toMillis()) + 10, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             passScheduled.set(false);

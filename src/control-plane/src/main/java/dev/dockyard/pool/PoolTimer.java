@@ -49,10 +49,10 @@ public class PoolTimer {
     void atStartup() {
         configured.declare();
         // refills run where the pool keeper's lease is; claims run anywhere (members are rows)
-        keeper.keepOnlyWhile(() -> leases.hold(Leases.POOL_KEEPER));
+        keeper.keepOnlyWhile(() -> leases.hold(Leases.POOL_KEEPER), () -> leases.fresh(Leases.POOL_KEEPER));
         long interval = config.poolTendInterval().toMillis();
         timers.createIntervalTimer(interval, interval, new TimerConfig("dockyard-pools", false));
-        keeper.tendSoon();
+        keeper.checkSoon();
     }
 
     @Timeout

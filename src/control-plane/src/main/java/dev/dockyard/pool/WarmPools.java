@@ -155,6 +155,23 @@ public class WarmPools {
         }
     }
 
+    /**
+     * Drops from the pool's queue the members not in {@code current} (claimed by another control
+     * plane, drained), and queues none: a quick pass does not know whether a member the timer's
+     * last pass left out (its node could not be listed) runs now.
+     */
+    void keepOnly(String pool, Collection<WarmSandbox> current) {
+        ConcurrentLinkedDeque<WarmSandbox> queue = ready.get(pool);
+        if (queue == null) {
+            return;
+        }
+        Set<String> ids = new HashSet<>();
+        current.forEach(s -> ids.add(s.id()));
+        synchronized (queue) {
+            queue.removeIf(s -> !ids.contains(s.id()));
+        }
+    }
+
     /** Handed-out members whose rows are gone (claimed, drained) need no remembering. */
     void forgetHandedOutExcept(Set<String> memberIds) {
         handedOut.retainAll(memberIds);

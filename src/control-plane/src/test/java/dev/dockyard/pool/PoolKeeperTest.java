@@ -290,6 +290,61 @@ class PoolKeeperTest {
         assertTrue(queued.isEmpty());
     }
 
+    /**
+     * A pool of a hundred boots a hundred members; a pass after each that listed every container of
+     * the node cost the engine quadratic work (the bench of 2026-12-02 15:36: a pool of 100 took
+     * 197 s to fill). The passes a boot's end starts read the ledger only; the timer's list.
+     */
+    @Test
+    void shouldListTheNodeInTheTimersPassesOnlyNotInThoseABootsEndStarts() {
+        define("p", 5, 1);
+        runAtOnce = false;
+        keeper.startNextBootsWhenBootsEnd();
+
+        keeper.tend();
+        for (int i = 0; i < 100 && !queued.isEmpty(); i++) {
+            queued.remove(0).run();
+        }
+        long listedWhileFilling = backend.calls().stream().filter("list"::equals).count();
+        keeper.tend();
+
+        assertEquals(5, members(PoolMember.Status.READY).size(), "each ended boot started the next one");
+        assertEquals(0, listedWhileFilling, backend.calls().toString());
+        assertEquals(1, backend.calls().stream().filter("list"::equals).count(), "the timer's pass lists the node");
+    }
+
+    @Test
+    void shouldDrainAMemberWhoseSandboxIsGoneAtTheTimersPassNotAtAQuickOne() {
+        define("p", 2, 2);
+        keeper.tend();
+        PoolMember gone = members(PoolMember.Status.READY).get(0);
+        backend.remove(gone.containerName());
+
+        keeper.tendQuickly();
+        boolean keptByTheQuickPass = ledger.members(config.instance).stream().anyMatch(m -> m.id().equals(gone.id()));
+        keeper.tend();
+
+        assertTrue(keptByTheQuickPass, "a quick pass does not ask the engine");
+        assertFalse(ledger.members(config.instance).stream().anyMatch(m -> m.id().equals(gone.id())),
+                "the timer's pass drained it");
+        assertEquals(2, members(PoolMember.Status.READY).size(), "and booted another");
+    }
+
+    @Test
+    void shouldNotQueueAgainInAQuickPassAMemberTheTimersPassLeftOut() {
+        define("p", 1, 1);
+        keeper.tend();
+        // the node cannot be listed: the timer's pass leaves its member out of the claims' queue
+        backend.unlistable();
+        keeper.tend();
+        boolean queuedAfterTheTimersPass = pools.next("p").isPresent();
+
+        keeper.tendQuickly();
+
+        assertFalse(queuedAfterTheTimersPass);
+        assertTrue(pools.next("p").isEmpty(), "its sandbox may not run: a claim would wait for a node cut off");
+    }
+
     @Test
     void shouldQueueEachReadyMemberForOneClaimOnly() {
         define("p", 3, 3);
