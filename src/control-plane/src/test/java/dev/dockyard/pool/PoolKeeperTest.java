@@ -276,35 +276,31 @@ class PoolKeeperTest {
 
     @Test
     void shouldStartTheNextBootAsSoonAsOneEndsNotAtTheNextPass() {
-        define("p", 3, 1);
-        runAtOnce = false;
-        keeper.startNextBootsWhenBootsEnd();
-
-        keeper.tend();
-        // one pass, then only the work the boots themselves queue (no timer pass in this test)
-        for (int i = 0; i < 100 && !queued.isEmpty(); i++) {
-            queued.remove(0).run();
-        }
+        fillOneBootAtATime(3);
 
         assertEquals(3, members(PoolMember.Status.READY).size(), "each ended boot started the next one");
         assertTrue(queued.isEmpty());
     }
 
-    /**
-     * A pool of a hundred boots a hundred members; a pass after each that listed every container of
-     * the node cost the engine quadratic work (the bench of 2026-12-02 15:36: a pool of 100 took
-     * 197 s to fill). The passes a boot's end starts read the ledger only; the timer's list.
-     */
-    @Test
-    void shouldListTheNodeInTheTimersPassesOnlyNotInThoseABootsEndStarts() {
-        define("p", 5, 1);
+    /** A pool of {@code size}, one boot at a time: one pass, then only the work the boots themselves queue (no timer pass). */
+    private void fillOneBootAtATime(int size) {
+        define("p", size, 1);
         runAtOnce = false;
         keeper.startNextBootsWhenBootsEnd();
-
         keeper.tend();
         for (int i = 0; i < 100 && !queued.isEmpty(); i++) {
             queued.remove(0).run();
         }
+    }
+
+    /**
+     * A pool of a hundred boots a hundred members, and a pass after each that listed every
+     * container of the node made the engine's work grow with the square of the pool. The passes a
+     * boot's end starts read the ledger only; the timer's list the node.
+     */
+    @Test
+    void shouldListTheNodeInTheTimersPassesOnlyNotInThoseABootsEndStarts() {
+        fillOneBootAtATime(5);
         long listedWhileFilling = backend.calls().stream().filter("list"::equals).count();
         keeper.tend();
 
