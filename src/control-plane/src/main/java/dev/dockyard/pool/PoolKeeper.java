@@ -144,8 +144,8 @@ public class PoolKeeper {
 
     /**
      * After a claim took a member of {@code pool}: a pass now when the pool may refill now, else
-     * one when its refill may start. A pass reads the ledger and lists every container of the
-     * members' nodes; claims come in runs, while which the refill waits anyway ({@link
+     * one when its refill may start. A pass used to read the ledger and list every container of
+     * the members' nodes (now only the timer's do); claims come in runs, while which the refill waits anyway ({@link
      * RefillPacing}), and a pass after each claim cost more CPU than the claim itself (the bench's
      * claims phase of 2026-12-02 08:17: 79 ms of control-plane CPU and 35 ms of the engine's per
      * claim, half of the former compiling code).
@@ -276,12 +276,16 @@ public class PoolKeeper {
         Set<String> rows = new HashSet<>();
         members.forEach(m -> rows.add(m.id()));
         pools.forgetHandedOutExcept(rows);
+        // a member read while it booted may have become READY and been queued by its boot since:
+        // this pass has no reason to take it out of the queue
+        Set<String> readBooting = new HashSet<>();
+        members.stream().filter(m -> m.status() == PoolMember.Status.BOOTING).forEach(m -> readBooting.add(m.id()));
         int booted = 0;
         for (PoolDefinition pool : definitions) {
             if (withEngines) {
-                pools.retain(pool.name(), current.getOrDefault(pool.name(), List.of()));
+                pools.retain(pool.name(), current.getOrDefault(pool.name(), List.of()), readBooting);
             } else {
-                pools.keepOnly(pool.name(), current.getOrDefault(pool.name(), List.of()));
+                pools.keepOnly(pool.name(), current.getOrDefault(pool.name(), List.of()), readBooting);
             }
             int missing = pool.size() - alive.getOrDefault(pool.name(), 0);
             long bootingNow = boots.bootingIn(pool.name());

@@ -47,9 +47,10 @@ public class PoolTimer {
     @PostConstruct
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     void atStartup() {
-        configured.declare();
-        // refills run where the pool keeper's lease is; claims run anywhere (members are rows)
+        // refills run where the pool keeper's lease is; claims run anywhere (members are rows). Before
+        // the declared pools: declaring one asks for a pass, which must already ask for the lease
         keeper.keepOnlyWhile(() -> leases.hold(Leases.POOL_KEEPER), () -> leases.fresh(Leases.POOL_KEEPER));
+        configured.declare();
         long interval = config.poolTendInterval().toMillis();
         timers.createIntervalTimer(interval, interval, new TimerConfig("dockyard-pools", false));
         keeper.checkSoon();

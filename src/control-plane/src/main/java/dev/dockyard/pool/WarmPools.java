@@ -143,11 +143,16 @@ public class WarmPools {
      * the keeper), keeping the order of those already queued.
      */
     void retain(String pool, Collection<WarmSandbox> current) {
+        retain(pool, current, Set.of());
+    }
+
+    /** As {@link #retain(String, Collection)}, leaving queued the members {@code booting} names (read while they booted). */
+    void retain(String pool, Collection<WarmSandbox> current, Set<String> booting) {
         ConcurrentLinkedDeque<WarmSandbox> queue = ready.computeIfAbsent(pool, p -> new ConcurrentLinkedDeque<>());
         Set<String> ids = new HashSet<>();
         current.forEach(s -> ids.add(s.id()));
         synchronized (queue) {
-            queue.removeIf(s -> !ids.contains(s.id()));
+            queue.removeIf(s -> !ids.contains(s.id()) && !booting.contains(s.id()));
             Set<String> queued = new HashSet<>();
             queue.forEach(s -> queued.add(s.id()));
             current.stream().filter(s -> !queued.contains(s.id()) && !handedOut.contains(s.id()))
@@ -157,10 +162,11 @@ public class WarmPools {
 
     /**
      * Drops from the pool's queue the members not in {@code current} (claimed by another control
-     * plane, drained), and queues none: a quick pass does not know whether a member the timer's
-     * last pass left out (its node could not be listed) runs now.
+     * plane, drained), but for those {@code booting} names (read while they booted: queued by their
+     * boot since), and queues none: a quick pass does not know whether a member the timer's last
+     * pass left out (its node could not be listed) runs now.
      */
-    void keepOnly(String pool, Collection<WarmSandbox> current) {
+    void keepOnly(String pool, Collection<WarmSandbox> current, Set<String> booting) {
         ConcurrentLinkedDeque<WarmSandbox> queue = ready.get(pool);
         if (queue == null) {
             return;
@@ -168,7 +174,7 @@ public class WarmPools {
         Set<String> ids = new HashSet<>();
         current.forEach(s -> ids.add(s.id()));
         synchronized (queue) {
-            queue.removeIf(s -> !ids.contains(s.id()));
+            queue.removeIf(s -> !ids.contains(s.id()) && !booting.contains(s.id()));
         }
     }
 

@@ -57,6 +57,24 @@ class WarmPoolsTest {
         assertEquals(1, pools.queued("p"));
     }
 
+    /**
+     * A keeper pass reads the rows while a member boots; the boot ends (READY, queued) before the
+     * pass sets the queue: the pass must leave it queued, or it stays unclaimable while counted
+     * alive until the next pass that queues (a quick pass queues nothing).
+     */
+    @Test
+    void shouldLeaveQueuedAMemberThePassReadWhileItBooted() {
+        pools.retain("p", List.of(member("a")));
+        pools.offer(member("b"));
+
+        pools.keepOnly("p", List.of(member("a")), Set.of("b"));
+        assertEquals(2, pools.queued("p"), "the quick pass leaves b");
+        pools.retain("p", List.of(member("a")), Set.of("b"));
+        assertEquals(2, pools.queued("p"), "and so does the timer's");
+        pools.keepOnly("p", List.of(member("a")), Set.of());
+        assertEquals(1, pools.queued("p"), "a member whose row is gone leaves the queue");
+    }
+
     @Test
     void shouldCountAMissWhenEmpty() {
         assertTrue(pools.next("p").isEmpty());

@@ -53,7 +53,7 @@ public class ServiceEndpoints implements ProxyTargets {
     @Inject
     RuntimeGates gates;
 
-    /** Asks a sandbox whose server dropped a request whether it still serves (none: not asked). */
+    /** Asks a sandbox whose server refused or dropped a request whether it is still there (none: not asked). */
     @Inject
     ExecutorClient executors;
 
@@ -153,20 +153,21 @@ public class ServiceEndpoints implements ProxyTargets {
     }
 
     /**
-     * Whether a READY runtime's running sandbox no longer serves: Dockyard's executor is the sandbox's
-     * first process, so a sandbox that runs without it is one on its way to stopping (the program
-     * of another image is not asked: it may run without serving, and nothing would recover it). An engine stopping
-     * its containers (a restart) signals them all at once, and a server closes its connections as
-     * it begins to stop, seconds before the engine records the sandbox stopped (the soak of
-     * 2026-12-02 11:37: two envd calls answered 502 "failed" as the engine restarted).
+     * Whether a READY runtime's running sandbox no longer serves: Dockyard's executor is the
+     * sandbox's first process, so a sandbox that runs without it is one on its way to stopping.
+     * An engine stopping its containers (a restart) signals them all at once, and an executor
+     * closes its connections as it begins to stop, seconds before the engine records its sandbox
+     * stopped (the soak of 2026-12-02 11:37: two envd calls answered 502 "failed" then). The
+     * program of another image is not asked: it may run without serving, and nothing would
+     * recover it; nor is a slow executor taken for a stopping one.
      */
     private boolean stopping(SandboxRuntime runtime) {
         if (executors == null || runtime.status() != RuntimeStatus.READY || runtime.program().isPresent()
                 || runtime.executorUrl() == null) {
             return false;
         }
-        // the probe carries the session key: only to where this sandbox publishes now
-        return listensAt(runtime) && !executors.isServing(runtime, URI.create(runtime.executorUrl()));
+        // no longer published (stopped since the engine was asked), or published with nothing behind it
+        return !listensAt(runtime) || executors.isGone(URI.create(runtime.executorUrl()));
     }
 
     /** Whether a snapshot or migration of this process holds the runtime (its sandbox frozen meanwhile). */

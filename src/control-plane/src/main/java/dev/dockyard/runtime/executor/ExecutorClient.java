@@ -81,6 +81,26 @@ public class ExecutorClient {
         }
     }
 
+    /**
+     * Whether nothing serves at the executor's address any more: {@code GET /alive} (no key) is
+     * refused, reset or closed unanswered. An executor that answers late is not gone: it may only
+     * be slow, as on a loaded node, and no recovery would follow for it.
+     */
+    public boolean isGone(URI executor) {
+        HttpRequest request = HttpRequest.newBuilder(at(executor, "/alive")).timeout(READY_TIMEOUT).GET().build();
+        try {
+            http.send(request, HttpResponse.BodyHandlers.discarding());
+            return false;
+        } catch (HttpTimeoutException e) {
+            return false;
+        } catch (IOException e) {
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
     public boolean isReady(URI executor, String sessionKey) {
         HttpRequest request = HttpRequest.newBuilder(at(executor, "/ready"))
                 .header(SESSION_HEADER, sessionKey).timeout(READY_TIMEOUT).GET().build();

@@ -150,9 +150,9 @@ class ServiceEndpointsTest {
         boolean[] serving = {true};
         endpoints.executors = new ExecutorClient() {
             @Override
-            public boolean isServing(SandboxRuntime r, URI endpoint) {
+            public boolean isGone(URI endpoint) {
                 asked.add(endpoint);
-                return serving[0];
+                return !serving[0];
             }
         };
 
@@ -175,7 +175,7 @@ class ServiceEndpointsTest {
         engine.put(runtime.containerName(), runtime.id(), Instant.EPOCH, SandboxState.Phase.RUNNING);
         endpoints.executors = new ExecutorClient() {
             @Override
-            public boolean isServing(SandboxRuntime r, URI endpoint) {
+            public boolean isGone(URI endpoint) {
                 throw new AssertionError("asked " + endpoint);
             }
         };
