@@ -145,8 +145,8 @@ public class PoolKeeper {
     /**
      * After a claim took a member of {@code pool}: a pass now when the pool may refill now, else
      * one when its refill may start. A pass used to read the ledger and list every container of
-     * the members' nodes (now only the timer's do); claims come in runs, while which the refill waits anyway ({@link
-     * RefillPacing}), and a pass after each claim cost more CPU than the claim itself (the bench's
+     * the members' nodes (now only the timer's do); claims come in runs, while which the refill
+     * waits anyway ({@link RefillPacing}), and a pass after each claim cost more CPU than the claim itself (the bench's
      * claims phase of 2026-12-02 08:17: 79 ms of control-plane CPU and 35 ms of the engine's per
      * claim, half of the former compiling code).
      */

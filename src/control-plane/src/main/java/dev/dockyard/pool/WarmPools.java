@@ -149,10 +149,8 @@ public class WarmPools {
     /** As {@link #retain(String, Collection)}, leaving queued the members {@code booting} names (read while they booted). */
     void retain(String pool, Collection<WarmSandbox> current, Set<String> booting) {
         ConcurrentLinkedDeque<WarmSandbox> queue = ready.computeIfAbsent(pool, p -> new ConcurrentLinkedDeque<>());
-        Set<String> ids = new HashSet<>();
-        current.forEach(s -> ids.add(s.id()));
         synchronized (queue) {
-            queue.removeIf(s -> !ids.contains(s.id()) && !booting.contains(s.id()));
+            dropAllBut(queue, current, booting);
             Set<String> queued = new HashSet<>();
             queue.forEach(s -> queued.add(s.id()));
             current.stream().filter(s -> !queued.contains(s.id()) && !handedOut.contains(s.id()))
@@ -171,11 +169,17 @@ public class WarmPools {
         if (queue == null) {
             return;
         }
+        synchronized (queue) {
+            dropAllBut(queue, current, booting);
+        }
+    }
+
+    /** Takes out of {@code queue} (held by the caller) the members neither in {@code current} nor named by {@code booting}. */
+    private static void dropAllBut(ConcurrentLinkedDeque<WarmSandbox> queue, Collection<WarmSandbox> current,
+                                   Set<String> booting) {
         Set<String> ids = new HashSet<>();
         current.forEach(s -> ids.add(s.id()));
-        synchronized (queue) {
-            queue.removeIf(s -> !ids.contains(s.id()) && !booting.contains(s.id()));
-        }
+        queue.removeIf(s -> !ids.contains(s.id()) && !booting.contains(s.id()));
     }
 
     /** Handed-out members whose rows are gone (claimed, drained) need no remembering. */
