@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -30,17 +31,26 @@ import java.util.logging.Logger;
  * boot's readiness limit starts counting only once it has its turn, a long line makes boots late,
  * never failed.
  *
- * <p>Two lines per node: a user's provision waits ahead of every pool member, so that a refill
- * never delays a request that somebody is waiting for; within a line, first come, first served.
+ * <p>Three lines per node, each served only when the ones before it are empty: a runtime coming
+ * back (its stopped sandbox started again after an engine restart, a hibernated one woken), then a
+ * user's new provision, then the pool members. A sandbox coming back already holds somebody's work,
+ * and its user is in the middle of a conversation: behind a burst of new provisions it waited
+ * minutes, and its runtime was released before it served (the soak of 2026-12-02 16:20). A refill
+ * never delays a request that somebody is waiting for. Within a line, first come, first served.
  */
 @ApplicationScoped
 public class BootTurns {
 
     private static final Logger LOG = Logger.getLogger(BootTurns.class.getName());
 
-    /** Whose boot it is: a request's (first) or a warm pool's (after every waiting request). */
+    /** Whose boot it is, in the order the lines are served. */
     public enum Line {
-        REQUEST, POOL
+        /** A runtime that exists coming back: a stopped sandbox started again, a hibernated one woken. */
+        RETURNING,
+        /** A user's new runtime. */
+        REQUEST,
+        /** A warm pool's member. */
+        POOL
     }
 
     /** What a boot waiting for its turn is told once, when it has to wait. */
@@ -156,11 +166,17 @@ public class BootTurns {
     /** The turns of one node: its boots under way and its two lines. */
     static final class Node {
         private final ReentrantLock lock = new ReentrantLock();
-        private final Deque<Waiter> requests = new ArrayDeque<>();
-        private final Deque<Waiter> pools = new ArrayDeque<>();
+        /** The lines, by {@link Line}'s order. */
+        private final Map<Line, Deque<Waiter>> lines = new EnumMap<>(Line.class);
         private int booting;
         /** The limit the last taker read: settings are read per boot, so a changed one applies from the next. */
         private int limit = 1;
+
+        Node() {
+            for (Line line : Line.values()) {
+                lines.put(line, new ArrayDeque<>());
+            }
+        }
 
         /**
          * A turn, completed once the node has room (at once when it has now; completed outside
@@ -175,10 +191,15 @@ public class BootTurns {
             lock.lock();
             try {
                 limit = Math.max(1, limitNow);
-                (line == Line.REQUEST ? requests : pools).addLast(waiter);
+                lines.get(line).addLast(waiter);
                 granted = grant();
                 booted = booting;
-                ahead = requests.size() - 1 + (line == Line.POOL ? pools.size() : 0);
+                ahead = -1;
+                for (Line before : Line.values()) {
+                    if (before.compareTo(line) <= 0) {
+                        ahead += lines.get(before).size();
+                    }
+                }
             } finally {
                 lock.unlock();
             }
@@ -229,8 +250,7 @@ public class BootTurns {
                         lock.lock();
                         List<Waiter> next;
                         try {
-                            requests.remove(this);
-                            pools.remove(this);
+                            lines.values().forEach(l -> l.remove(this));
                             next = grant();
                         } finally {
                             lock.unlock();
@@ -241,12 +261,14 @@ public class BootTurns {
             }
         }
 
-        /** With the lock held: takes free turns for the heads of the lines, requests first. */
+        /** With the lock held: takes free turns for the heads of the lines, in the lines' order. */
         private List<Waiter> grant() {
             List<Waiter> granted = new ArrayList<>();
-            while (booting < limit && (!requests.isEmpty() || !pools.isEmpty())) {
-                granted.add(!requests.isEmpty() ? requests.removeFirst() : pools.removeFirst());
-                booting++;
+            for (Deque<Waiter> line : lines.values()) {
+                while (booting < limit && !line.isEmpty()) {
+                    granted.add(line.removeFirst());
+                    booting++;
+                }
             }
             return granted;
         }

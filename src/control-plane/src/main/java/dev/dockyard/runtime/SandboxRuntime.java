@@ -335,6 +335,19 @@ public class SandboxRuntime {
         this.statusMessage = clip(message);
     }
 
+    /**
+     * A disconnected runtime whose stopped sandbox was started again: its message says so, and the
+     * time after which it is released counts from now, as a boot's readiness limit counts from its
+     * turn. Not a status change (it stays disconnected until its sandbox answers).
+     */
+    public void startedAgain(String message, Instant now) {
+        if (status != RuntimeStatus.ERROR_RUNTIME_DISCONNECTED) {
+            throw new IllegalStateException("runtime " + id + " is " + status + ", not disconnected");
+        }
+        this.statusMessage = clip(message);
+        this.updatedAt = now;
+    }
+
     /** Records the agent the runtime serves and its LLM settings (the key sealed at rest). */
     public void configuredFor(String agentName, LlmSettings llm) {
         this.agent = agentName;

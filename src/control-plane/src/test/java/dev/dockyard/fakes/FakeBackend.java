@@ -57,6 +57,7 @@ public class FakeBackend implements RuntimeBackend {
     private final Set<String> portsTaken = new HashSet<>();
     private final Set<String> addressesLost = new HashSet<>();
     private RuntimeException unpauseFailure;
+    private RuntimeException reviveFailure;
     private RuntimeException pauseAnswerLost;
     private boolean unanswering;
     private RuntimeException captureFailure;
@@ -251,9 +252,17 @@ public class FakeBackend implements RuntimeBackend {
         return endpoint(sandboxName, executorPort);
     }
 
+    /** Makes every {@link #revive} fail with {@code failure} (null: starts again), as an engine that is restarting. */
+    public synchronized void reviveFailing(RuntimeException failure) {
+        reviveFailure = failure;
+    }
+
     @Override
     public synchronized URI revive(String sandboxName, String sessionKey, String user, int executorPort) {
         called("revive " + sandboxName);
+        if (reviveFailure != null) {
+            throw reviveFailure;
+        }
         if (!sandboxes.containsKey(sandboxName)) {
             throw new BackendException("container '" + sandboxName + "' is gone", null);
         }

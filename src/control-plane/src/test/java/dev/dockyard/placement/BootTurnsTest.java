@@ -89,6 +89,50 @@ class BootTurnsTest {
     }
 
     @Test
+    void aRuntimeComingBackWaitsAheadOfNewRequestsAndPoolRefills() throws Exception {
+        // an engine restart stopped a sandbox that holds somebody's work while new provisions wait:
+        // behind them it waited minutes and was released before it served (soak 2026-12-02 16:20)
+        BootTurns.Node node = new BootTurns.Node();
+        List<String> told = new CopyOnWriteArrayList<>();
+        BootTurns.Turn booting = node.take(BootTurns.Line.REQUEST, 1, null);
+        Future<BootTurns.Turn> refill = inLine(node, BootTurns.Line.POOL, 1, told, "refill");
+        Future<BootTurns.Turn> request = inLine(node, BootTurns.Line.REQUEST, 1, told, "request");
+        Future<BootTurns.Turn> revival = inLine(node, BootTurns.Line.RETURNING, 1, told, "revival");
+
+        assertEquals(List.of("refill waits: 1 booting, 0 ahead", "request waits: 1 booting, 0 ahead",
+                "revival waits: 1 booting, 0 ahead"), told);
+        booting.close();
+        BootTurns.Turn revivalTurn = revival.get(5, TimeUnit.SECONDS);
+        assertThrows(TimeoutException.class, () -> request.get(200, TimeUnit.MILLISECONDS));
+        revivalTurn.close();
+        BootTurns.Turn requestTurn = request.get(5, TimeUnit.SECONDS);
+        assertThrows(TimeoutException.class, () -> refill.get(200, TimeUnit.MILLISECONDS));
+        requestTurn.close();
+        refill.get(5, TimeUnit.SECONDS).close();
+        assertEquals(0, node.booting());
+    }
+
+    @Test
+    void aBootIsToldOfEveryBootWaitingInItsLineAndTheLinesBefore() throws Exception {
+        BootTurns.Node node = new BootTurns.Node();
+        List<String> told = new CopyOnWriteArrayList<>();
+        BootTurns.Turn booting = node.take(BootTurns.Line.POOL, 1, null);
+        List<Future<BootTurns.Turn>> waiting = new ArrayList<>();
+        waiting.add(inLine(node, BootTurns.Line.RETURNING, 1, told, "revival"));
+        waiting.add(inLine(node, BootTurns.Line.REQUEST, 1, told, "request 1"));
+        waiting.add(inLine(node, BootTurns.Line.POOL, 1, told, "refill"));
+        waiting.add(inLine(node, BootTurns.Line.REQUEST, 1, told, "request 2"));
+
+        assertEquals(List.of("revival waits: 1 booting, 0 ahead", "request 1 waits: 1 booting, 1 ahead",
+                "refill waits: 1 booting, 2 ahead", "request 2 waits: 1 booting, 2 ahead"), told);
+        booting.close();
+        for (Future<BootTurns.Turn> next : List.of(waiting.get(0), waiting.get(1), waiting.get(3), waiting.get(2))) {
+            next.get(5, TimeUnit.SECONDS).close();
+        }
+        assertEquals(0, node.booting());
+    }
+
+    @Test
     void aBootInterruptedWhileWaitingLeavesTheLineWithoutATurn() throws Exception {
         BootTurns.Node node = new BootTurns.Node();
         List<String> told = new CopyOnWriteArrayList<>();

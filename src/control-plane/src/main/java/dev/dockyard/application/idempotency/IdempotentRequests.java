@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.logging.Level;
@@ -29,7 +30,8 @@ import java.util.logging.Logger;
  * its answer is stored; every retry with the same key and body gets that answer again, without
  * carrying the request out twice. A retry that comes while the first is still being answered
  * waits for it without holding a thread: the first's answer completes it (an event in this
- * control plane), else a deadline after {@link #REPLAY_WAIT} looks once more and says "busy".
+ * control plane, or a look at the key every {@link #LOOK_AGAIN} when another process answers it),
+ * else the wait ends after {@link #REPLAY_WAIT} with "busy".
  *
  * <p>A retry whose first is being answered in this control plane does not go to the database at
  * all: a second insert of a key whose first insert is not yet committed waits on the database's
@@ -47,6 +49,12 @@ public class IdempotentRequests {
 
     /** How long a retry waits for the first request's answer. */
     public static final Duration REPLAY_WAIT = Duration.ofSeconds(60);
+
+    /** How often a retry whose first is answered by another process looks at the key while it waits. */
+    static final Duration LOOK_AGAIN = Duration.ofSeconds(2);
+
+    /** The looks of a wait: together they last {@link #REPLAY_WAIT}. */
+    private static final int LOOKS = (int) (REPLAY_WAIT.toMillis() / LOOK_AGAIN.toMillis());
 
     /** Seconds a retry that found its first still being answered is asked to wait before the next. */
     static final int STILL_ANSWERED_RETRY_AFTER_SECONDS = 5;
@@ -223,7 +231,7 @@ public class IdempotentRequests {
             unregister(id, signal);
             return replay(id, requestHash);
         }
-        return waitFor(id, requestHash, signal);
+        return waitFor(id, requestHash, signal, false);
     }
 
     private <T> CompletionStage<Outcome<T>> replay(String id, String requestHash) {
@@ -236,7 +244,7 @@ public class IdempotentRequests {
             found = keys.find(id);
         }
         if (found.isPresent() && !found.get().completed() && found.get().requestHash().equals(requestHash)) {
-            return waitFor(id, requestHash, signal);
+            return waitFor(id, requestHash, signal, true);
         }
         if (signal != null) {
             unregister(id, signal);
@@ -250,33 +258,26 @@ public class IdempotentRequests {
         return CompletableFuture.completedFuture(replayOf(found.get()));
     }
 
+    /**
+     * Waits for the first's answer: its signal when it is answered in this process. When the claim
+     * was met in the database ({@code elsewhere}: another control plane's first, or one of a process
+     * that was killed), no signal comes from there, so the key is looked at every
+     * {@link #LOOK_AGAIN}: the first's stored answer is replayed, and the death of its process seen,
+     * as they come, not only at the end of {@link #REPLAY_WAIT} (a fork retried after the lease
+     * holder's kill in the soak of 2026-12-02 waited out 60 s per try, and its client's 3 minutes).
+     */
     private <T> CompletionStage<Outcome<T>> waitFor(String id, String requestHash,
-                                                     CompletableFuture<Optional<StoredAnswer>> signal) {
+                                                     CompletableFuture<Optional<StoredAnswer>> signal,
+                                                     boolean elsewhere) {
         CompletableFuture<Outcome<T>> result = new CompletableFuture<>();
-        Runnable cancel = deadlines.after(REPLAY_WAIT, () -> {
-            unregister(id, signal);
-            // the first may be answered by another control plane on the same database: one last look
-            try {
-                Optional<IdempotentAnswer> last = keys.find(id);
-                if (last.isPresent() && last.get().completed()) {
-                    result.complete(replayOf(last.get()));
-                } else if (forgotAbandoned(id, requestHash, null)) {
-                    // its process died while this one waited (killed mid-request; its heartbeat expired
-                    // meanwhile): the key is free, and the caller's next try carries the request out
-                    result.completeExceptionally(new Refused(Refused.Reason.CONVERSATION_BUSY, "The control plane "
-                            + "that took the first request with this Idempotency-Key is gone, and the request was "
-                            + "not carried out: retry now").retryAfter(1));
-                } else {
-                    result.completeExceptionally(new Refused(Refused.Reason.CONVERSATION_BUSY,
-                            "The first request with this Idempotency-Key is still being answered; retry later")
-                            .retryAfter(STILL_ANSWERED_RETRY_AFTER_SECONDS));
-                }
-            } catch (RuntimeException e) {
-                result.completeExceptionally(e);
-            }
-        });
+        AtomicReference<Runnable> cancel = new AtomicReference<>(() -> { });
+        if (elsewhere) {
+            lookAgain(id, requestHash, signal, result, cancel, LOOKS);
+        } else {
+            cancel.set(deadlines.after(REPLAY_WAIT, () -> lastLook(id, requestHash, signal, result)));
+        }
         signal.whenComplete((answer, error) -> {
-            cancel.run();
+            cancel.get().run();
             if (answer != null && answer.isPresent()) {
                 result.complete(new Outcome<>(null, answer.get()));
             } else {
@@ -284,6 +285,71 @@ public class IdempotentRequests {
             }
         });
         return result;
+    }
+
+    /** Looks at the key after {@link #LOOK_AGAIN}, {@code looksLeft} times in all; the last look ends the wait. */
+    private <T> void lookAgain(String id, String requestHash, CompletableFuture<Optional<StoredAnswer>> signal,
+                               CompletableFuture<Outcome<T>> result, AtomicReference<Runnable> cancel, int looksLeft) {
+        cancel.set(deadlines.after(LOOK_AGAIN, () -> {
+            if (result.isDone()) {
+                return;
+            }
+            if (looksLeft <= 1) {
+                lastLook(id, requestHash, signal, result);
+                return;
+            }
+            try {
+                Optional<IdempotentAnswer> now = keys.find(id);
+                if (now.isPresent() && now.get().completed()) {
+                    unregister(id, signal);
+                    result.complete(replayOf(now.get()));
+                    return;
+                }
+                if (now.isEmpty()) {
+                    // the first failed there and its claim was forgotten: the key is free
+                    unregister(id, signal);
+                    result.completeExceptionally(firstFailed());
+                    return;
+                }
+                if (forgotAbandoned(id, requestHash, null)) {
+                    unregister(id, signal);
+                    result.completeExceptionally(abandoned());
+                    return;
+                }
+            } catch (RuntimeException e) {
+                // the database did not answer this look: the next one asks again, the last one says so
+                LOG.log(Level.FINE, "Could not look at Idempotency-Key " + id + " again", e);
+            }
+            lookAgain(id, requestHash, signal, result, cancel, looksLeft - 1);
+        }));
+    }
+
+    /** The end of the wait: one last look for the first's answer, else "gone, retry now" or "busy". */
+    private <T> void lastLook(String id, String requestHash, CompletableFuture<Optional<StoredAnswer>> signal,
+                              CompletableFuture<Outcome<T>> result) {
+        unregister(id, signal);
+        // the first may be answered by another control plane on the same database: one last look
+        try {
+            Optional<IdempotentAnswer> last = keys.find(id);
+            if (last.isPresent() && last.get().completed()) {
+                result.complete(replayOf(last.get()));
+            } else if (forgotAbandoned(id, requestHash, null)) {
+                // its process died while this one waited (killed mid-request; its heartbeat expired
+                // meanwhile): the key is free, and the caller's next try carries the request out
+                result.completeExceptionally(abandoned());
+            } else {
+                result.completeExceptionally(new Refused(Refused.Reason.CONVERSATION_BUSY,
+                        "The first request with this Idempotency-Key is still being answered; retry later")
+                        .retryAfter(STILL_ANSWERED_RETRY_AFTER_SECONDS));
+            }
+        } catch (RuntimeException e) {
+            result.completeExceptionally(e);
+        }
+    }
+
+    private static Refused abandoned() {
+        return new Refused(Refused.Reason.CONVERSATION_BUSY, "The control plane that took the first request with "
+                + "this Idempotency-Key is gone, and the request was not carried out: retry now").retryAfter(1);
     }
 
     private void register(String id, CompletableFuture<Optional<StoredAnswer>> signal) {

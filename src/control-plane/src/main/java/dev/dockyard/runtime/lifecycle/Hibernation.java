@@ -171,11 +171,12 @@ public class Hibernation {
             URI endpoint;
             long waited;
             long booted;
-            // a wake boots like a provision and takes a turn on the node (BootTurns), ahead of pool
-            // refills: a burst of wakes and provisions booting at once would starve one another into
-            // missing their readiness limits, which count from the turn
+            // a wake boots like a provision and takes a turn on the node (BootTurns), ahead of new
+            // provisions and pool refills (its user's work is in it): a burst of wakes and provisions
+            // booting at once would starve one another into missing their readiness limits, which
+            // count from the turn
             Duration limit = Duration.ofSeconds(runtime.timeoutSeconds());
-            try (BootTurns.Turn turn = turns.await(nodes.named(runtime.node()), BootTurns.Line.REQUEST, limit)) {
+            try (BootTurns.Turn turn = turns.await(nodes.named(runtime.node()), BootTurns.Line.RETURNING, limit)) {
                 long turnAt = System.nanoTime();
                 waited = (turnAt - start) / 1_000_000;
                 allowBoot(backend, runtime);

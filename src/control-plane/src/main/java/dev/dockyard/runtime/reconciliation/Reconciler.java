@@ -559,6 +559,7 @@ public class Reconciler {
                     backend.revive(sandbox.name(), runtime.sessionKey(),
                             runtime.program().map(SandboxProgram::user).orElse(config.sandboxUser()), port);
                     LOG.info("Started the stopped sandbox of disconnected runtime " + runtime.id() + " again");
+                    startedAgain(runtime);
                 } catch (BackendException e) {
                     // the message may quote the sandbox's last output, which may print its secrets
                     LOG.warning("Could not start the sandbox of disconnected runtime " + runtime.id() + " again: "
@@ -588,11 +589,38 @@ public class Reconciler {
         });
     }
 
-    /** Disconnected for longer than the grace: the runtime ends and lets its conversation and quota go. */
+    /**
+     * Records that a disconnected runtime's sandbox was started again, which restarts the time after
+     * which it is released: under load its executor may take minutes to boot, and a runtime released
+     * while it boots loses the files its user wrote (the soak of 2026-12-02 16:25: three runtimes
+     * released 90 s after their sandboxes were started, 11 acknowledged writes gone with them).
+     */
+    private void startedAgain(SandboxRuntime runtime) {
+        String message = "The runtime is disconnected: its stopped sandbox was started again and its executor is "
+                + "booting; it is released " + config.disconnectedGrace(nodes.named(runtime.node())).toSeconds()
+                + " s after this unless its sandbox answers";
+        try {
+            journal.update(runtime.id(), r -> {
+                // reconnected, deleted or released meanwhile: that status's message stays
+                if (r.status() == RuntimeStatus.ERROR_RUNTIME_DISCONNECTED) {
+                    r.startedAgain(message, clock.instant());
+                }
+            });
+        } catch (RuntimeException e) {
+            // the grace then counts from the disconnection, as before
+            LOG.warning("Could not record that the sandbox of runtime " + runtime.id() + " was started again: " + e);
+        }
+    }
+
+    /**
+     * Disconnected for longer than the grace, counted from its disconnection or from when its
+     * sandbox was last started again, and not coming back now: the runtime ends and lets its
+     * conversation and quota go.
+     */
     private boolean release(SandboxRuntime runtime, ManagedSandbox sandbox, RuntimeBackend backend, String node,
             Instant now) {
         Duration grace = config.disconnectedGrace(node);
-        if (!runtime.updatedAt().plus(grace).isBefore(now)) {
+        if (!runtime.updatedAt().plus(grace).isBefore(now) || revivals.underWay(runtime.id())) {
             return false;
         }
         if (!journal.transitionIf(runtime.id(), DISCONNECTED, RuntimeStatus.ERROR, "Released after "

@@ -19,10 +19,11 @@ import java.util.logging.Logger;
  * executors would all boot at once beside the provisions already waiting for their turns, and on a
  * two-core node none of them answers for minutes (the soak of 2026-12-02 02:13: nine Remote
  * Runtime API starts, asked around the engine's restart, still "waiting for the executor" after
- * OpenHands' 3 minutes). Here each revival waits in the request line like a provision, keeps its
- * turn until its sandbox serves again (it is then reconnected at once, not a pass later) or for
- * at most {@link #HOLD}, and a runtime whose revival is waiting or booting is not started twice by
- * the passes meanwhile.
+ * OpenHands' 3 minutes). Here each revival waits in the line of runtimes coming back, which goes
+ * before new provisions' ({@link BootTurns.Line#RETURNING}), keeps its turn until its sandbox
+ * serves again (it is then reconnected at once, not a pass later) or for at most {@link #HOLD},
+ * and a runtime whose revival is waiting or booting is neither started twice by the passes
+ * meanwhile nor released ({@link #underWay}).
  */
 @ApplicationScoped
 public class SandboxRevivals {
@@ -96,7 +97,7 @@ public class SandboxRevivals {
         Executor threads = this.threads != null ? this.threads : executor;
         try {
             // the pass goes on at once: the turn may be a while coming, and the boot holds it
-            threads.execute(() -> turns.whenTurn(node, BootTurns.Line.REQUEST, (booting, ahead) -> { },
+            threads.execute(() -> turns.whenTurn(node, BootTurns.Line.RETURNING, (booting, ahead) -> { },
                     threads, turn -> boot(runtimeId, revival), refused -> underWay.remove(runtimeId)));
             return true;
         } catch (RejectedExecutionException e) {
@@ -105,6 +106,11 @@ public class SandboxRevivals {
                     + "); the next pass tries again");
             return false;
         }
+    }
+
+    /** True while {@code runtimeId}'s revival waits for its turn or boots: its runtime is not released meanwhile. */
+    public boolean underWay(String runtimeId) {
+        return underWay.contains(runtimeId);
     }
 
     /** With the turn: starts the sandbox and keeps the turn until it serves, or for the hold at most. */

@@ -279,6 +279,55 @@ class IdempotentRequestsTest {
         assertEquals(1, carriedOut.get());
     }
 
+    /**
+     * The first is answered by another control plane on the same database, whose answer sends no
+     * event here: the retry replays it at its next look, seconds after it was stored, not at the
+     * end of the whole wait.
+     */
+    @Test
+    void shouldReplayAnAnswerStoredByAnotherControlPlaneAtTheNextLook() throws Exception {
+        keys.claim("alice/k1", "h", "other");
+        CompletionStage<IdempotentRequests.Outcome<String>> retry = send("h", new CompletableFuture<>());
+        assertEquals(List.of(IdempotentRequests.LOOK_AGAIN), deadlines.delays);
+
+        deadlines.fireAll();
+        assertFalse(retry.toCompletableFuture().isDone(), "not answered yet: it looks again");
+        keys.complete("alice/k1", 202, "{\"id\":\"rt-4\"}");
+        deadlines.fireAll();
+
+        assertEquals(202, retry.toCompletableFuture().get(5, TimeUnit.SECONDS).replayed().status());
+        assertEquals(List.of(IdempotentRequests.LOOK_AGAIN, IdempotentRequests.LOOK_AGAIN), deadlines.delays);
+        assertEquals(0, requests.waitingKeys());
+        assertEquals(0, carriedOut.get());
+    }
+
+    /**
+     * The soak's fork after the lease holder's kill (2026-12-02 16:38): each try waited out the
+     * whole minute although the first's process was known dead after half of it. Now the retry
+     * hears "retry now" at the first look after the process's heartbeat expired.
+     */
+    @Test
+    void shouldFreeTheKeyAtTheFirstLookAfterTheFirstsProcessIsKnownDead() throws Exception {
+        FakeLeaseStore store = new FakeLeaseStore();
+        MutableClock clock = new MutableClock(Instant.parse("2026-12-02T16:38:00Z"));
+        Leases killed = processes(store, clock, "other");
+        killed.heartbeat();
+        keys.claim("alice/k1", "h", killed.me());
+        requests.leases = processes(store, clock, "me");
+        CompletionStage<IdempotentRequests.Outcome<String>> retry = send("h", new CompletableFuture<>());
+
+        deadlines.fireAll();
+        assertFalse(retry.toCompletableFuture().isDone(), "its process still counts as alive");
+        clock.advance(Duration.ofSeconds(31));
+        deadlines.fireAll();
+
+        Refused refused = refusal(retry);
+        assertTrue(refused.getMessage().contains("retry now"), refused.getMessage());
+        assertEquals(2, deadlines.delays.size(), "two looks, not the whole wait: " + deadlines.delays);
+        assertFalse(send("h", CompletableFuture.completedFuture("{\"id\":\"rt-9\"}")).toCompletableFuture()
+                .get(5, TimeUnit.SECONDS).isReplay(), "carried out by the next try");
+    }
+
     @Test
     void shouldReplayAnswerStoredElsewhereWhenDeadlineLooksOnceMore() throws Exception {
         send("h", new CompletableFuture<>());

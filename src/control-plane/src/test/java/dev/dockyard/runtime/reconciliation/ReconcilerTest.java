@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.dockyard.backend.BackendException;
 import dev.dockyard.backend.SandboxState.Phase;
 import dev.dockyard.cluster.ControlPlaneInstance;
 import dev.dockyard.cluster.Leases;
@@ -450,6 +451,59 @@ class ReconcilerTest {
         assertTrue(released.statusMessage().startsWith("Released after 300 s disconnected"), released.statusMessage());
         assertEquals(Phase.MISSING, backend.phase(runtime.containerName()));
         assertTrue(runtimes.findLive("alice", runtime.conversationId()).isEmpty());
+    }
+
+    @Test
+    void shouldCountTheGraceFromWhenTheStoppedSandboxWasLastStartedAgain() {
+        // the engine restarted: the first start failed, the next came 200 s later and its executor
+        // boots for minutes under load. Released 300 s after the disconnection, its workspace and the
+        // writes acknowledged in it would go (soak 2026-12-02 16:25)
+        SandboxRuntime runtime = ready();
+        backend.put(runtime.containerName(), runtime.id(), clock.instant(), Phase.EXITED);
+        backend.reviveFailing(new BackendException("the engine does not answer", null));
+        reconciler.pass();
+        assertEquals(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, statusOf(runtime));
+        assertEquals(Phase.EXITED, backend.phase(runtime.containerName()));
+
+        backend.reviveFailing(null);
+        clock.advance(Duration.ofSeconds(200));
+        reconciler.pass();
+        assertEquals(Phase.RUNNING, backend.phase(runtime.containerName()), "started again at 200 s");
+        String message = runtimes.find(runtime.id()).orElseThrow().statusMessage();
+        assertTrue(message.contains("started again") && message.contains("released 300 s after this"), message);
+
+        clock.advance(Duration.ofSeconds(150));
+        assertEquals(0, reconciler.pass().released(), "350 s after the disconnection, 150 s after its start");
+        assertEquals(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, statusOf(runtime));
+
+        clock.advance(Duration.ofSeconds(151));
+        assertEquals(1, reconciler.pass().released(), "301 s after its start and still not answering");
+        assertEquals(RuntimeStatus.ERROR, statusOf(runtime));
+    }
+
+    @Test
+    void shouldNotReleaseARuntimeWhileItsRevivalWaitsForATurnToBoot() throws Exception {
+        config.maxConcurrentBoots = 1;
+        BootTurns turns = Placements.turns(config);
+        ExecutorService threads = Executors.newCachedThreadPool();
+        reconciler.revivals = new SandboxRevivals(turns, threads, Duration.ofSeconds(30));
+        BootTurns.Turn other = turns.await("local", BootTurns.Line.RETURNING, Duration.ofSeconds(1));
+        try {
+            SandboxRuntime runtime = stoppedByTheEngine(1).get(0);
+            assertEquals(1, reconciler.pass().disconnected());
+
+            clock.advance(config.disconnectedGrace.plusSeconds(1));
+            assertEquals(0, reconciler.pass().released(), "its revival waits in line: " + backend.calls());
+            assertEquals(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, statusOf(runtime));
+            assertTrue(revived().isEmpty(), backend.calls().toString());
+
+            other.close();
+            answering.add(backend.endpoint(runtime.containerName(), 8000));
+            assertTrue(eventually(() -> statusOf(runtime) == RuntimeStatus.READY), statusOf(runtime).name());
+        } finally {
+            other.close();
+            threads.shutdownNow();
+        }
     }
 
     @Test

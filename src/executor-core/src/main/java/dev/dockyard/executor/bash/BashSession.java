@@ -77,6 +77,15 @@ public final class BashSession implements AutoCloseable {
     /** The shell variable holding PS1, which PROMPT_COMMAND copies into PS1 before every prompt. */
     static final String PS1_VARIABLE = "__dockyard_ps1";
 
+    /**
+     * How long a new shell has to show its first prompt. Generous: at the soak's load average of
+     * 123 (2026-12-02 16:12, 16:27, 16:29) three shells had echoed their setup line and printed
+     * bash's own prompt, yet not the executor's within the 30 s this used to be, and their
+     * executors refused to run, so their provisions ended in ERROR. The control plane's readiness
+     * limit (120 s from the boot's turn) is the bound that counts; a shell that exits fails at once.
+     */
+    static final Duration START_LIMIT = Duration.ofSeconds(90);
+
     private final Process process;
     private final OutputStream terminal;
     private final Object lock = new Object();
@@ -185,7 +194,7 @@ public final class BashSession implements AutoCloseable {
                 + "'; cd " + shellQuote(workdir.toString()) + "\n";
         synchronized (lock) {
             write(init);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            long deadline = System.nanoTime() + START_LIMIT.toNanos();
             Optional<Prompt.Match> prompt;
             while ((prompt = Prompt.find(buffer)).isEmpty()) {
                 long left = deadline - System.nanoTime();
