@@ -140,13 +140,9 @@ public class WarmPools {
 
     /**
      * Makes the pool's queue hold exactly {@code current} (the members found READY and current by
-     * the keeper), keeping the order of those already queued.
+     * the keeper), keeping the order of those already queued, and leaving queued the members
+     * {@code booting} names (read while they booted: their boot may have queued them since).
      */
-    void retain(String pool, Collection<WarmSandbox> current) {
-        retain(pool, current, Set.of());
-    }
-
-    /** As {@link #retain(String, Collection)}, leaving queued the members {@code booting} names (read while they booted). */
     void retain(String pool, Collection<WarmSandbox> current, Set<String> booting) {
         ConcurrentLinkedDeque<WarmSandbox> queue = ready.computeIfAbsent(pool, p -> new ConcurrentLinkedDeque<>());
         synchronized (queue) {

@@ -40,6 +40,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.BeforeEach;
@@ -65,6 +66,9 @@ class PoolKeeperTest {
     private boolean runAtOnce = true;
     private String imageId = "sha256:one";
     private RuntimeException bootFailure;
+    /** When set, a boot's readiness waits for it (and tells {@link #bootWaiting} it does). */
+    private CountDownLatch bootGate;
+    private final CountDownLatch bootWaiting = new CountDownLatch(1);
     private final List<String> warmUps = new ArrayList<>();
     private final Map<String, NodeCapacity> capacities = new HashMap<>();
 
@@ -126,6 +130,14 @@ class PoolKeeperTest {
             public void probe(ReadinessAttempt attempt) {
                 if (bootFailure != null) {
                     throw bootFailure;
+                }
+                if (bootGate != null) {
+                    bootWaiting.countDown();
+                    try {
+                        assertTrue(bootGate.await(10, TimeUnit.SECONDS));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
                 }
             }
         };
@@ -324,6 +336,65 @@ class PoolKeeperTest {
         assertFalse(ledger.members(config.instance).stream().anyMatch(m -> m.id().equals(gone.id())),
                 "the timer's pass drained it");
         assertEquals(2, members(PoolMember.Status.READY).size(), "and booted another");
+    }
+
+    /**
+     * The timer's pass came while a quick one ran: it is not lost but runs right after it, and as
+     * the timer's kind, which asks the engine (a repeat as a quick pass would leave a member whose
+     * sandbox died queued for claims until the timer's next pass).
+     */
+    @Test
+    void shouldRunATimersPassAskedForWhileAQuickOneRanRightAfterItWithTheEngine() throws Exception {
+        define("p", 2, 2);
+        keeper.tend();
+        WarmSandbox claimed = pools.next("p").orElseThrow();
+        ledger.drop(claimed.id(), null);
+        PoolMember died = members(PoolMember.Status.READY).get(0);
+        backend.remove(died.containerName());
+        long listed = backend.calls().stream().filter("list"::equals).count();
+
+        bootGate = new CountDownLatch(1);
+        Thread quick = new Thread(keeper::tendQuickly);
+        quick.start();
+        assertTrue(bootWaiting.await(10, TimeUnit.SECONDS), "the quick pass boots the claimed member's successor");
+        PoolKeeper.Report timers = keeper.tend();
+        bootGate.countDown();
+        quick.join(10_000);
+
+        assertEquals(null, timers, "the timer's pass did not wait for the lock");
+        assertEquals(listed + 1, backend.calls().stream().filter("list"::equals).count(), backend.calls().toString());
+        assertFalse(ledger.members(config.instance).stream().anyMatch(m -> m.id().equals(died.id())),
+                "the repeat asked the engine and drained the member whose sandbox died");
+        assertEquals(2, members(PoolMember.Status.READY).size());
+    }
+
+    /**
+     * Among several control planes only the lease holder keeps the pools. The timer's passes ask
+     * the gate that renews the lease (a database write); the quick passes, a few per claim or boot,
+     * ask only whether it is still held, and do nothing where it is not.
+     */
+    @Test
+    void shouldTendInAQuickPassOnlyWhileTheLeaseIsHeldWithoutRenewingIt() {
+        define("p", 1, 1);
+        List<String> asked = new ArrayList<>();
+        boolean[] held = {false};
+        keeper.keepOnlyWhile(() -> {
+            asked.add("renew");
+            return true;
+        }, () -> {
+            asked.add("held");
+            return held[0];
+        });
+
+        assertEquals(null, keeper.tendQuickly());
+        assertTrue(ledger.members(config.instance).isEmpty(), "no lease: nothing booted");
+        held[0] = true;
+        keeper.tendQuickly();
+        assertEquals(1, members(PoolMember.Status.READY).size());
+        assertEquals(List.of("held", "held"), asked, "a quick pass never renews the lease");
+
+        keeper.tend();
+        assertEquals(List.of("held", "held", "renew"), asked);
     }
 
     @Test

@@ -24,11 +24,11 @@ class WarmPoolsTest {
 
     @Test
     void shouldNotQueueAHandedOutMemberAgainFromAStaleKeeperPass() {
-        pools.retain("p", List.of(member("a"), member("b")));
+        pools.retain("p", List.of(member("a"), member("b")), Set.of());
         WarmSandbox first = pools.next("p").orElseThrow();
 
         // a keeper pass that read the rows before the claim committed still lists the member
-        pools.retain("p", List.of(member("a"), member("b")));
+        pools.retain("p", List.of(member("a"), member("b")), Set.of());
         pools.offer(first);
 
         WarmSandbox second = pools.next("p").orElseThrow();
@@ -38,7 +38,7 @@ class WarmPoolsTest {
 
     @Test
     void shouldPutARefusedCandidateFirstInLine() {
-        pools.retain("p", List.of(member("a"), member("b")));
+        pools.retain("p", List.of(member("a"), member("b")), Set.of());
         WarmSandbox first = pools.next("p").orElseThrow();
 
         pools.putBack(first);
@@ -48,12 +48,12 @@ class WarmPoolsTest {
 
     @Test
     void shouldForgetHandedOutMembersOnceTheirRowsAreGone() {
-        pools.retain("p", List.of(member("a")));
+        pools.retain("p", List.of(member("a")), Set.of());
         WarmSandbox claimed = pools.next("p").orElseThrow();
         pools.forgetHandedOutExcept(Set.of());
 
         // were the same id READY again (it cannot be: ids are new), it could be queued
-        pools.retain("p", List.of(claimed));
+        pools.retain("p", List.of(claimed), Set.of());
         assertEquals(1, pools.queued("p"));
     }
 
@@ -64,7 +64,7 @@ class WarmPoolsTest {
      */
     @Test
     void shouldLeaveQueuedAMemberThePassReadWhileItBooted() {
-        pools.retain("p", List.of(member("a")));
+        pools.retain("p", List.of(member("a")), Set.of());
         pools.offer(member("b"));
 
         pools.keepOnly("p", List.of(member("a")), Set.of("b"));

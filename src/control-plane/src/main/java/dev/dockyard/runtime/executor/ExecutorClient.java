@@ -70,15 +70,8 @@ public class ExecutorClient {
      * still answer).
      */
     public boolean answersHttp(URI endpoint) {
-        HttpRequest request = HttpRequest.newBuilder(at(endpoint, "/alive")).timeout(READY_TIMEOUT).GET().build();
-        try {
-            return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() < 500;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
+        Alive alive = alive(endpoint);
+        return alive.status() > 0 && alive.status() < 500;
     }
 
     /**
@@ -87,17 +80,28 @@ public class ExecutorClient {
      * be slow, as on a loaded node, and no recovery would follow for it.
      */
     public boolean isGone(URI executor) {
-        HttpRequest request = HttpRequest.newBuilder(at(executor, "/alive")).timeout(READY_TIMEOUT).GET().build();
+        return alive(executor) == Alive.GONE;
+    }
+
+    /** What {@code GET /alive} (no key) at {@code endpoint} met: an answer's status, or how it failed. */
+    private record Alive(int status) {
+        /** Refused, reset or closed unanswered. */
+        static final Alive GONE = new Alive(-1);
+        /** No answer within {@link #READY_TIMEOUT}, or the caller was interrupted. */
+        static final Alive SILENT = new Alive(0);
+    }
+
+    private Alive alive(URI endpoint) {
+        HttpRequest request = HttpRequest.newBuilder(at(endpoint, "/alive")).timeout(READY_TIMEOUT).GET().build();
         try {
-            http.send(request, HttpResponse.BodyHandlers.discarding());
-            return false;
+            return new Alive(http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode());
         } catch (HttpTimeoutException e) {
-            return false;
+            return Alive.SILENT;
         } catch (IOException e) {
-            return true;
+            return Alive.GONE;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return false;
+            return Alive.SILENT;
         }
     }
 
