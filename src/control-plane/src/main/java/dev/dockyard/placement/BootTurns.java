@@ -163,7 +163,7 @@ public class BootTurns {
         void close();
     }
 
-    /** The turns of one node: its boots under way and its two lines. */
+    /** The turns of one node: its boots under way and its three lines. */
     static final class Node {
         private final ReentrantLock lock = new ReentrantLock();
         /** The lines, by {@link Line}'s order. */

@@ -336,16 +336,15 @@ public class SandboxRuntime {
     }
 
     /**
-     * A disconnected runtime whose stopped sandbox was started again: its message says so, and the
-     * time after which it is released counts from now, as a boot's readiness limit counts from its
-     * turn. Not a status change (it stays disconnected until its sandbox answers).
+     * A disconnected runtime whose stopped sandbox was started again: its message says so. Not a
+     * status change (it stays disconnected until its sandbox answers), and its {@link #updatedAt()}
+     * stays the disconnection's, which bounds how long it may stay so.
      */
-    public void startedAgain(String message, Instant now) {
+    public void startedAgain(String message) {
         if (status != RuntimeStatus.ERROR_RUNTIME_DISCONNECTED) {
             throw new IllegalStateException("runtime " + id + " is " + status + ", not disconnected");
         }
         this.statusMessage = clip(message);
-        this.updatedAt = now;
     }
 
     /** Records the agent the runtime serves and its LLM settings (the key sealed at rest). */

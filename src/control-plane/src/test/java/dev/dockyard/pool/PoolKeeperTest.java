@@ -3,6 +3,7 @@ package dev.dockyard.pool;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -134,7 +135,9 @@ class PoolKeeperTest {
                 if (bootGate != null) {
                     bootWaiting.countDown();
                     try {
-                        assertTrue(bootGate.await(10, TimeUnit.SECONDS));
+                        if (!bootGate.await(10, TimeUnit.SECONDS)) {
+                            throw new BackendException("the test never let the boot go on", null);
+                        }
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
@@ -361,7 +364,8 @@ class PoolKeeperTest {
         bootGate.countDown();
         quick.join(10_000);
 
-        assertEquals(null, timers, "the timer's pass did not wait for the lock");
+        assertFalse(quick.isAlive(), "the quick pass and its repeat ended");
+        assertNull(timers, "the timer's pass did not wait for the lock");
         assertEquals(listed + 1, backend.calls().stream().filter("list"::equals).count(), backend.calls().toString());
         assertFalse(ledger.members(config.instance).stream().anyMatch(m -> m.id().equals(died.id())),
                 "the repeat asked the engine and drained the member whose sandbox died");
@@ -386,7 +390,7 @@ class PoolKeeperTest {
             return held[0];
         });
 
-        assertEquals(null, keeper.tendQuickly());
+        assertNull(keeper.tendQuickly());
         assertTrue(ledger.members(config.instance).isEmpty(), "no lease: nothing booted");
         held[0] = true;
         keeper.tendQuickly();

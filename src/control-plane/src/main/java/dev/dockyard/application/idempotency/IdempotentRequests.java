@@ -141,10 +141,14 @@ public class IdempotentRequests {
                 throw taken;
             }
             CompletionStage<Outcome<T>> replayed = replay(id, requestHash);
-            // retries that came while this one held the key here wait for a signal: the stored answer is theirs too
-            replayed.thenAccept(outcome -> {
-                if (outcome.isReplay()) {
+            // retries that came while this one held the key here wait for a signal: the stored answer
+            // is theirs too, and so is its absence (the first elsewhere failed, died or is still at
+            // work), which they would otherwise sit out for the whole wait
+            replayed.whenComplete((outcome, error) -> {
+                if (outcome != null && outcome.isReplay()) {
                     signal(id, Optional.of(outcome.replayed()));
+                } else if (error != null) {
+                    signal(id, Optional.empty());
                 }
             });
             return replayed;
@@ -302,7 +306,7 @@ public class IdempotentRequests {
                 Optional<IdempotentAnswer> now = keys.find(id);
                 if (now.isPresent() && now.get().completed()) {
                     unregister(id, signal);
-                    result.complete(replayOf(now.get()));
+                    answer(result, now.get(), requestHash);
                     return;
                 }
                 if (now.isEmpty()) {
@@ -332,7 +336,7 @@ public class IdempotentRequests {
         try {
             Optional<IdempotentAnswer> last = keys.find(id);
             if (last.isPresent() && last.get().completed()) {
-                result.complete(replayOf(last.get()));
+                answer(result, last.get(), requestHash);
             } else if (forgotAbandoned(id, requestHash, null)) {
                 // its process died while this one waited (killed mid-request; its heartbeat expired
                 // meanwhile): the key is free, and the caller's next try carries the request out
@@ -344,6 +348,18 @@ public class IdempotentRequests {
             }
         } catch (RuntimeException e) {
             result.completeExceptionally(e);
+        }
+    }
+
+    /**
+     * The stored answer for a retry of {@code requestHash}: the first's, or a refusal when the key
+     * was freed meanwhile (its first abandoned) and taken by a request with another body.
+     */
+    private static <T> void answer(CompletableFuture<Outcome<T>> result, IdempotentAnswer stored, String requestHash) {
+        if (stored.requestHash().equals(requestHash)) {
+            result.complete(replayOf(stored));
+        } else {
+            result.completeExceptionally(reused());
         }
     }
 

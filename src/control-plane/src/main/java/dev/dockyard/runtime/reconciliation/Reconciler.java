@@ -144,6 +144,12 @@ public class Reconciler {
     @Inject
     SandboxRevivals revivals = SandboxRevivals.atOnce();
 
+    /**
+     * Disconnected runtimes whose stopped sandbox a revival started again, with when it last did:
+     * the grace before such a runtime is released counts from then (see {@link #release}).
+     */
+    private final Map<String, Instant> startedAgainAt = new ConcurrentHashMap<>();
+
     /** READY runtimes whose sandbox a pass found frozen, since that first pass. */
     private final Map<String, Instant> frozenSince = new ConcurrentHashMap<>();
 
@@ -196,6 +202,7 @@ public class Reconciler {
         Set<String> liveIds = new HashSet<>();
         live.forEach(r -> liveIds.add(r.id()));
         frozenSince.keySet().retainAll(liveIds);
+        startedAgainAt.keySet().retainAll(liveIds);
         runningSince.keySet().retainAll(liveIds);
         Report total = Report.NOTHING;
         for (String node : nodes.names()) {
@@ -268,12 +275,16 @@ public class Reconciler {
                         report = report.plus(new Report(0, 0, 0, 1, 0, 0, false));
                     }
                 } else if (runtime.status() == RuntimeStatus.ERROR_RUNTIME_DISCONNECTED) {
+                    // read before anything this pass queues: a revival queued just now is not one under way
+                    boolean reviving = revivals.underWay(runtime.id());
                     if (reconnect(runtime, sandbox, backend)) {
                         report = report.plus(new Report(0, 0, 0, 0, 1, 0, false));
-                    } else if (release(runtime, sandbox, backend, node, now)) {
+                    } else if (release(runtime, sandbox, backend, node, now, reviving)) {
                         liveById.remove(runtime.id());
                         removed.add(runtime.containerName());
                         report = report.plus(new Report(0, 0, 0, 0, 0, 1, false));
+                    } else if (sandbox != null && !sandbox.running()) {
+                        revive(runtime, sandbox, backend);
                     }
                 }
             } catch (RuntimeException e) {
@@ -526,7 +537,7 @@ public class Reconciler {
                     "Reconnected: the sandbox is there again, frozen");
         }
         if (!sandbox.running()) {
-            revive(runtime, sandbox, backend);
+            // started again by the pass unless it is released first
             return false;
         }
         URI endpoint;
@@ -554,16 +565,18 @@ public class Reconciler {
         int port = runtime.mainPort(config.executorPort());
         revivals.revive(runtime.id(), nodes.named(runtime.node()), new SandboxRevivals.Revival() {
             @Override
-            public void start() {
+            public boolean start() {
                 try {
                     backend.revive(sandbox.name(), runtime.sessionKey(),
                             runtime.program().map(SandboxProgram::user).orElse(config.sandboxUser()), port);
                     LOG.info("Started the stopped sandbox of disconnected runtime " + runtime.id() + " again");
                     startedAgain(runtime);
+                    return true;
                 } catch (BackendException e) {
                     // the message may quote the sandbox's last output, which may print its secrets
                     LOG.warning("Could not start the sandbox of disconnected runtime " + runtime.id() + " again: "
                             + secrets.redact(runtime, e.getMessage()));
+                    return false;
                 }
             }
 
@@ -590,37 +603,46 @@ public class Reconciler {
     }
 
     /**
-     * Records that a disconnected runtime's sandbox was started again, which restarts the time after
-     * which it is released: under load its executor may take minutes to boot, and a runtime released
-     * while it boots loses the files its user wrote (the soak of 2026-12-02 16:25: three runtimes
-     * released 90 s after their sandboxes were started, 11 acknowledged writes gone with them).
+     * Records that a disconnected runtime's sandbox was started again: the grace before its release
+     * counts from now, and its message says so. Under load an executor may take minutes to boot,
+     * and a runtime released while it boots loses the files its user wrote (the soak of 2026-12-02
+     * 16:25: three runtimes released 90 s after their sandboxes were started, the grace having
+     * counted from the disconnection, and 11 acknowledged writes gone with them).
      */
     private void startedAgain(SandboxRuntime runtime) {
-        String message = "The runtime is disconnected: its stopped sandbox was started again and its executor is "
-                + "booting; it is released " + config.disconnectedGrace(nodes.named(runtime.node())).toSeconds()
-                + " s after this unless its sandbox answers";
+        startedAgainAt.put(runtime.id(), clock.instant());
+        long grace = config.disconnectedGrace(nodes.named(runtime.node())).toSeconds();
+        String message = "The runtime is disconnected: its container stopped, and was started again; it is released "
+                + grace + " s after that start (" + 2 * grace + " s after the disconnection at the latest) unless its "
+                + "sandbox answers";
         try {
             journal.update(runtime.id(), r -> {
                 // reconnected, deleted or released meanwhile: that status's message stays
                 if (r.status() == RuntimeStatus.ERROR_RUNTIME_DISCONNECTED) {
-                    r.startedAgain(message, clock.instant());
+                    r.startedAgain(message);
                 }
             });
         } catch (RuntimeException e) {
-            // the grace then counts from the disconnection, as before
-            LOG.warning("Could not record that the sandbox of runtime " + runtime.id() + " was started again: " + e);
+            // only the message: the grace counts from the start all the same
+            LOG.fine("Could not record that the sandbox of runtime " + runtime.id() + " was started again: " + e);
         }
     }
 
     /**
-     * Disconnected for longer than the grace, counted from its disconnection or from when its
-     * sandbox was last started again, and not coming back now: the runtime ends and lets its
-     * conversation and quota go.
+     * Disconnected for longer than the grace: the runtime ends and lets its conversation and quota
+     * go. The grace counts from its disconnection, or from when its stopped sandbox was last started
+     * again; a runtime whose revival is waiting for its turn or booting ({@code reviving}) is not
+     * released. Whatever happens, it is released twice the grace after its disconnection: a sandbox
+     * that stops again each time it is started would otherwise hold its conversation, its quota and
+     * the node's first turns to boot for good.
      */
     private boolean release(SandboxRuntime runtime, ManagedSandbox sandbox, RuntimeBackend backend, String node,
-            Instant now) {
+            Instant now, boolean reviving) {
         Duration grace = config.disconnectedGrace(node);
-        if (!runtime.updatedAt().plus(grace).isBefore(now) || revivals.underWay(runtime.id())) {
+        Instant disconnectedAt = runtime.updatedAt();
+        Instant since = startedAgainAt.getOrDefault(runtime.id(), disconnectedAt);
+        boolean due = !reviving && (since.isAfter(disconnectedAt) ? since : disconnectedAt).plus(grace).isBefore(now);
+        if (!due && !disconnectedAt.plus(grace.multipliedBy(2)).isBefore(now)) {
             return false;
         }
         if (!journal.transitionIf(runtime.id(), DISCONNECTED, RuntimeStatus.ERROR, "Released after "

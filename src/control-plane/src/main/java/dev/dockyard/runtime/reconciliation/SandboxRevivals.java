@@ -23,7 +23,8 @@ import java.util.logging.Logger;
  * before new provisions' ({@link BootTurns.Line#RETURNING}), keeps its turn until its sandbox
  * serves again (it is then reconnected at once, not a pass later) or for at most {@link #HOLD},
  * and a runtime whose revival is waiting or booting is neither started twice by the passes
- * meanwhile nor released ({@link #underWay}).
+ * meanwhile nor released before twice its grace ({@link #underWay}). A start the engine refuses
+ * gives the turn back at once.
  */
 @ApplicationScoped
 public class SandboxRevivals {
@@ -68,8 +69,12 @@ public class SandboxRevivals {
 
     /** What one revival does: start the sandbox, then tell whether it serves and record it reconnected. */
     interface Revival {
-        /** Starts the stopped sandbox again (its failures are its own to log). */
-        void start();
+        /**
+         * Starts the stopped sandbox again (its failures are its own to log).
+         *
+         * @return whether it started: a sandbox that did not has nothing to wait for, and the turn goes on at once
+         */
+        boolean start();
 
         /**
          * True once the revival is over: the sandbox serves and its runtime is recorded as
@@ -116,7 +121,9 @@ public class SandboxRevivals {
     /** With the turn: starts the sandbox and keeps the turn until it serves, or for the hold at most. */
     private void boot(String runtimeId, Revival revival) {
         try {
-            revival.start();
+            if (!revival.start()) {
+                return;
+            }
             long deadline = System.nanoTime() + hold.toNanos();
             while (!revival.over() && System.nanoTime() - deadline < 0) {
                 Thread.sleep(CHECK_MILLIS);

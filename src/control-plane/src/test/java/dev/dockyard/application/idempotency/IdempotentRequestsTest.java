@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -104,11 +105,13 @@ class IdempotentRequestsTest {
     static final class ManualDeadlines implements Deadlines {
         final List<Runnable> due = new ArrayList<>();
         final List<Duration> delays = new ArrayList<>();
+        final Map<Runnable, Duration> delayOf = new IdentityHashMap<>();
         int cancelled;
 
         @Override
         public Runnable after(Duration delay, Runnable task) {
             delays.add(delay);
+            delayOf.put(task, delay);
             due.add(task);
             return () -> {
                 if (due.remove(task)) {
@@ -120,6 +123,13 @@ class IdempotentRequestsTest {
         void fireAll() {
             List<Runnable> now = new ArrayList<>(due);
             due.clear();
+            now.forEach(Runnable::run);
+        }
+
+        /** Fires only the tasks scheduled after {@code delay}: the others' time has not come. */
+        void fire(Duration delay) {
+            List<Runnable> now = due.stream().filter(task -> delayOf.get(task).equals(delay)).toList();
+            due.removeAll(now);
             now.forEach(Runnable::run);
         }
     }
@@ -144,7 +154,7 @@ class IdempotentRequestsTest {
 
     private static Refused refusal(CompletionStage<?> stage) {
         ExecutionException e = assertThrows(ExecutionException.class,
-                () -> stage.toCompletableFuture().get());
+                () -> stage.toCompletableFuture().get(5, TimeUnit.SECONDS));
         return assertInstanceOf(Refused.class, e.getCause());
     }
 
@@ -252,8 +262,8 @@ class IdempotentRequestsTest {
 
     /**
      * The first's process was alive when the retry came (killed a moment before: its heartbeat had
-     * not expired) and died while the retry waited: the key is free by the end of the wait, and the
-     * caller is told to try again now, which carries the request out.
+     * not expired) and died while the retry waited: the key is free at the retry's next look, and
+     * the caller is told to try again now, which carries the request out.
      */
     @Test
     void shouldFreeTheKeyOfAFirstWhoseProcessDiedWhileTheRetryWaited() throws Exception {
@@ -326,6 +336,54 @@ class IdempotentRequestsTest {
         assertEquals(2, deadlines.delays.size(), "two looks, not the whole wait: " + deadlines.delays);
         assertFalse(send("h", CompletableFuture.completedFuture("{\"id\":\"rt-9\"}")).toCompletableFuture()
                 .get(5, TimeUnit.SECONDS).isReplay(), "carried out by the next try");
+    }
+
+    /**
+     * A retry that came here while this control plane's request was claiming the key waits for that
+     * request's signal. The key was held elsewhere, by a process that then died: the request hears
+     * "retry now" at a look, and the retry waiting on it is told at once, not at the end of its minute.
+     */
+    @Test
+    void shouldTellARetryWaitingOnARequestThatMetAClaimElsewhereWhenThatRequestEnds() throws Exception {
+        FakeLeaseStore store = new FakeLeaseStore();
+        MutableClock clock = new MutableClock(Instant.parse("2026-12-02T16:38:00Z"));
+        Leases killed = processes(store, clock, "other");
+        killed.heartbeat();
+        keys.claim("alice/k1", "h", killed.me());
+        requests.leases = processes(store, clock, "me");
+        List<CompletionStage<IdempotentRequests.Outcome<String>>> retry = new ArrayList<>();
+        keys.duringClaim = () -> retry.add(send("h", new CompletableFuture<>()));
+
+        CompletionStage<IdempotentRequests.Outcome<String>> request = send("h", new CompletableFuture<>());
+        assertEquals(1, retry.size());
+        clock.advance(Duration.ofSeconds(31));
+        List<Duration> before = List.copyOf(deadlines.delays);
+        deadlines.fire(IdempotentRequests.LOOK_AGAIN);
+
+        assertTrue(refusal(request).getMessage().contains("retry now"));
+        Refused told = refusal(retry.get(0));
+        assertEquals(1, told.retryAfterSeconds(), told.getMessage());
+        assertEquals(List.of(IdempotentRequests.REPLAY_WAIT, IdempotentRequests.LOOK_AGAIN), before,
+                "the retry's single deadline and the request's first look");
+        assertEquals(0, requests.waitingKeys());
+    }
+
+    /**
+     * The key's first was abandoned and freed, then taken and answered by a request with another
+     * body: a retry of the first body that waited meanwhile is refused as a reused key, not handed
+     * the other request's answer.
+     */
+    @Test
+    void shouldNotHandARetryTheAnswerOfAnotherBodyThatTookTheKeyMeanwhile() {
+        keys.claim("alice/k1", "h", "other");
+        CompletionStage<IdempotentRequests.Outcome<String>> retry = send("h", new CompletableFuture<>());
+        keys.rows.clear();
+        keys.claim("alice/k1", "other body", "other");
+        keys.complete("alice/k1", 201, "{\"id\":\"rt-5\"}");
+
+        deadlines.fireAll();
+
+        assertEquals(Refused.Reason.IDEMPOTENCY_KEY_REUSED, refusal(retry).reason());
     }
 
     @Test

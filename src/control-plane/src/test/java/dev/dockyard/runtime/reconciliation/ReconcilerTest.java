@@ -470,7 +470,8 @@ class ReconcilerTest {
         reconciler.pass();
         assertEquals(Phase.RUNNING, backend.phase(runtime.containerName()), "started again at 200 s");
         String message = runtimes.find(runtime.id()).orElseThrow().statusMessage();
-        assertTrue(message.contains("started again") && message.contains("released 300 s after this"), message);
+        assertTrue(message.contains("its container stopped, and was started again")
+                && message.contains("released 300 s after that start"), message);
 
         clock.advance(Duration.ofSeconds(150));
         assertEquals(0, reconciler.pass().released(), "350 s after the disconnection, 150 s after its start");
@@ -479,6 +480,54 @@ class ReconcilerTest {
         clock.advance(Duration.ofSeconds(151));
         assertEquals(1, reconciler.pass().released(), "301 s after its start and still not answering");
         assertEquals(RuntimeStatus.ERROR, statusOf(runtime));
+    }
+
+    /**
+     * A sandbox that stops again each time it is started (its executor refuses to run): each start
+     * would count the grace anew, and the runtime would hold its conversation, its quota and the
+     * node's first turns to boot for good. Released twice the grace after its disconnection.
+     */
+    @Test
+    void shouldReleaseARuntimeWhoseSandboxKeepsStoppingTwiceTheGraceAfterItsDisconnection() {
+        SandboxRuntime runtime = ready();
+        backend.put(runtime.containerName(), runtime.id(), clock.instant(), Phase.EXITED);
+        reconciler.pass();
+        assertEquals(RuntimeStatus.ERROR_RUNTIME_DISCONNECTED, statusOf(runtime));
+        int released = 0;
+        for (int minute = 1; minute <= 9; minute++) {
+            clock.advance(Duration.ofSeconds(59));
+            backend.put(runtime.containerName(), runtime.id(), clock.instant(), Phase.EXITED);
+            released += reconciler.pass().released();
+        }
+        assertEquals(0, released, "531 s after the disconnection, started again a minute ago");
+        assertEquals(10, revived().size(), "started again at each pass that found it stopped: " + backend.calls());
+
+        clock.advance(Duration.ofSeconds(70));
+        assertEquals(1, reconciler.pass().released(), "601 s after the disconnection");
+        assertEquals(RuntimeStatus.ERROR, statusOf(runtime));
+    }
+
+    /**
+     * An engine that refuses every start: the revival gives its turn back at once rather than
+     * holding it for nothing, so it is not under way when the grace is over, and the runtime is
+     * released then, as before revivals took turns.
+     */
+    @Test
+    void shouldReleaseARuntimeWhoseSandboxTheEngineRefusesToStartAfterTheGrace() throws Exception {
+        ExecutorService threads = Executors.newCachedThreadPool();
+        reconciler.revivals = new SandboxRevivals(Placements.turns(config), threads, Duration.ofSeconds(30));
+        try {
+            backend.reviveFailing(new BackendException("the engine does not answer", null));
+            SandboxRuntime runtime = stoppedByTheEngine(1).get(0);
+            assertEquals(1, reconciler.pass().disconnected());
+            assertTrue(eventually(() -> !reconciler.revivals.underWay(runtime.id())), "the failed start holds no turn");
+
+            clock.advance(config.disconnectedGrace.plusSeconds(1));
+            assertEquals(1, reconciler.pass().released());
+            assertEquals(RuntimeStatus.ERROR, statusOf(runtime));
+        } finally {
+            threads.shutdownNow();
+        }
     }
 
     @Test

@@ -83,6 +83,7 @@ public final class BashSession implements AutoCloseable {
      * bash's own prompt, yet not the executor's within the 30 s this used to be, and their
      * executors refused to run, so their provisions ended in ERROR. The control plane's readiness
      * limit (120 s from the boot's turn) is the bound that counts; a shell that exits fails at once.
+     * An action that finds its shell dead and starts another waits as long for it at most.
      */
     static final Duration START_LIMIT = Duration.ofSeconds(90);
 
