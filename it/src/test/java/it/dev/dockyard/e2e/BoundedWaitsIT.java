@@ -126,8 +126,11 @@ class BoundedWaitsIT {
                     + Arrays.toString(millis));
             assertTrue(pinned < 5, () -> pinned + " server threads are parked in Dockyard's request code while "
                     + WAITERS + " streams and retries wait; the first of them:\n" + parked.get(0));
-            assertTrue(millis[millis.length / 2] < 250, "echo p50 " + millis[millis.length / 2] + " ms");
-            assertTrue(millis[millis.length - 1] < 2000, "slowest echo " + millis[millis.length - 1] + " ms");
+            // not a speed check (docker/bench.sh is): a server whose threads the waits hold answers
+            // only once they end, after 60-90 s; one that is merely busy beside the provision's boot
+            // (2 cores) answers in a second (p50 319 ms seen on the slow machine of 2026-12-02)
+            assertTrue(millis[millis.length / 2] < 1000, "echo p50 " + millis[millis.length / 2] + " ms");
+            assertTrue(millis[millis.length - 1] < 10_000, "slowest echo " + millis[millis.length - 1] + " ms");
 
             String id = null;
             int status = 0;

@@ -1,5 +1,6 @@
 package it.dev.dockyard.executor;
 
+import it.dev.dockyard.support.Sandbox;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonNumber;
@@ -55,6 +56,9 @@ class ConformanceIT extends SandboxTest {
 
     private static final String DIRECTORY = "conformance";
 
+    /** How long a fixture's setup command may take: its work, not a measure. */
+    private static final int SETUP_TIMEOUT_SECONDS = 120;
+
     @TestFactory
     Stream<DynamicTest> fixtures() throws IOException {
         List<Path> files = fixtureFiles();
@@ -76,6 +80,20 @@ class ConformanceIT extends SandboxTest {
         }
     }
 
+    /**
+     * Runs a setup command to its end. Sent as a plain {@code run}, a silent one (400 {@code touch}es
+     * on a loaded machine) met the executor's 10 s no-output timeout and went on in the background
+     * while the fixture's action already looked at its half-made files (the CI run of 2026-12-02
+     * 18:45): blocking, with a hard timeout, it is waited for.
+     */
+    private void setUp(String fixture, String command) {
+        JsonObject done = sandbox.run(command, SETUP_TIMEOUT_SECONDS, true);
+        if (Sandbox.exitCode(done) == -1) {
+            throw new AssertionError(fixture + ": its setup did not end within " + SETUP_TIMEOUT_SECONDS + " s: "
+                    + command + "\n" + abbreviated(done));
+        }
+    }
+
     private void check(Path file) throws IOException {
         JsonObject fixture = parse(w(Files.readString(file))).asJsonObject();
         String name = DIRECTORY + "/" + file.getFileName();
@@ -85,11 +103,11 @@ class ConformanceIT extends SandboxTest {
             }
         }
         sandbox.reset();
-        sandbox.run("find " + sandbox.workspace + " -mindepth 1 -delete");
+        setUp(name, "find " + sandbox.workspace + " -mindepth 1 -delete");
         for (JsonValue step : fixture.getJsonArray("setup") == null ? List.<JsonValue>of()
                 : fixture.getJsonArray("setup")) {
             if (step instanceof JsonString command) {
-                sandbox.run(command.getString());
+                setUp(name, command.getString());
             } else {
                 sandbox.execute(step.asJsonObject());
             }
