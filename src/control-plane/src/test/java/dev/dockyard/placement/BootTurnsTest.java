@@ -81,10 +81,7 @@ class BootTurnsTest {
         // the refill came first, yet the request is told nobody waits ahead of it
         assertEquals(List.of("refill waits: 1 booting, 0 ahead", "request waits: 1 booting, 0 ahead"), told);
         booting.close();
-        BootTurns.Turn requestTurn = request.get(5, TimeUnit.SECONDS);
-        assertThrows(TimeoutException.class, () -> refill.get(200, TimeUnit.MILLISECONDS));
-        requestTurn.close();
-        refill.get(5, TimeUnit.SECONDS).close();
+        servedOneAfterAnother(List.of(request, refill));
         assertEquals(0, node.booting());
     }
 
@@ -102,13 +99,7 @@ class BootTurnsTest {
         assertEquals(List.of("refill waits: 1 booting, 0 ahead", "request waits: 1 booting, 0 ahead",
                 "revival waits: 1 booting, 0 ahead"), told);
         booting.close();
-        BootTurns.Turn revivalTurn = revival.get(5, TimeUnit.SECONDS);
-        assertThrows(TimeoutException.class, () -> request.get(200, TimeUnit.MILLISECONDS));
-        revivalTurn.close();
-        BootTurns.Turn requestTurn = request.get(5, TimeUnit.SECONDS);
-        assertThrows(TimeoutException.class, () -> refill.get(200, TimeUnit.MILLISECONDS));
-        requestTurn.close();
-        refill.get(5, TimeUnit.SECONDS).close();
+        servedOneAfterAnother(List.of(revival, request, refill));
         assertEquals(0, node.booting());
     }
 
@@ -126,9 +117,7 @@ class BootTurnsTest {
         assertEquals(List.of("revival waits: 1 booting, 0 ahead", "request 1 waits: 1 booting, 1 ahead",
                 "refill waits: 1 booting, 2 ahead", "request 2 waits: 1 booting, 2 ahead"), told);
         booting.close();
-        for (Future<BootTurns.Turn> next : List.of(waiting.get(0), waiting.get(1), waiting.get(3), waiting.get(2))) {
-            next.get(5, TimeUnit.SECONDS).close();
-        }
+        servedOneAfterAnother(List.of(waiting.get(0), waiting.get(1), waiting.get(3), waiting.get(2)));
         assertEquals(0, node.booting());
     }
 
@@ -277,5 +266,21 @@ class BootTurnsTest {
         turns.whenTurn("node", BootTurns.Line.REQUEST, null, refusing, third -> log.add("third boots"),
                 e -> log.add("third refused"));
         assertEquals("third boots", log.get(1));
+    }
+
+    /**
+     * On a node of one slot: each waiting boot gets its turn in this order, the next one not
+     * before the one ahead of it gives its turn back.
+     */
+    private static void servedOneAfterAnother(List<Future<BootTurns.Turn>> order) throws Exception {
+        for (int i = 0; i < order.size(); i++) {
+            BootTurns.Turn turn = order.get(i).get(5, TimeUnit.SECONDS);
+            if (i + 1 < order.size()) {
+                Future<BootTurns.Turn> next = order.get(i + 1);
+                assertThrows(TimeoutException.class, () -> next.get(200, TimeUnit.MILLISECONDS),
+                        "boot " + (i + 2) + " got its turn while boot " + (i + 1) + " held the only one");
+            }
+            turn.close();
+        }
     }
 }

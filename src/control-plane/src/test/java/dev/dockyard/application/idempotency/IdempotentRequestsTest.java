@@ -267,12 +267,7 @@ class IdempotentRequestsTest {
      */
     @Test
     void shouldFreeTheKeyOfAFirstWhoseProcessDiedWhileTheRetryWaited() throws Exception {
-        FakeLeaseStore store = new FakeLeaseStore();
-        MutableClock clock = new MutableClock(Instant.parse("2026-11-30T08:00:00Z"));
-        Leases killed = processes(store, clock, "other");
-        killed.heartbeat();
-        keys.claim("alice/k1", "h", killed.me());
-        requests.leases = processes(store, clock, "me");
+        MutableClock clock = claimedByAProcessThatDies(Instant.parse("2026-11-30T08:00:00Z"));
         CompletionStage<IdempotentRequests.Outcome<String>> retry = send("h", new CompletableFuture<>());
         assertFalse(retry.toCompletableFuture().isDone(), "its process lives: the retry waits");
 
@@ -318,12 +313,7 @@ class IdempotentRequestsTest {
      */
     @Test
     void shouldFreeTheKeyAtTheFirstLookAfterTheFirstsProcessIsKnownDead() throws Exception {
-        FakeLeaseStore store = new FakeLeaseStore();
-        MutableClock clock = new MutableClock(Instant.parse("2026-12-02T16:38:00Z"));
-        Leases killed = processes(store, clock, "other");
-        killed.heartbeat();
-        keys.claim("alice/k1", "h", killed.me());
-        requests.leases = processes(store, clock, "me");
+        MutableClock clock = claimedByAProcessThatDies(Instant.parse("2026-12-02T16:38:00Z"));
         CompletionStage<IdempotentRequests.Outcome<String>> retry = send("h", new CompletableFuture<>());
 
         deadlines.fireAll();
@@ -345,12 +335,7 @@ class IdempotentRequestsTest {
      */
     @Test
     void shouldTellARetryWaitingOnARequestThatMetAClaimElsewhereWhenThatRequestEnds() throws Exception {
-        FakeLeaseStore store = new FakeLeaseStore();
-        MutableClock clock = new MutableClock(Instant.parse("2026-12-02T16:38:00Z"));
-        Leases killed = processes(store, clock, "other");
-        killed.heartbeat();
-        keys.claim("alice/k1", "h", killed.me());
-        requests.leases = processes(store, clock, "me");
+        MutableClock clock = claimedByAProcessThatDies(Instant.parse("2026-12-02T16:38:00Z"));
         List<CompletionStage<IdempotentRequests.Outcome<String>>> retry = new ArrayList<>();
         keys.duringClaim = () -> retry.add(send("h", new CompletableFuture<>()));
 
@@ -488,6 +473,21 @@ class IdempotentRequestsTest {
     private static final Duration TTL = Duration.ofSeconds(30);
 
     /** Processes on one lease store: this one ("me") and another. */
+    /**
+     * Key {@code alice/k1} claimed by another process whose heartbeat is fresh at {@code now}, as a
+     * process killed a moment before leaves it; this control plane's leases read the same store.
+     * Its clock: advanced past the heartbeat's expiry, that process is known dead.
+     */
+    private MutableClock claimedByAProcessThatDies(Instant now) {
+        FakeLeaseStore store = new FakeLeaseStore();
+        MutableClock clock = new MutableClock(now);
+        Leases killed = processes(store, clock, "other");
+        killed.heartbeat();
+        keys.claim("alice/k1", "h", killed.me());
+        requests.leases = processes(store, clock, "me");
+        return clock;
+    }
+
     private Leases processes(FakeLeaseStore store, MutableClock clock, String id) {
         return new Leases(store, clock, ControlPlaneInstance.of(id, TTL));
     }
