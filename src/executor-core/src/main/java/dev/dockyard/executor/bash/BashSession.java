@@ -134,6 +134,12 @@ public final class BashSession implements AutoCloseable {
      */
     static BashSession start(String shell, Path workdir, Map<String, String> environment,
                              Duration noOutputTimeout, Path scripts, boolean executorSignals) throws IOException {
+        return start(shell, workdir, environment, noOutputTimeout, scripts, executorSignals, START_LIMIT);
+    }
+
+    /** As above, with {@code startLimit} in place of {@link #START_LIMIT} (tests of slow shells). */
+    static BashSession start(String shell, Path workdir, Map<String, String> environment, Duration noOutputTimeout,
+                             Path scripts, boolean executorSignals, Duration startLimit) throws IOException {
         String bash = shell + " --noediting --noprofile --norc -i";
         // A signal ignored when a shell starts stays ignored for everything it runs, and a parent
         // started in the background (nohup, `cmd &` in a script) ignores SIGINT: C-c would then do
@@ -150,7 +156,7 @@ public final class BashSession implements AutoCloseable {
         builder.environment().putIfAbsent("GIT_PAGER", "cat");
         BashSession session = new BashSession(builder.start(), shell, noOutputTimeout, scripts);
         session.startReader();
-        session.initialise(workdir);
+        session.initialise(workdir, startLimit);
         synchronized (session.lock) {
             session.signalsByExecutor = executorSignals || !session.terminalShowsForegroundGroup();
         }
@@ -184,7 +190,7 @@ public final class BashSession implements AutoCloseable {
         }
     }
 
-    private void initialise(Path workdir) throws IOException {
+    private void initialise(Path workdir, Duration startLimit) throws IOException {
         // The markers are split by quotes so that the echo of this very line (echo is still on
         // while it is typed) can never be mistaken for a prompt. PS1 is set again before every
         // prompt, as OpenHands' PROMPT_COMMAND does, so that a command changing it (a virtual
@@ -195,7 +201,7 @@ public final class BashSession implements AutoCloseable {
                 + "'; cd " + shellQuote(workdir.toString()) + "\n";
         synchronized (lock) {
             write(init);
-            long deadline = System.nanoTime() + START_LIMIT.toNanos();
+            long deadline = System.nanoTime() + startLimit.toNanos();
             Optional<Prompt.Match> prompt;
             while ((prompt = Prompt.find(buffer)).isEmpty()) {
                 long left = deadline - System.nanoTime();
