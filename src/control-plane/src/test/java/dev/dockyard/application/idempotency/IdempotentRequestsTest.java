@@ -472,7 +472,6 @@ class IdempotentRequestsTest {
 
     private static final Duration TTL = Duration.ofSeconds(30);
 
-    /** Processes on one lease store: this one ("me") and another. */
     /**
      * Key {@code alice/k1} claimed by another process whose heartbeat is fresh at {@code now}, as a
      * process killed a moment before leaves it; this control plane's leases read the same store.
@@ -488,6 +487,7 @@ class IdempotentRequestsTest {
         return clock;
     }
 
+    /** Processes on one lease store: this one ("me") and another. */
     private Leases processes(FakeLeaseStore store, MutableClock clock, String id) {
         return new Leases(store, clock, ControlPlaneInstance.of(id, TTL));
     }
