@@ -22,15 +22,21 @@ import dev.dockyard.protocol.FileWriteAction;
 import dev.dockyard.protocol.Observation;
 import dev.dockyard.protocol.SecurityRisk;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.logging.Level;
@@ -46,6 +52,7 @@ import java.util.logging.Logger;
 public class ActionExecutor implements AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(ActionExecutor.class.getName());
+    private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
 
     private final ExecutorSettings settings;
     private final Map<String, String> shellEnvironment;
@@ -204,12 +211,8 @@ public class ActionExecutor implements AutoCloseable {
             StringBuilder script = new StringBuilder("# written by the Dockyard executor\n");
             variables.forEach((k, v) -> script.append("export ").append(k).append('=')
                     .append(BashSession.shellQuote(v)).append('\n'));
-            Path dir = configuredEnv.getParent();
-            Files.createDirectories(dir);
-            Path tmp = Files.createTempFile(dir, "env", ".tmp",
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            Files.writeString(tmp, script.toString());
-            Files.move(tmp, configuredEnv, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            Files.createDirectories(configuredEnv.getParent());
+            replacePrivately(configuredEnv, script.toString());
             // set only once the file is in place, so whoever clears it sources these values
             configurationPending.set(true);
             configuredVariables = Map.copyOf(variables);
@@ -258,10 +261,7 @@ public class ActionExecutor implements AutoCloseable {
     public void configureGit(String token, String scope) throws IOException {
         turn.lock();
         try {
-            Path tmp = Files.createTempFile(gitToken.getParent(), "git", ".tmp",
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            Files.writeString(tmp, token);
-            Files.move(tmp, gitToken, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            replacePrivately(gitToken, token);
             ProcessBuilder git = new ProcessBuilder("git", "config", "--global", "credential." + scope + ".helper",
                     settings.bundle().resolve("bin/git-credential-dockyard").toString())
                     .redirectErrorStream(true);
@@ -279,6 +279,26 @@ public class ActionExecutor implements AutoCloseable {
         } finally {
             turn.unlock();
         }
+    }
+
+    /**
+     * Replaces {@code file} with {@code content} at once (a sibling written first, then moved over
+     * it), readable by its owner only. The sibling has a fixed name, not {@code Files.createTempFile}'s
+     * random one: its callers hold a lock, the directory is the sandbox user's alone, and the first
+     * random name seeded a {@code SecureRandom}, which a sandbox's first {@code /configure} waited for.
+     */
+    private static void replacePrivately(Path file, String content) throws IOException {
+        Path tmp = file.resolveSibling("." + file.getFileName() + ".tmp");
+        // one left by a killed executor; CREATE_NEW then refuses anything put there meanwhile, links too
+        Files.deleteIfExists(tmp);
+        try (SeekableByteChannel out = Files.newByteChannel(tmp, Set.of(StandardOpenOption.CREATE_NEW,
+                StandardOpenOption.WRITE), PosixFilePermissions.asFileAttribute(OWNER_ONLY))) {
+            ByteBuffer bytes = ByteBuffer.wrap(content.getBytes(StandardCharsets.UTF_8));
+            while (bytes.hasRemaining()) {
+                out.write(bytes);
+            }
+        }
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
     public Observation execute(Action action) {

@@ -4,11 +4,11 @@ import dev.dockyard.executor.envd.EnvdRequests;
 import dev.dockyard.executor.files.FileTransfer;
 import dev.dockyard.executor.files.MultipartFile;
 import dev.dockyard.executor.files.PathGuard;
+import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.protocol.Action;
 import dev.dockyard.protocol.InvalidActionException;
 import dev.dockyard.protocol.JsonBytes;
 import dev.dockyard.protocol.ProtocolJson;
-import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
@@ -118,16 +118,16 @@ public final class ExecutorRequests {
             var plugins = host.executor().plugins();
             var failed = plugins.failure();
             if (failed.isPresent()) {
-                return Reply.json(503, Json.createObjectBuilder().add("status", "failed")
+                return Reply.json(503, Jsonp.createObjectBuilder().add("status", "failed")
                         .add("plugin", failed.get().getKey()).add("detail", failed.get().getValue()).build());
             }
             if (plugins.ready()) {
                 return Reply.json(200, status("ok"));
             }
-            return Reply.json(503, Json.createObjectBuilder().add("status", "not ready")
+            return Reply.json(503, Jsonp.createObjectBuilder().add("status", "not ready")
                     .add("detail", "starting plugins " + plugins.names()).build());
         }
-        JsonObjectBuilder body = Json.createObjectBuilder().add("status", "not ready");
+        JsonObjectBuilder body = Jsonp.createObjectBuilder().add("status", "not ready");
         if (host.failure() != null) {
             body.add("detail", host.failure());
         }
@@ -141,17 +141,17 @@ public final class ExecutorRequests {
      * {@code cgroup_memory} (the sandbox's memory use and limit, where the cgroup says).
      */
     public Reply serverInfo() {
-        JsonObjectBuilder resources = Json.createObjectBuilder(ResourceUsage.ofThisProcess().measure())
+        JsonObjectBuilder resources = Jsonp.createObjectBuilder(ResourceUsage.ofThisProcess().measure())
                 .add("cpu_count", Runtime.getRuntime().availableProcessors());
         Runtime jvm = Runtime.getRuntime();
-        resources.add("jvm", Json.createObjectBuilder().add("heap_used", jvm.totalMemory() - jvm.freeMemory())
+        resources.add("jvm", Jsonp.createObjectBuilder().add("heap_used", jvm.totalMemory() - jvm.freeMemory())
                 .add("heap_max", jvm.maxMemory()));
-        JsonObjectBuilder cgroup = Json.createObjectBuilder();
+        JsonObjectBuilder cgroup = Jsonp.createObjectBuilder();
         readCgroup("memory.current").ifPresent(v -> cgroup.add("current", v));
         readCgroup("memory.max").ifPresent(v -> cgroup.add("max", v));
         resources.add("cgroup_memory", cgroup);
         ActionExecutor executor = host.executor();
-        return Reply.json(200, Json.createObjectBuilder()
+        return Reply.json(200, Jsonp.createObjectBuilder()
                 .add("uptime", executor != null ? executor.uptimeSeconds() : 0.0)
                 .add("idle_time", executor != null ? executor.idleSeconds() : 0.0)
                 .add("resources", resources)
@@ -254,7 +254,7 @@ public final class ExecutorRequests {
         } catch (IOException e) {
             return uploadFailed(e);
         }
-        return Reply.json(200, Json.createObjectBuilder().add("filename", filename).add("destination", destination)
+        return Reply.json(200, Jsonp.createObjectBuilder().add("filename", filename).add("destination", destination)
                 .add("recursive", recursive).build());
     }
 
@@ -300,7 +300,7 @@ public final class ExecutorRequests {
             return notInitialized();
         }
         ActionExecutor executor = host.executor();
-        JsonArrayBuilder names = Json.createArrayBuilder();
+        JsonArrayBuilder names = Jsonp.createArrayBuilder();
         try {
             Path base = executor.workspace();
             String requested = request == null ? null : request.getString("path", null);
@@ -322,6 +322,6 @@ public final class ExecutorRequests {
     }
 
     private static JsonObject status(String status) {
-        return Json.createObjectBuilder().add("status", status).build();
+        return Jsonp.createObjectBuilder().add("status", status).build();
     }
 }

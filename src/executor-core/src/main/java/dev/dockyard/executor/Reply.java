@@ -1,6 +1,6 @@
 package dev.dockyard.executor;
 
-import jakarta.json.Json;
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.json.JsonValue;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -39,7 +39,7 @@ public record Reply(int status, Object body, String contentType, Map<String, Str
 
     /** PROTOCOL.md's error shape: {@code {"detail": "..."}}. */
     public static Reply detail(int status, String detail) {
-        return json(status, Json.createObjectBuilder().add("detail", detail).build());
+        return json(status, Jsonp.createObjectBuilder().add("detail", detail).build());
     }
 
     public static Reply noContent(Map<String, String> headers) {

@@ -1,7 +1,7 @@
 package dev.dockyard.executor;
 
 import com.sun.management.OperatingSystemMXBean;
-import jakarta.json.Json;
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.json.JsonObject;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -70,12 +70,12 @@ public final class ResourceUsage {
         long vms = status.getOrDefault("VmSize", 0L) * 1024;
         long totalMemory = fields(meminfo).getOrDefault("MemTotal", 0L) * 1024;
         Map<String, Long> io = fields(procSelf.resolve("io"));
-        return Json.createObjectBuilder()
+        return Jsonp.createObjectBuilder()
                 .add("cpu_percent", cpuPercent)
-                .add("memory", Json.createObjectBuilder().add("rss", rss).add("vms", vms)
+                .add("memory", Jsonp.createObjectBuilder().add("rss", rss).add("vms", vms)
                         .add("percent", totalMemory == 0 ? 0.0 : rss / (double) totalMemory * 100))
                 .add("disk", disk())
-                .add("io", Json.createObjectBuilder().add("read_bytes", io.getOrDefault("read_bytes", 0L))
+                .add("io", Jsonp.createObjectBuilder().add("read_bytes", io.getOrDefault("read_bytes", 0L))
                         .add("write_bytes", io.getOrDefault("write_bytes", 0L)))
                 .build();
     }
@@ -100,10 +100,10 @@ public final class ResourceUsage {
             long used = total - store.getUnallocatedSpace();
             long free = store.getUsableSpace();
             double percent = used + free == 0 ? 0.0 : round1(used / (double) (used + free) * 100);
-            return Json.createObjectBuilder().add("total", total).add("used", used).add("free", free)
+            return Jsonp.createObjectBuilder().add("total", total).add("used", used).add("free", free)
                     .add("percent", percent).build();
         } catch (IOException e) {
-            return Json.createObjectBuilder().add("total", 0).add("used", 0).add("free", 0).add("percent", 0.0)
+            return Jsonp.createObjectBuilder().add("total", 0).add("used", 0).add("free", 0).add("percent", 0.0)
                     .build();
         }
     }

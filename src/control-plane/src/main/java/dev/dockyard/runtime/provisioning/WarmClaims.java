@@ -180,7 +180,7 @@ public class WarmClaims {
                 }
                 pools.claimed(candidate.get());
                 keeper.claimedFrom(pool.get());
-                return Optional.of(warmUp(runtime, candidate.get(), settled, started));
+                return Optional.of(warmUp(runtime, candidate.get(), settled, started, System.nanoTime() - started));
             }
             return Optional.empty();
         } finally {
@@ -197,9 +197,9 @@ public class WarmClaims {
      * provisioned cold, still STARTING_RUNTIME: the caller sees a slower runtime, not an error.
      */
     private SandboxRuntime warmUp(SandboxRuntime runtime, WarmSandbox warm, CompletableFuture<RuntimeStatus> settled,
-                                  long started) {
+                                  long started, long registerNanos) {
         try {
-            return warmUpNow(runtime, warm, settled, started);
+            return warmUpNow(runtime, warm, settled, started, registerNanos);
         } catch (RuntimeException e) {
             // whatever went wrong, the runtime must not stay "in flight" where the reconciler never looks
             cleanup.removeQuietly(nodes.on(runtime.node()), runtime.containerName());
@@ -210,12 +210,13 @@ public class WarmClaims {
     }
 
     private SandboxRuntime warmUpNow(SandboxRuntime runtime, WarmSandbox warm,
-                                     CompletableFuture<RuntimeStatus> settled, long started) {
+                                     CompletableFuture<RuntimeStatus> settled, long started, long registerNanos) {
         String id = runtime.id();
         RuntimeBackend backend = nodes.on(runtime.node());
         URI endpoint = URI.create(warm.executorUrl());
         Optional<SandboxProgram> program = runtime.program();
         SandboxConfiguration configuration = null;
+        long credentialsFrom = System.nanoTime();
         try {
             if (program.isEmpty()) {
                 configuration = configurations.of(runtime, credentials.resolveAll(runtime.userId()));
@@ -229,11 +230,14 @@ public class WarmClaims {
                     + ProvisioningStep.CREDENTIALS.label() + "': " + e.getMessage()), null);
             return journal.find(id).orElse(runtime);
         }
+        long checkFrom = System.nanoTime();
+        long injectFrom = checkFrom;
         try {
             // the warm sandbox's keys go only to its own executor (a local one's port may have changed hands)
             if (!backend.listensAt(runtime.containerName(), endpoint)) {
                 throw new BackendException("its executor no longer listens at " + endpoint);
             }
+            injectFrom = System.nanoTime();
             if (program.isEmpty()) {
                 executors.configure(endpoint, runtime.sessionKey(), configuration);
             } else {
@@ -257,7 +261,10 @@ public class WarmClaims {
         long configured = System.nanoTime();
         String startedMessage = "Warm sandbox from pool '" + warm.pool() + "' (ready since " + warm.readyAt()
                 + "); " + (program.isEmpty() ? "configuration injected" : "its dormant server initialised") + " in "
-                + (configured - started) / 1_000_000 + " ms";
+                + (configured - started) / 1_000_000 + " ms (register " + registerNanos / 1_000_000
+                + ", credentials " + (checkFrom - credentialsFrom) / 1_000_000
+                + ", check " + (injectFrom - checkFrom) / 1_000_000
+                + ", inject " + (configured - injectFrom) / 1_000_000 + ")";
         if (runtime.repository().isPresent()) {
             try {
                 executor.execute(() -> {

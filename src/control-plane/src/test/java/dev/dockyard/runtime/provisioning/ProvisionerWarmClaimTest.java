@@ -279,6 +279,10 @@ class ProvisionerWarmClaimTest {
         assertEquals(List.of(RuntimeStatus.STARTING_RUNTIME, RuntimeStatus.RUNTIME_STARTED, RuntimeStatus.READY),
                 history);
         assertTrue(runtime.statusMessage().contains("from pool 'p'"), runtime.statusMessage());
+        // where the claim's time went, as a cold provision's READY message says it
+        String started = runtimes.history(runtime.id()).get(1).message();
+        assertTrue(started.matches(".*configuration injected in \\d+ ms \\(register \\d+, credentials \\d+, "
+                + "check \\d+, inject \\d+\\)"), started);
         assertFalse(provisioner.isInFlight(runtime.id()));
     }
 

@@ -1,6 +1,6 @@
 package dev.dockyard.executor.envd;
 
-import jakarta.json.Json;
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.json.JsonObject;
 import java.util.Map;
 
@@ -52,6 +52,6 @@ public final class ConnectError extends RuntimeException {
 
     /** {@code {"code": "...", "message": "..."}}: a unary error body, and the end-stream's {@code error}. */
     public JsonObject toJson() {
-        return Json.createObjectBuilder().add("code", code).add("message", getMessage()).build();
+        return Jsonp.createObjectBuilder().add("code", code).add("message", getMessage()).build();
     }
 }

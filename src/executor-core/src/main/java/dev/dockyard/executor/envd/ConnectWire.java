@@ -1,7 +1,7 @@
 package dev.dockyard.executor.envd;
 
 import dev.dockyard.executor.Reply;
-import jakarta.json.Json;
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonException;
 import jakarta.json.JsonNumber;
@@ -125,7 +125,7 @@ public final class ConnectWire {
         if (message.length == 0) {
             return JsonValue.EMPTY_JSON_OBJECT;
         }
-        try (JsonReader reader = Json.createReader(new ByteArrayInputStream(message))) {
+        try (JsonReader reader = Jsonp.createReader(new ByteArrayInputStream(message))) {
             return reader.readObject();
         } catch (JsonException | IllegalStateException e) {
             throw ConnectError.invalidArgument("the request message is not a JSON object");
@@ -140,7 +140,7 @@ public final class ConnectWire {
     /** Writes the end-stream envelope: {@code {}} on success, else {@code {"error": {...}}}. */
     static void writeEnd(OutputStream out, ConnectError error) throws IOException {
         writeEnvelope(out, END_STREAM, error == null ? JsonValue.EMPTY_JSON_OBJECT
-                : Json.createObjectBuilder().add("error", error.toJson()).build());
+                : Jsonp.createObjectBuilder().add("error", error.toJson()).build());
     }
 
     private static void writeEnvelope(OutputStream out, int flags, JsonObject message) throws IOException {

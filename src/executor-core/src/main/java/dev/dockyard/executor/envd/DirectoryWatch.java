@@ -1,6 +1,6 @@
 package dev.dockyard.executor.envd;
 
-import jakarta.json.Json;
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import java.io.IOException;
@@ -123,7 +123,7 @@ final class DirectoryWatch implements AutoCloseable {
                 LOG.log(Level.FINE, "a new directory could not be watched", e);
             }
         }
-        JsonObjectBuilder event = Json.createObjectBuilder().add("name", root.relativize(path).toString())
+        JsonObjectBuilder event = Jsonp.createObjectBuilder().add("name", root.relativize(path).toString())
                 .add("type", type);
         if (includeEntry && kind != StandardWatchEventKinds.ENTRY_DELETE) {
             try {

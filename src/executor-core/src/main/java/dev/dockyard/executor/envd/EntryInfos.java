@@ -1,6 +1,6 @@
 package dev.dockyard.executor.envd;
 
-import jakarta.json.Json;
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import java.io.IOException;
@@ -50,7 +50,7 @@ final class EntryInfos {
         int goMode = goFileMode(unixMode);
         String type;
         int permissions;
-        JsonObjectBuilder entry = Json.createObjectBuilder();
+        JsonObjectBuilder entry = Jsonp.createObjectBuilder();
         if ((goMode & MODE_SYMLINK) != 0) {
             Path target;
             try {

@@ -1,7 +1,7 @@
 package dev.dockyard.executor.envd;
 
 import dev.dockyard.executor.Reply;
-import jakarta.json.Json;
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.io.IOException;
@@ -25,9 +25,9 @@ public final class Envd implements AutoCloseable {
     static final String DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
     /** envd's keep-alive interval when the client names none. */
     static final Duration DEFAULT_KEEPALIVE = Duration.ofSeconds(90);
-    private static final JsonObject PROCESS_KEEPALIVE = Json.createObjectBuilder()
-            .add("event", Json.createObjectBuilder().add("keepalive", JsonValue.EMPTY_JSON_OBJECT)).build();
-    private static final JsonObject WATCH_KEEPALIVE = Json.createObjectBuilder()
+    private static final JsonObject PROCESS_KEEPALIVE = Jsonp.createObjectBuilder()
+            .add("event", Jsonp.createObjectBuilder().add("keepalive", JsonValue.EMPTY_JSON_OBJECT)).build();
+    private static final JsonObject WATCH_KEEPALIVE = Jsonp.createObjectBuilder()
             .add("keepalive", JsonValue.EMPTY_JSON_OBJECT).build();
 
     private final EnvdUsers users;

@@ -2,7 +2,7 @@ package dev.dockyard.executor.envd;
 
 import dev.dockyard.executor.Reply;
 import dev.dockyard.executor.files.MultipartFile;
-import jakarta.json.Json;
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
@@ -79,7 +79,7 @@ final class EnvdFiles {
             return error(400, e.getMessage());
         }
         String type = contentType == null ? "" : contentType.toLowerCase(Locale.ROOT);
-        JsonArrayBuilder written = Json.createArrayBuilder();
+        JsonArrayBuilder written = Jsonp.createArrayBuilder();
         try (InputStream in = decoded(body, contentEncoding)) {
             if (type.startsWith("application/octet-stream")) {
                 if (path == null || path.isEmpty()) {
@@ -150,7 +150,7 @@ final class EnvdFiles {
             content.transferTo(out);
         }
         FileMetadata.write(target, metadata);
-        JsonObjectBuilder entry = Json.createObjectBuilder().add("path", target.toString())
+        JsonObjectBuilder entry = Jsonp.createObjectBuilder().add("path", target.toString())
                 .add("name", target.getFileName().toString()).add("type", "file");
         FileMetadata.addTo(entry, target);
         return entry.build();
@@ -158,7 +158,7 @@ final class EnvdFiles {
 
     /** envd's REST error body. */
     static Reply error(int status, String message) {
-        return Reply.json(status, Json.createObjectBuilder().add("code", status).add("message", message).build());
+        return Reply.json(status, Jsonp.createObjectBuilder().add("code", status).add("message", message).build());
     }
 
     private static Reply error(ConnectError e) {

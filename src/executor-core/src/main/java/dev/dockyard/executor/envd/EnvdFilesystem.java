@@ -1,6 +1,6 @@
 package dev.dockyard.executor.envd;
 
-import jakarta.json.Json;
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -125,9 +125,9 @@ final class EnvdFilesystem implements AutoCloseable {
         if (!Files.isDirectory(resolved)) {
             throw ConnectError.invalidArgument("path is not a directory: " + requested);
         }
-        JsonArrayBuilder entries = Json.createArrayBuilder();
+        JsonArrayBuilder entries = Jsonp.createArrayBuilder();
         walk(resolved, requested, depth <= 0 ? 1 : depth, entries);
-        return Json.createObjectBuilder().add("entries", entries).build();
+        return Jsonp.createObjectBuilder().add("entries", entries).build();
     }
 
     /** Lexical order, as Go's filepath.WalkDir; an entry gone meanwhile is skipped. */
@@ -168,11 +168,11 @@ final class EnvdFilesystem implements AutoCloseable {
 
     /** WatchDir: {@code start{}} first, then one {@code filesystem} message per event, until the client goes. */
     static DirectoryWatch watchDir(Path path, JsonObject request, EventStream client) {
-        client.send(Json.createObjectBuilder().add("start", JsonValue.EMPTY_JSON_OBJECT).build());
+        client.send(Jsonp.createObjectBuilder().add("start", JsonValue.EMPTY_JSON_OBJECT).build());
         try {
             return DirectoryWatch.start(path, ConnectWire.flag(request, "recursive", null),
                     ConnectWire.flag(request, "includeEntry", "include_entry"),
-                    event -> client.send(Json.createObjectBuilder().add("filesystem", event).build()));
+                    event -> client.send(Jsonp.createObjectBuilder().add("filesystem", event).build()));
         } catch (IOException e) {
             throw failed("error adding path " + path + " to watcher", e);
         }
@@ -200,17 +200,17 @@ final class EnvdFilesystem implements AutoCloseable {
         }
         String id = UUID.randomUUID().toString();
         watchers.put(id, new Watcher(watch, pending));
-        return Json.createObjectBuilder().add("watcherId", id).build();
+        return Jsonp.createObjectBuilder().add("watcherId", id).build();
     }
 
     JsonObject getWatcherEvents(JsonObject request) {
         Watcher watcher = watcher(request);
-        JsonArrayBuilder events = Json.createArrayBuilder();
+        JsonArrayBuilder events = Jsonp.createArrayBuilder();
         synchronized (watcher.pending()) {
             watcher.pending().forEach(events::add);
             watcher.pending().clear();
         }
-        return Json.createObjectBuilder().add("events", events).build();
+        return Jsonp.createObjectBuilder().add("events", events).build();
     }
 
     JsonObject removeWatcher(JsonObject request) {
@@ -230,7 +230,7 @@ final class EnvdFilesystem implements AutoCloseable {
     }
 
     private static JsonObject entryMessage(JsonObject entry) {
-        return Json.createObjectBuilder().add("entry", entry).build();
+        return Jsonp.createObjectBuilder().add("entry", entry).build();
     }
 
     private static JsonObject entry(Path path, Path shown) {

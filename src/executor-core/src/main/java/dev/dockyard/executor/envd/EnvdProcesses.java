@@ -1,6 +1,6 @@
 package dev.dockyard.executor.envd;
 
-import jakarta.json.Json;
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -143,9 +143,9 @@ final class EnvdProcesses implements AutoCloseable {
 
     /** {@code List}: the processes still running. */
     JsonObject list() {
-        JsonArrayBuilder list = Json.createArrayBuilder();
+        JsonArrayBuilder list = Jsonp.createArrayBuilder();
         processes.values().stream().filter(p -> !p.ended()).forEach(p -> list.add(p.info()));
-        return Json.createObjectBuilder().add("processes", list).build();
+        return Jsonp.createObjectBuilder().add("processes", list).build();
     }
 
     /** {@code SendInput}: {@code input.stdin} or {@code input.pty} bytes. */

@@ -1,6 +1,6 @@
 package dev.dockyard.executor.envd;
 
-import jakarta.json.Json;
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.json.JsonObjectBuilder;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -89,7 +89,7 @@ final class FileMetadata {
     static void addTo(JsonObjectBuilder entry, Path path) {
         Map<String, String> metadata = read(path);
         if (!metadata.isEmpty()) {
-            JsonObjectBuilder map = Json.createObjectBuilder();
+            JsonObjectBuilder map = Jsonp.createObjectBuilder();
             metadata.forEach(map::add);
             entry.add("metadata", map);
         }

@@ -1,7 +1,7 @@
 package dev.dockyard.executor.envd;
 
 import dev.dockyard.executor.bash.BashSession;
-import jakarta.json.Json;
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
@@ -123,7 +123,7 @@ final class RunningProcess {
 
     /** Attaches a client: {@code start} at once, then new output and the end (replayed if it already ended). */
     synchronized void attach(EventStream client) {
-        client.send(event("start", Json.createObjectBuilder().add("pid", pid()).build()));
+        client.send(event("start", Jsonp.createObjectBuilder().add("pid", pid()).build()));
         if (end != null) {
             client.send(event("end", end));
             client.end(null);
@@ -159,7 +159,7 @@ final class RunningProcess {
                 int n;
                 while ((n = output.read(chunk)) >= 0) {
                     if (n > 0 && !clients.isEmpty()) {
-                        publish(event("data", Json.createObjectBuilder()
+                        publish(event("data", Jsonp.createObjectBuilder()
                                 .add(kind, Base64.getEncoder().encodeToString(Arrays.copyOf(chunk, n))).build()));
                     }
                 }
@@ -196,7 +196,7 @@ final class RunningProcess {
         List<EventStream> attached;
         synchronized (this) {
             int signal = signalled;
-            JsonObjectBuilder result = Json.createObjectBuilder();
+            JsonObjectBuilder result = Jsonp.createObjectBuilder();
             if (signal != 0 && exit == 128 + signal) {
                 String status = "signal: " + (signal == SIGKILL ? "killed" : "terminated");
                 result.add("exitCode", -1).add("exited", false).add("status", status).add("error", status);
@@ -220,7 +220,7 @@ final class RunningProcess {
     }
 
     private static JsonObject event(String kind, JsonObject body) {
-        return Json.createObjectBuilder().add("event", Json.createObjectBuilder().add(kind, body)).build();
+        return Jsonp.createObjectBuilder().add("event", Jsonp.createObjectBuilder().add(kind, body)).build();
     }
 
     /** Writes to stdin (or types on the terminal). */
@@ -310,12 +310,12 @@ final class RunningProcess {
 
     /** {@code ProcessInfo}: {@code config} always present (the SDK dereferences it). */
     JsonObject info() {
-        JsonArrayBuilder args = Json.createArrayBuilder();
+        JsonArrayBuilder args = Jsonp.createArrayBuilder();
         spec.args().forEach(args::add);
-        JsonObjectBuilder envs = Json.createObjectBuilder();
+        JsonObjectBuilder envs = Jsonp.createObjectBuilder();
         spec.envs().forEach(envs::add);
-        JsonObjectBuilder info = Json.createObjectBuilder()
-                .add("config", Json.createObjectBuilder().add("cmd", spec.cmd()).add("args", args).add("envs", envs)
+        JsonObjectBuilder info = Jsonp.createObjectBuilder()
+                .add("config", Jsonp.createObjectBuilder().add("cmd", spec.cmd()).add("args", args).add("envs", envs)
                         .add("cwd", spec.cwd().toString()))
                 .add("pid", pid());
         if (spec.tag() != null) {

@@ -4,9 +4,9 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.dockyard.executor.ExecutorRequests;
 import dev.dockyard.executor.Reply;
+import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.protocol.InvalidActionException;
 import dev.dockyard.protocol.JsonBytes;
-import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
@@ -203,7 +203,7 @@ public final class ProtocolHttpServer implements AutoCloseable {
         if (bytes.length == 0) {
             return null;
         }
-        try (JsonReader reader = Json.createReader(new ByteArrayInputStream(bytes))) {
+        try (JsonReader reader = Jsonp.createReader(new ByteArrayInputStream(bytes))) {
             return reader.readObject();
         }
     }

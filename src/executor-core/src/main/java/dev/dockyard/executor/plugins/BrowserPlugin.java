@@ -1,11 +1,11 @@
 package dev.dockyard.executor.plugins;
 
+import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.protocol.Action;
 import dev.dockyard.protocol.BrowseInteractiveAction;
 import dev.dockyard.protocol.BrowseObservation;
 import dev.dockyard.protocol.BrowseUrlAction;
 import dev.dockyard.protocol.Observation;
-import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
@@ -22,8 +22,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
-import java.util.Base64;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 
@@ -133,7 +133,7 @@ public final class BrowserPlugin implements Plugin {
             String list = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
                     + "/json/list")).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body();
             JsonArray targets;
-            try (var reader = Json.createReader(new StringReader(list))) {
+            try (var reader = Jsonp.createReader(new StringReader(list))) {
                 targets = reader.readArray();
             }
             String socket = targets.getValuesAs(JsonObject.class).stream()
@@ -168,7 +168,7 @@ public final class BrowserPlugin implements Plugin {
     @Override
     public synchronized Observation execute(Action action, Duration timeout, Path cwd) {
         if (action instanceof BrowseUrlAction browse) {
-            String call = "goto(" + Json.createValue(browse.url()) + ")";
+            String call = "goto(" + Jsonp.createValue(browse.url()) + ")";
             String error = run(List.of(call), timeout);
             // OpenHands' action_str, unescaped as its f-string writes it
             return observe("browse", "goto(\"" + browse.url() + "\")", error);
@@ -205,7 +205,7 @@ public final class BrowserPlugin implements Plugin {
         List<Object> args = arguments(call.substring(open + 1, call.length() - 1));
         switch (name) {
             case "goto" -> {
-                JsonObject result = page.call("Page.navigate", Json.createObjectBuilder().add("url", text(args, 0))
+                JsonObject result = page.call("Page.navigate", Jsonp.createObjectBuilder().add("url", text(args, 0))
                         .build(), left);
                 if (result.containsKey("errorText") && !result.getString("errorText").isEmpty()) {
                     settle(left);
@@ -216,7 +216,7 @@ public final class BrowserPlugin implements Plugin {
             case "click" -> {
                 String failure = evaluate("((find, t) => { const el = find(t); if (!el) return 'no element matches '"
                         + " + JSON.stringify(t); el.scrollIntoView(); el.click(); return ''; })(" + FIND + ", "
-                        + Json.createValue(text(args, 0)) + ")", left);
+                        + Jsonp.createValue(text(args, 0)) + ")", left);
                 if (!failure.isEmpty()) {
                     return failure;
                 }
@@ -227,7 +227,7 @@ public final class BrowserPlugin implements Plugin {
                         + " + JSON.stringify(t); el.focus(); el.value = v;"
                         + " el.dispatchEvent(new Event('input', {bubbles: true}));"
                         + " el.dispatchEvent(new Event('change', {bubbles: true})); return ''; })(" + FIND + ", "
-                        + Json.createValue(text(args, 0)) + ", " + Json.createValue(text(args, 1)) + ")", left);
+                        + Jsonp.createValue(text(args, 0)) + ", " + Jsonp.createValue(text(args, 1)) + ")", left);
                 if (!failure.isEmpty()) {
                     return failure;
                 }
@@ -269,7 +269,7 @@ public final class BrowserPlugin implements Plugin {
     }
 
     private String evaluate(String expression, Duration left) throws Exception {
-        JsonObject result = page.call("Runtime.evaluate", Json.createObjectBuilder().add("expression", expression)
+        JsonObject result = page.call("Runtime.evaluate", Jsonp.createObjectBuilder().add("expression", expression)
                 .add("returnByValue", true).add("awaitPromise", true).build(), left);
         if (result.containsKey("exceptionDetails")) {
             JsonObject details = result.getJsonObject("exceptionDetails");
@@ -295,7 +295,7 @@ public final class BrowserPlugin implements Plugin {
             url = evaluate("location.href", read);
             pageText = evaluate(PAGE_TEXT, read);
             screenshot = "data:image/png;base64," + page.call("Page.captureScreenshot",
-                    Json.createObjectBuilder().add("format", "png").build(), read).getString("data");
+                    Jsonp.createObjectBuilder().add("format", "png").build(), read).getString("data");
         } catch (Exception e) {
             pageText = "";
             error = error.isEmpty() ? "The page could not be read: " + e.getMessage() : error;

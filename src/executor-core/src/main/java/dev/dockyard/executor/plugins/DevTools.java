@@ -1,6 +1,6 @@
 package dev.dockyard.executor.plugins;
 
-import jakarta.json.Json;
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.json.JsonObject;
 import java.io.StringReader;
 import java.net.URI;
@@ -36,7 +36,7 @@ final class DevTools implements WebSocket.Listener, AutoCloseable {
         int id = ids.incrementAndGet();
         CompletableFuture<JsonObject> answer = new CompletableFuture<>();
         pending.put(id, answer);
-        String message = Json.createObjectBuilder().add("id", id).add("method", method).add("params", params).build()
+        String message = Jsonp.createObjectBuilder().add("id", id).add("method", method).add("params", params).build()
                 .toString();
         synchronized (this) {
             socket.sendText(message, true).get(10, TimeUnit.SECONDS);
@@ -62,7 +62,7 @@ final class DevTools implements WebSocket.Listener, AutoCloseable {
         if (last) {
             String text = partial.toString();
             partial.setLength(0);
-            try (var reader = Json.createReader(new StringReader(text))) {
+            try (var reader = Jsonp.createReader(new StringReader(text))) {
                 JsonObject message = reader.readObject();
                 if (message.containsKey("id")) {
                     CompletableFuture<JsonObject> waiting = pending.get(message.getInt("id"));

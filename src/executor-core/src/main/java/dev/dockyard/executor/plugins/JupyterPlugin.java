@@ -1,5 +1,6 @@
 package dev.dockyard.executor.plugins;
 
+import dev.dockyard.jsonp.Jsonp;
 import dev.dockyard.protocol.Action;
 import dev.dockyard.protocol.ErrorObservation;
 import dev.dockyard.protocol.IPythonRunCellAction;
@@ -7,7 +8,6 @@ import dev.dockyard.protocol.IPythonRunCellObservation;
 import dev.dockyard.protocol.Observation;
 import dev.dockyard.protocol.PythonNumbers;
 import dev.dockyard.protocol.PythonStrings;
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonReader;
@@ -141,7 +141,7 @@ public final class JupyterPlugin implements Plugin {
     @Override
     public synchronized Observation execute(Action action, Duration timeout, Path cwd) {
         IPythonRunCellAction cell = (IPythonRunCellAction) action;
-        JsonObjectBuilder request = Json.createObjectBuilder().add("op", "execute").add("code", cell.code())
+        JsonObjectBuilder request = Jsonp.createObjectBuilder().add("op", "execute").add("code", cell.code())
                 .add("timeout", timeout.toMillis() / 1000.0).add("cwd", cwd.toString());
         if (!cell.kernelInitCode().isEmpty()) {
             initCode = cell.kernelInitCode();
@@ -211,9 +211,9 @@ public final class JupyterPlugin implements Plugin {
     }
 
     private static JsonObject envRequest(Map<String, String> variables) {
-        JsonObjectBuilder env = Json.createObjectBuilder();
+        JsonObjectBuilder env = Jsonp.createObjectBuilder();
         variables.forEach(env::add);
-        return Json.createObjectBuilder().add("op", "env").add("env", env).build();
+        return Jsonp.createObjectBuilder().add("op", "env").add("env", env).build();
     }
 
     /** A bridge that died (or was stopped for not answering) is started again, with the configuration it had. */
@@ -251,7 +251,7 @@ public final class JupyterPlugin implements Plugin {
         if (text == null) {
             throw new IOException("the bridge exited (code " + waitFor() + ")");
         }
-        try (JsonReader json = Json.createReader(new StringReader(text))) {
+        try (JsonReader json = Jsonp.createReader(new StringReader(text))) {
             return json.readObject();
         }
     }
