@@ -284,8 +284,10 @@ public class ActionExecutor implements AutoCloseable {
     /**
      * Replaces {@code file} with {@code content} at once (a sibling written first, then moved over
      * it), readable by its owner only. The sibling has a fixed name, not {@code Files.createTempFile}'s
-     * random one: its callers hold a lock, the directory is the sandbox user's alone, and the first
-     * random name seeded a {@code SecureRandom}, which a sandbox's first {@code /configure} waited for.
+     * random one, whose first use seeded a {@code SecureRandom} that a sandbox's first
+     * {@code /configure} waited for. A fixed name is safe because one executor owns the directory
+     * (a sandbox's, or one {@code cli} runtime's) and each file's writer holds a lock; the agent's
+     * shell may reach the directory too, but a link it puts there is removed, not followed.
      */
     private static void replacePrivately(Path file, String content) throws IOException {
         Path tmp = file.resolveSibling("." + file.getFileName() + ".tmp");

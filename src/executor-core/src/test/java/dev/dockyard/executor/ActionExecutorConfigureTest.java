@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code /configure}'s file: replaced whole each time, readable by its owner only, no sibling left
- * behind, and not kept from being written by one a killed executor left half-written. The shell
+ * behind, not kept from being written by one a killed executor left half-written nor written through a
+ * link put in its place (the git token's as the configuration's). The shell
  * sees the new values on its next command.
  */
 class ActionExecutorConfigureTest {
@@ -42,7 +43,9 @@ class ActionExecutorConfigureTest {
         run = Files.createDirectories(dir.resolve("run"));
         ExecutorSettings settings = new ExecutorSettings(KEY, workspace, Duration.ofSeconds(30), Duration.ofSeconds(10),
                 "/bin/bash", false, List.of());
-        executor = new ActionExecutor(settings, Map.of("PATH", "/usr/bin:/bin"), run, null);
+        // git's global configuration (configureGit) goes to this test's own home
+        executor = new ActionExecutor(settings, Map.of("PATH", "/usr/bin:/bin",
+                "HOME", Files.createDirectories(dir.resolve("home")).toString()), run, null);
     }
 
     @AfterEach
@@ -84,5 +87,18 @@ class ActionExecutorConfigureTest {
 
         assertFalse(Files.exists(stale));
         assertEquals("fresh", echo("$GREETING"));
+    }
+
+    @Test
+    void shouldRemoveALinkPutInTheSiblingsPlaceNotWriteThroughIt() throws IOException {
+        Path elsewhere = Files.writeString(dir.resolve("elsewhere.txt"), "untouched");
+        Path token = run.resolve(ActionExecutor.GIT_TOKEN.getFileName());
+        Files.createSymbolicLink(token.resolveSibling("." + token.getFileName() + ".tmp"), elsewhere);
+
+        executor.configureGit("secret-token", "https://git.example.test");
+
+        assertEquals("untouched", Files.readString(elsewhere));
+        assertEquals("secret-token", Files.readString(token));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(token)));
     }
 }

@@ -1,8 +1,8 @@
 package dev.dockyard.runtime.executor;
 
 import dev.dockyard.executor.envd.ConnectWire;
+import dev.dockyard.jsonp.Jsonp;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
@@ -146,7 +146,7 @@ public class ExecutorProcesses {
         if (text == null || text.isBlank()) {
             return Optional.empty();
         }
-        try (JsonReader reader = Json.createReader(new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)))) {
+        try (JsonReader reader = Jsonp.createReader(new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8)))) {
             return Optional.of(reader.readObject());
         } catch (JsonException | IllegalStateException e) {
             return Optional.empty();
