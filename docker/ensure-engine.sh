@@ -3,13 +3,15 @@
 # otherwise, on Debian as root, installs docker.io if missing and starts dockerd in the background.
 # An engine it starts gets address pools for thousands of sandbox networks in /etc/docker/daemon.json
 # unless that file names some (lib/address-pools.sh; DOCKYARD_ENGINE_ADDRESS_POOL=<cidr> chooses,
-# =none keeps Docker's ~30) and its docker0 a /16 of its own (bip; DOCKYARD_ENGINE_BRIDGE); a running
+# =none keeps Docker's ~30), its docker0 a /16 of its own (bip; DOCKYARD_ENGINE_BRIDGE) and no
+# userland proxy (lib/port-proxy.sh; DOCKYARD_ENGINE_USERLAND_PROXY=on keeps it); a running
 # engine's configuration is never changed, only hinted at.
 # Idempotent; exits non-zero with a clear message where it cannot.
 set -euo pipefail
 
 log() { echo "[ensure-engine] $*" >&2; }
 . "$(dirname "$0")/lib/address-pools.sh"
+. "$(dirname "$0")/lib/port-proxy.sh"
 config=/etc/docker/daemon.json
 close_inherited_fds() {
   local fd
@@ -23,6 +25,7 @@ if docker info >/dev/null 2>&1; then
   log "reusing running engine (${DOCKER_HOST:-unix:///var/run/docker.sock})"
   if [ -z "${DOCKER_HOST:-}" ]; then
     pool_hint "$config" "Add them there and restart the engine when no sandbox runs."
+    proxy_hint "$config"
   fi
   exit 0
 fi
@@ -52,6 +55,7 @@ else
   # the engine is this script's own from here: its pools are chosen once and kept in its config
   pool_ensure "$config" DOCKYARD_ENGINE_ADDRESS_POOL /var/lib/dockyard-*/daemon.json
   bridge_ensure "$config"
+  proxy_ensure "$config"
   log "starting dockerd in the background (log: $state_dir/dockerd.log)"
   # setsid: the engine must outlive the shell (and the CI step) that started it. It inherits none
   # of this shell's descriptors: a caller's lock (flock /tmp/dockyard-it.lock …) would otherwise

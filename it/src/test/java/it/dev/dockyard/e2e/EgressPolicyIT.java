@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.sun.net.httpserver.HttpServer;
 import it.dev.dockyard.support.DockerCli;
@@ -427,6 +428,64 @@ class EgressPolicyIT {
     }
 
     /**
+     * An engine without its userland proxy (as ensure-engine.sh starts one) publishes ports by NAT
+     * and lets its bridges route 127.0.0.0/8 to the host (route_localnet). An open sandbox whose
+     * routes send the loopback to its gateway (set here from the host, in its network namespace, as
+     * a sandbox holding NET_ADMIN could) reaches none of the host's loopback services, a server on
+     * port 53 (which the bridge's input chain otherwise lets through, for resolvers) included: the
+     * chain's loopback rule drops them, its counter shows they arrived. A server on the gateway's
+     * port 53 still answers the same sandbox, and the control plane still reaches it.
+     */
+    @Test
+    void shouldKeepTheHostsLoopbackFromAnOpenSandboxThatRoutesThere() throws Exception {
+        String bridge = DockerCli.ok("network", "inspect", "-f",
+                "{{index .Options \"com.docker.network.bridge.name\"}}", "bridge");
+        Path routesLoopback = Path.of("/proc/sys/net/ipv4/conf", bridge, "route_localnet");
+        // with its userland proxy the engine leaves the kernel's martian filter on: nothing to show then
+        assumeTrue(Files.isReadable(routesLoopback) && Files.readString(routesLoopback).strip().equals("1"),
+                "the engine runs its userland proxy: its bridge routes no packet to the loopback");
+        String id = provision(null, null).getString("id");
+        String container = "dockyard-" + id;
+        String pid = DockerCli.inspect(container, "{{.State.Pid}}");
+        String address = DockerCli.inspect(container, "{{.NetworkSettings.IPAddress}}");
+        String gateway = DockerCli.inspect(container, "{{.NetworkSettings.Gateway}}");
+        // a loopback address of the test's own (127.0.0.53 may be the host's resolver)
+        String loopback = "127.77." + (1 + Math.floorMod(RUN_ID.hashCode(), 250)) + ".1";
+        HttpServer web = hostServer("127.0.0.1", "loopback-" + RUN_ID);
+        HttpServer resolverPort = hostServer(loopback, 53, "loopback-53-" + RUN_ID);
+        HttpServer gatewayResolverPort = hostServer(gateway, 53, "gateway-53-" + RUN_ID);
+        try {
+            long droppedBefore = loopbackDrops(bridge);
+            sh("nsenter -t " + pid + " -n sh -c 'sysctl -qw net.ipv4.conf.all.route_localnet=1 "
+                    + "net.ipv4.conf.eth0.route_localnet=1 && ip route del local 127.0.0.0/8 dev lo table local "
+                    + "&& ip route del local 127.0.0.1 dev lo table local "
+                    + "&& ip route add 127.0.0.0/8 via " + gateway + " dev eth0 src " + address + "'");
+            String onLoopback = fetch(id, "127.0.0.1", web.getAddress().getPort());
+            assertTrue(onLoopback.startsWith("FAIL"), "the host's loopback answered an open sandbox: " + onLoopback);
+            String onResolverPort = fetch(id, loopback, 53);
+            assertTrue(onResolverPort.startsWith("FAIL"),
+                    "a loopback server on port 53 answered an open sandbox: " + onResolverPort);
+            assertTrue(loopbackDrops(bridge) > droppedBefore,
+                    "the sandbox's packets to the loopback reached the host and met the loopback rule");
+            assertEquals("OK gateway-53-" + RUN_ID, fetch(id, gateway, 53), "the gateway's port 53 stays open");
+            assertEquals("still-here", API.act(id, DockyardApi.run("echo still-here")).getString("content").strip());
+        } finally {
+            web.stop(0);
+            resolverPort.stop(0);
+            gatewayResolverPort.stop(0);
+        }
+    }
+
+    /** Packets the default bridge's input chain dropped for the loopback so far (the rule's counter). */
+    private static long loopbackDrops(String bridge) {
+        String rules = DockerCli.ok("run", "--rm", "--network", "host", "--cap-add", "NET_ADMIN", "--cap-add",
+                "NET_RAW", HELPER, "iptables -L DY-OPEN-I-" + bridge + " -v -n -x");
+        return rules.lines().map(String::trim).filter(l -> l.contains("DROP") && l.contains("127.0.0.0/8"))
+                .mapToLong(l -> Long.parseLong(l.split("\\s+")[0])).findFirst()
+                .orElseThrow(() -> new AssertionError("no loopback rule in the bridge's input chain: " + rules));
+    }
+
+    /**
      * The create-time cost of a network of its own and its rules: the provisioning's create step
      * and the DELETE's answer time of none against open runtimes, alternated (the first open create
      * of a control plane also installs the default bridge's rule once).
@@ -620,7 +679,11 @@ class EgressPolicyIT {
 
     /** An HTTP server of the test's own on one of the host's addresses, answering {@code token}. */
     private static HttpServer hostServer(String address, String token) throws IOException {
-        HttpServer server = HttpServer.create(new InetSocketAddress(address, 0), 0);
+        return hostServer(address, 0, token);
+    }
+
+    private static HttpServer hostServer(String address, int port, String token) throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress(address, port), 0);
         server.createContext("/", exchange -> {
             byte[] body = token.getBytes(StandardCharsets.UTF_8);
             exchange.sendResponseHeaders(200, body.length);

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * The request paths Liberty's web container refuses before it picks an application, judged the way
@@ -22,6 +23,8 @@ import java.util.Locale;
  * the application.
  */
 public final class PathRefusals {
+
+    private static final Pattern REPEATED_SLASHES = Pattern.compile("//+");
 
     private PathRefusals() {
     }
@@ -49,7 +52,11 @@ public final class PathRefusals {
             }
             path = cut.toString();
         }
-        path = path.replaceAll("//+", "/");
+        if (path.contains("//")) {
+            // every request passes here: String.replaceAll compiled its pattern each time (0.6 % of the
+            // control plane's CPU at 528 actions/s, async-profiler 2026-12-03)
+            path = REPEATED_SLASHES.matcher(path).replaceAll("/");
+        }
         while (path.contains("/./")) {
             path = path.replace("/./", "/");
         }

@@ -26,7 +26,7 @@ import java.util.List;
  * forward chain refuses the link-local range and any new connection to another container on the
  * same bridge (every open sandbox of every user is there: the review reached another tenant's
  * service ports directly, with no key); the input chain refuses new connections to the host's own
- * addresses but DNS. Answers to connections made to a sandbox (the control plane's calls through
+ * addresses but DNS, and drops whatever is addressed to its loopback. Answers to connections made to a sandbox (the control plane's calls through
  * the published port, which arrive from the host) pass both. Containers on other bridges are
  * separated by the engine itself.
  *
@@ -35,6 +35,8 @@ import java.util.List;
  */
 final class EgressRules {
 
+    /** The host's loopback: never a sandbox's to reach, whatever it names. */
+    static final String LOOPBACK = "127.0.0.0/8";
     /** Where cloud metadata services live; never reachable unless a policy lists an address there. */
     static final String LINK_LOCAL = "169.254.0.0/16";
     /** The chain of the default bridge before open sandboxes were kept from their neighbours: removed. */
@@ -162,10 +164,15 @@ final class EgressRules {
                 "-o " + defaultBridge + " -j REJECT --reject-with icmp-admin-prohibited");
     }
 
-    /** What an open sandbox's traffic to the host's own addresses meets: DNS only. */
+    /** What an open sandbox's traffic to the host's own addresses meets: DNS only, never on the loopback. */
     static List<String> openInputRules() {
         return List.of(
                 "-m conntrack --ctstate RELATED,ESTABLISHED -j RETURN",
+                // an engine without its userland proxy publishes ports by NAT and lets its bridges route
+                // 127.0.0.0/8 to the host (route_localnet): a sandbox that could set its own routes would
+                // reach the host's loopback services, a resolver on 53 included. Answers to the control
+                // plane's calls through published ports are ESTABLISHED above.
+                "-d " + LOOPBACK + " -j DROP",
                 // a resolver on the host (resolv.conf naming one of its addresses) still answers
                 "-p udp -m udp --dport 53 -j RETURN",
                 "-p tcp -m tcp --dport 53 -j RETURN",

@@ -94,6 +94,12 @@ class EgressRulesTest {
         // the host's own addresses, but DNS
         assertTrue(script.contains("'-A DY-OPEN-I-docker0 -p udp -m udp --dport 53 -j RETURN"), script);
         assertTrue(script.contains("'-A DY-OPEN-I-docker0 -p tcp -j REJECT --reject-with tcp-reset"), script);
+        // nothing new to the host's loopback, not even its resolver: an engine without its userland
+        // proxy lets its bridges route 127.0.0.0/8 to the host; answers to the control plane's calls pass
+        int loopback = script.indexOf("'-A DY-OPEN-I-docker0 -d 127.0.0.0/8 -j DROP'");
+        assertTrue(loopback >= 0 && loopback < script.indexOf("'-A DY-OPEN-I-docker0 -p udp -m udp --dport 53"), script);
+        assertTrue(script.indexOf("'-A DY-OPEN-I-docker0 -m conntrack --ctstate RELATED,ESTABLISHED -j RETURN")
+                < loopback, script);
         // answers to the control plane's own calls come first in both
         int established = script.indexOf("'-A DY-OPEN-F-docker0 -m conntrack --ctstate RELATED,ESTABLISHED -j RETURN");
         assertTrue(established >= 0 && established < script.indexOf("'-A DY-OPEN-F-docker0 -o docker0"), script);

@@ -1,0 +1,101 @@
+package dev.dockyard.backend.docker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * docker/lib/port-proxy.sh, how the engine ensure-engine.sh starts publishes sandbox ports (by the
+ * kernel's NAT, no docker-proxy process per port), run by bash on daemon.json files in a temporary
+ * directory, with a {@code pgrep} of the test's own standing in for the host's processes.
+ */
+class EnginePortProxyTest {
+
+    private static final Path LIBRARIES = Path.of("../../docker/lib").toAbsolutePath().normalize();
+    private static final String RUNSC = """
+            {
+              "runtimes": {
+                "runsc": {"path": "/usr/bin/runsc", "runtimeArgs": ["--platform=ptrace", "--network=host"]}
+              }
+            }
+            """;
+
+    @TempDir
+    Path dir;
+
+    /** Sources both libraries and runs {@code script}; its output, failing on a non-zero exit. */
+    private String bash(String script, String... environment) throws Exception {
+        List<String> command = new ArrayList<>(List.of("env", "PATH=" + dir.resolve("bin") + ":" + System.getenv("PATH")));
+        command.addAll(List.of(environment));
+        command.addAll(List.of("bash", "-c", "set -euo pipefail; log() { echo \"$*\"; }; . "
+                + LIBRARIES.resolve("address-pools.sh") + "; . " + LIBRARIES.resolve("port-proxy.sh") + "; " + script));
+        Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        assertTrue(process.waitFor(30, TimeUnit.SECONDS), "bash finished");
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, process.exitValue(), out);
+        return out;
+    }
+
+    /** A {@code pgrep} that finds docker-proxy processes, or none. */
+    private void proxiesRunning(boolean running) throws IOException {
+        Path bin = Files.createDirectories(dir.resolve("bin"));
+        Path pgrep = bin.resolve("pgrep");
+        Files.writeString(pgrep, "#!/bin/sh\nexit " + (running ? 0 : 1) + "\n");
+        Files.setPosixFilePermissions(pgrep, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    @Test
+    void shouldTurnTheProxyOffKeepingEveryOtherKey() throws Exception {
+        Path config = dir.resolve("daemon.json");
+        Files.writeString(config, RUNSC);
+        String out = bash("proxy_ensure daemon.json");
+        assertTrue(out.contains("userland-proxy false written"), out);
+        String merged = Files.readString(config).replaceAll("\\s+", "");
+        assertTrue(merged.contains("\"userland-proxy\":false"), merged);
+        assertTrue(merged.contains("\"runsc\":{\"path\":\"/usr/bin/runsc\""), merged);
+        // a fresh file too
+        bash("proxy_ensure fresh.json");
+        assertEquals("{\"userland-proxy\":false}", Files.readString(dir.resolve("fresh.json")).replaceAll("\\s+", ""));
+    }
+
+    @Test
+    void shouldKeepAnAdminsChoiceAndAnEngineWithoutIptables() throws Exception {
+        Path config = dir.resolve("daemon.json");
+        Files.writeString(config, "{\"userland-proxy\": true}");
+        assertTrue(bash("proxy_ensure daemon.json").contains("sets userland-proxy already; kept"));
+        assertEquals("{\"userland-proxy\": true}", Files.readString(config));
+
+        Files.writeString(config, "{\"iptables\": false}");
+        assertTrue(bash("proxy_ensure daemon.json").contains("manages no iptables"));
+        assertEquals("{\"iptables\": false}", Files.readString(config), "its ports need the proxy");
+
+        Files.writeString(config, RUNSC);
+        assertTrue(bash("proxy_ensure daemon.json", "DOCKYARD_ENGINE_USERLAND_PROXY=on").contains("proxy kept"));
+        assertEquals(RUNSC, Files.readString(config));
+    }
+
+    @Test
+    void shouldOnlyHintForARunningEngineWithProxies() throws Exception {
+        Path config = dir.resolve("daemon.json");
+        Files.writeString(config, RUNSC);
+        proxiesRunning(true);
+        String hint = bash("proxy_hint daemon.json");
+        assertTrue(hint.contains("a process per published port") && hint.contains("\"userland-proxy\": false"), hint);
+        assertEquals(RUNSC, Files.readString(config), "never rewritten");
+        proxiesRunning(false);
+        assertEquals("", bash("proxy_hint daemon.json"), "no proxy runs: nothing to say");
+        proxiesRunning(true);
+        Files.writeString(config, "{\"userland-proxy\": true}");
+        assertEquals("", bash("proxy_hint daemon.json"), "the admin chose it");
+    }
+}
