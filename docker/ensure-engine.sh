@@ -3,9 +3,9 @@
 # otherwise, on Debian as root, installs docker.io if missing and starts dockerd in the background.
 # An engine it starts gets address pools for thousands of sandbox networks in /etc/docker/daemon.json
 # unless that file names some (lib/address-pools.sh; DOCKYARD_ENGINE_ADDRESS_POOL=<cidr> chooses,
-# =none keeps Docker's ~30), its docker0 a /16 of its own (bip; DOCKYARD_ENGINE_BRIDGE) and no
-# userland proxy (lib/port-proxy.sh; DOCKYARD_ENGINE_USERLAND_PROXY=on keeps it); a running
-# engine's configuration is never changed, only hinted at.
+# =none keeps Docker's ~30), its docker0 a /16 of its own (bip; DOCKYARD_ENGINE_BRIDGE), and no
+# userland proxy when DOCKYARD_ENGINE_USERLAND_PROXY=off (lib/port-proxy.sh); a running engine's
+# configuration is never changed, only hinted at.
 # Idempotent; exits non-zero with a clear message where it cannot.
 set -euo pipefail
 
@@ -25,7 +25,6 @@ if docker info >/dev/null 2>&1; then
   log "reusing running engine (${DOCKER_HOST:-unix:///var/run/docker.sock})"
   if [ -z "${DOCKER_HOST:-}" ]; then
     pool_hint "$config" "Add them there and restart the engine when no sandbox runs."
-    proxy_hint "$config"
   fi
   exit 0
 fi

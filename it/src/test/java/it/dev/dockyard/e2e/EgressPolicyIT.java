@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.sun.net.httpserver.HttpServer;
 import it.dev.dockyard.support.DockerCli;
@@ -428,22 +427,36 @@ class EgressPolicyIT {
     }
 
     /**
-     * An engine without its userland proxy (as ensure-engine.sh starts one) publishes ports by NAT
-     * and lets its bridges route 127.0.0.0/8 to the host (route_localnet). An open sandbox whose
-     * routes send the loopback to its gateway (set here from the host, in its network namespace, as
-     * a sandbox holding NET_ADMIN could) reaches none of the host's loopback services, a server on
-     * port 53 (which the bridge's input chain otherwise lets through, for resolvers) included: the
-     * chain's loopback rule drops them, its counter shows they arrived. A server on the gateway's
-     * port 53 still answers the same sandbox, and the control plane still reaches it.
+     * An engine without its userland proxy (an admin's choice: "userland-proxy": false) publishes
+     * ports by NAT and lets its bridges route 127.0.0.0/8 to the host (route_localnet; set here for
+     * the test's duration when the engine runs its proxy). An open sandbox whose routes send the
+     * loopback to its gateway (set from the host, in its network namespace, as a sandbox holding
+     * NET_ADMIN could) reaches none of the host's loopback services, a server on port 53 (which the
+     * bridge's input chain otherwise lets through, for resolvers) included: the chain's loopback
+     * rule drops them, its counter shows they arrived. A server on the gateway's port 53 still
+     * answers the same sandbox, and the control plane still reaches it.
      */
     @Test
     void shouldKeepTheHostsLoopbackFromAnOpenSandboxThatRoutesThere() throws Exception {
         String bridge = DockerCli.ok("network", "inspect", "-f",
                 "{{index .Options \"com.docker.network.bridge.name\"}}", "bridge");
         Path routesLoopback = Path.of("/proc/sys/net/ipv4/conf", bridge, "route_localnet");
-        // with its userland proxy the engine leaves the kernel's martian filter on: nothing to show then
-        assumeTrue(Files.isReadable(routesLoopback) && Files.readString(routesLoopback).strip().equals("1"),
-                "the engine runs its userland proxy: its bridge routes no packet to the loopback");
+        // an engine with its userland proxy leaves the kernel's martian filter on: turned off as an
+        // engine without it does, and back as it was after
+        boolean routedAlready = Files.readString(routesLoopback).strip().equals("1");
+        if (!routedAlready) {
+            Files.writeString(routesLoopback, "1");
+        }
+        try {
+            loopbackRefusedToARoutingSandbox(bridge);
+        } finally {
+            if (!routedAlready) {
+                Files.writeString(routesLoopback, "0");
+            }
+        }
+    }
+
+    private void loopbackRefusedToARoutingSandbox(String bridge) throws Exception {
         String id = provision(null, null).getString("id");
         String container = "dockyard-" + id;
         String pid = DockerCli.inspect(container, "{{.State.Pid}}");
