@@ -15,9 +15,13 @@
 # engine manages no iptables (it then needs the proxy). Logs through `log`; never fails the start.
 proxy_ensure() {
   local config=$1
-  if [ "${DOCKYARD_ENGINE_USERLAND_PROXY:-on}" != off ]; then
-    return 0
-  fi
+  case "${DOCKYARD_ENGINE_USERLAND_PROXY:-on}" in
+    off) ;;
+    on) return 0 ;;
+    *)
+      log "port proxy: DOCKYARD_ENGINE_USERLAND_PROXY=$DOCKYARD_ENGINE_USERLAND_PROXY is neither on nor off; Docker's proxy kept"
+      return 0 ;;
+  esac
   if [ -s "$config" ] && grep -q '"userland-proxy"' "$config"; then
     log "port proxy: $config sets userland-proxy already; kept"
     return 0

@@ -26,9 +26,9 @@ import java.util.List;
  * forward chain refuses the link-local range and any new connection to another container on the
  * same bridge (every open sandbox of every user is there: the review reached another tenant's
  * service ports directly, with no key); the input chain refuses new connections to the host's own
- * addresses but DNS, and drops whatever is addressed to its loopback. Answers to connections made to a sandbox (the control plane's calls through
- * the published port, which arrive from the host) pass both. Containers on other bridges are
- * separated by the engine itself.
+ * addresses but DNS, and drops whatever is addressed to or from its loopback. Answers to
+ * connections made to a sandbox (the control plane's calls through the published port, which
+ * arrive from the host) pass both. Containers on other bridges are separated by the engine itself.
  *
  * <p>The script picks the iptables flavour (nf_tables or legacy) whose {@code DOCKER-USER} chain the
  * engine made, and is idempotent: applying twice leaves one set of rules, removing twice is quiet.
@@ -170,9 +170,12 @@ final class EgressRules {
                 "-m conntrack --ctstate RELATED,ESTABLISHED -j RETURN",
                 // an engine without its userland proxy publishes ports by NAT and lets its bridges route
                 // 127.0.0.0/8 to the host (route_localnet): a sandbox that could set its own routes would
-                // reach the host's loopback services, a resolver on 53 included. Answers to the control
-                // plane's calls through published ports are ESTABLISHED above.
+                // reach the host's loopback services, a resolver on 53 included, or pass for a local
+                // client of one listening everywhere. Dropped as the kernel drops such martians with
+                // the proxy on. Answers to the control plane's calls through published ports (de-NATed
+                // to loopback addresses) are ESTABLISHED above.
                 "-d " + LOOPBACK + " -j DROP",
+                "-s " + LOOPBACK + " -j DROP",
                 // a resolver on the host (resolv.conf naming one of its addresses) still answers
                 "-p udp -m udp --dport 53 -j RETURN",
                 "-p tcp -m tcp --dport 53 -j RETURN",

@@ -97,7 +97,9 @@ class EgressRulesTest {
         // nothing new to the host's loopback, not even its resolver: an engine without its userland
         // proxy lets its bridges route 127.0.0.0/8 to the host; answers to the control plane's calls pass
         int loopback = script.indexOf("'-A DY-OPEN-I-docker0 -d 127.0.0.0/8 -j DROP'");
-        assertTrue(loopback >= 0 && loopback < script.indexOf("'-A DY-OPEN-I-docker0 -p udp -m udp --dport 53"), script);
+        int fromLoopback = script.indexOf("'-A DY-OPEN-I-docker0 -s 127.0.0.0/8 -j DROP'");
+        int dns = script.indexOf("'-A DY-OPEN-I-docker0 -p udp -m udp --dport 53");
+        assertTrue(loopback >= 0 && loopback < dns && fromLoopback > loopback && fromLoopback < dns, script);
         assertTrue(script.indexOf("'-A DY-OPEN-I-docker0 -m conntrack --ctstate RELATED,ESTABLISHED -j RETURN")
                 < loopback, script);
         // answers to the control plane's own calls come first in both

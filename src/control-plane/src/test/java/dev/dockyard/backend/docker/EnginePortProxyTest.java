@@ -35,7 +35,8 @@ class EnginePortProxyTest {
 
     /** Sources both libraries and runs {@code script}; its output, failing on a non-zero exit. */
     private String bash(String script, String... environment) throws Exception {
-        List<String> command = new ArrayList<>(List.of("env"));
+        // the caller's own choice, if exported, is not the test's
+        List<String> command = new ArrayList<>(List.of("env", "-u", "DOCKYARD_ENGINE_USERLAND_PROXY"));
         command.addAll(List.of(environment));
         command.addAll(List.of("bash", "-c", "set -euo pipefail; log() { echo \"$*\"; }; . "
                 + LIBRARIES.resolve("address-pools.sh") + "; . " + LIBRARIES.resolve("port-proxy.sh") + "; " + script));
@@ -53,6 +54,9 @@ class EnginePortProxyTest {
         assertEquals("", bash("proxy_ensure daemon.json"));
         assertEquals(RUNSC, Files.readString(config), "Docker's default kept");
         assertEquals("", bash("proxy_ensure daemon.json", "DOCKYARD_ENGINE_USERLAND_PROXY=on"));
+        assertEquals(RUNSC, Files.readString(config));
+        String unknown = bash("proxy_ensure daemon.json", "DOCKYARD_ENGINE_USERLAND_PROXY=no");
+        assertTrue(unknown.contains("DOCKYARD_ENGINE_USERLAND_PROXY=no is neither on nor off"), unknown);
         assertEquals(RUNSC, Files.readString(config));
     }
 
