@@ -144,6 +144,12 @@ public final class EgressRequestReader {
                 throw invalid(field + ": '" + host + "' has no IPv4 address");
             }
             for (String address : addresses.subList(0, Math.min(addresses.size(), MAX_ADDRESSES_PER_NAME))) {
+                if (address.startsWith("127.")) {
+                    // inside a sandbox the loopback is the sandbox's own, and the host's is never a
+                    // sandbox's to reach (EgressRules): a rule for it could only ever open a way there
+                    throw invalid(field + ": '" + shorten(entry) + "' is a loopback address (" + address
+                            + "): in a sandbox it names the sandbox itself, which needs no rule");
+                }
                 try {
                     destinations.add(new EgressPolicy.Destination(address, port));
                 } catch (IllegalArgumentException e) {

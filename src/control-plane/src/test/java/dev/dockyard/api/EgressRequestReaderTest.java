@@ -37,7 +37,8 @@ class EgressRequestReaderTest {
         Map<String, List<String>> names = Map.of(
                 "pypi.org", List.of("151.101.0.223", "151.101.64.223"),
                 "registry.internal", List.of("10.9.8.6"),
-                "v6only.example", List.of());
+                "v6only.example", List.of(),
+                "db.localhost", List.of("127.0.0.1"));
         List<String> addresses = names.get(host);
         if (addresses == null) {
             throw new UnknownHostException(host);
@@ -99,6 +100,11 @@ class EgressRequestReaderTest {
                 .contains("does not resolve"));
         assertTrue(problem("{\"network\":\"allowlist\",\"egress\":[\"v6only.example:80\"]}").detail()
                 .contains("no IPv4 address"));
+        // the loopback, named or resolved: the sandbox's own, never the host's
+        assertTrue(problem("{\"network\":\"allowlist\",\"egress\":[\"127.0.0.1:5432\"]}").detail()
+                .contains("'127.0.0.1:5432' is a loopback address (127.0.0.1)"));
+        assertTrue(problem("{\"network\":\"allowlist\",\"egress\":[\"db.localhost:5432\"]}").detail()
+                .contains("'db.localhost:5432' is a loopback address (127.0.0.1)"));
     }
 
     @Test
