@@ -142,7 +142,7 @@ class ProvisionRequestReaderTest {
     @Test
     void shouldTakeTheConfinementFieldsOfTheSandbox() {
         ProvisioningRequest r = read("""
-                {"conversationId":"c","sandbox":{"network":"allowlist","egress":["127.0.0.1:8080"],
+                {"conversationId":"c","sandbox":{"network":"allowlist","egress":["10.9.8.7:8080"],
                  "runtimeClass":"gvisor","readOnlyRoot":false}}""");
         assertEquals(EgressPolicy.Mode.ALLOWLIST, r.egress().mode());
         assertEquals("gvisor", r.isolation().runtimeClass());
