@@ -26,13 +26,6 @@ public class ApiKeyFilter implements ContainerRequestFilter {
     public static final String HEADER = "X-API-Key";
     static final String BOOTSTRAP_ADMIN = Accounts.BOOTSTRAP_ADMIN;
 
-    // every API call digests its key: a clone of one digest, not a provider look-up each time
-    // (MessageDigest.getInstance was 0.9 % of the control plane's CPU at 528 actions/s, 2026-12-03)
-    private static final MessageDigest SHA_256 = sha256();
-
-    /** The admin key's digest, computed once per key (the configuration's) rather than per request. */
-    private volatile AdminDigest admin;
-
     @Inject
     DockyardConfig config;
 
@@ -50,7 +43,7 @@ public class ApiKeyFilter implements ContainerRequestFilter {
             request.abortWith(Problem.of(Problem.Kind.UNAUTHORIZED, "The X-API-Key header is required").toResponse());
             return;
         }
-        if (adminKey.isPresent() && MessageDigest.isEqual(digest(given), adminDigest(adminKey.get()))) {
+        if (adminKey.isPresent() && MessageDigest.isEqual(digest(given), digest(adminKey.get()))) {
             caller.authenticate(BOOTSTRAP_ADMIN, Role.ADMIN);
             return;
         }
@@ -62,46 +55,11 @@ public class ApiKeyFilter implements ContainerRequestFilter {
         request.abortWith(Problem.of(Problem.Kind.UNAUTHORIZED, "Unknown API key").toResponse());
     }
 
-    private byte[] adminDigest(String key) {
-        AdminDigest known = admin;
-        if (known == null || !known.is(key)) {
-            known = new AdminDigest(key, digest(key));
-            admin = known;
-        }
-        return known.digest;
-    }
-
     private static byte[] digest(String key) {
-        MessageDigest sha256;
         try {
-            sha256 = (MessageDigest) SHA_256.clone();
-        } catch (CloneNotSupportedException e) {
-            // a provider whose digests do not clone: looked up each time, as before
-            sha256 = sha256();
-        }
-        return sha256.digest(key.getBytes(StandardCharsets.UTF_8));
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
+            return MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is always there", e);
-        }
-    }
-
-    /** A key with its digest; a class, not a record, so that no toString can ever print the key. */
-    private static final class AdminDigest {
-        private final String key;
-        private final byte[] digest;
-
-        AdminDigest(String key, byte[] digest) {
-            this.key = key;
-            this.digest = digest;
-        }
-
-        boolean is(String other) {
-            return key.equals(other);
         }
     }
 }
