@@ -5,13 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,7 +21,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class EngineAddressPoolsTest {
 
-    private static final Path LIBRARY = Path.of("../../docker/lib/address-pools.sh").toAbsolutePath().normalize();
     private static final String RUNSC = """
             {
               "runtimes": {
@@ -71,16 +68,11 @@ class EngineAddressPoolsTest {
         Files.writeString(dir.resolve("addrs"), oneLine.toString());
     }
 
-    /** Sources the library and runs {@code script}; its output (stdout and stderr), failing on a non-zero exit. */
+    /** Sources the library and runs {@code script}, the test's {@code ip} first on the path. */
     private String bash(String script, String... environment) throws Exception {
-        List<String> command = new ArrayList<>(List.of("env", "PATH=" + dir.resolve("bin") + ":" + System.getenv("PATH")));
-        command.addAll(List.of(environment));
-        command.addAll(List.of("bash", "-c", "set -euo pipefail; log() { echo \"$*\"; }; . " + LIBRARY + "; " + script));
-        Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
-        assertTrue(process.waitFor(30, TimeUnit.SECONDS), "bash finished");
-        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(0, process.exitValue(), out);
-        return out;
+        List<String> env = new ArrayList<>(List.of("PATH=" + dir.resolve("bin") + ":" + System.getenv("PATH")));
+        env.addAll(List.of(environment));
+        return EngineScripts.bash(dir, env, List.of("address-pools.sh"), script);
     }
 
     @Test

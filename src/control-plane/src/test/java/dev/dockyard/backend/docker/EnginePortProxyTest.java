@@ -3,12 +3,10 @@ package dev.dockyard.backend.docker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,7 +17,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class EnginePortProxyTest {
 
-    private static final Path LIBRARIES = Path.of("../../docker/lib").toAbsolutePath().normalize();
     private static final String RUNSC = """
             {
               "runtimes": {
@@ -33,18 +30,11 @@ class EnginePortProxyTest {
     @TempDir
     Path dir;
 
-    /** Sources both libraries and runs {@code script}; its output, failing on a non-zero exit. */
+    /** Sources both libraries and runs {@code script}; the caller's own choice, if exported, is not the test's. */
     private String bash(String script, String... environment) throws Exception {
-        // the caller's own choice, if exported, is not the test's
-        List<String> command = new ArrayList<>(List.of("env", "-u", "DOCKYARD_ENGINE_USERLAND_PROXY"));
-        command.addAll(List.of(environment));
-        command.addAll(List.of("bash", "-c", "set -euo pipefail; log() { echo \"$*\"; }; . "
-                + LIBRARIES.resolve("address-pools.sh") + "; . " + LIBRARIES.resolve("port-proxy.sh") + "; " + script));
-        Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
-        assertTrue(process.waitFor(30, TimeUnit.SECONDS), "bash finished");
-        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertEquals(0, process.exitValue(), out);
-        return out;
+        List<String> env = new ArrayList<>(List.of("-u", "DOCKYARD_ENGINE_USERLAND_PROXY"));
+        env.addAll(List.of(environment));
+        return EngineScripts.bash(dir, env, List.of("address-pools.sh", "port-proxy.sh"), script);
     }
 
     @Test
