@@ -25,9 +25,13 @@ class ArchitectureTest {
     private static final JavaClasses CLASSES = new ClassFileImporter()
             .importPath(Path.of(System.getProperty("user.dir"), "target", "classes"));
 
-    /** Where the outside world calls in: the REST resources, the Remote Runtime API, E2B's API, the console, the service proxy. */
+    /**
+     * Where the outside world calls in: the REST resources, the Remote Runtime API, E2B's API, the
+     * console, the service proxy; and the start's warm-up, a client of the API over loopback that
+     * makes and deletes its rehearsal's user through the use cases.
+     */
     private static final String[] INTERFACE_RING = {"dev.dockyard.api..", "dev.dockyard.runtimeapi..", "dev.dockyard.e2b..",
-            "dev.dockyard.console..", "dev.dockyard.proxy..", "dev.dockyard.observability.."};
+            "dev.dockyard.console..", "dev.dockyard.proxy..", "dev.dockyard.observability..", "dev.dockyard.warmup.."};
 
     /** The interface ring without the metrics bean, which the services call: where requests come in. */
     private static final String[] CALLED_FROM_OUTSIDE = {"dev.dockyard.api..", "dev.dockyard.runtimeapi..", "dev.dockyard.e2b..",

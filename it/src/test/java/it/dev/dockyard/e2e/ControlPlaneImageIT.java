@@ -81,7 +81,9 @@ class ControlPlaneImageIT {
                 "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
                 "-v", VOLUME + ":/var/lib/dockyard/db", "-v", secrets + ":/etc/dockyard/secrets:ro",
                 "-v", "/var/run/docker.sock:/var/run/docker.sock", "--group-add", socketGroup,
-                "-e", "DOCKYARD_INSTANCE=it-image", "-e", jvmArgs, "-p", "127.0.0.1::9080", image);
+                "-e", "DOCKYARD_INSTANCE=it-image", "-e", jvmArgs,
+                // its sandboxes would publish on the host's loopback, which this container cannot reach
+                "-e", "DOCKYARD_WARM_UP_REHEARSAL=false", "-p", "127.0.0.1::9080", image);
         String published = DockerCli.ok("port", CONTAINER, "9080").lines().findFirst().orElseThrow();
         base = "http://127.0.0.1:" + published.substring(published.lastIndexOf(':') + 1);
         awaitApi();

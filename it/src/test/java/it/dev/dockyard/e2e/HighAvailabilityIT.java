@@ -306,6 +306,7 @@ class HighAvailabilityIT {
         env.put("DOCKYARD_BOOTSTRAP_ADMIN_KEY", ADMIN_KEY);
         env.put("DOCKYARD_INSTANCE", DEPLOYMENT);
         env.put("JVM_ARGS", ControlPlaneSettings.TEST_JVM);
+        env.put("DOCKYARD_WARM_UP_REHEARSAL", ControlPlaneSettings.REHEARSAL);
         env.put("DOCKYARD_INSTANCE_ID", server.id());
         env.put("DOCKYARD_DB_KIND", "postgresql");
         env.put("DOCKYARD_DB_URL", jdbcUrl);

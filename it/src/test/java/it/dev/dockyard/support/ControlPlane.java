@@ -115,6 +115,7 @@ public final class ControlPlane {
         env.put("DOCKYARD_BOOTSTRAP_ADMIN_KEY", ADMIN_KEY);
         env.put("DOCKYARD_INSTANCE", instance);
         env.put("JVM_ARGS", ControlPlaneSettings.TEST_JVM);
+        env.put("DOCKYARD_WARM_UP_REHEARSAL", ControlPlaneSettings.REHEARSAL);
         env.put("DOCKYARD_NODES", "local");
         env.put("DOCKYARD_QUOTA_MAX_RUNTIMES", "100");
         env.put("DOCKYARD_QUOTA_MAX_CPUS", "100");

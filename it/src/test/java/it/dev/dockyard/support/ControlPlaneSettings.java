@@ -39,6 +39,8 @@ public final class ControlPlaneSettings {
     public static final int PLACEMENT_PORT = BASE_PORT + 305;
     /** The mock Kubernetes API server's port (KubernetesNodeIT), written into the kubeconfig below. */
     public static final int KUBERNETES_PORT = BASE_PORT + 306;
+    /** StartupRehearsalIT's control plane. */
+    public static final int REHEARSAL_PORT = BASE_PORT + 312;
     /** The disposable control plane, and its node2's forwarder one above. */
     static final int DISPOSABLE_PORT = BASE_PORT + 310;
     public static final String KUBERNETES_NAMESPACE = "dockyard-it";
@@ -49,6 +51,12 @@ public final class ControlPlaneSettings {
      * Production servers keep both compilers (liberty/jvm.options).
      */
     public static final String TEST_JVM = "-XX:TieredStopAtLevel=1";
+    /**
+     * The start's rehearsal of a provision (warmup.StartupRehearsal): off on the test servers, whose
+     * suites count what their server did (MetricsIT's counters, the audit, the nodes' runtimes);
+     * StartupRehearsalIT has a server of its own with it on.
+     */
+    public static final String REHEARSAL = "false";
     public static final String PLAIN_ENGINE = "plain";
     /** The one user besides the admins that node {@code cli1} is open to (CliBackendIT). */
     public static final String CLI_GRANTED_USER = "it-cli-granted";
@@ -121,6 +129,7 @@ public final class ControlPlaneSettings {
         env.put("DOCKYARD_BOOTSTRAP_ADMIN_KEY", ADMIN_KEY);
         env.put("DOCKYARD_INSTANCE", instance);
         env.put("JVM_ARGS", TEST_JVM);
+        env.put("DOCKYARD_WARM_UP_REHEARSAL", REHEARSAL);
         // the suites share the bootstrap admin; TenancyIT tests quotas on its own users
         env.put("DOCKYARD_QUOTA_MAX_RUNTIMES", "100");
         env.put("DOCKYARD_QUOTA_MAX_CPUS", "100");

@@ -11,7 +11,8 @@ import org.eclipse.microprofile.health.Readiness;
 /**
  * {@code /health/ready}'s {@code warm-up} check: DOWN while {@link StartupWarmUp} runs, UP once it is
  * done (its time in {@code tookMs}, and how many of the API's three requests were answered 401 as
- * they should be in {@code apiRequestsAnswered}), and UP anyway once {@code dockyard.warm-up.readiness-limit}
+ * they should be in {@code apiRequestsAnswered}, what the rehearsal of a provision did in
+ * {@code rehearsal}: {@link StartupRehearsal}), and UP anyway once {@code dockyard.warm-up.readiness-limit}
  * seconds (default 10) have passed since the start: a warm-up held up by a node that does not
  * answer must not keep the server out of a load balancer.
  */
@@ -30,13 +31,15 @@ public class WarmUpReadiness implements HealthCheck {
 
     @Override
     public HealthCheckResponse call() {
-        return check(warmUp.tookMillis(), warmUp.apiAnswered(), warmUp.sinceStart(), Duration.ofSeconds(limitSeconds));
+        return check(warmUp.tookMillis(), warmUp.apiAnswered(), warmUp.rehearsed(), warmUp.sinceStart(),
+                Duration.ofSeconds(limitSeconds));
     }
 
-    static HealthCheckResponse check(Long tookMillis, int apiAnswered, Duration sinceStart, Duration limit) {
+    static HealthCheckResponse check(Long tookMillis, int apiAnswered, String rehearsed, Duration sinceStart,
+                                     Duration limit) {
         if (tookMillis != null) {
             return HealthCheckResponse.named(NAME).up().withData("tookMs", tookMillis)
-                    .withData("apiRequestsAnswered", apiAnswered).build();
+                    .withData("apiRequestsAnswered", apiAnswered).withData("rehearsal", rehearsed).build();
         }
         if (sinceStart.compareTo(limit) >= 0) {
             return HealthCheckResponse.named(NAME).up().withData("state", "still under way after "

@@ -146,6 +146,8 @@ class StartupWarmUpTest {
     private static StartupWarmUp warmUp(FakeNodes nodes, String host, URI api) {
         StartupWarmUp warmUp = new StartupWarmUp();
         warmUp.nodes = nodes;
+        // off, as a StartupRehearsal not configured is: its IT rehearses on a real server (StartupRehearsalIT)
+        warmUp.rehearsal = new StartupRehearsal();
         warmUp.httpHost = host;
         warmUp.httpPort = api.getPort();
         return warmUp;
