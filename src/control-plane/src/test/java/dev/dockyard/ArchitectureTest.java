@@ -35,7 +35,7 @@ class ArchitectureTest {
 
     /** The interface ring without the metrics bean, which the services call: where requests come in. */
     private static final String[] CALLED_FROM_OUTSIDE = {"dev.dockyard.api..", "dev.dockyard.runtimeapi..", "dev.dockyard.e2b..",
-            "dev.dockyard.console..", "dev.dockyard.proxy.."};
+            "dev.dockyard.console..", "dev.dockyard.proxy..", "dev.dockyard.warmup.."};
 
     @Test
     void shouldSeeTheControlPlanesClasses() {

@@ -81,6 +81,12 @@ class StartupRehearsalIT {
                 .anyMatch(e -> e.getString("userId").startsWith(USER_PREFIX) && e.getString("action").equals("run")
                         && e.getInt("exitCode", -1) == 0), audit.body());
 
+        // its users' ids are reserved: an admin's user so named would be deleted as a leftover
+        DockyardApi.Answer reserved = api.post("users", Json.createObjectBuilder()
+                .add("userId", USER_PREFIX + "team").add("role", "user").build());
+        assertEquals(409, reserved.status(), reserved.body());
+        assertTrue(reserved.contentType().startsWith("application/problem+json"), reserved.contentType());
+
         // and the first provision of a user after the start is served as any other
         DockyardApi.Answer first = api.provision(Json.createObjectBuilder().add("conversationId", "after-rehearsal")
                 .build(), 120);

@@ -91,6 +91,7 @@ public class StartupWarmUp {
     @PostConstruct
     void atStartup() {
         if (!enabled) {
+            rehearsed = "off";
             tookMillis = 0L;
             return;
         }
@@ -141,10 +142,13 @@ public class StartupWarmUp {
                     + (apiDone - start) / 1_000_000 + " ms; " + readying.size() + " nodes readied beside them; "
                     + "the rehearsal " + (end - nodesDone) / 1_000_000 + " ms: " + rehearsed + ")");
         } catch (TimeoutException e) {
+            rehearsed = "not run: a node was not readied in " + NODES_WAIT.toSeconds() + " s";
             LOG.info("Warm-up: a node was not readied within " + NODES_WAIT.toSeconds() + " s: not waited for longer");
         } catch (ExecutionException | RuntimeException e) {
+            rehearsed = "not run: the warm-up failed";
             LOG.log(Level.WARNING, "The warm-up failed: the first provision pays for what it would have loaded", e);
         } catch (InterruptedException e) {
+            rehearsed = "not run: interrupted";
             Thread.currentThread().interrupt();
         } finally {
             tookMillis = (System.nanoTime() - start) / 1_000_000;

@@ -64,12 +64,18 @@ public class UserAdministration {
     /**
      * A new user with their first key, shown once.
      *
-     * @throws Refused CONFLICT when the id is taken or is the bootstrap admin's
+     * @throws Refused CONFLICT when the id is taken, is the bootstrap admin's or begins as the
+     *                 start's rehearsal users' do ({@link RehearsalUsers#PREFIX})
      */
     public String create(String userId, Role role) {
         if (Accounts.BOOTSTRAP_ADMIN.equals(userId)) {
             throw new Refused(Refused.Reason.CONFLICT, "User id '" + userId + "' is reserved for the bootstrap admin "
                     + "(dockyard.bootstrap.admin-key)");
+        }
+        if (userId.startsWith(RehearsalUsers.PREFIX)) {
+            // the start deletes such users as its rehearsal's leftovers
+            throw new Refused(Refused.Reason.CONFLICT, "User ids beginning with '" + RehearsalUsers.PREFIX
+                    + "' are reserved for the start's rehearsal of a provision");
         }
         Optional<String> key;
         try {

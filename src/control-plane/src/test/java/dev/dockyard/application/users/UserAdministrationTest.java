@@ -14,6 +14,7 @@ import dev.dockyard.tenancy.Accounts;
 import dev.dockyard.tenancy.KeyKind;
 import dev.dockyard.tenancy.Role;
 import dev.dockyard.tenancy.UserAccount;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -138,6 +139,35 @@ class UserAdministrationTest {
         assertEquals("e2b_new", administration.rotateKey("alice", KeyKind.E2B), "the kind asked for");
         assertEquals(Refused.Reason.NOT_FOUND,
                 assertThrows(Refused.class, () -> administration.rotateKey("nobody", KeyKind.E2B)).reason());
+    }
+
+    @Test
+    void shouldReserveTheRehearsalUsersIdsAndDeleteTheirLeftoversOnly() {
+        Refused reserved = assertThrows(Refused.class, () -> administration.create(RehearsalUsers.PREFIX + "team",
+                Role.USER));
+        assertEquals(Refused.Reason.CONFLICT, reserved.reason());
+        assertTrue(reserved.getMessage().contains("reserved for the start's rehearsal"), reserved.getMessage());
+
+        RehearsalUsers rehearsals = new RehearsalUsers();
+        rehearsals.accounts = administration.accounts;
+        rehearsals.administration = administration;
+        RehearsalUsers.Made made = rehearsals.make();
+        assertTrue(RehearsalUsers.isRehearsals(made.userId()), made.userId());
+        assertEquals("dy_first", made.key());
+        // made at the epoch (the fake's clock): a leftover once older than the age, never before
+        assertEquals(List.of(made.userId()), rehearsals.leftovers(Instant.EPOCH.plusSeconds(601),
+                Duration.ofMinutes(10)));
+        assertEquals(List.of(), rehearsals.leftovers(Instant.EPOCH.plusSeconds(599), Duration.ofMinutes(10)));
+        // an admin's user named almost so is nobody's leftover, however old
+        users.put(RehearsalUsers.PREFIX + "old", new UserAccount(RehearsalUsers.PREFIX + "old", Role.USER, Instant.EPOCH));
+        assertEquals(List.of(made.userId()), rehearsals.leftovers(Instant.EPOCH.plusSeconds(3600),
+                Duration.ofMinutes(10)));
+
+        rehearsals.delete(made.userId());
+        assertEquals(List.of("revoke " + made.userId(), "forget records of " + made.userId(),
+                "delete user " + made.userId()), steps);
+        // deleted meanwhile by another control plane's start: done, not an error
+        rehearsals.delete(made.userId());
     }
 
     @Test
