@@ -101,6 +101,16 @@ class StartupWarmUpTest {
         assertEquals(3, seen.size(), seen.toString());
         assertNotNull(warmUp.tookMillis(), "done: /health/ready's warm-up check is UP");
         assertEquals(StartupWarmUp.ApiRequests.CALLS.size(), warmUp.apiAnswered());
+        assertEquals("rehearsed", warmUp.rehearsed(), "once the nodes were readied and the API answered");
+    }
+
+    @Test
+    void shouldNotRehearseOnAnApiThatDidNotAnswerAsOurs() throws Exception {
+        StartupWarmUp warmUp = warmUp(new FakeNodes("node1"), "127.0.0.1", api(0, 200));
+
+        warmUpOnThreads(warmUp, () -> { });
+
+        assertEquals("not run: the API did not answer the warm-up's requests", warmUp.rehearsed());
     }
 
     @Test
@@ -146,8 +156,14 @@ class StartupWarmUpTest {
     private static StartupWarmUp warmUp(FakeNodes nodes, String host, URI api) {
         StartupWarmUp warmUp = new StartupWarmUp();
         warmUp.nodes = nodes;
-        // off, as a StartupRehearsal not configured is: its IT rehearses on a real server (StartupRehearsalIT)
-        warmUp.rehearsal = new StartupRehearsal();
+        // its own rules are StartupRehearsalTest's, a real one StartupRehearsalIT's: here, that it is asked last
+        warmUp.rehearsal = new StartupRehearsal() {
+            @Override
+            public String rehearse(URI asked) {
+                assertEquals(StartupWarmUp.apiBase(host, api.getPort()), asked);
+                return "rehearsed";
+            }
+        };
         warmUp.httpHost = host;
         warmUp.httpPort = api.getPort();
         return warmUp;
