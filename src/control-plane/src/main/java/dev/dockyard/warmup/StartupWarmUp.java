@@ -39,7 +39,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * start used to pay for what the server loads and compiles on first use: its first request of any
  * kind took 0.6 s against 20 ms for the next (measured 2026-12-02 on this machine), and the first
  * provision 1 s more than the next at the client. Once the nodes are ready it rehearses a provision
- * ({@link StartupRehearsal}), which the 401s alone left 0.8–1.2 s slower than the next (2026-12-03).
+ * ({@link StartupRehearsal}), which the 401s alone left 0.5–1.2 s slower than the next (2026-12-03).
  *
  * <p>Nothing here fails the start: a node that cannot be readied is readied by its first
  * provision, a request that finds no server is given up after a few seconds. Off with
@@ -128,14 +128,15 @@ public class StartupWarmUp {
         try {
             List<CompletableFuture<Void>> readying = nodes.names().stream()
                     .map(node -> CompletableFuture.runAsync(() -> prepare(node), nodesOn)).toList();
-            int answered = new ApiRequests(apiBase(httpHost, httpPort)).send();
+            URI api = apiBase(httpHost, httpPort);
+            int answered = new ApiRequests(api).send();
             apiAnswered = answered;
             long apiDone = System.nanoTime();
             CompletableFuture.allOf(readying.toArray(CompletableFuture[]::new)).get(NODES_WAIT.toSeconds(), TimeUnit.SECONDS);
             long nodesDone = System.nanoTime();
             // once the nodes are ready, as a first provision would find them; only on an API that answers as ours
             rehearsed = answered == ApiRequests.CALLS.size()
-                    ? rehearsal.rehearse(apiBase(httpHost, httpPort))
+                    ? rehearsal.rehearse(api)
                     : "not run: the API did not answer the warm-up's requests";
             long end = System.nanoTime();
             LOG.info("Warmed up in " + (end - start) / 1_000_000 + " ms (" + answered + " API requests "

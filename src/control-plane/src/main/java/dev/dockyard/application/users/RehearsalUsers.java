@@ -70,7 +70,7 @@ public class RehearsalUsers {
     }
 
     /** Whether the id is a rehearsal user's, as {@link #make} names them. */
-    public static boolean isRehearsals(String userId) {
+    static boolean isRehearsals(String userId) {
         return userId != null && ID.matcher(userId).matches();
     }
 }
