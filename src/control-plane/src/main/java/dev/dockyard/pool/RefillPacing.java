@@ -19,8 +19,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Refills yield to claims. A claim is a few milliseconds of work, a boot seconds of CPU; on a
  * small machine four JVMs booting beside a burst of claims make every claim wait for the CPU. So
  * a pool boots nothing until {@code dockyard.pools.refill-delay-ms} after its last claim, unless
- * its queue is empty (claims are going cold: boot now) or it has held off for ten times that
- * already (a steady stream of claims must not starve the pool). And a node whose memory is
+ * claims are going cold (a request it would have served found it empty within that delay: boot
+ * now) or it has held off for ten times that already (a steady stream of claims must not starve
+ * the pool). An empty queue alone is no reason: a burst as large as the pool empties it while
+ * its claims are still being configured, and boots started then took a third of the machine's
+ * CPU from them (bench of 2026-12-03: a burst of 100 claims against a pool of 100). And a node whose memory is
  * bounded gets no more members than it has room for: members hold their memory from the moment
  * they boot (see {@link WarmMembers}).
  */
@@ -46,7 +49,9 @@ public class RefillPacing {
     Optional<Duration> holdOff(String pool, Instant now) {
         Duration delay = config.poolRefillDelay();
         Instant lastClaim = pools.lastClaimAt(pool);
-        if (delay.isZero() || lastClaim == null || !lastClaim.plus(delay).isAfter(now) || pools.queued(pool) == 0) {
+        Instant lastMiss = pools.lastMissAt(pool);
+        if (delay.isZero() || lastClaim == null || !lastClaim.plus(delay).isAfter(now)
+                || (lastMiss != null && lastMiss.plus(delay).isAfter(now))) {
             holdingSince.remove(pool);
             return Optional.empty();
         }

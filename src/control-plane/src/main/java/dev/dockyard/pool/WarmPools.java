@@ -63,6 +63,8 @@ public class WarmPools {
     private final Map<String, AtomicLong> misses = new ConcurrentHashMap<>();
     /** Pool → its last claim attempt: the keeper's refills wait for claims to pause. */
     private final Map<String, Instant> lastClaim = new ConcurrentHashMap<>();
+    /** Pool → the last claim that found its queue empty (it went cold): its refill waits no longer. */
+    private final Map<String, Instant> lastMiss = new ConcurrentHashMap<>();
     /** Shape → pool name, for matching without a database read; rebuilt whenever definitions are read. */
     private volatile Map<String, String> byShape = Map.of();
     private volatile boolean loaded;
@@ -94,6 +96,7 @@ public class WarmPools {
         ConcurrentLinkedDeque<WarmSandbox> queue = ready.get(pool);
         WarmSandbox next = queue == null ? null : queue.pollFirst();
         if (next == null) {
+            lastMiss.put(pool, clock.instant());
             missed(pool);
         } else {
             handedOut.add(next.id());
@@ -104,6 +107,11 @@ public class WarmPools {
     /** When a claim last took (or tried to take) a member of {@code pool}; null: never. */
     Instant lastClaimAt(String pool) {
         return lastClaim.get(pool);
+    }
+
+    /** When a claim last found {@code pool}'s queue empty and went cold; null: never. */
+    Instant lastMissAt(String pool) {
+        return lastMiss.get(pool);
     }
 
     /** A request the pool would serve went cold (empty pool, or settings it cannot take at claim). */

@@ -224,24 +224,35 @@ class PoolKeeperTest {
         assertEquals(listed, backend.calls().stream().filter("list"::equals).count(), backend.calls().toString());
         assertEquals(List.of(1510L), scheduledMillis, "one pass, for when the delay after the first claim is over");
 
-        // the last member claimed: claims are going cold, the refill boots at once
+        // the last members claimed: the queue is empty, but no claim went cold yet; the next one does
         ledger.drop(pools.next("p").orElseThrow().id(), null);
         ledger.drop(pools.next("p").orElseThrow().id(), null);
         keeper.claimedFrom("p");
-        assertEquals(5, members(PoolMember.Status.READY).size());
+        assertTrue(members(PoolMember.Status.READY).isEmpty(), "emptied by claims: they are still being configured");
+        assertTrue(pools.next("p").isEmpty());
+        keeper.claimedFrom("p");
+        assertEquals(5, members(PoolMember.Status.READY).size(), "claims are going cold: the refill boots at once");
     }
 
+    /**
+     * A burst as large as the pool empties its queue while its claims are still being configured:
+     * boots then took a third of the machine's CPU from them. Only a claim that found the queue
+     * empty (it goes cold) makes the refill boot before the delay is over.
+     */
     @Test
-    void shouldBootAtOnceAfterAClaimWhenThePoolHasNothingQueued() {
+    void shouldHoldBackWhenClaimsEmptiedThePoolAndBootAtOnceWhenOneFindsItEmpty() {
         config.poolRefillDelay = Duration.ofMillis(1500);
         define("p", 1, 1);
         keeper.tend();
         ledger.drop(pools.next("p").orElseThrow().id(), null);
 
         keeper.tend();
+        assertTrue(members(PoolMember.Status.READY).isEmpty(), "no boot while the burst that emptied it is served");
+        assertEquals(List.of(1510L), scheduledMillis, "a pass for when the delay is over");
 
+        assertTrue(pools.next("p").isEmpty(), "the next claim goes cold");
+        keeper.tend();
         assertEquals(1, members(PoolMember.Status.READY).size(), "claims are going cold: no holding back");
-        assertTrue(scheduledMillis.isEmpty());
     }
 
     @Test
