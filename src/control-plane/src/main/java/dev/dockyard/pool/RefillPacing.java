@@ -23,9 +23,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * now) or it has held off for ten times that already (a steady stream of claims must not starve
  * the pool). An empty queue alone is no reason: a burst as large as the pool empties it while
  * its claims are still being configured, and boots started then took a third of the machine's
- * CPU from them (bench of 2026-12-03: a burst of 100 claims against a pool of 100). And a node whose memory is
- * bounded gets no more members than it has room for: members hold their memory from the moment
- * they boot (see {@link WarmMembers}).
+ * CPU from them (bench of 2026-12-03: a burst of 100 claims against a pool of 100). And a node
+ * whose memory is bounded gets no more members than it has room for: members hold their memory
+ * from the moment they boot (see {@link WarmMembers}).
  */
 @ApplicationScoped
 public class RefillPacing {
